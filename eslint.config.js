@@ -1,0 +1,53 @@
+// Lint config. Besides the usual TypeScript checks it enforces the layer rule of
+// docs/layers.md: only main/desktop/ and preload/ may import electron, and shared/
+// (which also runs in the renderer) may import no Node built-in module.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+const electronBan = {
+  name: 'electron',
+  message: 'Only main/desktop/ and preload/ may import electron (docs/layers.md).',
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'data/', 'test-results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': ['error', { paths: [electronBan], patterns: ['electron/*'] }],
+    },
+  },
+  {
+    files: ['main/desktop/**', 'preload/**'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['shared/**'],
+    ignores: ['shared/**/*.test.ts'], // tests run only under Node
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            electronBan,
+            ...nodeBuiltins.map((name) => ({
+              name,
+              message: 'shared/ runs in the renderer too: no Node built-ins (docs/layers.md).',
+            })),
+          ],
+          patterns: ['electron/*', '**/main/**', '**/renderer/**', '**/preload/**'],
+        },
+      ],
+    },
+  },
+  {
+    files: ['main/solardesk.js', 'eslint.config.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+);

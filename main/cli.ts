@@ -1,0 +1,42 @@
+// `solardesk <command>`: dispatches to the command modules in main/cli/.
+import { runServerCommand } from './cli/server-command.ts';
+import { runAdminCommand } from './cli/admin-command.ts';
+import { runStartCommand } from './cli/start-command.ts';
+import { CliError } from './cli/cli-args.ts';
+
+const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
+  start: { summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)', run: runStartCommand },
+  server: { summary: 'Serve the API engine over HTTP', run: runServerCommand },
+  admin: { summary: 'Set up orgs, users, roles, plans and tokens in a server’s data folder', run: runAdminCommand },
+};
+
+export const MAIN_HELP = `Usage: solardesk <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`)
+  .join('\n')}
+
+Run "solardesk <command> --help" for a command's options.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(MAIN_HELP);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`solardesk: unknown command "${name}".\n\n${MAIN_HELP}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof CliError) {
+      console.error(`solardesk ${name}: ${error.message}`);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,194 @@
+// The `solardesk` command as a user runs it: real processes, a real port, real signals.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir } from '../engine/testing/test-server.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = path.join(repoRoot, 'main/solardesk.js');
+
+function run(args: string[], input?: string) {
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input, cwd: repoRoot, timeout: 60_000 });
+}
+
+interface RunningServer {
+  child: ChildProcess;
+  baseUrl: string;
+  stderr: () => string;
+}
+
+async function startServer(args: string[]): Promise<RunningServer> {
+  const child = spawn(process.execPath, [bin, 'server', '--port', '0', '--log-level', 'silent', ...args], { cwd: repoRoot });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /^listening on (http:\/\/\S+)$/m.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  return { child, baseUrl, stderr: () => stderr };
+}
+
+function stop(server: RunningServer, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve(server.child.exitCode);
+    server.child.once('exit', (code) => resolve(code));
+    server.child.kill(signal);
+  });
+}
+
+async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { token: string }).token;
+}
+
+describe('solardesk command', () => {
+  const dataDir = makeTempDir('solardesk-cli-');
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  test('--help works on every command and subcommand', () => {
+    for (const args of [['--help'], ['server', '--help'], ['start', '--help'], ['admin', '--help'],
+      ...['create-org', 'create-user', 'add-member', 'set-plan', 'issue-token', 'show'].map((name) => ['admin', name, '--help'])]) {
+      const result = run(args);
+      assert.equal(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stdout, /Usage: solardesk/, args.join(' '));
+    }
+    const unknown = run(['server', '--bogus']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /bogus/);
+  });
+
+  test('server --seed demo serves, answers, and exits 0 on SIGTERM; a second start never seeds twice', async () => {
+    const first = await startServer(['--data', dataDir, '--seed', 'demo']);
+    assert.match(first.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const token = await signIn(first.baseUrl, 'admin@sunrise.example', 'solardesk-demo');
+    const projects = await fetch(`${first.baseUrl}/api/orgs/1/projects/?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(((await projects.json()) as unknown[]).length, 48);
+    assert.equal(await stop(first), 0);
+
+    const second = await startServer(['--data', dataDir, '--seed', 'demo']);
+    assert.match(second.stderr(), /already holds data/);
+    const again = await fetch(`${second.baseUrl}/api/orgs/1/projects/?limit=100`, {
+      headers: { authorization: `Bearer ${await signIn(second.baseUrl, 'admin@sunrise.example', 'solardesk-demo')}` },
+    });
+    assert.equal(((await again.json()) as unknown[]).length, 48);
+    assert.equal(await stop(second, 'SIGINT'), 0);
+  });
+
+  test('SIGTERM lets a request in flight finish', async () => {
+    const server = await startServer(['--data', dataDir]);
+    const body = JSON.stringify({ username: 'admin@sunrise.example', password: 'solardesk-demo' });
+    // Send the headers and half the body, signal the server, then send the rest:
+    // the request is certainly in flight when SIGTERM lands.
+    const { port } = new URL(server.baseUrl);
+    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api-token-auth/', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      request.on('response', (incoming) => {
+        let text = '';
+        incoming.on('data', (chunk) => (text += chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, text }));
+      });
+      request.on('error', reject);
+    });
+    request.write(body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = stop(server);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    request.end(body.slice(10));
+    const answered = await response;
+    assert.equal(answered.status, 200, answered.text);
+    assert.equal(await exited, 0);
+  });
+
+  test('admin sets up a real org, user, plan and token that the server accepts', async () => {
+    const dir = makeTempDir('solardesk-admin-');
+    try {
+      const org = run(['admin', 'create-org', '--data', dir, '--name', 'Acme Solar']);
+      assert.equal(org.status, 0, org.stderr);
+      const orgId = org.stdout.trim();
+      assert.match(orgId, /^\d+$/);
+      const user = run(['admin', 'create-user', '--data', dir, '--email', 'Owner@Acme.example', '--password-stdin', '--org', orgId, '--admin', '--first-name', 'Olive'], 'a long password\n');
+      assert.equal(user.status, 0, user.stderr);
+      const tokenResult = run(['admin', 'issue-token', '--data', dir, '--email', 'owner@acme.example']);
+      assert.equal(tokenResult.status, 0, tokenResult.stderr);
+      const token = tokenResult.stdout.trim();
+
+      const server = await startServer(['--data', dir]);
+      try {
+        const noPlan = await fetch(`${server.baseUrl}/api/orgs/${orgId}/`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(noPlan.status, 403);
+        assert.match(((await noPlan.json()) as { detail: string }).detail, /no API plan/);
+        const signedIn = await signIn(server.baseUrl, 'owner@acme.example', 'a long password');
+        assert.ok(signedIn);
+      } finally {
+        assert.equal(await stop(server), 0);
+      }
+
+      const plan = run(['admin', 'set-plan', '--data', dir, '--org', orgId, '--plan', 'raw_data_api_access', '--start', '2025-01-01']);
+      assert.equal(plan.status, 0, plan.stderr);
+      assert.match(plan.stdout, /raw_data_api_access from 2025-01-01/);
+      const restarted = await startServer(['--data', dir]);
+      try {
+        const withPlan = await fetch(`${restarted.baseUrl}/api/orgs/${orgId}/`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(withPlan.status, 200);
+        const json = (await withPlan.json()) as { name: string; api_plan: string };
+        assert.equal(json.name, 'Acme Solar');
+        assert.equal(json.api_plan, 'raw_data_api_access');
+      } finally {
+        await stop(restarted);
+      }
+
+      const shown = run(['admin', 'show', '--data', dir]);
+      assert.match(shown.stdout, /Acme Solar/);
+      assert.match(shown.stdout, /owner@acme\.example \[admin, pro, all-projects, all-files, export\]/);
+      const badPlan = run(['admin', 'set-plan', '--data', dir, '--org', orgId, '--plan', 'gold']);
+      assert.equal(badPlan.status, 2);
+      assert.match(badPlan.stderr, /--plan takes/);
+      const missingOrg = run(['admin', 'add-member', '--data', dir, '--org', '999', '--email', 'owner@acme.example']);
+      assert.equal(missingOrg.status, 1);
+      assert.match(missingOrg.stderr, /no org 999/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('README', () => {
+  test('the curl examples work against the demo seed', async () => {
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const block = /<!-- curl-examples:start -->\s*```sh\n([\s\S]*?)```\s*<!-- curl-examples:end -->/.exec(readme)?.[1];
+    assert.ok(block, 'the README has the marked curl block');
+    const dir = makeTempDir('solardesk-readme-');
+    const server = await startServer(['--data', dir, '--seed', 'demo']);
+    try {
+      const { port } = new URL(server.baseUrl);
+      const script = `set -euo pipefail\n${block.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`)}`;
+      const result = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(result.status, 0, `stderr: ${result.stderr}\nstdout: ${result.stdout.slice(-2000)}`);
+      assert.match(result.stdout, /"name":"Sunrise Solar"/);
+      assert.match(result.stdout, /"address":"12 Example Street"/);
+      assert.match(result.stdout, /kwh_quarterly/);
+      assert.match(result.stdout, /\d+(\.\d+)? kW/);
+    } finally {
+      await stop(server);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,81 @@
+// `solardesk server`: the engine over HTTP, the "remote instance" desktops sync with.
+import path from 'node:path';
+import { createEngine } from '../engine/engine.ts';
+import { seedDemo } from '../engine/seed/demo-seed.ts';
+import { CliError, parseOptions, readPort } from './cli-args.ts';
+
+export const SERVER_HELP = `Usage: solardesk server [options]
+
+Serves the SolarDesk API engine over HTTP.
+
+Options:
+  --port N           Port to listen on (default 8787; 0 picks a free port)
+  --host HOST        Address to listen on (default 127.0.0.1)
+  --data DIR         Folder for the SQLite store and file blobs (default ./data; created if missing)
+  --seed demo        Fill an empty store with the demo orgs, users and projects
+                     (a store that already holds data is reused, never seeded twice)
+  --public-url URL   Base of the "url" fields in responses (default http://HOST:PORT)
+  --log-level LEVEL  fatal, error, warn, info, debug or silent (default info; logs go to stderr)
+  -h, --help         Show this help
+
+Prints "listening on http://HOST:PORT" when ready. SIGTERM or SIGINT finishes the
+requests in flight, closes the database and exits 0.`;
+
+export async function runServerCommand(args: string[]): Promise<number> {
+  const { values } = parseOptions(
+    args,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      seed: { type: 'string' },
+      'public-url': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    SERVER_HELP,
+  );
+  if (values.help) {
+    console.log(SERVER_HELP);
+    return 0;
+  }
+  if (values.seed !== undefined && values.seed !== 'demo') throw new CliError(`--seed takes "demo", not "${values.seed}".`);
+  const port = readPort(values.port, 8787);
+  const host = values.host ?? '127.0.0.1';
+  const dataDir = path.resolve(values.data ?? 'data');
+  const logLevel = values['log-level'] ?? 'info';
+
+  const engine = await createEngine({
+    dataDir,
+    publicUrl: values['public-url'],
+    logLevel: logLevel === 'silent' ? false : logLevel,
+  });
+  if (values.seed === 'demo') {
+    const seeded = await seedDemo(engine.context);
+    console.error(seeded ? `seeded the demo data into ${dataDir}` : `${dataDir} already holds data; not seeding it again`);
+  }
+  let address: string;
+  try {
+    address = await engine.listen(port, host);
+  } catch (error) {
+    await engine.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is in use. Pick another with --port, or --port 0 for any free one.`, 1);
+    throw error;
+  }
+  console.log(`listening on ${address}`);
+  await waitForShutdownSignal();
+  await engine.close();
+  return 0;
+}
+
+function waitForShutdownSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}

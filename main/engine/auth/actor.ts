@@ -1,0 +1,66 @@
+// Who is asking, and in which org: token -> user -> role in the org -> plan check.
+import type { FastifyRequest } from 'fastify';
+import type { OrgRow, RoleRow, UserRow } from '../store/tables.ts';
+import type { ApiPlan } from '../../../shared/plans.ts';
+import { type EngineContext } from '../context.ts';
+import { forbidden, notFound, unauthorized } from '../http/errors.ts';
+import { todayIso } from '../clock.ts';
+import { checkToken } from './accounts.ts';
+import { planAccess, findMemberRole } from '../orgs/org-service.ts';
+
+export interface Actor {
+  readonly user: UserRow;
+  readonly org: OrgRow;
+  readonly role: RoleRow;
+  readonly plan: ApiPlan;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the org routes' onRequest hook; null elsewhere. */
+    actor: Actor | null;
+  }
+}
+
+const AUTH_SCHEMES = new Set(['bearer', 'token']);
+
+/** The token of an `Authorization: Bearer <token>` (or `Token <token>`) header. */
+export function readToken(header: string | undefined): string {
+  if (!header) throw unauthorized();
+  const parts = header.trim().split(/\s+/);
+  if (parts.length !== 2 || !AUTH_SCHEMES.has(parts[0]!.toLowerCase())) {
+    throw unauthorized('Invalid token header. Send "Authorization: Bearer <token>".');
+  }
+  return parts[1]!;
+}
+
+export async function authenticate(context: EngineContext, request: FastifyRequest): Promise<UserRow> {
+  const check = await checkToken(context.db, context.clock, readToken(request.headers.authorization));
+  if (check.status === 'expired') throw unauthorized('Token has expired. Sign in again to get a new token.');
+  if (check.status === 'unknown') throw unauthorized('Invalid token.');
+  return check.user;
+}
+
+export function parseId(value: unknown): number | null {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+export async function resolveActor(context: EngineContext, request: FastifyRequest, orgParam: unknown): Promise<Actor> {
+  const user = await authenticate(context, request);
+  const orgId = parseId(orgParam);
+  if (orgId === null) throw notFound();
+  const org = await context.orgs.get(orgId);
+  const role = org ? await findMemberRole(context.db, org.id, user.id) : undefined;
+  if (!org || !role) throw forbidden('You are not a member of this organisation.');
+  const access = planAccess(org, todayIso(context.clock));
+  if (!access.allowed) throw forbidden(access.reason);
+  return { user, org, role, plan: access.plan };
+}
+
+/** The actor of an org route; the hook guarantees it is set. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new Error('actorOf() called on a route outside the org scope');
+  return request.actor;
+}
+
+export const canSeeAllProjects = (role: RoleRow): boolean => role.sees_all_projects === 1 || role.is_admin === 1;

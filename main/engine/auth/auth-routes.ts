@@ -1,0 +1,131 @@
+// Sign-in and token routes (compatibility.md "Authentication"), which live outside
+// the org scope.
+import { z } from 'zod';
+import type { TypedApp } from '../http/app.ts';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+import type { UserRow } from '../store/tables.ts';
+import { forbidden, nonFieldError, notFound } from '../http/errors.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
+import { idParam } from '../http/list-query.ts';
+import { findUserByEmail, issueToken, setMachineUser } from './accounts.ts';
+import { verifyPassword } from './passwords.ts';
+import { authenticate } from './actor.ts';
+
+const BAD_CREDENTIALS = 'Unable to log in with provided credentials.';
+const tags = ['auth'];
+
+export function serializeUser(context: EngineContext, user: UserRow) {
+  return {
+    id: user.id,
+    url: absoluteUrl(context, apiPaths.user(user.id)),
+    email: user.email,
+    username: user.email,
+    first_name: user.first_name,
+    family_name: user.family_name,
+    phone: user.phone,
+    is_machine_user: user.is_machine_user === 1,
+    is_staff: user.is_staff === 1,
+  };
+}
+
+async function memberships(context: EngineContext, userId: number) {
+  return context.db
+    .selectFrom('roles')
+    .innerJoin('orgs', 'orgs.id', 'roles.org_id')
+    .select(['orgs.id as org_id', 'orgs.name as org_name', 'roles.id as role_id', 'roles.is_admin'])
+    .where('roles.user_id', '=', userId)
+    .orderBy('roles.id')
+    .execute();
+}
+
+/** The token endpoints' answer: `{token, user, org_id, ...}`. */
+async function tokenResponse(context: EngineContext, user: UserRow, token: string, orgId?: number) {
+  const orgs = await memberships(context, user.id);
+  const chosen = orgId === undefined ? orgs[0] : orgs.find((membership) => membership.org_id === orgId);
+  if (orgId !== undefined && !chosen) throw forbidden('You are not a member of this organisation.');
+  return {
+    token,
+    user: serializeUser(context, user),
+    org_id: chosen?.org_id ?? null,
+    role_id: chosen?.role_id ?? null,
+    orgs: orgs.map((membership) => ({
+      id: membership.org_id,
+      name: membership.org_name,
+      url: absoluteUrl(context, apiPaths.org(membership.org_id)),
+      role_id: membership.role_id,
+    })),
+  };
+}
+
+export function registerAuthRoutes(app: TypedApp, context: EngineContext): void {
+  app.post(
+    '/api-token-auth/',
+    {
+      schema: {
+        tags,
+        summary: 'Sign in: exchange a username and password for a token',
+        security: [],
+        body: z.object({ username: requiredString(), password: requiredString(), token: z.string().optional() }),
+      },
+    },
+    async (request) => {
+      const { username, password } = request.body;
+      const user = await findUserByEmail(context.db, username);
+      // Verify against a throwaway hash when the user is unknown, so timing does not reveal who has an account.
+      const isValid = await verifyPassword(password, user?.password_hash ?? UNKNOWN_USER_HASH);
+      if (!user || !isValid) throw nonFieldError(BAD_CREDENTIALS);
+      await context.db.updateTable('roles').set({ has_logged_in: 1 }).where('user_id', '=', user.id).execute();
+      return tokenResponse(context, user, await issueToken(context.db, context.clock, user.id));
+    },
+  );
+
+  app.get(
+    '/api/fetch_token/',
+    { schema: { tags, summary: 'Get a fresh token for the signed-in user', querystring: z.object({ org_id: z.string().regex(/^\d{1,15}$/).transform(Number).optional() }) } },
+    async (request) => {
+      const user = await authenticate(context, request);
+      const response = await tokenResponse(context, user, '', request.query.org_id);
+      return { ...response, token: await issueToken(context.db, context.clock, user.id) };
+    },
+  );
+
+  app.patch(
+    '/auth/users/:user_id/',
+    {
+      schema: {
+        tags,
+        summary: 'Make a user a machine user (tokens that never expire)',
+        params: z.object({ user_id: idParam }),
+        body: z.object({ is_machine_user: booleanField().optional() }),
+      },
+    },
+    async (request) => {
+      const caller = await authenticate(context, request);
+      const target = await context.db.selectFrom('users').selectAll().where('id', '=', request.params.user_id).executeTakeFirst();
+      if (!target) throw notFound();
+      if (caller.id !== target.id && !(await isAdminOver(context, caller.id, target.id))) {
+        throw forbidden('Only the user, or an admin of one of their organisations, may change this user.');
+      }
+      const updated =
+        request.body.is_machine_user === undefined ? target : await setMachineUser(context.db, target.id, request.body.is_machine_user);
+      return serializeUser(context, updated);
+    },
+  );
+}
+
+async function isAdminOver(context: EngineContext, adminUserId: number, userId: number): Promise<boolean> {
+  const shared = await context.db
+    .selectFrom('roles as admin')
+    .innerJoin('roles as member', 'member.org_id', 'admin.org_id')
+    .select('admin.id')
+    .where('admin.user_id', '=', adminUserId)
+    .where('admin.is_admin', '=', 1)
+    .where('member.user_id', '=', userId)
+    .executeTakeFirst();
+  return shared !== undefined;
+}
+
+// A valid scrypt hash of a random password nobody knows.
+const UNKNOWN_USER_HASH =
+  'scrypt$32768$8$1$2uXx5Yz8m8b0XJk1mY5k9A==$0vXq8b8JcJ3m2bq1O0k7WcV8c6m2yP5r0p3lXGz1u8I=';

@@ -1,0 +1,74 @@
+// /api/orgs/<org>/contacts/ (compatibility.md "Projects": contacts have their own endpoints).
+import { z } from 'zod';
+import type { TypedApp } from '../http/app.ts';
+import type { EngineContext } from '../context.ts';
+import { actorOf } from '../auth/actor.ts';
+import { notFound } from '../http/errors.ts';
+import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
+import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
+import { nowIso } from '../clock.ts';
+import { likePattern } from '../projects/project-service.ts';
+import { insertContact, serializeContact } from './contacts.ts';
+import { sql } from 'kysely';
+
+const CONTACT_ORDERING_FIELDS = ['id', 'first_name', 'family_name', 'email', 'created_date', 'modified_date'] as const;
+const params = z.object({ org_id: z.string(), id: idParam });
+const tags = ['contacts'];
+
+export function registerContactRoutes(app: TypedApp, context: EngineContext): void {
+  const findContact = async (orgId: number, id: number) => {
+    const contact = await context.db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+    if (!contact) throw notFound();
+    return contact;
+  };
+
+  app.get(
+    '/contacts/',
+    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: z.string().max(200).optional() }) } },
+    async (request) => {
+      const actor = actorOf(request);
+      const { page, limit, ordering, search } = request.query;
+      const order = readOrdering(ordering, CONTACT_ORDERING_FIELDS, { field: 'id', direction: 'asc' });
+      let query = context.db.selectFrom('contacts').selectAll().where('org_id', '=', actor.org.id);
+      if (search) {
+        const pattern = likePattern(search);
+        query = query.where(
+          sql<boolean>`lower(first_name || ' ' || family_name || ' ' || email || ' ' || phone) like ${pattern} escape '\\'`,
+        );
+      }
+      const rows = await query.orderBy(order.field, order.direction).orderBy('id').limit(limit).offset(pageOffset({ page, limit })).execute();
+      return rows.map((contact) => serializeContact(context, contact));
+    },
+  );
+
+  app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
+    const contact = await insertContact(context.db, context, actorOf(request).org.id, request.body);
+    return reply.code(201).send(serializeContact(context, contact));
+  });
+
+  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params } }, async (request) =>
+    serializeContact(context, await findContact(actorOf(request).org.id, request.params.id)),
+  );
+
+  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema } }, async (request) => {
+    const actor = actorOf(request);
+    const contact = await findContact(actor.org.id, request.params.id);
+    const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));
+    const updated = await context.db
+      .updateTable('contacts')
+      .set({ ...changes, modified_date: nowIso(context.clock) })
+      .where('id', '=', contact.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return serializeContact(context, updated);
+  });
+
+  app.delete('/contacts/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request, reply) => {
+    const contact = await findContact(actorOf(request).org.id, request.params.id);
+    await context.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('project_contacts').where('contact_id', '=', contact.id).execute();
+      await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();
+    });
+    return reply.code(204).send();
+  });
+}

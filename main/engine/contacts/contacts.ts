@@ -1,0 +1,83 @@
+// Contacts: the JSON shape (service.md 2.1 "Contact record shape") and writes.
+import type { Kysely, Transaction } from 'kysely';
+import type { ContactRow, Database } from '../store/tables.ts';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import type { ContactWrite } from '../../../shared/schemas/contact-write.ts';
+import { nowIso } from '../clock.ts';
+
+export function serializeContact(context: EngineContext, contact: ContactRow) {
+  return {
+    id: contact.id,
+    org_id: contact.org_id,
+    url: absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id)),
+    first_name: contact.first_name,
+    family_name: contact.family_name,
+    display: `${contact.first_name} ${contact.family_name}`.trim() || contact.email,
+    email: contact.email,
+    phone: contact.phone,
+    passport_number: contact.passport_number,
+    licence_number: contact.licence_number,
+    custom_contact_info_1: contact.custom_contact_info_1,
+    custom_contact_info_2: contact.custom_contact_info_2,
+    identifier: contact.identifier,
+    user_id: contact.user_id,
+    type: contact.type,
+    date_of_birth: contact.date_of_birth,
+    gender: contact.gender,
+    created_date: contact.created_date,
+    modified_date: contact.modified_date,
+  };
+}
+export type ContactJson = ReturnType<typeof serializeContact>;
+
+export async function insertContact(
+  db: Kysely<Database> | Transaction<Database>,
+  context: EngineContext,
+  orgId: number,
+  contact: ContactWrite,
+): Promise<ContactRow> {
+  const now = nowIso(context.clock);
+  return db
+    .insertInto('contacts')
+    .values({
+      org_id: orgId,
+      first_name: contact.first_name ?? '',
+      family_name: contact.family_name ?? '',
+      email: contact.email ?? '',
+      phone: contact.phone ?? '',
+      passport_number: contact.passport_number ?? '',
+      licence_number: contact.licence_number ?? '',
+      custom_contact_info_1: contact.custom_contact_info_1 ?? '',
+      custom_contact_info_2: contact.custom_contact_info_2 ?? '',
+      identifier: contact.identifier ?? '',
+      user_id: null,
+      type: contact.type ?? 0,
+      date_of_birth: contact.date_of_birth ?? null,
+      gender: contact.gender ?? 0,
+      created_date: now,
+      modified_date: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Contacts attached to each project, in their attached order. */
+export async function loadProjectContacts(
+  db: Kysely<Database>,
+  projectIds: readonly number[],
+): Promise<Map<number, ContactRow[]>> {
+  const byProject = new Map<number, ContactRow[]>(projectIds.map((id) => [id, []]));
+  if (projectIds.length === 0) return byProject;
+  const rows = await db
+    .selectFrom('project_contacts')
+    .innerJoin('contacts', 'contacts.id', 'project_contacts.contact_id')
+    .selectAll('contacts')
+    .select('project_contacts.project_id')
+    .where('project_contacts.project_id', 'in', projectIds)
+    .orderBy('project_contacts.project_id')
+    .orderBy('project_contacts.position')
+    .execute();
+  for (const { project_id: projectId, ...contact } of rows) byProject.get(projectId)?.push(contact);
+  return byProject;
+}

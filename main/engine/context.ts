@@ -1,0 +1,50 @@
+// What every engine module is handed: the store, the clock, and how to make URLs.
+import type { Kysely } from 'kysely';
+import type { Store } from './store/database.ts';
+import type { Database, OrgRow } from './store/tables.ts';
+import type { Clock } from './clock.ts';
+import { findOrg } from './orgs/org-service.ts';
+
+export interface EngineContext {
+  readonly store: Store;
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  /** Base of every `url` field, without a trailing slash: `http://127.0.0.1:8787`. */
+  publicUrl: string;
+  /** Secret for signing share links (and later download URLs); kept in the data folder. */
+  readonly signingSecret: Buffer;
+  readonly orgs: OrgCache;
+}
+
+/** An absolute URL for a path of this server. */
+export function absoluteUrl(context: EngineContext, path: string): string {
+  return `${context.publicUrl}${path}`;
+}
+
+/**
+ * Org rows, plan included, cached for a short time: every org request needs the
+ * plan, and service.md 5.4 allows a plan change up to 5 minutes to take effect.
+ * Changes made through this process are seen at once.
+ */
+export class OrgCache {
+  private readonly entries = new Map<number, { org: OrgRow | undefined; fetchedAt: number }>();
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  async get(orgId: number): Promise<OrgRow | undefined> {
+    const now = this.clock.now().getTime();
+    const cached = this.entries.get(orgId);
+    if (cached && now - cached.fetchedAt < this.ttlMs) return cached.org;
+    const org = await findOrg(this.db, orgId);
+    this.entries.set(orgId, { org, fetchedAt: now });
+    return org;
+  }
+
+  forget(orgId?: number): void {
+    if (orgId === undefined) this.entries.clear();
+    else this.entries.delete(orgId);
+  }
+}

@@ -1,0 +1,176 @@
+// Builds the Fastify app: JSON parsing that tolerates what real clients send,
+// DRF-shaped errors, trailing-slash-insensitive routes, 405 with Allow, and the
+// OpenAPI document generated from the same zod schemas that validate requests.
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import swagger from '@fastify/swagger';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ApiError, type FieldErrors } from './errors.ts';
+import type { EngineContext } from '../context.ts';
+import { registerRoutes } from '../routes.ts';
+
+export interface AppOptions {
+  /** pino level, or false for no logging (tests). */
+  logLevel?: string | false;
+  /** Largest JSON body accepted, in bytes. */
+  jsonBodyLimit?: number;
+}
+
+export type App = FastifyInstance;
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+export async function buildApp(context: EngineContext, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logLevel
+      ? {
+          level: options.logLevel,
+          stream: process.stderr,
+          // Paths only: a query string may carry a signed download token.
+          serializers: { req: (request: FastifyRequest) => ({ method: request.method, url: request.url.split('?')[0] }) },
+        }
+      : false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    bodyLimit: options.jsonBodyLimit ?? 2 * 1024 * 1024,
+    forceCloseConnections: false,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('actor', null);
+
+  acceptJsonLikeRealClients(app);
+  answerErrorsLikeDrf(app);
+  const methodsByRoute = collectRouteMethods(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'SolarDesk API', version: '1', description: 'The solar project service, as served by the SolarDesk engine.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerRoutes(app.withTypeProvider<ZodTypeProvider>(), context);
+  answerUnknownRoutes(app, methodsByRoute);
+  return app;
+}
+
+/**
+ * compatibility.md: clients send `Content-Type: application/json` on GET and DELETE
+ * with no body, and `; charset=utf-8` on bodies. An empty JSON body is "no body".
+ */
+function acceptJsonLikeRealClients(app: App): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new ApiError(400, { detail: `JSON parse error - ${(error as Error).message}` }), undefined);
+    }
+  });
+}
+
+function answerErrorsLikeDrf(app: App): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).headers(error.headers).send(error.body);
+    }
+    if (error.validation) {
+      // A malformed id in the path is a URL that names nothing: 404, as DRF's router would.
+      if (error.validationContext === 'params') return reply.code(404).send({ detail: 'Not found.' });
+      return reply.code(400).send(drfFieldErrors(error.validation, error.validationContext));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: clientErrorDetail(error) });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ detail: 'The server failed to handle this request. It has been logged.' });
+  });
+}
+
+function clientErrorDetail(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large.';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported media type in request. Send JSON with "Content-Type: application/json".';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'The Content-Length header does not match the body.';
+    default:
+      return error.message;
+  }
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+}
+
+/** zod issues -> `{"field": ["message"]}`; issues about the whole body -> non_field_errors. */
+export function drfFieldErrors(issues: ValidationIssue[], context?: string): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const field = issue.instancePath.split('/').filter(Boolean)[0];
+    const key = field ?? (context === 'querystring' ? 'query' : 'non_field_errors');
+    const message = field === undefined && context !== 'querystring' && /expected object/i.test(issue.message ?? '')
+      ? 'Invalid data. Expected a JSON object.'
+      : (issue.message ?? 'Invalid value.');
+    const messages = (errors[key] ??= []);
+    if (!messages.includes(message)) messages.push(message);
+  }
+  return errors;
+}
+
+type RouteMethods = Map<string, { pattern: RegExp; methods: Set<string> }>;
+
+/** Remembers which methods each route pattern answers, for 405 and Allow. */
+function collectRouteMethods(app: App): RouteMethods {
+  const routes: RouteMethods = new Map();
+  app.addHook('onRoute', (route) => {
+    const key = route.url.replace(/\/+$/, '');
+    let entry = routes.get(key);
+    if (!entry) {
+      const source = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+      entry = { pattern: new RegExp(`^${source}/?$`), methods: new Set() };
+      routes.set(key, entry);
+    }
+    for (const method of [route.method].flat()) entry.methods.add(method);
+  });
+  return routes;
+}
+
+function answerUnknownRoutes(app: App, routes: RouteMethods): void {
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = new Set<string>();
+    for (const route of routes.values()) if (route.pattern.test(path)) route.methods.forEach((method) => allowed.add(method));
+    if (allowed.size > 0) {
+      allowed.add('OPTIONS');
+      return reply
+        .code(405)
+        .header('allow', [...allowed].sort().join(', '))
+        .send({ detail: `Method "${request.method}" not allowed.` });
+    }
+    return reply.code(404).send({ detail: 'Not found.' });
+  });
+}

@@ -1,0 +1,22 @@
+// Errors a route throws to answer a client: each carries the status and the
+// DRF-shaped body (compatibility.md "Status codes and error bodies").
+
+export type FieldErrors = Record<string, string[]>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : JSON.stringify(body));
+  }
+}
+
+export const notFound = (detail = 'Not found.') => new ApiError(404, { detail });
+export const forbidden = (detail = 'You do not have permission to perform this action.') => new ApiError(403, { detail });
+export const unauthorized = (detail = 'Authentication credentials were not provided.') =>
+  new ApiError(401, { detail }, { 'www-authenticate': 'Bearer realm="api"' });
+export const validationError = (errors: FieldErrors) => new ApiError(400, errors);
+export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });
+export const nonFieldError = (message: string) => validationError({ non_field_errors: [message] });

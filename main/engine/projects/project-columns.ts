@@ -1,0 +1,37 @@
+// Which project fields live in their own column (to be searched, sorted, joined)
+// and which in the `attributes` JSON. Only the engine's store cares; the API sees
+// one flat project.
+import type { RoleReferenceField } from '../../../shared/project-fields.ts';
+import type { ProjectsTable } from '../store/tables.ts';
+
+/** Plain writable fields that have a column of the same name. */
+export const COLUMN_FIELDS = [
+  'title',
+  'identifier',
+  'address',
+  'locality',
+  'state',
+  'zip',
+  'country_iso2',
+  'lat',
+  'lon',
+  'business_name',
+  'priority',
+  'is_residential',
+  'is_lite',
+] as const satisfies ReadonlyArray<keyof ProjectsTable>;
+export type ColumnField = (typeof COLUMN_FIELDS)[number];
+export const COLUMN_FIELD_SET: ReadonlySet<string> = new Set(COLUMN_FIELDS);
+
+export const ROLE_COLUMNS = {
+  assigned_role: 'assigned_role_id',
+  assigned_installer_role: 'assigned_installer_role_id',
+  assigned_site_inspector_role: 'assigned_site_inspector_role_id',
+  assigned_designer_role: 'assigned_designer_role_id',
+  assigned_salesperson_role: 'assigned_salesperson_role_id',
+} as const satisfies Record<RoleReferenceField, keyof ProjectsTable>;
+
+export function parseAttributes(text: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(text);
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+}

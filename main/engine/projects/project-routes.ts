@@ -1,0 +1,84 @@
+// /api/orgs/<org>/projects/ (service.md 4.1).
+import { z } from 'zod';
+import type { TypedApp } from '../http/app.ts';
+import type { EngineContext } from '../context.ts';
+import { actorOf } from '../auth/actor.ts';
+import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
+import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
+import { integerField } from '../../../shared/schemas/coercing-fields.ts';
+import { loadRelations, serializeProject, type Fieldset } from './project-serializer.ts';
+import {
+  applyProjectSearch,
+  createProject,
+  deleteProject,
+  getVisibleProject,
+  updateProject,
+  visibleTo,
+} from './project-service.ts';
+
+const PROJECT_ORDERING_FIELDS = ['id', 'title', 'created_date', 'modified_date', 'priority', 'address', 'identifier'] as const;
+
+const listQuery = z.object({
+  ...pagingQuery,
+  fieldset: z.enum(['list', 'studio']).optional().catch(undefined),
+  search: z.string().max(200).optional(),
+  stage: integerField().optional(),
+  active_stage_id: integerField().optional(),
+});
+const projectParams = z.object({ org_id: z.string(), id: idParam });
+const tags = ['projects'];
+
+export function registerProjectRoutes(app: TypedApp, context: EngineContext): void {
+  const respond = async (request: Parameters<typeof actorOf>[0], id: number, fieldset: Fieldset) => {
+    const actor = actorOf(request);
+    const row = await getVisibleProject(context, actor, id);
+    const relations = await loadRelations(context, actor.org.id, [row]);
+    return serializeProject(context, actor, row, relations, fieldset);
+  };
+
+  app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery } }, async (request) => {
+    const actor = actorOf(request);
+    const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId } = request.query;
+    const order = readOrdering(ordering, PROJECT_ORDERING_FIELDS, { field: 'modified_date', direction: 'desc' });
+    let query = context.db.selectFrom('projects').selectAll('projects').where(visibleTo(actor));
+    if (search) query = applyProjectSearch(query, search);
+    if (activeStageId !== undefined) query = query.where('projects.active_stage_id', '=', activeStageId);
+    if (stage !== undefined) {
+      query = query.where('projects.active_stage_id', 'in', (builder) =>
+        builder.selectFrom('workflow_stages').select('workflow_stages.id').where('workflow_stages.milestone', '=', stage),
+      );
+    }
+    const rows = await query
+      .orderBy(`projects.${order.field}`, order.direction)
+      .orderBy('projects.id', order.direction)
+      .limit(limit)
+      .offset(pageOffset({ page, limit }))
+      .execute();
+    const relations = await loadRelations(context, actor.org.id, rows);
+    return rows.map((row) => serializeProject(context, actor, row, relations, fieldset ?? 'list'));
+  });
+
+  app.post('/projects/', { schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {
+    const id = await createProject(context, actorOf(request), request.body);
+    return reply.code(201).send(await respond(request, id, 'detail'));
+  });
+
+  app.get('/projects/:id/', { schema: { tags, summary: 'Get a project', params: projectParams } }, (request) =>
+    respond(request, request.params.id, 'detail'),
+  );
+
+  const update = async (request: { params: { id: number }; body: z.output<typeof projectWriteSchema> } & Parameters<typeof actorOf>[0]) => {
+    const actor = actorOf(request);
+    const existing = await getVisibleProject(context, actor, request.params.id);
+    await updateProject(context, actor, existing, request.body);
+    return respond(request, existing.id, 'detail');
+  };
+  app.patch('/projects/:id/', { schema: { tags, summary: 'Update some fields of a project', params: projectParams, body: projectWriteSchema } }, update);
+  app.put('/projects/:id/', { schema: { tags, summary: 'Update a project', params: projectParams, body: projectWriteSchema } }, update);
+
+  app.delete('/projects/:id/', { schema: { tags, summary: 'Delete a project', params: projectParams } }, async (request, reply) => {
+    const project = await getVisibleProject(context, actorOf(request), request.params.id);
+    await deleteProject(context, project);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,149 @@
+// A project row and what hangs off it -> the JSON of service.md 2.1, in the
+// fieldset asked for. Related records are loaded once per page, never per row.
+import { createHmac } from 'node:crypto';
+import type { ProjectRow, ContactRow } from '../store/tables.ts';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+import type { Actor } from '../auth/actor.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import {
+  DETAIL_ONLY_FIELDS,
+  LIST_FIELDSET,
+  ROLE_REFERENCE_FIELDS,
+  ROLE_SUMMARY_PREFIXES,
+  STAGE_WARNING,
+  STORED_READ_ONLY_FIELDS,
+  STUDIO_FIELDSET,
+  WRITABLE_PLAIN_FIELDS,
+} from '../../../shared/project-fields.ts';
+import { annualUsageOrGuess, type Usage } from '../../../shared/usage.ts';
+import { API_PLANS } from '../../../shared/plans.ts';
+import { loadRoles, roleDisplayName, serializeRole, type RoleWithUser } from '../roles/roles.ts';
+import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
+import { loadOrgWorkflows, type OrgWorkflows } from '../workflows/workflows.ts';
+import { COLUMN_FIELDS, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
+
+export type Fieldset = 'list' | 'studio' | 'detail';
+
+/** Records that hang off a page of projects, loaded in a few queries. */
+export interface ProjectRelations {
+  contacts: Map<number, ContactRow[]>;
+  roles: Map<number, RoleWithUser>;
+  workflows: OrgWorkflows;
+}
+
+export async function loadRelations(context: EngineContext, orgId: number, rows: readonly ProjectRow[]): Promise<ProjectRelations> {
+  const roleIds = rows.flatMap((row) => ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]])).filter(
+    (id): id is number => id !== null,
+  );
+  const [contacts, roles, workflows] = await Promise.all([
+    loadProjectContacts(context.db, rows.map((row) => row.id)),
+    loadRoles(context.db, orgId, roleIds),
+    loadOrgWorkflows(context.db, orgId),
+  ]);
+  return { contacts, roles, workflows };
+}
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+function countryName(iso2: string): string {
+  if (!iso2) return '';
+  try {
+    return regionNames.of(iso2) ?? iso2;
+  } catch {
+    return iso2;
+  }
+}
+
+/** A share link's token: an HMAC of the project id, so it cannot be guessed or moved to another project. */
+export function shareToken(context: EngineContext, projectId: number): string {
+  return createHmac('sha256', context.signingSecret).update(`share-project:${projectId}`).digest('base64url').slice(0, 32);
+}
+
+export function serializeProject(
+  context: EngineContext,
+  actor: Actor,
+  row: ProjectRow,
+  relations: ProjectRelations,
+  fieldset: Fieldset,
+): Record<string, unknown> {
+  const attributes = parseAttributes(row.attributes);
+  const projectPath = apiPaths.project(row.org_id, row.id);
+  const url = absoluteUrl(context, projectPath);
+  const json: Record<string, unknown> = {};
+
+  for (const [field, spec] of Object.entries({ ...WRITABLE_PLAIN_FIELDS, ...STORED_READ_ONLY_FIELDS })) {
+    json[field] = field in attributes ? attributes[field] : structuredClone(spec.default);
+  }
+  for (const field of COLUMN_FIELDS) {
+    const value = row[field];
+    json[field] = field === 'is_residential' || field === 'is_lite' ? value === 1 : value;
+  }
+
+  Object.assign(json, {
+    id: row.id,
+    url,
+    org_id: row.org_id,
+    org: absoluteUrl(context, apiPaths.org(row.org_id)),
+    org_name: actor.org.name,
+    country: row.country_iso2 ? absoluteUrl(context, apiPaths.country(row.country_iso2)) : null,
+    country_name: countryName(row.country_iso2),
+    roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
+    created_date: row.created_date,
+    modified_date: row.modified_date,
+    share_link: `${absoluteUrl(context, `/shared/projects/${row.id}/`)}?token=${shareToken(context, row.id)}`,
+  });
+
+  for (const field of ROLE_REFERENCE_FIELDS) {
+    const roleId = row[ROLE_COLUMNS[field]];
+    const role = roleId === null ? undefined : relations.roles.get(roleId);
+    json[field] = role ? absoluteUrl(context, apiPaths.role(role.org_id, role.id)) : null;
+    json[`${field}_data`] = role ? serializeRole(context, role, actor.org.name) : null;
+  }
+  for (const prefix of ROLE_SUMMARY_PREFIXES) {
+    const roleId = row[ROLE_COLUMNS[prefix]];
+    const role = roleId === null ? undefined : relations.roles.get(roleId);
+    json[`${prefix}_id`] = role?.id ?? null;
+    json[`${prefix}_name`] = role ? roleDisplayName(role) : null;
+    json[`${prefix}_email`] = role ? role.user_email ?? role.email : null;
+    json[`${prefix}_phone`] = role ? role.phone || role.user_phone || '' : null;
+  }
+  const mainRoleId = row.assigned_role_id;
+  json.assigned_role_accreditation = (mainRoleId !== null && relations.roles.get(mainRoleId)?.accreditation) || '';
+
+  const contacts = relations.contacts.get(row.id) ?? [];
+  json.contacts = contacts.map((contact) => absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id)));
+  json.contacts_data = contacts.map((contact) => serializeContact(context, contact));
+  json.private_files = [];
+  json.private_files_data = [];
+  json.events = [];
+  json.events_data = [];
+
+  const stage = relations.workflows.stagesById.get(row.active_stage_id);
+  const workflow = { id: row.id, workflow_id: row.workflow_id, active_stage_id: row.active_stage_id };
+  json.workflow = workflow;
+  json.workflows = [workflow];
+  json.active_stage_id = row.active_stage_id;
+  json.stage = stage?.milestone ?? 0;
+  json.stage_warning = STAGE_WARNING;
+
+  const usage = row.usage === null ? null : (JSON.parse(row.usage) as Usage);
+  json.usage = usage;
+  json.usage_annual_or_guess = annualUsageOrGuess(usage, row.is_residential === 1);
+  json.systems = ((json.systems as Array<Record<string, unknown>>) ?? []).map((system) => ({
+    ...system,
+    url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
+  }));
+  json.design = API_PLANS[actor.plan].includesDesignData ? row.design : null;
+
+  return pickFieldset(json, fieldset);
+}
+
+function pickFieldset(json: Record<string, unknown>, fieldset: Fieldset): Record<string, unknown> {
+  if (fieldset === 'detail') return json;
+  const fields: readonly string[] = fieldset === 'list' ? LIST_FIELDSET : STUDIO_FIELDSET;
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) picked[field] = json[field];
+  return picked;
+}
+
+/** Fields that a list never carries, whatever the fieldset (they can be large). */
+export const NEVER_IN_LISTS: ReadonlySet<string> = new Set(DETAIL_ONLY_FIELDS);

@@ -1,0 +1,264 @@
+// Reading projects a user may see, and writing them: reference resolution,
+// validation that needs the store, and the one transaction per write.
+import { sql, type ExpressionBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
+import type { EngineContext } from '../context.ts';
+import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
+import { forbidden, notFound, validationError, type FieldErrors } from '../http/errors.ts';
+import { nowIso } from '../clock.ts';
+import { parseOrgReference, parseRoofTypeReference, type OrgRecordKind } from '../../../shared/api-paths.ts';
+import { findRoofType } from '../../../shared/roof-types.ts';
+import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
+import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
+import { insertContact } from '../contacts/contacts.ts';
+import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
+import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
+
+const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
+
+/** Restricts a projects query to what the actor may see (docs/access.md). */
+export function visibleTo(actor: Actor) {
+  return (builder: ExpressionBuilder<Database, 'projects'>) => {
+    const inOrg = builder('projects.org_id', '=', actor.org.id);
+    if (canSeeAllProjects(actor.role)) return inOrg;
+    const roleId = actor.role.id;
+    return builder.and([
+      inOrg,
+      builder.or(Object.values(ROLE_COLUMNS).map((column) => builder(`projects.${column}`, '=', roleId))),
+    ]);
+  };
+}
+
+export function isVisibleTo(actor: Actor, row: ProjectRow): boolean {
+  if (row.org_id !== actor.org.id) return false;
+  if (canSeeAllProjects(actor.role)) return true;
+  return Object.values(ROLE_COLUMNS).some((column) => row[column] === actor.role.id);
+}
+
+/** The project, or 404 when it does not exist in this org, or 403 when this user may not see it. */
+export async function getVisibleProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
+  const row = await context.db
+    .selectFrom('projects')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', actor.org.id)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  if (!isVisibleTo(actor, row)) throw forbidden('You do not have access to this project: it is not assigned to you.');
+  return row;
+}
+
+/** Case-insensitive substring match that treats % and _ in the user's text literally. */
+export function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+export function applyProjectSearch<O>(query: SelectQueryBuilder<Database, 'projects', O>, search: string) {
+  const pattern = likePattern(search);
+  const like = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+  return query.where((builder) =>
+    builder.or([
+      like('projects.title'),
+      like('projects.address'),
+      like('projects.locality'),
+      like('projects.identifier'),
+      builder.exists(
+        builder
+          .selectFrom('project_contacts')
+          .innerJoin('contacts', 'contacts.id', 'project_contacts.contact_id')
+          .select(sql`1`.as('one'))
+          .whereRef('project_contacts.project_id', '=', 'projects.id')
+          .where(
+            sql<boolean>`lower(contacts.first_name || ' ' || contacts.family_name || ' ' || contacts.email || ' ' || contacts.phone) like ${pattern} escape '\\'`,
+          ),
+      ),
+    ]),
+  );
+}
+
+interface ResolvedWrite {
+  columns: ProjectUpdate;
+  attributes: Partial<Record<WritablePlainField, unknown>>;
+  contactIds: number[] | undefined;
+}
+
+/** Checks every reference of a write against the store; collects all errors into one 400. */
+async function resolveWrite(
+  context: EngineContext,
+  actor: Actor,
+  input: ProjectWrite,
+  existing: ProjectRow | undefined,
+): Promise<ResolvedWrite> {
+  const errors: FieldErrors = {};
+  const columns: ProjectUpdate = {};
+  const attributes: Partial<Record<WritablePlainField, unknown>> = {};
+  const orgId = actor.org.id;
+
+  for (const field of Object.keys(WRITABLE_PLAIN_FIELDS) as WritablePlainField[]) {
+    if (!(field in input) || input[field] === undefined) continue;
+    const value = input[field];
+    if (COLUMN_FIELD_SET.has(field)) {
+      (columns as Record<string, unknown>)[field] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    } else {
+      attributes[field] = value;
+    }
+  }
+  if (input.country_iso2 !== undefined) columns.country_iso2 = input.country_iso2;
+
+  const referencedIds = async (kind: OrgRecordKind, field: string, references: ReadonlyArray<unknown>) => {
+    const ids: number[] = [];
+    for (const reference of references) {
+      const parsed = parseOrgReference(reference, kind);
+      if (!parsed || (parsed.orgId !== null && parsed.orgId !== orgId)) {
+        (errors[field] ??= []).push(INVALID_HYPERLINK);
+        return undefined;
+      }
+      ids.push(parsed.id);
+    }
+    if (ids.length === 0) return ids;
+    const table = kind === 'roles' ? 'roles' : 'contacts';
+    const found = await context.db.selectFrom(table).select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute();
+    if (found.length !== new Set(ids).size) {
+      (errors[field] ??= []).push(INVALID_HYPERLINK);
+      return undefined;
+    }
+    return [...new Set(ids)];
+  };
+
+  for (const field of ROLE_REFERENCE_FIELDS) {
+    const reference = input[field];
+    if (reference === undefined) continue;
+    if (reference === null || reference === '') {
+      columns[ROLE_COLUMNS[field]] = null;
+      continue;
+    }
+    const ids = await referencedIds('roles', field, [reference]);
+    if (ids) columns[ROLE_COLUMNS[field]] = ids[0] ?? null;
+  }
+
+  if (input.roof_type !== undefined) {
+    if (input.roof_type === null || input.roof_type === '') columns.roof_type_id = null;
+    else {
+      const id = parseRoofTypeReference(input.roof_type);
+      if (id === null || !findRoofType(id)) errors.roof_type = [INVALID_HYPERLINK];
+      else columns.roof_type_id = id;
+    }
+  }
+
+  const contactIds = input.contacts === undefined ? undefined : await referencedIds('contacts', 'contacts', input.contacts);
+
+  if (input.private_files !== undefined && input.private_files.length > 0) {
+    errors.private_files = [INVALID_HYPERLINK];
+  }
+
+  if (input.usage !== undefined) columns.usage = input.usage === null ? null : JSON.stringify(input.usage);
+
+  const requestedStage = input.workflow?.active_stage_id ?? input.active_stage_id;
+  if (requestedStage !== undefined || input.workflow?.workflow_id !== undefined || !existing) {
+    const workflows = await loadOrgWorkflows(context.db, orgId);
+    const workflowId = input.workflow?.workflow_id ?? existing?.workflow_id ?? workflows.defaultWorkflow?.id;
+    const workflow = workflows.workflows.find((candidate) => candidate.id === workflowId);
+    if (!workflow) {
+      errors.workflow = [`Workflow ${String(workflowId)} does not exist in this organisation.`];
+    } else if (requestedStage === undefined) {
+      const firstStage = firstStageOf(workflows, workflow.id);
+      if (!firstStage) errors.workflow = ['This workflow has no stages.'];
+      else if (workflow.id !== existing?.workflow_id) {
+        columns.workflow_id = workflow.id;
+        columns.active_stage_id = firstStage.id;
+      }
+    } else {
+      const stage = workflows.stagesById.get(requestedStage);
+      if (!stage) errors.active_stage_id = [`Stage ${requestedStage} does not exist.`];
+      else if (stage.workflow_id !== workflow.id) {
+        errors.active_stage_id = [`Stage ${requestedStage} belongs to another workflow than ${workflow.id}.`];
+      } else {
+        columns.workflow_id = workflow.id;
+        columns.active_stage_id = stage.id;
+      }
+    }
+  }
+
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+  return { columns, attributes, contactIds };
+}
+
+async function attachContacts(
+  trx: Transaction<Database>,
+  context: EngineContext,
+  actor: Actor,
+  projectId: number,
+  input: ProjectWrite,
+  contactIds: number[] | undefined,
+): Promise<void> {
+  if (contactIds !== undefined) {
+    await trx.deleteFrom('project_contacts').where('project_id', '=', projectId).execute();
+    if (contactIds.length) {
+      await trx
+        .insertInto('project_contacts')
+        .values(contactIds.map((contactId, position) => ({ project_id: projectId, contact_id: contactId, position })))
+        .execute();
+    }
+  }
+  if (input.contacts_new?.length) {
+    const last = await trx
+      .selectFrom('project_contacts')
+      .select((builder) => builder.fn.max('position').as('position'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    let position = (last?.position ?? -1) + 1;
+    for (const contact of input.contacts_new) {
+      const created = await insertContact(trx, context, actor.org.id, contact);
+      await trx.insertInto('project_contacts').values({ project_id: projectId, contact_id: created.id, position: position++ }).execute();
+    }
+  }
+}
+
+export async function createProject(context: EngineContext, actor: Actor, input: ProjectWrite): Promise<number> {
+  const { columns, attributes, contactIds } = await resolveWrite(context, actor, input, undefined);
+  const now = nowIso(context.clock);
+  // A project is found by its title in every list, so it always has one.
+  const title =
+    [input.title, input.address, input.identifier].find((text): text is string => typeof text === 'string' && text.trim() !== '') ??
+    'Untitled project';
+  return context.db.transaction().execute(async (trx) => {
+    const { id } = await trx
+      .insertInto('projects')
+      .values({
+        // Columns the write did not mention take their defaults from the schema.
+        ...(columns as Omit<NewProject, 'org_id' | 'title' | 'attributes' | 'created_date' | 'modified_date'>),
+        org_id: actor.org.id,
+        title,
+        attributes: JSON.stringify(attributes),
+        created_date: now,
+        modified_date: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await attachContacts(trx, context, actor, id, input, contactIds);
+    return id;
+  });
+}
+
+export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite): Promise<void> {
+  const { columns, attributes, contactIds } = await resolveWrite(context, actor, input, existing);
+  await context.db.transaction().execute(async (trx) => {
+    // Re-read inside the transaction so two concurrent writes to different fields both land.
+    const current = await trx.selectFrom('projects').select('attributes').where('id', '=', existing.id).executeTakeFirstOrThrow();
+    const merged = { ...parseAttributes(current.attributes), ...attributes };
+    await trx
+      .updateTable('projects')
+      .set({ ...columns, attributes: JSON.stringify(merged), modified_date: nowIso(context.clock) })
+      .where('id', '=', existing.id)
+      .execute();
+    await attachContacts(trx, context, actor, existing.id, input, contactIds);
+  });
+}
+
+/** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
+export async function deleteProject(context: EngineContext, project: ProjectRow): Promise<void> {
+  await context.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('project_contacts').where('project_id', '=', project.id).execute();
+    await trx.deleteFrom('projects').where('id', '=', project.id).execute();
+  });
+}

@@ -1,0 +1,59 @@
+// Every route of the engine, in one place: the public ones, then the org scope,
+// whose hook resolves the caller (token, membership, plan) before anything else.
+import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { TypedApp } from './http/app.ts';
+import type { EngineContext } from './context.ts';
+import { resolveActor } from './auth/actor.ts';
+import { registerAuthRoutes } from './auth/auth-routes.ts';
+import { registerOrgRoutes } from './orgs/org-routes.ts';
+import { registerProjectRoutes } from './projects/project-routes.ts';
+import { registerContactRoutes } from './contacts/contact-routes.ts';
+import { registerRoleRoutes } from './roles/role-routes.ts';
+import { notFound } from './http/errors.ts';
+import { ROOF_TYPES, findRoofType } from '../../shared/roof-types.ts';
+import { absoluteUrl } from './context.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
+
+export async function registerRoutes(app: TypedApp, context: EngineContext): Promise<void> {
+  registerAuthRoutes(app, context);
+  registerReferenceRoutes(app, context);
+
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request) => {
+        request.actor = await resolveActor(context, request, (request.params as { org_id?: unknown }).org_id);
+      });
+      const orgScope = scope.withTypeProvider<ZodTypeProvider>();
+      registerOrgRoutes(orgScope, context);
+      registerProjectRoutes(orgScope, context);
+      registerContactRoutes(orgScope, context);
+      registerRoleRoutes(orgScope, context);
+    },
+    { prefix: '/api/orgs/:org_id' },
+  );
+}
+
+/** Lookup tables that project fields refer to by URL. Public: they hold no org data. */
+function registerReferenceRoutes(app: TypedApp, context: EngineContext): void {
+  const roofTypeJson = (roofType: (typeof ROOF_TYPES)[number]) => ({ ...roofType, url: absoluteUrl(context, apiPaths.roofType(roofType.id)) });
+  app.get('/api/roof_types/', { schema: { tags: ['reference'], security: [] } }, async () => ROOF_TYPES.map(roofTypeJson));
+  app.get(
+    '/api/roof_types/:id/',
+    { schema: { tags: ['reference'], security: [], params: z.object({ id: z.string().regex(/^\d{1,9}$/).transform(Number) }) } },
+    async (request) => {
+      const roofType = findRoofType(request.params.id);
+      if (!roofType) throw notFound();
+      return roofTypeJson(roofType);
+    },
+  );
+  const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+  app.get(
+    '/api/countries/:iso2/',
+    { schema: { tags: ['reference'], security: [], params: z.object({ iso2: z.string().regex(/^[A-Za-z]{2}$/) }) } },
+    async (request) => {
+      const iso2 = request.params.iso2.toUpperCase();
+      return { iso2, name: regionNames.of(iso2) ?? iso2, url: absoluteUrl(context, apiPaths.country(iso2)) };
+    },
+  );
+}

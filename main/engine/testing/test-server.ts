@@ -1,0 +1,84 @@
+// A real engine on 127.0.0.1 over a temp data folder, for HTTP-level tests.
+// Nothing is faked but the clock, which a test may pass in to move time.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEngine, type Engine } from '../engine.ts';
+import { seedDemo, DEMO_PASSWORD } from '../seed/demo-seed.ts';
+import type { Clock } from '../clock.ts';
+
+export interface TestServer {
+  readonly baseUrl: string;
+  readonly engine: Engine;
+  readonly dataDir: string;
+  request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Signs in through /api-token-auth/ and returns the token (cached per user). */
+  tokenFor(email: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is, without JSON encoding. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body; undefined when the body is empty or not JSON. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests index into arbitrary response shapes
+}
+
+export function makeTempDir(prefix = 'solardesk-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestServer(options: { seed?: 'demo' | false; clock?: Clock; planCacheSeconds?: number } = {}): Promise<TestServer> {
+  const dataDir = makeTempDir();
+  const engine = await createEngine({ dataDir, clock: options.clock, planCacheSeconds: options.planCacheSeconds });
+  if (options.seed !== false) await seedDemo(engine.context);
+  const baseUrl = await engine.listen(0, '127.0.0.1');
+  const tokens = new Map<string, string>();
+
+  const request: TestServer['request'] = async (method, urlPath, requestOptions = {}) => {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;
+    let body: string | Buffer | undefined = requestOptions.rawBody;
+    if (requestOptions.body !== undefined) {
+      body = JSON.stringify(requestOptions.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+
+  return {
+    baseUrl,
+    engine,
+    dataDir,
+    request,
+    async tokenFor(email) {
+      const cached = tokens.get(email);
+      if (cached) return cached;
+      const response = await request('POST', '/api-token-auth/', { body: { username: email, password: DEMO_PASSWORD } });
+      if (response.status !== 200) throw new Error(`sign-in as ${email} failed: ${response.status} ${response.text}`);
+      tokens.set(email, response.json.token);
+      return response.json.token;
+    },
+    async close() {
+      await engine.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

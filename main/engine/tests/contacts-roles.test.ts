@@ -1,0 +1,103 @@
+// Contacts and roles on their own endpoints (compatibility.md "Projects").
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { DEMO_USERS } from '../seed/demo-seed.ts';
+
+describe('contacts', () => {
+  let server: TestServer;
+  let token: string;
+  before(async () => {
+    server = await startTestServer();
+    token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+  });
+  after(() => server.close());
+
+  test('create (gender as a string), read, list, update, delete', async () => {
+    const created = await server.request('POST', '/api/orgs/1/contacts/', {
+      token,
+      body: { first_name: 'Grace', family_name: 'Hopper', email: 'grace@example.com', gender: '1', date_of_birth: '1906-12-09', unknown: 'ignored' },
+    });
+    assert.equal(created.status, 201);
+    assert.equal(created.json.gender, 1);
+    assert.equal(created.json.display, 'Grace Hopper');
+    assert.equal(created.json.org_id, 1);
+    assert.equal(created.json.url, `${server.baseUrl}/api/orgs/1/contacts/${created.json.id}/`);
+    assert.equal(created.json.unknown, undefined);
+
+    const fetched = await server.request('GET', `/api/orgs/1/contacts/${created.json.id}/`, { token });
+    assert.deepEqual(fetched.json, created.json);
+    const listed = await server.request('GET', '/api/orgs/1/contacts/?search=hopper', { token });
+    assert.deepEqual(listed.json.map((contact: { id: number }) => contact.id), [created.json.id]);
+
+    const patched = await server.request('PATCH', `/api/orgs/1/contacts/${created.json.id}`, { token, body: { phone: '0400 111 222' } });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.json.phone, '0400 111 222');
+    assert.equal(patched.json.email, 'grace@example.com');
+
+    assert.equal((await server.request('DELETE', `/api/orgs/1/contacts/${created.json.id}/`, { token })).status, 204);
+    assert.equal((await server.request('GET', `/api/orgs/1/contacts/${created.json.id}/`, { token })).status, 404);
+  });
+
+  test('bad contact data is 400 per field', async () => {
+    const response = await server.request('POST', '/api/orgs/1/contacts/', { token, body: { email: 'not-an-email', gender: 7, date_of_birth: '12/10/1990' } });
+    assert.equal(response.status, 400);
+    assert.ok(response.json.email && response.json.gender && response.json.date_of_birth, response.text);
+  });
+
+  test('deleting a contact detaches it from projects', async () => {
+    const project = (await server.request('GET', '/api/orgs/1/projects/11/', { token })).json;
+    const contactId = project.contacts_data[0].id;
+    assert.equal((await server.request('DELETE', `/api/orgs/1/contacts/${contactId}/`, { token })).status, 204);
+    const after = (await server.request('GET', '/api/orgs/1/projects/11/', { token })).json;
+    assert.ok(!after.contacts_data.some((contact: { id: number }) => contact.id === contactId));
+  });
+
+  test('another org’s contact is 403 for its org path and 404 when named under your own', async () => {
+    const basicToken = await server.tokenFor(DEMO_USERS.basicAdmin);
+    const basicContacts = await server.request('GET', '/api/orgs/2/contacts/', { token: basicToken });
+    const foreign = basicContacts.json[0];
+    assert.equal((await server.request('GET', `/api/orgs/2/contacts/${foreign.id}/`, { token })).status, 403);
+    assert.equal((await server.request('GET', `/api/orgs/1/contacts/${foreign.id}/`, { token })).status, 404);
+  });
+});
+
+describe('roles', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  test('list and detail carry the role record shape', async () => {
+    const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+    const roles = await server.request('GET', '/api/orgs/1/roles/', { token });
+    assert.equal(roles.status, 200);
+    assert.ok(roles.json.length >= 6);
+    const role = (await server.request('GET', `/api/orgs/1/roles/${roles.json[0].id}/`, { token })).json;
+    for (const field of ['id', 'email', 'user_email', 'first_name', 'family_name', 'job_title', 'accreditation', 'user_phone', 'display', 'phone', 'org_name',
+      'is_admin', 'is_hidden', 'allow_email_notifications', 'has_logged_in', 'user_is_staff', 'user', 'org', 'url', 'portrait_image',
+      'external_calendar_id', 'schedule_meeting_url', 'schedule_meeting_label', 'api_key_chat']) {
+      assert.ok(field in role, field);
+    }
+    assert.equal(role.has_logged_in, true, 'the admin signed in above');
+  });
+
+  test('an admin may change any role; a member only their own', async () => {
+    const adminToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+    const memberToken = await server.tokenFor(DEMO_USERS.sunriseMember);
+    const memberRoleId = (await server.request('GET', '/api/orgs/1/', { token: memberToken })).json.role_id;
+    const adminRoleId = (await server.request('GET', '/api/orgs/1/', { token: adminToken })).json.role_id;
+    const own = await server.request('PATCH', `/api/orgs/1/roles/${memberRoleId}/`, { token: memberToken, body: { job_title: 'Lead installer', is_hidden: 'false' } });
+    assert.equal(own.status, 200);
+    assert.equal(own.json.job_title, 'Lead installer');
+    assert.equal((await server.request('PATCH', `/api/orgs/1/roles/${adminRoleId}/`, { token: memberToken, body: { job_title: 'x' } })).status, 403);
+    const byAdmin = await server.request('PATCH', `/api/orgs/1/roles/${memberRoleId}/`, { token: adminToken, body: { accreditation: 'CEC A0000001' } });
+    assert.equal(byAdmin.json.accreditation, 'CEC A0000001');
+    // A project that holds the role shows the new data.
+    const project = (await server.request('GET', '/api/orgs/1/projects/?limit=100', { token: memberToken })).json[0];
+    const detail = (await server.request('GET', `/api/orgs/1/projects/${project.id}/`, { token: memberToken })).json;
+    const held = [detail.assigned_role_data, detail.assigned_installer_role_data].find((data) => data?.id === memberRoleId);
+    assert.equal(held.accreditation, 'CEC A0000001');
+  });
+});

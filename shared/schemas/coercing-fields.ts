@@ -1,0 +1,80 @@
+// zod schemas for single fields that coerce the way the live service does
+// (compatibility.md "Writes coerce strings") and fail with DRF's messages. The
+// engine validates writes with them; the renderer validates as the user types.
+import { z } from 'zod';
+import type { FieldKind } from '../project-fields.ts';
+
+const NUMBER_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const INTEGER_TEXT = /^\s*-?\d{1,15}\s*$/;
+const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+const TRUE_TEXTS = new Set(['true', 'True', 'TRUE', '1', 'yes', 'on']);
+const FALSE_TEXTS = new Set(['false', 'False', 'FALSE', '0', 'no', 'off']);
+
+/** DRF's wording, with its special case for null. */
+const message = (text: string) => (issue: { input?: unknown }) =>
+  issue.input === null ? 'This field may not be null.' : text;
+
+export const stringField = () =>
+  z.union([z.string(), z.number().transform(String)], { error: message('Not a valid string.') });
+
+export const numberField = () =>
+  z.union([z.number(), z.string().regex(NUMBER_TEXT).transform(Number)], { error: message('A valid number is required.') })
+    .refine(Number.isFinite, 'A valid number is required.');
+
+export const integerField = () =>
+  z.union([z.number().int(), z.string().regex(INTEGER_TEXT).transform(Number)], {
+    error: message('A valid integer is required.'),
+  }).refine(Number.isSafeInteger, 'A valid integer is required.');
+
+export const booleanField = () =>
+  z.union(
+    [
+      z.boolean(),
+      z.literal(1).transform(() => true),
+      z.literal(0).transform(() => false),
+      z.string().refine((text) => TRUE_TEXTS.has(text) || FALSE_TEXTS.has(text)).transform((text) => TRUE_TEXTS.has(text)),
+    ],
+    { error: message('Must be a valid boolean.') },
+  );
+
+export const dateField = () =>
+  z.string({ error: message('Date has wrong format. Use one of these formats instead: YYYY-MM-DD.') }).refine(
+    (text) => DATE_TEXT.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text),
+    'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+  );
+
+export const listField = () => z.array(z.unknown(), { error: message('Expected a list of items.') });
+export const objectField = () => z.record(z.string(), z.unknown(), { error: message('Expected a dictionary of items.') });
+
+/** The schema for a plain project field of shared/project-fields.ts. */
+export function schemaForKind(kind: FieldKind): z.ZodType {
+  switch (kind) {
+    case 'string':
+      return stringField();
+    case 'nullable_string':
+      return stringField().nullable();
+    case 'number':
+      return numberField();
+    case 'nullable_number':
+      return numberField().nullable();
+    case 'integer':
+      return integerField();
+    case 'nullable_integer':
+      return integerField().nullable();
+    case 'boolean':
+      return booleanField();
+    case 'date':
+      return dateField();
+    case 'nullable_date':
+      return dateField().nullable();
+    case 'array':
+      return listField();
+    case 'nullable_object':
+      return objectField().nullable();
+    case 'any':
+      return z.unknown();
+  }
+}
+
+export const requiredString = () =>
+  z.string({ error: (issue) => (issue.input === undefined ? 'This field is required.' : message('Not a valid string.')(issue)) });
