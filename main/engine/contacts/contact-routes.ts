@@ -9,11 +9,20 @@ import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
 import { nowIso } from '../clock.ts';
 import { likePattern } from '../projects/project-service.ts';
 import { insertContact, serializeContact } from './contacts.ts';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../store/tables.ts';
+import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 
 const CONTACT_ORDERING_FIELDS = ['id', 'first_name', 'family_name', 'email', 'created_date', 'modified_date'] as const;
 const params = z.object({ org_id: z.string(), id: idParam });
 const tags = ['contacts'];
+
+/** A contact's change also changes the contacts_data of every project it is attached to. */
+async function trackContactAndItsProjects(trx: Transaction<Database>, track: ChangeTracker, contactId: number): Promise<void> {
+  await track.contact(contactId);
+  const links = await trx.selectFrom('project_contacts').select('project_id').where('contact_id', '=', contactId).execute();
+  for (const { project_id: projectId } of links) await track.project(projectId);
+}
 
 export function registerContactRoutes(app: TypedApp, context: EngineContext): void {
   const findContact = async (orgId: number, id: number) => {
@@ -42,7 +51,12 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
   );
 
   app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
-    const contact = await insertContact(context.db, context, actorOf(request).org.id, request.body);
+    const orgId = actorOf(request).org.id;
+    const contact = await writeTracked(context, orgId, async (trx, track) => {
+      const created = await insertContact(trx, context, orgId, request.body);
+      await track.contact(created.id, { created: true });
+      return created;
+    });
     return reply.code(201).send(serializeContact(context, contact));
   });
 
@@ -54,18 +68,22 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
     const actor = actorOf(request);
     const contact = await findContact(actor.org.id, request.params.id);
     const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));
-    const updated = await context.db
-      .updateTable('contacts')
-      .set({ ...changes, modified_date: nowIso(context.clock) })
-      .where('id', '=', contact.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
+      await trackContactAndItsProjects(trx, track, contact.id);
+      return trx
+        .updateTable('contacts')
+        .set({ ...changes, modified_date: nowIso(context.clock) })
+        .where('id', '=', contact.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
     return serializeContact(context, updated);
   });
 
   app.delete('/contacts/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request, reply) => {
     const contact = await findContact(actorOf(request).org.id, request.params.id);
-    await context.db.transaction().execute(async (trx) => {
+    await writeTracked(context, contact.org_id, async (trx, track) => {
+      await trackContactAndItsProjects(trx, track, contact.id);
       await trx.deleteFrom('project_contacts').where('contact_id', '=', contact.id).execute();
       await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();
     });

@@ -6,7 +6,7 @@ import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
 import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
-import { loadRelations, serializeProject, type Fieldset } from './project-serializer.ts';
+import { loadRelations, serializeProject, viewFor, type Fieldset } from './project-serializer.ts';
 import {
   applyProjectSearch,
   createProject,
@@ -32,8 +32,8 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
   const respond = async (request: Parameters<typeof actorOf>[0], id: number, fieldset: Fieldset) => {
     const actor = actorOf(request);
     const row = await getVisibleProject(context, actor, id);
-    const relations = await loadRelations(context, actor.org.id, [row]);
-    return serializeProject(context, actor, row, relations, fieldset);
+    const relations = await loadRelations(context.db, context, actor.org.id, [row]);
+    return serializeProject(context, viewFor(actor), row, relations, fieldset);
   };
 
   app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery } }, async (request) => {
@@ -54,8 +54,9 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
       .limit(limit)
       .offset(pageOffset({ page, limit }))
       .execute();
-    const relations = await loadRelations(context, actor.org.id, rows);
-    return rows.map((row) => serializeProject(context, actor, row, relations, fieldset ?? 'list'));
+    const relations = await loadRelations(context.db, context, actor.org.id, rows);
+    const view = viewFor(actor);
+    return rows.map((row) => serializeProject(context, view, row, relations, fieldset ?? 'list'));
   });
 
   app.post('/projects/', { schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {

@@ -1,12 +1,12 @@
 // A project row and what hangs off it -> the JSON of service.md 2.1, in the
 // fieldset asked for. Related records are loaded once per page, never per row.
 import { createHmac } from 'node:crypto';
-import type { ProjectRow, ContactRow } from '../store/tables.ts';
+import type { Kysely } from 'kysely';
+import type { Database, ProjectRow, ContactRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import {
-  DETAIL_ONLY_FIELDS,
   LIST_FIELDSET,
   ROLE_REFERENCE_FIELDS,
   ROLE_SUMMARY_PREFIXES,
@@ -31,14 +31,20 @@ export interface ProjectRelations {
   workflows: OrgWorkflows;
 }
 
-export async function loadRelations(context: EngineContext, orgId: number, rows: readonly ProjectRow[]): Promise<ProjectRelations> {
+/** `db` is the store or the write's transaction (SQLite has one connection: reads inside a write must use the transaction). */
+export async function loadRelations(
+  db: Kysely<Database>,
+  context: EngineContext,
+  orgId: number,
+  rows: readonly ProjectRow[],
+): Promise<ProjectRelations> {
   const roleIds = rows.flatMap((row) => ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]])).filter(
     (id): id is number => id !== null,
   );
   const [contacts, roles, workflows] = await Promise.all([
-    loadProjectContacts(context.db, rows.map((row) => row.id)),
-    loadRoles(context.db, orgId, roleIds),
-    loadOrgWorkflows(context.db, orgId),
+    loadProjectContacts(db, rows.map((row) => row.id)),
+    loadRoles(db, orgId, roleIds),
+    loadOrgWorkflows(db, orgId),
   ]);
   return { contacts, roles, workflows };
 }
@@ -58,9 +64,19 @@ export function shareToken(context: EngineContext, projectId: number): string {
   return createHmac('sha256', context.signingSecret).update(`share-project:${projectId}`).digest('base64url').slice(0, 32);
 }
 
+/** Who the JSON is for: the org's name, and whether its plan includes the design. */
+export interface ProjectView {
+  orgName: string;
+  includeDesign: boolean;
+}
+
+export function viewFor(actor: Actor): ProjectView {
+  return { orgName: actor.org.name, includeDesign: API_PLANS[actor.plan].includesDesignData };
+}
+
 export function serializeProject(
   context: EngineContext,
-  actor: Actor,
+  view: ProjectView,
   row: ProjectRow,
   relations: ProjectRelations,
   fieldset: Fieldset,
@@ -83,7 +99,7 @@ export function serializeProject(
     url,
     org_id: row.org_id,
     org: absoluteUrl(context, apiPaths.org(row.org_id)),
-    org_name: actor.org.name,
+    org_name: view.orgName,
     country: row.country_iso2 ? absoluteUrl(context, apiPaths.country(row.country_iso2)) : null,
     country_name: countryName(row.country_iso2),
     roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
@@ -96,7 +112,7 @@ export function serializeProject(
     const roleId = row[ROLE_COLUMNS[field]];
     const role = roleId === null ? undefined : relations.roles.get(roleId);
     json[field] = role ? absoluteUrl(context, apiPaths.role(role.org_id, role.id)) : null;
-    json[`${field}_data`] = role ? serializeRole(context, role, actor.org.name) : null;
+    json[`${field}_data`] = role ? serializeRole(context, role, view.orgName) : null;
   }
   for (const prefix of ROLE_SUMMARY_PREFIXES) {
     const roleId = row[ROLE_COLUMNS[prefix]];
@@ -132,7 +148,7 @@ export function serializeProject(
     ...system,
     url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
   }));
-  json.design = API_PLANS[actor.plan].includesDesignData ? row.design : null;
+  json.design = view.includeDesign ? row.design : null;
 
   return pickFieldset(json, fieldset);
 }
@@ -144,6 +160,3 @@ function pickFieldset(json: Record<string, unknown>, fieldset: Fieldset): Record
   for (const field of fields) picked[field] = json[field];
   return picked;
 }
-
-/** Fields that a list never carries, whatever the fieldset (they can be large). */
-export const NEVER_IN_LISTS: ReadonlySet<string> = new Set(DETAIL_ONLY_FIELDS);

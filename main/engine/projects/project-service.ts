@@ -11,6 +11,7 @@ import { findRoofType } from '../../../shared/roof-types.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { insertContact } from '../contacts/contacts.ts';
+import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
 
@@ -185,6 +186,7 @@ async function resolveWrite(
 
 async function attachContacts(
   trx: Transaction<Database>,
+  track: ChangeTracker,
   context: EngineContext,
   actor: Actor,
   projectId: number,
@@ -209,6 +211,7 @@ async function attachContacts(
     let position = (last?.position ?? -1) + 1;
     for (const contact of input.contacts_new) {
       const created = await insertContact(trx, context, actor.org.id, contact);
+      await track.contact(created.id, { created: true });
       await trx.insertInto('project_contacts').values({ project_id: projectId, contact_id: created.id, position: position++ }).execute();
     }
   }
@@ -221,7 +224,7 @@ export async function createProject(context: EngineContext, actor: Actor, input:
   const title =
     [input.title, input.address, input.identifier].find((text): text is string => typeof text === 'string' && text.trim() !== '') ??
     'Untitled project';
-  return context.db.transaction().execute(async (trx) => {
+  return writeTracked(context, actor.org.id, async (trx, track) => {
     const { id } = await trx
       .insertInto('projects')
       .values({
@@ -235,14 +238,16 @@ export async function createProject(context: EngineContext, actor: Actor, input:
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await attachContacts(trx, context, actor, id, input, contactIds);
+    await track.project(id, { created: true });
+    await attachContacts(trx, track, context, actor, id, input, contactIds);
     return id;
   });
 }
 
 export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite): Promise<void> {
   const { columns, attributes, contactIds } = await resolveWrite(context, actor, input, existing);
-  await context.db.transaction().execute(async (trx) => {
+  await writeTracked(context, actor.org.id, async (trx, track) => {
+    await track.project(existing.id);
     // Re-read inside the transaction so two concurrent writes to different fields both land.
     const current = await trx.selectFrom('projects').select('attributes').where('id', '=', existing.id).executeTakeFirstOrThrow();
     const merged = { ...parseAttributes(current.attributes), ...attributes };
@@ -251,13 +256,14 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
       .set({ ...columns, attributes: JSON.stringify(merged), modified_date: nowIso(context.clock) })
       .where('id', '=', existing.id)
       .execute();
-    await attachContacts(trx, context, actor, existing.id, input, contactIds);
+    await attachContacts(trx, track, context, actor, existing.id, input, contactIds);
   });
 }
 
 /** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
 export async function deleteProject(context: EngineContext, project: ProjectRow): Promise<void> {
-  await context.db.transaction().execute(async (trx) => {
+  await writeTracked(context, project.org_id, async (trx, track) => {
+    await track.project(project.id);
     await trx.deleteFrom('project_contacts').where('project_id', '=', project.id).execute();
     await trx.deleteFrom('projects').where('id', '=', project.id).execute();
   });

@@ -1,0 +1,71 @@
+// Every write that changes a project, a contact or an event goes through
+// writeTracked(): one transaction in which the write runs and, before it commits,
+// the change is captured (webhook deliveries and activity events; later the sync
+// outbox). A write calls track.project(id) (or .contact/.event) BEFORE it changes
+// that record, or right after inserting a new one with `{ created: true }`, so the
+// record can be compared before and after.
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/tables.ts';
+import type { EngineContext } from '../context.ts';
+import { snapshotRecord, type RecordSnapshot, type TrackedModel } from './record-snapshots.ts';
+
+export type { TrackedModel } from './record-snapshots.ts';
+
+export interface ChangeTracker {
+  project(id: number, options?: { created?: boolean }): Promise<void>;
+  contact(id: number, options?: { created?: boolean }): Promise<void>;
+  event(id: number, options?: { created?: boolean }): Promise<void>;
+}
+
+export interface RecordChange {
+  model: TrackedModel;
+  id: number;
+  /** The record's API view before the write; null for a record the write created. */
+  before: RecordSnapshot | null;
+  /** The record's API view after the write; null for a record the write deleted. */
+  after: RecordSnapshot | null;
+}
+
+/** Something that reacts to changes inside the write's own transaction (webhooks, sync outbox). */
+export interface ChangeCapture {
+  capture(trx: Transaction<Database>, orgId: number, changes: RecordChange[], track: ChangeTracker): Promise<void>;
+}
+
+const capturesByEngine: WeakMap<EngineContext, ChangeCapture[]> = new WeakMap();
+
+export function addChangeCapture(context: EngineContext, capture: ChangeCapture): void {
+  capturesByEngine.set(context, [...(capturesByEngine.get(context) ?? []), capture]);
+}
+
+export async function writeTracked<T>(
+  context: EngineContext,
+  orgId: number,
+  write: (trx: Transaction<Database>, track: ChangeTracker) => Promise<T>,
+): Promise<T> {
+  const captures = capturesByEngine.get(context) ?? [];
+  return context.db.transaction().execute(async (trx) => {
+    const pending = new Map<string, { model: TrackedModel; id: number; before: RecordSnapshot | null }>();
+    const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
+      const key = `${model}:${id}`;
+      if (pending.has(key)) return;
+      // Without captures nobody reads snapshots, so none are taken.
+      const before = options.created || captures.length === 0 ? null : await snapshotRecord(trx, context, orgId, model, id);
+      pending.set(key, { model, id, before });
+    };
+    const track: ChangeTracker = { project: trackModel('project'), contact: trackModel('contact'), event: trackModel('event') };
+    const result = await write(trx, track);
+    // A capture may itself create records (an activity event), which are tracked in turn.
+    const seen = new Set<string>();
+    while (captures.length > 0) {
+      const fresh = [...pending.entries()].filter(([key]) => !seen.has(key));
+      if (fresh.length === 0) break;
+      const changes: RecordChange[] = [];
+      for (const [key, record] of fresh) {
+        seen.add(key);
+        changes.push({ ...record, after: await snapshotRecord(trx, context, orgId, record.model, record.id) });
+      }
+      for (const capture of captures) await capture.capture(trx, orgId, changes, track);
+    }
+    return result;
+  });
+}
