@@ -1,0 +1,50 @@
+// Throttle quotas (service.md 8, compatibility.md "Throttles"): the engine enforces
+// them, the sync scheduler paces itself by them, the renderer explains them.
+// A rate is "N/unit"; a self-hoster overrides them with --throttle-config (same shape).
+
+export type RateUnit = 'sec' | 'min' | 'hour' | 'day';
+export type Rate = `${number}/${RateUnit}`;
+
+/** Each action's quota per user and per org. Actions that share a `bucket` share one count. */
+export interface ActionQuota {
+  readonly user: Rate | null;
+  readonly org: Rate | null;
+  /** Actions with the same bucket are counted together (private files: reads and writes together). */
+  readonly bucket?: string;
+}
+
+export const DEFAULT_THROTTLE_RATES = {
+  project_create: { user: '10/min', org: '10000/day' },
+  project_update: { user: '10/min', org: '10000/day' },
+  project_partial_update: { user: '10/min', org: '10000/day' },
+  project_detail: { user: '100/min', org: '10000/day' },
+  system_details: { user: '60/min', org: '10000/day' },
+  system_image: { user: '10/min', org: '10000/day' },
+  connected_org_create: { user: '100/day', org: '100/day' },
+  connected_org_partial_update: { user: '100/day', org: '100/day' },
+  connected_org_list: { user: '100/day', org: '100/day' },
+  // compatibility.md: 1000 an hour per user and 1000 a day per org, reads and writes together.
+  private_file_create: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_partial_update: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_list: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_detail: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_delete: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_download: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_upload: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  // Every other endpoint still has a quota (service.md 8); these are SolarDesk's own.
+  default: { user: '600/min', org: '200000/day' },
+} as const satisfies Record<string, ActionQuota>;
+
+export type ThrottleAction = keyof typeof DEFAULT_THROTTLE_RATES;
+export type ThrottleRates = Record<ThrottleAction, ActionQuota>;
+
+const SECONDS: Record<RateUnit, number> = { sec: 1, min: 60, hour: 3600, day: 86400 };
+
+export function parseRate(rate: Rate): { limit: number; windowSeconds: number } {
+  const [count, unit] = rate.split('/') as [string, RateUnit];
+  return { limit: Number(count), windowSeconds: SECONDS[unit] };
+}
+
+export function isRate(value: unknown): value is Rate {
+  return typeof value === 'string' && /^\d+\/(sec|min|hour|day)$/.test(value);
+}
