@@ -2,12 +2,14 @@
 import { runServerCommand } from './cli/server-command.ts';
 import { runAdminCommand } from './cli/admin-command.ts';
 import { runStartCommand } from './cli/start-command.ts';
+import { runAgentCommand } from './cli/agent-command.ts';
 import { CliError } from './cli/cli-args.ts';
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   start: { summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)', run: runStartCommand },
   server: { summary: 'Serve the API engine over HTTP', run: runServerCommand },
   admin: { summary: 'Set up orgs, users, roles, plans and tokens in a server’s data folder', run: runAdminCommand },
+  agent: { summary: 'Keep a local replica of a remote org, serve it on 127.0.0.1, and sync both ways', run: runAgentCommand },
 };
 
 export const MAIN_HELP = `Usage: solardesk <command> [options]

@@ -11,6 +11,13 @@ export const apiPaths = {
   roles: (orgId: number) => `/api/orgs/${orgId}/roles/`,
   role: (orgId: number, id: number) => `/api/orgs/${orgId}/roles/${id}/`,
   workflows: (orgId: number) => `/api/orgs/${orgId}/workflows/`,
+  privateFiles: (orgId: number) => `/api/orgs/${orgId}/private_files/`,
+  privateFile: (orgId: number, id: number) => `/api/orgs/${orgId}/private_files/${id}/`,
+  fileUpload: (orgId: number, uploadId: string) => `/api/orgs/${orgId}/private_files/uploads/${uploadId}/`,
+  fileTags: (orgId: number) => `/api/orgs/${orgId}/file_tags/`,
+  fileTag: (orgId: number, id: number) => `/api/orgs/${orgId}/file_tags/${id}/`,
+  connectedOrgs: (orgId: number) => `/api/orgs/${orgId}/connected_orgs/`,
+  connectedOrg: (orgId: number, id: number) => `/api/orgs/${orgId}/connected_orgs/${id}/`,
   user: (userId: number) => `/auth/users/${userId}/`,
   country: (iso2: string) => `/api/countries/${iso2}/`,
   roofType: (id: number) => `/api/roof_types/${id}/`,
@@ -34,17 +41,43 @@ export function parseOrgReference(
   if (typeof reference !== 'string') return null;
   const trimmed = reference.trim();
   if (/^\d{1,15}$/.test(trimmed)) return { orgId: null, id: Number(trimmed) };
-  let path = trimmed;
-  if (/^https?:\/\//i.test(trimmed)) {
-    try {
-      path = new URL(trimmed).pathname;
-    } catch {
-      return null;
-    }
-  }
-  const match = ORG_RECORD_PATH.exec(path);
+  const match = ORG_RECORD_PATH.exec(pathOf(trimmed) ?? '');
   if (!match || match[2] !== kind) return null;
   return { orgId: Number(match[1]), id: Number(match[3]) };
+}
+
+/** The path of an absolute URL on any host, or the text itself (a relative path); null for a broken URL. */
+function pathOf(reference: string): string | null {
+  if (!/^https?:\/\//i.test(reference)) return reference;
+  try {
+    return new URL(reference).pathname;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A list of references to records of one kind in the org `orgId` -> their ids,
+ * without repeats; null when any is malformed or names another org's record.
+ */
+export function parseOrgReferenceIds(references: readonly unknown[], kind: OrgRecordKind, orgId: number): number[] | null {
+  const ids = new Set<number>();
+  for (const reference of references) {
+    const parsed = parseOrgReference(reference, kind);
+    if (!parsed || (parsed.orgId !== null && parsed.orgId !== orgId)) return null;
+    ids.add(parsed.id);
+  }
+  return [...ids];
+}
+
+/** Reads an org reference: its id, or `/api/orgs/<id>/` as an absolute URL or a path. */
+export function parseOrgIdReference(reference: unknown): number | null {
+  if (typeof reference === 'number') return Number.isSafeInteger(reference) && reference > 0 ? reference : null;
+  if (typeof reference !== 'string') return null;
+  const trimmed = reference.trim();
+  if (/^\d{1,15}$/.test(trimmed)) return Number(trimmed);
+  const match = /^\/api\/orgs\/(\d{1,15})\/?$/.exec(pathOf(trimmed) ?? '');
+  return match ? Number(match[1]) : null;
 }
 
 /** Reads `/api/roof_types/<id>/` (absolute or relative) or a bare id. */

@@ -5,7 +5,7 @@
 export type RateUnit = 'sec' | 'min' | 'hour' | 'day';
 export type Rate = `${number}/${RateUnit}`;
 
-/** Each action's quota per user and per org. Actions that share a `bucket` share one count. */
+/** Each action's quota per user and per org (null: no quota at that scope). Actions that share a `bucket` share one count. */
 export interface ActionQuota {
   readonly user: Rate | null;
   readonly org: Rate | null;
@@ -33,6 +33,9 @@ export const DEFAULT_THROTTLE_RATES = {
   private_file_upload: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
   // Every other endpoint still has a quota (service.md 8); these are SolarDesk's own.
   default: { user: '600/min', org: '200000/day' },
+  // Routes without a signed-in user are counted per client address ("user" is the address here).
+  sign_in: { user: '30/min', org: null },
+  anonymous: { user: '600/min', org: null },
 } as const satisfies Record<string, ActionQuota>;
 
 export type ThrottleAction = keyof typeof DEFAULT_THROTTLE_RATES;
@@ -47,4 +50,22 @@ export function parseRate(rate: Rate): { limit: number; windowSeconds: number } 
 
 export function isRate(value: unknown): value is Rate {
   return typeof value === 'string' && /^\d+\/(sec|min|hour|day)$/.test(value);
+}
+
+/**
+ * The same quotas with every window shortened by `factor` (a factor of 60 turns
+ * "10/min" into "10/sec"): for tests and benchmarks that must exercise the real
+ * table in seconds rather than hours.
+ */
+export function scaleRates(rates: Record<string, ActionQuota>, factor: number): Record<string, ActionQuota> {
+  const scale = (rate: Rate | null): Rate | null => {
+    if (!rate) return rate;
+    const { limit, windowSeconds } = parseRate(rate);
+    const scaledWindow = windowSeconds / factor;
+    const unit = (Object.entries(SECONDS) as Array<[RateUnit, number]>).find(([, length]) => length === scaledWindow)?.[0];
+    if (unit) return `${limit}/${unit}`;
+    // A window with no unit of its own (a day / 60 is 24 min) keeps its average rate, per minute or per second.
+    return scaledWindow >= 60 ? `${Math.max(1, Math.round((limit * 60) / scaledWindow))}/min` : `${Math.max(1, Math.round(limit / scaledWindow))}/sec`;
+  };
+  return Object.fromEntries(Object.entries(rates).map(([action, quota]) => [action, { ...quota, user: scale(quota.user), org: scale(quota.org) }]));
 }

@@ -132,7 +132,8 @@ export async function runAdminCommand(args: string[]): Promise<number> {
     return 0;
   }
   const options = values as Record<string, string | boolean | undefined>;
-  const engine = await createEngine({ dataDir: path.resolve(String(options.data ?? 'data')) });
+  // Admin commands edit the store; the server that owns it delivers the webhooks.
+  const engine = await createEngine({ dataDir: path.resolve(String(options.data ?? 'data')), deliverWebhooks: false, maintainFileStorage: false });
   try {
     await ADMIN_ACTIONS[name as SubcommandName](engine, options);
   } finally {

@@ -29,3 +29,22 @@ export function readPort(text: string | undefined, fallback: number): number {
   if (!/^\d+$/.test(text) || port > 65535) throw new CliError(`--port must be a number from 0 to 65535 (0 picks a free port), not "${text}".`);
   return port;
 }
+
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** "1048576", "500M", "2G" -> bytes (binary units); undefined when the flag is absent. */
+export function readByteSize(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d+)\s*([kmg]?)(?:i?b)?$/i.exec(text.trim());
+  const bytes = match ? Number(match[1]) * BYTE_UNITS[match[2]!.toLowerCase()]! : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new CliError(`${flag} takes a size in bytes, optionally with K, M or G (for example 500M), not "${text}".`);
+  return bytes;
+}
+
+/** A number greater than zero; undefined when the flag is absent. */
+export function readPositiveNumber(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0) throw new CliError(`${flag} takes a number greater than 0, not "${text}".`);
+  return value;
+}

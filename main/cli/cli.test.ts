@@ -1,63 +1,19 @@
 // The `solardesk` command as a user runs it: real processes, a real port, real signals.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '../engine/testing/test-server.ts';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = path.join(repoRoot, 'main/solardesk.js');
+import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
 
 function run(args: string[], input?: string) {
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input, cwd: repoRoot, timeout: 60_000 });
+  return spawnSync(process.execPath, [solardeskBin, ...args], { encoding: 'utf8', input, cwd: repoRoot, timeout: 60_000 });
 }
 
-interface RunningServer {
-  child: ChildProcess;
-  baseUrl: string;
-  stderr: () => string;
-}
-
-async function startServer(args: string[]): Promise<RunningServer> {
-  const child = spawn(process.execPath, [bin, 'server', '--port', '0', '--log-level', 'silent', ...args], { cwd: repoRoot });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /^listening on (http:\/\/\S+)$/m.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-  });
-  return { child, baseUrl, stderr: () => stderr };
-}
-
-function stop(server: RunningServer, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null) return resolve(server.child.exitCode);
-    server.child.once('exit', (code) => resolve(code));
-    server.child.kill(signal);
-  });
-}
-
-async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/api-token-auth/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  assert.equal(response.status, 200);
-  return ((await response.json()) as { token: string }).token;
-}
+const startServer = startServerProcess;
+const stop = stopServerProcess;
 
 describe('solardesk command', () => {
   const dataDir = makeTempDir('solardesk-cli-');
@@ -115,6 +71,35 @@ describe('solardesk command', () => {
     const answered = await response;
     assert.equal(answered.status, 200, answered.text);
     assert.equal(await exited, 0);
+  });
+
+  test('--throttle-config sets the rates, and a bad file is refused with the reason', async () => {
+    const dir = makeTempDir('solardesk-throttle-');
+    try {
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, JSON.stringify({ project_fetch: { user: '1/min' } }));
+      const refused = run(['server', '--data', dir, '--throttle-config', bad]);
+      assert.equal(refused.status, 2);
+      assert.match(refused.stderr, /unknown throttle action "project_fetch"/);
+      fs.writeFileSync(bad, JSON.stringify({ project_detail: { user: 'lots' } }));
+      assert.match(run(['server', '--data', dir, '--throttle-config', bad]).stderr, /must be a rate like "10\/min"/);
+
+      const good = path.join(dir, 'rates.json');
+      fs.writeFileSync(good, JSON.stringify({ project_detail: { user: '1/min' } }));
+      const server = await startServer(['--data', dir, '--seed', 'demo', '--throttle-config', good]);
+      try {
+        const token = await signIn(server.baseUrl, 'admin@sunrise.example', 'solardesk-demo');
+        const get = () => fetch(`${server.baseUrl}/api/orgs/1/projects/1/`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal((await get()).status, 200);
+        const throttled = await get();
+        assert.equal(throttled.status, 429);
+        assert.match(throttled.headers.get('retry-after') ?? '', /^\d+$/);
+      } finally {
+        await stop(server);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('admin sets up a real org, user, plan and token that the server accepts', async () => {

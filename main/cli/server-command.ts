@@ -1,8 +1,10 @@
 // `solardesk server`: the engine over HTTP, the "remote instance" desktops sync with.
+import fs from 'node:fs';
 import path from 'node:path';
+import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import { createEngine } from '../engine/engine.ts';
 import { seedDemo } from '../engine/seed/demo-seed.ts';
-import { CliError, parseOptions, readPort } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
 
 export const SERVER_HELP = `Usage: solardesk server [options]
 
@@ -16,6 +18,18 @@ Options:
                      (a store that already holds data is reused, never seeded twice)
   --public-url URL   Base of the "url" fields in responses (default http://HOST:PORT)
   --log-level LEVEL  fatal, error, warn, info, debug or silent (default info; logs go to stderr)
+  --throttle-config FILE
+                     JSON file of throttle rates overriding the built-in table, same shape:
+                     {"project_partial_update": {"user": "10/min", "org": "10000/day"}, ...}
+  --allow-private-webhook-endpoints
+                     Deliver webhooks to loopback, private and link-local addresses
+                     (refused by default; for self-hosted networks and tests)
+  --max-upload-size BYTES
+                     Largest private file one upload may carry: bytes, or with a
+                     K, M or G suffix (binary units). Default 2G; larger gets 413
+  --upload-expiry-hours N
+                     Hours a chunked upload may stay unfinished before its parts
+                     are removed (default 24)
   -h, --help         Show this help
 
 Prints "listening on http://HOST:PORT" when ready. SIGTERM or SIGINT finishes the
@@ -31,6 +45,10 @@ export async function runServerCommand(args: string[]): Promise<number> {
       seed: { type: 'string' },
       'public-url': { type: 'string' },
       'log-level': { type: 'string' },
+      'throttle-config': { type: 'string' },
+      'allow-private-webhook-endpoints': { type: 'boolean' },
+      'max-upload-size': { type: 'string' },
+      'upload-expiry-hours': { type: 'string' },
     },
     SERVER_HELP,
   );
@@ -44,10 +62,17 @@ export async function runServerCommand(args: string[]): Promise<number> {
   const dataDir = path.resolve(values.data ?? 'data');
   const logLevel = values['log-level'] ?? 'info';
 
+  // Listen for the signals first: one that lands while starting up must stop the
+  // server gracefully too, not kill it with the OS default.
+  const shutdown = waitForShutdownSignal();
   const engine = await createEngine({
     dataDir,
     publicUrl: values['public-url'],
     logLevel: logLevel === 'silent' ? false : logLevel,
+    throttleRates: readThrottleConfig(values['throttle-config']),
+    webhookDelivery: { allowPrivateEndpoints: values['allow-private-webhook-endpoints'] === true },
+    maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
+    uploadExpiryHours: readPositiveNumber('--upload-expiry-hours', values['upload-expiry-hours']),
   });
   if (values.seed === 'demo') {
     const seeded = await seedDemo(engine.context);
@@ -63,9 +88,25 @@ export async function runServerCommand(args: string[]): Promise<number> {
     throw error;
   }
   console.log(`listening on ${address}`);
-  await waitForShutdownSignal();
+  await shutdown;
   await engine.close();
   return 0;
+}
+
+function readThrottleConfig(file: string | undefined): unknown {
+  if (file === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read the throttle config ${file}: ${(error as Error).message}`);
+  }
+  try {
+    mergeThrottleRates(parsed);
+  } catch (error) {
+    throw new CliError(`throttle config ${file}: ${(error as Error).message}`);
+  }
+  return parsed;
 }
 
 function waitForShutdownSignal(): Promise<void> {

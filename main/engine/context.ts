@@ -4,6 +4,9 @@ import type { Store } from './store/database.ts';
 import type { Database, OrgRow } from './store/tables.ts';
 import type { Clock } from './clock.ts';
 import { findOrg } from './orgs/org-service.ts';
+import type { Throttle } from './throttle/throttle.ts';
+import type { WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
+import type { FileSettings } from './files/file-settings.ts';
 
 export interface EngineContext {
   readonly store: Store;
@@ -14,6 +17,11 @@ export interface EngineContext {
   /** Secret for signing share links (and later download URLs); kept in the data folder. */
   readonly signingSecret: Buffer;
   readonly orgs: OrgCache;
+  readonly throttle: Throttle;
+  /** Upload size limit and upload expiry (docs/files.md). */
+  readonly files: FileSettings;
+  /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */
+  webhookWorker: WebhookDeliveryWorker | null;
 }
 
 /** An absolute URL for a path of this server. */

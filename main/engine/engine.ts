@@ -6,7 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { openSqliteStore, type Store } from './store/database.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { type EngineContext, OrgCache } from './context.ts';
-import { type App, buildApp } from './http/app.ts';
+import { type App, type TypedApp, buildApp } from './http/app.ts';
+import { Throttle, mergeThrottleRates } from './throttle/throttle.ts';
+import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
+import { createWebhookCapture } from './webhooks/webhook-capture.ts';
+import { addChangeCapture, type ChangeCapture } from './changes/tracked-write.ts';
+import { recordProjectActivity } from './events/events.ts';
+import { fileSettings } from './files/file-settings.ts';
+import { startFileStorage } from './files/file-storage.ts';
 
 export interface EngineOptions {
   dataDir: string;
@@ -16,6 +23,31 @@ export interface EngineOptions {
   logLevel?: string | false;
   /** How long an org's plan may be cached (service.md 5.4 allows up to 5 minutes). */
   planCacheSeconds?: number;
+  /** Overrides of the built-in throttle table (shared/throttle-rates.ts), as --throttle-config gives them. */
+  throttleRates?: unknown;
+  /** Deliver webhooks from this process (default true; admin commands say false). */
+  deliverWebhooks?: boolean;
+  /** Delivery settings: private endpoints, retry timing (tests shorten it), timeouts. */
+  webhookDelivery?: Partial<DeliveryWorkerOptions>;
+  /** The largest file one upload may carry, in bytes (default 2 GiB). */
+  maxUploadBytes?: number;
+  /** How long an unfinished chunked upload is kept (default 24). */
+  uploadExpiryHours?: number;
+  /**
+   * Clear crash leftovers and sweep expired uploads (default true). Admin commands
+   * say false: a server may be using the same data folder's temp files right now.
+   */
+  maintainFileStorage?: boolean;
+  /**
+   * "server" (default): the authority for its orgs; it records activity events and
+   * queues webhook deliveries. "replica": the sync agent's local store, whose remote
+   * is the authority for both (architecture.md: exactly one place delivers).
+   */
+  role?: 'server' | 'replica';
+  /** More captures on every tracked write (the agent's outbox). */
+  changeCaptures?: ChangeCapture[];
+  /** More routes in the org scope (the agent's sync routes). */
+  extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
 }
 
 export interface Engine {
@@ -57,8 +89,25 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     publicUrl: (options.publicUrl ?? 'http://127.0.0.1').replace(/\/+$/, ''),
     signingSecret: loadOrCreateSecret(options.dataDir),
     orgs: new OrgCache(store.db, clock, (options.planCacheSeconds ?? 60) * 1000),
+    throttle: new Throttle(store.db, clock, mergeThrottleRates(options.throttleRates)),
+    files: fileSettings(options),
+    webhookWorker: null,
   };
-  const app = await buildApp(context, { logLevel: options.logLevel ?? false });
+  const isServer = (options.role ?? 'server') === 'server';
+  if (isServer && options.deliverWebhooks !== false) {
+    context.webhookWorker = new WebhookDeliveryWorker(context, { ...DEFAULT_DELIVERY_OPTIONS, ...options.webhookDelivery });
+  }
+  if (isServer) {
+    addChangeCapture(context, { phase: 'derive', capture: (trx, orgId, changes, track) => recordProjectActivity(trx, context, orgId, changes, track) });
+    addChangeCapture(context, createWebhookCapture(context, () => context.webhookWorker?.wake()));
+  }
+  for (const capture of options.changeCaptures ?? []) addChangeCapture(context, capture);
+  context.webhookWorker?.start();
+  const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes });
+  const stopFileStorage =
+    options.maintainFileStorage === false
+      ? async () => {}
+      : await startFileStorage(context, (error) => app.log.error({ err: error }, 'sweeping expired uploads failed'));
   let closed = false;
   return {
     context,
@@ -76,6 +125,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       if (closed) return;
       closed = true;
       await app.close();
+      await context.webhookWorker?.stop();
+      await stopFileStorage();
       await store.close();
     },
   };

@@ -10,27 +10,57 @@ import { registerOrgRoutes } from './orgs/org-routes.ts';
 import { registerProjectRoutes } from './projects/project-routes.ts';
 import { registerContactRoutes } from './contacts/contact-routes.ts';
 import { registerRoleRoutes } from './roles/role-routes.ts';
+import { registerPrivateFileRoutes } from './files/file-routes.ts';
+import { registerDownloadRoutes } from './files/download-route.ts';
+import { registerSystemRoutes } from './systems/system-routes.ts';
+import { registerConnectedOrgRoutes } from './connected-orgs/connected-org-routes.ts';
 import { notFound } from './http/errors.ts';
+import { registerEventRoutes } from './events/event-routes.ts';
+import { registerWebhookRoutes } from './webhooks/webhook-routes.ts';
+import { enforceThrottle, throttleActionOf } from './throttle/throttle-hook.ts';
 import { ROOF_TYPES, findRoofType } from '../../shared/roof-types.ts';
 import { absoluteUrl } from './context.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 
-export async function registerRoutes(app: TypedApp, context: EngineContext): Promise<void> {
+const ORG_SCOPE_PREFIX = '/api/orgs/:org_id';
+
+export async function registerRoutes(
+  app: TypedApp,
+  context: EngineContext,
+  extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void,
+): Promise<void> {
+  // Routes outside the org scope have no org, and most no user: they count per client address.
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route === undefined || route.startsWith(ORG_SCOPE_PREFIX)) return;
+    const action = throttleActionOf(request, 'anonymous');
+    if (action !== 'none') await enforceThrottle(context.throttle, reply, action, { user: `ip:${request.ip}`, org: null });
+  });
   registerAuthRoutes(app, context);
   registerReferenceRoutes(app, context);
+  registerDownloadRoutes(app, context);
 
   await app.register(
     async (scope) => {
-      scope.addHook('onRequest', async (request) => {
-        request.actor = await resolveActor(context, request, (request.params as { org_id?: unknown }).org_id);
+      scope.addHook('onRequest', async (request, reply) => {
+        const actor = await resolveActor(context, request, (request.params as { org_id?: unknown }).org_id);
+        request.actor = actor;
+        const action = throttleActionOf(request, 'default');
+        if (action !== 'none') await enforceThrottle(context.throttle, reply, action, { user: String(actor.user.id), org: actor.org.id });
       });
       const orgScope = scope.withTypeProvider<ZodTypeProvider>();
       registerOrgRoutes(orgScope, context);
       registerProjectRoutes(orgScope, context);
       registerContactRoutes(orgScope, context);
       registerRoleRoutes(orgScope, context);
+      registerPrivateFileRoutes(orgScope, context);
+      registerSystemRoutes(orgScope, context);
+      registerConnectedOrgRoutes(orgScope, context);
+      registerEventRoutes(orgScope, context);
+      registerWebhookRoutes(orgScope, context);
+      extraOrgRoutes?.(orgScope, context);
     },
-    { prefix: '/api/orgs/:org_id' },
+    { prefix: ORG_SCOPE_PREFIX },
   );
 }
 

@@ -10,9 +10,9 @@ const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
 const TRUE_TEXTS = new Set(['true', 'True', 'TRUE', '1', 'yes', 'on']);
 const FALSE_TEXTS = new Set(['false', 'False', 'FALSE', '0', 'no', 'off']);
 
-/** DRF's wording, with its special case for null. */
+/** DRF's wording, with its special cases for a missing field and for null. */
 const message = (text: string) => (issue: { input?: unknown }) =>
-  issue.input === null ? 'This field may not be null.' : text;
+  issue.input === undefined ? 'This field is required.' : issue.input === null ? 'This field may not be null.' : text;
 
 export const stringField = () =>
   z.union([z.string(), z.number().transform(String)], { error: message('Not a valid string.') });
@@ -76,5 +76,4 @@ export function schemaForKind(kind: FieldKind): z.ZodType {
   }
 }
 
-export const requiredString = () =>
-  z.string({ error: (issue) => (issue.input === undefined ? 'This field is required.' : message('Not a valid string.')(issue)) });
+export const requiredString = () => z.string({ error: message('Not a valid string.') });

@@ -49,6 +49,11 @@ export async function resolveActor(context: EngineContext, request: FastifyReque
   const user = await authenticate(context, request);
   const orgId = parseId(orgParam);
   if (orgId === null) throw notFound();
+  return actorInOrg(context, user, orgId);
+}
+
+/** The user as a member of the org, if they are one and its plan is in force (also used by signed download links). */
+export async function actorInOrg(context: EngineContext, user: UserRow, orgId: number): Promise<Actor> {
   const org = await context.orgs.get(orgId);
   const role = org ? await findMemberRole(context.db, org.id, user.id) : undefined;
   if (!org || !role) throw forbidden('You are not a member of this organisation.');

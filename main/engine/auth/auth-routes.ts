@@ -62,6 +62,7 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
   app.post(
     '/api-token-auth/',
     {
+      config: { throttle: 'sign_in' },
       schema: {
         tags,
         summary: 'Sign in: exchange a username and password for a token',

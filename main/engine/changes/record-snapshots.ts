@@ -5,17 +5,11 @@ import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { loadRelations, serializeProject } from '../projects/project-serializer.ts';
 import { serializeContact } from '../contacts/contacts.ts';
+import { serializeEvent } from '../events/events.ts';
+import { serializeWebhook } from '../webhooks/webhook-settings.ts';
 
-export type TrackedModel = 'project' | 'contact' | 'event';
+export type TrackedModel = 'project' | 'contact' | 'event' | 'webhook';
 export type RecordSnapshot = Record<string, unknown>;
-
-type EventSerializer = (trx: Transaction<Database>, context: EngineContext, orgId: number, id: number) => Promise<RecordSnapshot | null>;
-let serializeEventSnapshot: EventSerializer = async () => null;
-
-/** The events module registers how an event looks (it lives with the webhooks issue's code). */
-export function setEventSnapshot(serializer: EventSerializer): void {
-  serializeEventSnapshot = serializer;
-}
 
 export async function snapshotRecord(
   trx: Transaction<Database>,
@@ -38,7 +32,13 @@ export async function snapshotRecord(
       const row = await trx.selectFrom('contacts').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
       return row ? serializeContact(context, row) : null;
     }
-    case 'event':
-      return serializeEventSnapshot(trx, context, orgId, id);
+    case 'webhook': {
+      const row = await trx.selectFrom('webhooks').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+      return row ? serializeWebhook(context, row) : null;
+    }
+    case 'event': {
+      const row = await trx.selectFrom('events').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+      return row ? serializeEvent(context, row) : null;
+    }
   }
 }

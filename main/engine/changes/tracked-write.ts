@@ -15,6 +15,7 @@ export interface ChangeTracker {
   project(id: number, options?: { created?: boolean }): Promise<void>;
   contact(id: number, options?: { created?: boolean }): Promise<void>;
   event(id: number, options?: { created?: boolean }): Promise<void>;
+  webhook(id: number, options?: { created?: boolean }): Promise<void>;
 }
 
 export interface RecordChange {
@@ -26,8 +27,13 @@ export interface RecordChange {
   after: RecordSnapshot | null;
 }
 
-/** Something that reacts to changes inside the write's own transaction (webhooks, sync outbox). */
+/**
+ * Something that reacts to changes inside the write's own transaction. `derive`
+ * captures may write more records (activity events) and track them; `deliver`
+ * captures (webhooks, the sync outbox) then see the final state of everything.
+ */
 export interface ChangeCapture {
+  readonly phase: 'derive' | 'deliver';
   capture(trx: Transaction<Database>, orgId: number, changes: RecordChange[], track: ChangeTracker): Promise<void>;
 }
 
@@ -52,20 +58,26 @@ export async function writeTracked<T>(
       const before = options.created || captures.length === 0 ? null : await snapshotRecord(trx, context, orgId, model, id);
       pending.set(key, { model, id, before });
     };
-    const track: ChangeTracker = { project: trackModel('project'), contact: trackModel('contact'), event: trackModel('event') };
+    const track: ChangeTracker = {
+      project: trackModel('project'),
+      contact: trackModel('contact'),
+      event: trackModel('event'),
+      webhook: trackModel('webhook'),
+    };
     const result = await write(trx, track);
-    // A capture may itself create records (an activity event), which are tracked in turn.
-    const seen = new Set<string>();
-    while (captures.length > 0) {
-      const fresh = [...pending.entries()].filter(([key]) => !seen.has(key));
-      if (fresh.length === 0) break;
+    if (captures.length === 0) return result;
+
+    const snapshotAll = async (): Promise<RecordChange[]> => {
       const changes: RecordChange[] = [];
-      for (const [key, record] of fresh) {
-        seen.add(key);
+      for (const record of pending.values()) {
         changes.push({ ...record, after: await snapshotRecord(trx, context, orgId, record.model, record.id) });
       }
-      for (const capture of captures) await capture.capture(trx, orgId, changes, track);
-    }
+      return changes;
+    };
+    const firstView = await snapshotAll();
+    for (const capture of captures) if (capture.phase === 'derive') await capture.capture(trx, orgId, firstView, track);
+    const finalView = await snapshotAll();
+    for (const capture of captures) if (capture.phase === 'deliver') await capture.capture(trx, orgId, finalView, track);
     return result;
   });
 }

@@ -22,6 +22,8 @@ export interface AppOptions {
   logLevel?: string | false;
   /** Largest JSON body accepted, in bytes. */
   jsonBodyLimit?: number;
+  /** More routes in the org scope (the sync agent's). */
+  extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
 }
 
 export type App = FastifyInstance;
@@ -67,7 +69,7 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
   });
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
-  await registerRoutes(app.withTypeProvider<ZodTypeProvider>(), context);
+  await registerRoutes(app.withTypeProvider<ZodTypeProvider>(), context, options.extraOrgRoutes);
   answerUnknownRoutes(app, methodsByRoute);
   return app;
 }

@@ -59,12 +59,12 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     return rows.map((row) => serializeProject(context, view, row, relations, fieldset ?? 'list'));
   });
 
-  app.post('/projects/', { schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {
+  app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {
     const id = await createProject(context, actorOf(request), request.body);
     return reply.code(201).send(await respond(request, id, 'detail'));
   });
 
-  app.get('/projects/:id/', { schema: { tags, summary: 'Get a project', params: projectParams } }, (request) =>
+  app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams } }, (request) =>
     respond(request, request.params.id, 'detail'),
   );
 
@@ -74,8 +74,8 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     await updateProject(context, actor, existing, request.body);
     return respond(request, existing.id, 'detail');
   };
-  app.patch('/projects/:id/', { schema: { tags, summary: 'Update some fields of a project', params: projectParams, body: projectWriteSchema } }, update);
-  app.put('/projects/:id/', { schema: { tags, summary: 'Update a project', params: projectParams, body: projectWriteSchema } }, update);
+  app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { tags, summary: 'Update some fields of a project', params: projectParams, body: projectWriteSchema } }, update);
+  app.put('/projects/:id/', { config: { throttle: 'project_update' }, schema: { tags, summary: 'Update a project', params: projectParams, body: projectWriteSchema } }, update);
 
   app.delete('/projects/:id/', { schema: { tags, summary: 'Delete a project', params: projectParams } }, async (request, reply) => {
     const project = await getVisibleProject(context, actorOf(request), request.params.id);

@@ -2,7 +2,8 @@
 // fieldset asked for. Related records are loaded once per page, never per row.
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, ProjectRow, ContactRow } from '../store/tables.ts';
+import type { Database, ProjectRow, ContactRow, EventRow } from '../store/tables.ts';
+import { eventPath, loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
@@ -21,6 +22,9 @@ import { loadRoles, roleDisplayName, serializeRole, type RoleWithUser } from '..
 import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
 import { loadOrgWorkflows, type OrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELDS, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
+import { loadProjectFiles, projectFilesJson } from '../files/project-files.ts';
+import { fileViewerFor, type FileViewer } from '../files/file-access.ts';
+import type { FileWithTags } from '../files/file-serializer.ts';
 
 export type Fieldset = 'list' | 'studio' | 'detail';
 
@@ -29,6 +33,8 @@ export interface ProjectRelations {
   contacts: Map<number, ContactRow[]>;
   roles: Map<number, RoleWithUser>;
   workflows: OrgWorkflows;
+  events: Map<number, EventRow[]>;
+  files: Map<number, FileWithTags[]>;
 }
 
 /** `db` is the store or the write's transaction (SQLite has one connection: reads inside a write must use the transaction). */
@@ -41,12 +47,15 @@ export async function loadRelations(
   const roleIds = rows.flatMap((row) => ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]])).filter(
     (id): id is number => id !== null,
   );
-  const [contacts, roles, workflows] = await Promise.all([
-    loadProjectContacts(db, rows.map((row) => row.id)),
+  const projectIds = rows.map((row) => row.id);
+  const [contacts, roles, workflows, events] = await Promise.all([
+    loadProjectContacts(db, projectIds),
     loadRoles(db, orgId, roleIds),
     loadOrgWorkflows(db, orgId),
+    loadProjectEvents(db, projectIds),
   ]);
-  return { contacts, roles, workflows };
+  const files = await loadProjectFiles(db, projectIds);
+  return { contacts, roles, workflows, events, files };
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -68,10 +77,12 @@ export function shareToken(context: EngineContext, projectId: number): string {
 export interface ProjectView {
   orgName: string;
   includeDesign: boolean;
+  /** Whose private files view this is; absent for the snapshots webhooks compare, which show every file. */
+  fileViewer?: FileViewer;
 }
 
 export function viewFor(actor: Actor): ProjectView {
-  return { orgName: actor.org.name, includeDesign: API_PLANS[actor.plan].includesDesignData };
+  return { orgName: actor.org.name, includeDesign: API_PLANS[actor.plan].includesDesignData, fileViewer: fileViewerFor(actor) };
 }
 
 export function serializeProject(
@@ -128,10 +139,10 @@ export function serializeProject(
   const contacts = relations.contacts.get(row.id) ?? [];
   json.contacts = contacts.map((contact) => absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id)));
   json.contacts_data = contacts.map((contact) => serializeContact(context, contact));
-  json.private_files = [];
-  json.private_files_data = [];
-  json.events = [];
-  json.events_data = [];
+  Object.assign(json, projectFilesJson(context, relations.files.get(row.id) ?? [], view.fileViewer));
+  const events = relations.events.get(row.id) ?? [];
+  json.events = events.map((event) => absoluteUrl(context, eventPath(event.org_id, event.id)));
+  json.events_data = events.map((event) => serializeEvent(context, event));
 
   const stage = relations.workflows.stagesById.get(row.active_stage_id);
   const workflow = { id: row.id, workflow_id: row.workflow_id, active_stage_id: row.active_stage_id };

@@ -14,6 +14,7 @@ import { insertContact } from '../contacts/contacts.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
+import { resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
@@ -81,6 +82,8 @@ interface ResolvedWrite {
   columns: ProjectUpdate;
   attributes: Partial<Record<WritablePlainField, unknown>>;
   contactIds: number[] | undefined;
+  /** The files the project's `private_files` should be (as far as the actor sees), when the write names them. */
+  privateFileIds: number[] | undefined;
 }
 
 /** Checks every reference of a write against the store; collects all errors into one 400. */
@@ -148,8 +151,11 @@ async function resolveWrite(
 
   const contactIds = input.contacts === undefined ? undefined : await referencedIds('contacts', 'contacts', input.contacts);
 
-  if (input.private_files !== undefined && input.private_files.length > 0) {
-    errors.private_files = [INVALID_HYPERLINK];
+  let privateFileIds: number[] | undefined;
+  if (input.private_files !== undefined) {
+    const resolved = await resolveFileReferences(context.db, actor, input.private_files);
+    if ('error' in resolved) errors.private_files = [resolved.error];
+    else privateFileIds = resolved.ids;
   }
 
   if (input.usage !== undefined) columns.usage = input.usage === null ? null : JSON.stringify(input.usage);
@@ -181,7 +187,7 @@ async function resolveWrite(
   }
 
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  return { columns, attributes, contactIds };
+  return { columns, attributes, contactIds, privateFileIds };
 }
 
 async function attachContacts(
@@ -218,7 +224,7 @@ async function attachContacts(
 }
 
 export async function createProject(context: EngineContext, actor: Actor, input: ProjectWrite): Promise<number> {
-  const { columns, attributes, contactIds } = await resolveWrite(context, actor, input, undefined);
+  const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, undefined);
   const now = nowIso(context.clock);
   // A project is found by its title in every list, so it always has one.
   const title =
@@ -240,12 +246,13 @@ export async function createProject(context: EngineContext, actor: Actor, input:
       .executeTakeFirstOrThrow();
     await track.project(id, { created: true });
     await attachContacts(trx, track, context, actor, id, input, contactIds);
+    if (privateFileIds) await setProjectFiles(trx, track, context, actor, id, privateFileIds);
     return id;
   });
 }
 
 export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite): Promise<void> {
-  const { columns, attributes, contactIds } = await resolveWrite(context, actor, input, existing);
+  const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, existing);
   await writeTracked(context, actor.org.id, async (trx, track) => {
     await track.project(existing.id);
     // Re-read inside the transaction so two concurrent writes to different fields both land.
@@ -257,6 +264,7 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
       .where('id', '=', existing.id)
       .execute();
     await attachContacts(trx, track, context, actor, existing.id, input, contactIds);
+    if (privateFileIds) await setProjectFiles(trx, track, context, actor, existing.id, privateFileIds);
   });
 }
 

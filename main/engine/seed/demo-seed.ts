@@ -14,6 +14,7 @@ import type { ApiPlan } from '../../../shared/plans.ts';
 import { ROLE_REFERENCE_FIELDS, type RoleReferenceField } from '../../../shared/project-fields.ts';
 import { generateProject, systemsSummary, type GeneratedProject } from './generator.ts';
 import { ROLE_COLUMNS } from '../projects/project-columns.ts';
+import { seedDemoFiles } from './demo-files.ts';
 
 export const DEMO_PASSWORD = 'solardesk-demo';
 export const DEMO_SEED = 20261122;
@@ -80,6 +81,7 @@ export async function seedDemo(context: EngineContext): Promise<boolean> {
   ]);
   const lapsedProjects = Array.from({ length: DEMO_PROJECT_COUNTS.lapsed }, (_, index) => generateProject(DEMO_SEED + 3, index, { withDesign: false }));
   await insertGeneratedProjects(context, DEMO_ORGS.lapsed, lapsedProjects, () => ({ assigned_role: lapsed.roles[0]!.id }));
+  await seedDemoFiles(context);
   return true;
 }
 

@@ -7,6 +7,9 @@ import { Kysely, type Migration, type MigrationProvider, Migrator, SqliteDialect
 import type { Database } from './tables.ts';
 import type { Dialect } from './dialect.ts';
 import * as core from './migrations/0001-core.ts';
+import * as files from './migrations/0002-files.ts';
+import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-throttles.ts';
+import * as sync from './migrations/0004-sync.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -20,6 +23,9 @@ type MigrationModule = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void
 /** Numbered migrations, applied in order and recorded in kysely_migration. Append only. */
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001-core': core,
+  '0002-files': files,
+  '0003-webhooks-events-throttles': webhooksEventsThrottles,
+  '0004-sync': sync,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

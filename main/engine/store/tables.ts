@@ -148,7 +148,218 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Activity on a project (created, stage changed, file added...) or a note a user added. */
+export interface EventsTable {
+  id: Generated<number>;
+  org_id: number;
+  project_id: number | null;
+  event_type: string;
+  title: string;
+  notes: string;
+  user_id: number | null;
+  created_date: string;
+  modified_date: string;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  org_id: number;
+  endpoint: string;
+  enabled: Flag;
+  debug: Flag;
+  /** JSON array of paths, or null. */
+  trigger_fields: string | null;
+  payload_fields: string | null;
+  /** The JSON-encoded header object, as the client sent it. */
+  headers: string | null;
+  created_date: string;
+  modified_date: string;
+}
+
+export interface WebhookChangesTable {
+  id: Generated<number>;
+  org_id: number;
+  model: string;
+  model_id: number;
+  event: string;
+  occurred_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  change_id: number;
+  /** The exact JSON body to POST, fixed when the change was captured. */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string;
+  first_attempt_at: string | null;
+  last_error: string | null;
+  created_date: string;
+  finished_at: string | null;
+}
+
+export interface WebhookProcessLogsTable {
+  id: Generated<number>;
+  org_id: number;
+  webhook_id: number;
+  delivery_id: number;
+  attempt: number;
+  created_date: string;
+  successful: Flag;
+  model_name: string;
+  model_pk: number;
+  event_id: number;
+  event_name: string;
+  event_timestamp: string;
+  notes: string;
+}
+
+export interface ThrottleBucketsTable {
+  scope_key: string;
+  /** Epoch milliseconds at which this bucket's slice of the window starts. */
+  bucket_start: number;
+  hits: number;
+}
+
+/** A private file (service.md 2.2); its bytes are the blob named by file_hash (docs/files.md). */
+export interface PrivateFilesTable {
+  id: Generated<number>;
+  org_id: number;
+  project_id: number | null;
+  /** Who created it: the "files they created" access rule (service.md 5.3). */
+  user_id: number;
+  title: string;
+  /** The uploaded file's own name: Content-Disposition and Content-Type come from it. */
+  file_name: string;
+  mime_type: string;
+  filesize: number | null;
+  /** sha256 hex of the contents, which is also the blob's name. */
+  file_hash: string | null;
+  system_uuid: string | null;
+  /** JSON text or null. */
+  input_data: string | null;
+  input_data_hash: string;
+  status: string | null;
+  status_message: string | null;
+  show_customer: Flag;
+  temporary: Flag;
+  /** '' unless the file came from a chunked upload. */
+  upload_id: string;
+  /** JSON array of {part, size, etag}. */
+  parts: string;
+  completed_on: string | null;
+  created_date: string;
+  modified_date: string;
+}
+
+export interface FileTagsTable {
+  id: Generated<number>;
+  org_id: number;
+  title: string;
+  type: string;
+  created_date: string;
+}
+
+export interface PrivateFileTagsTable {
+  file_id: number;
+  tag_id: number;
+}
+
+/** A chunked upload in progress; its parts are files under DATA/uploads/<id>/ until completed or expired. */
+export interface FileUploadsTable {
+  /** Random hex: the upload_id clients use in paths. */
+  id: string;
+  org_id: number;
+  user_id: number;
+  project_id: number | null;
+  title: string;
+  file_name: string;
+  declared_size: number | null;
+  /** Set on completion, so a repeated complete answers with the same file. */
+  completed_file_id: number | null;
+  created_date: string;
+  expires_at: string;
+}
+
+export interface FileUploadPartsTable {
+  upload_id: string;
+  part_number: number;
+  size: number;
+  /** sha256 hex of the part's bytes. */
+  etag: string;
+  created_date: string;
+}
+
+/** A request from org_id to connect with connected_org_id, and its answer. */
+export interface ConnectedOrgsTable {
+  id: Generated<number>;
+  org_id: number;
+  connected_org_id: number;
+  status: 'pending' | 'accepted' | 'declined';
+  requested_by_user_id: number;
+  created_date: string;
+  modified_date: string;
+}
+
+export type OutboxStatus = 'pending' | 'in_flight' | 'parked' | 'held';
+
+/** A local change waiting to reach the remote (main/sync/). */
+export interface SyncOutboxTable {
+  id: Generated<number>;
+  op_id: string;
+  model: string;
+  record_id: number;
+  op: 'create' | 'update' | 'delete';
+  /** JSON array of the fields an update changed. */
+  fields: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  /** When a request for it went out with no answer recorded yet (a crash or a lost response). */
+  sent_at: string | null;
+  last_error: string | null;
+  created_date: string;
+}
+
+/** A synced record's merge base: the writable field values both sides last agreed on. */
+export interface SyncRecordsTable {
+  model: string;
+  record_id: number;
+  base: string;
+  remote_modified: string | null;
+}
+
+export interface SyncConflictsTable {
+  id: Generated<number>;
+  model: string;
+  record_id: number;
+  field: string;
+  local_value: string;
+  remote_value: string;
+  base_value: string;
+  created_date: string;
+}
+
+export interface SyncStateTable {
+  key: string;
+  value: string;
+}
+
 export interface Database {
+  sync_outbox: SyncOutboxTable;
+  sync_records: SyncRecordsTable;
+  sync_conflicts: SyncConflictsTable;
+  sync_state: SyncStateTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_changes: WebhookChangesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_process_logs: WebhookProcessLogsTable;
+  throttle_buckets: ThrottleBucketsTable;
   orgs: OrgsTable;
   users: UsersTable;
   roles: RolesTable;
@@ -159,6 +370,12 @@ export interface Database {
   contacts: ContactsTable;
   project_contacts: ProjectContactsTable;
   settings: SettingsTable;
+  private_files: PrivateFilesTable;
+  file_tags: FileTagsTable;
+  private_file_tags: PrivateFileTagsTable;
+  file_uploads: FileUploadsTable;
+  file_upload_parts: FileUploadPartsTable;
+  connected_orgs: ConnectedOrgsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -173,3 +390,14 @@ export type ContactRow = Selectable<ContactsTable>;
 export type NewContact = Insertable<ContactsTable>;
 export type WorkflowRow = Selectable<WorkflowsTable>;
 export type StageRow = Selectable<WorkflowStagesTable>;
+export type PrivateFileRow = Selectable<PrivateFilesTable>;
+export type NewPrivateFile = Insertable<PrivateFilesTable>;
+export type FileTagRow = Selectable<FileTagsTable>;
+export type FileUploadRow = Selectable<FileUploadsTable>;
+export type FileUploadPartRow = Selectable<FileUploadPartsTable>;
+export type ConnectedOrgRow = Selectable<ConnectedOrgsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type OutboxRow = Selectable<SyncOutboxTable>;
+export type ConflictRow = Selectable<SyncConflictsTable>;

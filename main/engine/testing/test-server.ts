@@ -6,6 +6,8 @@ import path from 'node:path';
 import { createEngine, type Engine } from '../engine.ts';
 import { seedDemo, DEMO_PASSWORD } from '../seed/demo-seed.ts';
 import type { Clock } from '../clock.ts';
+import type { DeliveryWorkerOptions } from '../webhooks/delivery-worker.ts';
+import { DEFAULT_THROTTLE_RATES } from '../../../shared/throttle-rates.ts';
 
 export interface TestServer {
   readonly baseUrl: string;
@@ -14,7 +16,7 @@ export interface TestServer {
   request(method: string, urlPath: string, options?: RequestOptions): Promise<TestResponse>;
   /** Signs in through /api-token-auth/ and returns the token (cached per user). */
   tokenFor(email: string): Promise<string>;
-  close(): Promise<void>;
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export interface RequestOptions {
@@ -37,10 +39,39 @@ export function makeTempDir(prefix = 'solardesk-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestServer(options: { seed?: 'demo' | false; clock?: Clock; planCacheSeconds?: number } = {}): Promise<TestServer> {
-  const dataDir = makeTempDir();
-  const engine = await createEngine({ dataDir, clock: options.clock, planCacheSeconds: options.planCacheSeconds });
-  if (options.seed !== false) await seedDemo(engine.context);
+/**
+ * Rates so high that tests of other rules are never throttled. Throttle tests pass
+ * their own small rates, as `--throttle-config` would.
+ */
+export const UNTHROTTLED_RATES = Object.fromEntries(
+  Object.keys(DEFAULT_THROTTLE_RATES).map((action) => [action, { user: '1000000/min', org: '1000000/min' }]),
+);
+
+export interface TestServerOptions {
+  seed?: 'demo' | false;
+  clock?: Clock;
+  planCacheSeconds?: number;
+  throttleRates?: unknown;
+  webhookDelivery?: Partial<DeliveryWorkerOptions>;
+  /** An existing data folder (a restart); a new temp folder otherwise. */
+  dataDir?: string;
+  maxUploadBytes?: number;
+  uploadExpiryHours?: number;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? makeTempDir();
+  const engine = await createEngine({
+    dataDir,
+    clock: options.clock,
+    planCacheSeconds: options.planCacheSeconds,
+    throttleRates: options.throttleRates ?? UNTHROTTLED_RATES,
+    // Test receivers listen on 127.0.0.1, which production refuses.
+    webhookDelivery: { allowPrivateEndpoints: true, ...options.webhookDelivery },
+    maxUploadBytes: options.maxUploadBytes,
+    uploadExpiryHours: options.uploadExpiryHours,
+  });
+  if (options.seed !== false && !options.dataDir) await seedDemo(engine.context);
   const baseUrl = await engine.listen(0, '127.0.0.1');
   const tokens = new Map<string, string>();
 
@@ -76,9 +107,9 @@ export async function startTestServer(options: { seed?: 'demo' | false; clock?: 
       tokens.set(email, response.json.token);
       return response.json.token;
     },
-    async close() {
+    async close(options: { keepData?: boolean } = {}) {
       await engine.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!options.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

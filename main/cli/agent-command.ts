@@ -1,0 +1,102 @@
+// `solardesk agent`: the sync agent, headless.
+import fs from 'node:fs';
+import path from 'node:path';
+import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
+import type { ThrottleRates } from '../../shared/throttle-rates.ts';
+import { AgentSetupError, startAgent } from '../sync/agent.ts';
+import { CliError, parseOptions, readPort } from './cli-args.ts';
+
+export const AGENT_HELP = `Usage: solardesk agent --remote URL --username U --password P --data DIR [options]
+       solardesk agent --data DIR            (later starts: resume with what was saved)
+
+Keeps a local replica of one organisation of a remote SolarDesk (or compatible)
+service, serves its API on 127.0.0.1, and syncs both ways whenever the remote can
+be reached. Local reads and writes work the same online and offline.
+
+Options:
+  --remote URL              The remote service, e.g. https://solar.example.com
+  --username U              Sign-in name on the remote
+  --password P              Password (prefer --password-stdin: others can read the command line)
+  --password-stdin          Read the password from the first line of standard input
+  --data DIR                Folder for the replica, its tokens and settings (created if missing)
+  --org ID                  The org to replicate (default: the account's first org)
+  --local-api-port N        Port of the local API (default 0: a free port; the address is printed)
+  --poll-interval SECONDS   How often to pull when nothing else wakes sync (default 30)
+  --remote-throttle-config FILE
+                            The remote's quotas, when they differ from the documented table (a
+                            self-hosted server's --throttle-config file); sync paces itself by them
+  -h, --help                Show this help
+
+Prints "local api on http://127.0.0.1:N" when ready, writes the local API's token to
+DIR/local-api-token (mode 0600), and one line per sync state change. The remote
+token is kept in DIR/remote-token (mode 0600) and never printed.`;
+
+export async function runAgentCommand(args: string[]): Promise<number> {
+  const { values } = parseOptions(
+    args,
+    {
+      remote: { type: 'string' },
+      username: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      data: { type: 'string' },
+      org: { type: 'string' },
+      'local-api-port': { type: 'string' },
+      'poll-interval': { type: 'string' },
+      'remote-throttle-config': { type: 'string' },
+    },
+    AGENT_HELP,
+  );
+  if (values.help) {
+    console.log(AGENT_HELP);
+    return 0;
+  }
+  if (!values.data) throw new CliError(`--data DIR is required.\n\n${AGENT_HELP}`);
+  const pollInterval = values['poll-interval'] === undefined ? 30 : Number(values['poll-interval']);
+  if (!Number.isFinite(pollInterval) || pollInterval <= 0) throw new CliError('--poll-interval takes a positive number of seconds.');
+  const orgId = values.org === undefined ? undefined : Number(values.org);
+  if (orgId !== undefined && !Number.isSafeInteger(orgId)) throw new CliError(`--org takes an org id, not "${values.org}".`);
+  const password = values['password-stdin'] ? await readFirstLine() : values.password;
+  if (values.remote && (!values.username || !password)) throw new CliError('--remote needs --username and a password (--password or --password-stdin).');
+
+  // Listen for the signals before starting, so one that lands during start-up stops the agent gracefully.
+  const shutdown = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  let agent;
+  try {
+    agent = await startAgent({
+      dataDir: path.resolve(values.data),
+      remote: values.remote,
+      username: values.username,
+      password,
+      orgId,
+      localApiPort: readPort(values['local-api-port'], 0),
+      pollIntervalSeconds: pollInterval,
+      remoteRates: readRemoteRates(values['remote-throttle-config']),
+      log: (line) => console.log(line),
+    });
+  } catch (error) {
+    if (error instanceof AgentSetupError) throw new CliError(error.message, 1);
+    throw error;
+  }
+  await shutdown;
+  await agent.close();
+  return 0;
+}
+
+function readRemoteRates(file: string | undefined): ThrottleRates | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return mergeThrottleRates(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch (error) {
+    throw new CliError(`--remote-throttle-config ${file}: ${(error as Error).message}`);
+  }
+}
+
+async function readFirstLine(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}

@@ -1,0 +1,51 @@
+// The `file_contents` URL: an absolute link that downloads a file with no
+// Authorization header for one hour (service.md 8). It names the file, the user it
+// was made for and its expiry, and carries an HMAC-SHA256 of all three under the
+// data folder's secret, so changing any part of it breaks the signature. At
+// download time the user must still be allowed to see the file.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+
+export const DOWNLOAD_LINK_LIFETIME_SECONDS = 60 * 60;
+
+export const downloadPath = (fileId: number) => `/downloads/private_files/${fileId}/`;
+
+export interface DownloadLink {
+  fileId: number;
+  userId: number;
+  /** Unix seconds. */
+  expires: number;
+}
+
+function signature(context: EngineContext, link: DownloadLink): Buffer {
+  return createHmac('sha256', context.signingSecret).update(`private-file-download\n${link.fileId}\n${link.userId}\n${link.expires}`).digest();
+}
+
+/**
+ * Links in API responses expire exactly one hour after they are made. `stable`
+ * links expire on the first whole minute at least an hour ahead, so the two
+ * snapshots of a project taken in one write (webhooks compare them) carry the same URL.
+ */
+export function signedDownloadUrl(context: EngineContext, fileId: number, userId: number, options: { stable?: boolean } = {}): string {
+  const nowSeconds = Math.floor(context.clock.now().getTime() / 1000);
+  const exact = nowSeconds + DOWNLOAD_LINK_LIFETIME_SECONDS;
+  const expires = options.stable ? Math.ceil(exact / 60) * 60 : exact;
+  const link = { fileId, userId, expires };
+  const query = new URLSearchParams({ user: String(userId), expires: String(expires), signature: signature(context, link).toString('base64url') });
+  return `${absoluteUrl(context, downloadPath(fileId))}?${query}`;
+}
+
+export type LinkCheck = { status: 'valid'; link: DownloadLink } | { status: 'invalid' } | { status: 'expired' };
+
+const DIGITS = /^\d{1,15}$/;
+
+/** Checks the signature before anything else, so a forged link learns nothing about files or users. */
+export function checkDownloadLink(context: EngineContext, fileId: number, query: { user?: string; expires?: string; signature?: string }): LinkCheck {
+  if (!query.user || !query.expires || !query.signature || !DIGITS.test(query.user) || !DIGITS.test(query.expires)) return { status: 'invalid' };
+  const link = { fileId, userId: Number(query.user), expires: Number(query.expires) };
+  const given = Buffer.from(query.signature, 'base64url');
+  const expected = signature(context, link);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 'invalid' };
+  if (context.clock.now().getTime() >= link.expires * 1000) return { status: 'expired' };
+  return { status: 'valid', link };
+}

@@ -1,0 +1,42 @@
+// GET /downloads/private_files/<id>/?user=&expires=&signature=: the `file_contents`
+// link. It needs no Authorization header (compatibility.md "Private files"); the
+// signature stands in for it, and the user it was signed for must still be allowed
+// to see the file now. Forged or expired: 403. Deleted: 404. Never the file.
+import { z } from 'zod';
+import type { TypedApp } from '../http/app.ts';
+import type { EngineContext } from '../context.ts';
+import { actorInOrg } from '../auth/actor.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import { idParam } from '../http/list-query.ts';
+import { sendStoredFile } from './blob-response.ts';
+import { checkDownloadLink } from './download-links.ts';
+import { getVisibleFile } from './file-access.ts';
+
+const linkQuery = z.object({ user: z.string().optional(), expires: z.string().optional(), signature: z.string().optional() });
+
+export function registerDownloadRoutes(app: TypedApp, context: EngineContext): void {
+  app.get(
+    '/downloads/private_files/:id/',
+    {
+      config: { throttle: 'private_file_download' },
+      schema: {
+        tags: ['private files'],
+        summary: "Download a private file through its signed `file_contents` link (no Authorization header); supports Range",
+        security: [],
+        params: z.object({ id: idParam }),
+        querystring: linkQuery,
+      },
+    },
+    async (request, reply) => {
+      const check = checkDownloadLink(context, request.params.id, request.query);
+      if (check.status === 'invalid') throw forbidden('This download link is not valid.');
+      if (check.status === 'expired') throw forbidden('This download link has expired. Fetch the file again for a fresh link.');
+      const file = await context.db.selectFrom('private_files').select(['id', 'org_id']).where('id', '=', check.link.fileId).executeTakeFirst();
+      if (!file) throw notFound('This file no longer exists.');
+      const user = await context.db.selectFrom('users').selectAll().where('id', '=', check.link.userId).executeTakeFirst();
+      if (!user) throw forbidden('The user this link was made for no longer exists.');
+      const actor = await actorInOrg(context, user, file.org_id);
+      return sendStoredFile(context, request, reply, await getVisibleFile(context.db, actor, file.id));
+    },
+  );
+}

@@ -1,0 +1,199 @@
+// Writing private files. Every write is one writeTracked() transaction that tracks
+// each project it attaches a file to or takes one from, BEFORE changing it, so a
+// project's private_files change reaches webhooks like any other project change.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, PrivateFileRow } from '../store/tables.ts';
+import type { EngineContext } from '../context.ts';
+import type { Actor } from '../auth/actor.ts';
+import { nowIso } from '../clock.ts';
+import { validationError, type FieldErrors } from '../http/errors.ts';
+import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { isVisibleTo } from '../projects/project-service.ts';
+import { parseOrgReference } from '../../../shared/api-paths.ts';
+import type { PrivateFilePatch } from '../../../shared/schemas/private-file.ts';
+import { adoptBlob, releaseBlob, type ReceivedFile } from './blob-store.ts';
+import { resolveTagReferences, setFileTags } from './file-tags.ts';
+import type { UploadPart } from './file-serializer.ts';
+
+const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
+
+/** Everything about a new file but its bytes. */
+export interface NewFileRecord {
+  orgId: number;
+  /** The creator. */
+  userId: number;
+  projectId: number | null;
+  title: string;
+  fileName: string;
+  mimeType: string;
+  tagIds?: readonly number[];
+  showCustomer?: boolean;
+  systemUuid?: string | null;
+  inputData?: unknown;
+  inputDataHash?: string;
+  status?: string | null;
+  /** For a file assembled from a chunked upload. */
+  upload?: { id: string; parts: readonly UploadPart[]; completedOn: string };
+}
+
+/** Inside the creating transaction, after the row exists (a chunked upload marks itself completed). */
+export type AfterInsert = (trx: Transaction<Database>, fileId: number) => Promise<void>;
+
+/** Adopts the received bytes as a blob and writes the file's row; returns the new file's id. */
+export async function storeNewFile(
+  context: EngineContext,
+  received: ReceivedFile,
+  record: NewFileRecord,
+  afterInsert?: AfterInsert,
+): Promise<number> {
+  return adoptBlob(context, received, () =>
+    writeTracked(context, record.orgId, async (trx, track) => {
+      if (record.projectId !== null) await track.project(record.projectId);
+      const id = await insertFileRow(trx, context, received, record);
+      await afterInsert?.(trx, id);
+      return id;
+    }),
+  );
+}
+
+/** The row and its tags, in the caller's transaction; the blob must already be adopted. */
+export async function insertFileRow(trx: Transaction<Database>, context: EngineContext, received: ReceivedFile, record: NewFileRecord): Promise<number> {
+  const now = nowIso(context.clock);
+  const { id } = await trx
+    .insertInto('private_files')
+    .values({
+      org_id: record.orgId,
+      project_id: record.projectId,
+      user_id: record.userId,
+      title: record.title,
+      file_name: record.fileName,
+      mime_type: record.mimeType,
+      filesize: received.size,
+      file_hash: received.sha256,
+      system_uuid: record.systemUuid ?? null,
+      input_data: record.inputData === undefined ? null : JSON.stringify(record.inputData),
+      input_data_hash: record.inputDataHash ?? '',
+      status: record.status === undefined ? 'created' : record.status,
+      status_message: null,
+      show_customer: record.showCustomer ? 1 : 0,
+      temporary: 0,
+      upload_id: record.upload?.id ?? '',
+      parts: JSON.stringify(record.upload?.parts ?? []),
+      completed_on: record.upload?.completedOn ?? now,
+      created_date: now,
+      modified_date: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await setFileTags(trx, id, record.tagIds ?? []);
+  return id;
+}
+
+/** Tracks every project a write touches (where a file was, and where it goes), before the write. */
+async function trackProjects(track: ChangeTracker, ...projectIds: Array<number | null | undefined>): Promise<void> {
+  for (const id of new Set(projectIds)) if (typeof id === 'number') await track.project(id);
+}
+
+/** Re-read inside the write, so a concurrent move is seen. */
+function currentFile(trx: Transaction<Database>, id: number): Promise<PrivateFileRow> {
+  return trx.selectFrom('private_files').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * A project reference (URL, relative path or id) -> a project of the actor's org
+ * that the actor can see, or null to detach; anything else is the 400 message.
+ */
+export async function resolveProjectReference(
+  db: Kysely<Database>,
+  actor: Actor,
+  reference: unknown,
+): Promise<{ id: number | null } | { error: string }> {
+  if (reference === null || reference === '') return { id: null };
+  const parsed = parseOrgReference(reference, 'projects');
+  if (!parsed || (parsed.orgId !== null && parsed.orgId !== actor.org.id)) return { error: INVALID_HYPERLINK };
+  const project = await db.selectFrom('projects').selectAll().where('id', '=', parsed.id).where('org_id', '=', actor.org.id).executeTakeFirst();
+  // A project the actor cannot see is, for them, one that does not exist.
+  if (!project || !isVisibleTo(actor, project)) return { error: INVALID_HYPERLINK };
+  return { id: project.id };
+}
+
+interface ResolvedPatch {
+  projectId: number | null | undefined;
+  tagIds: number[] | undefined;
+}
+
+async function resolvePatch(db: Kysely<Database>, actor: Actor, patch: PrivateFilePatch): Promise<ResolvedPatch> {
+  const errors: FieldErrors = {};
+  let projectId: number | null | undefined;
+  if (patch.project !== undefined) {
+    const resolved = await resolveProjectReference(db, actor, patch.project);
+    if ('error' in resolved) errors.project = [resolved.error];
+    else projectId = resolved.id;
+  }
+  let tagIds: number[] | undefined;
+  if (patch.file_tags !== undefined) {
+    const resolved = await resolveTagReferences(db, actor, patch.file_tags);
+    if ('error' in resolved) errors.file_tags = [resolved.error];
+    else tagIds = resolved.ids;
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+  return { projectId, tagIds };
+}
+
+/** PATCH: title, show_customer, project (attach, move, detach) and file_tags. */
+export async function updateFile(context: EngineContext, actor: Actor, file: PrivateFileRow, patch: PrivateFilePatch): Promise<void> {
+  const { projectId, tagIds } = await resolvePatch(context.db, actor, patch);
+  await writeTracked(context, file.org_id, async (trx, track) => {
+    const current = await currentFile(trx, file.id);
+    // A title or tag change shows in the project's private_files_data, so its project is tracked too.
+    await trackProjects(track, current.project_id, projectId);
+    await trx
+      .updateTable('private_files')
+      .set({
+        ...(patch.title === undefined ? {} : { title: patch.title }),
+        ...(patch.show_customer === undefined ? {} : { show_customer: patch.show_customer ? 1 : 0 }),
+        ...(projectId === undefined ? {} : { project_id: projectId }),
+        modified_date: nowIso(context.clock),
+      })
+      .where('id', '=', file.id)
+      .execute();
+    if (tagIds !== undefined) await setFileTags(trx, file.id, tagIds);
+  });
+}
+
+/** Deletes the file; its blob goes too when no other file has the same contents. */
+export async function deleteFile(context: EngineContext, file: PrivateFileRow): Promise<void> {
+  await writeTracked(context, file.org_id, async (trx, track) => {
+    const current = await currentFile(trx, file.id);
+    await trackProjects(track, current.project_id);
+    await trx.deleteFrom('private_files').where('id', '=', file.id).execute();
+  });
+  await releaseBlob(context, file.file_hash);
+}
+
+/** New bytes for an existing file (a regenerated system image); the old blob is released. */
+export async function replaceFileContents(
+  context: EngineContext,
+  file: PrivateFileRow,
+  received: ReceivedFile,
+  changes: { inputData: unknown; inputDataHash: string },
+): Promise<void> {
+  await adoptBlob(context, received, () =>
+    writeTracked(context, file.org_id, async (trx, track) => {
+      const current = await currentFile(trx, file.id);
+      await trackProjects(track, current.project_id);
+      await trx
+        .updateTable('private_files')
+        .set({
+          file_hash: received.sha256,
+          filesize: received.size,
+          input_data: JSON.stringify(changes.inputData),
+          input_data_hash: changes.inputDataHash,
+          modified_date: nowIso(context.clock),
+        })
+        .where('id', '=', file.id)
+        .execute();
+    }),
+  );
+  if (file.file_hash !== received.sha256) await releaseBlob(context, file.file_hash);
+}

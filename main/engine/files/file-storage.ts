@@ -1,0 +1,12 @@
+// File storage's part in the engine's life: tidy up after any crash before the
+// first request, then sweep expired uploads until the engine closes.
+import type { EngineContext } from '../context.ts';
+import { removeStorageLeftovers } from './blob-store.ts';
+import { startUploadSweeper, sweepExpiredUploads } from './uploads.ts';
+
+/** Returns what to call on close. */
+export async function startFileStorage(context: EngineContext, onSweepError: (error: unknown) => void): Promise<() => Promise<void>> {
+  await removeStorageLeftovers(context.db, context.store.dataDir);
+  await sweepExpiredUploads(context);
+  return startUploadSweeper(context, onSweepError);
+}

@@ -1,0 +1,240 @@
+// Chunked, resumable uploads (issue 3): a session, its numbered parts on disk
+// under DATA/uploads/<upload_id>/, and completion, which assembles the parts in
+// order into one private file. Sending a part again replaces it, so a client that
+// lost a connection simply re-sends. Sessions expire (a sweep removes them and
+// their parts); a completed session answers a repeated complete with the same file.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+import type { Actor } from '../auth/actor.ts';
+import type { FileUploadRow } from '../store/tables.ts';
+import { nowIso } from '../clock.ts';
+import { ApiError, fieldError, forbidden, nonFieldError, notFound } from '../http/errors.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import type { UploadCreate, UploadJson } from '../../../shared/schemas/private-file.ts';
+import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
+import { resolveProjectReference, storeNewFile } from './file-service.ts';
+import type { UploadPart } from './file-serializer.ts';
+import { cleanFileName, contentTypeFor } from './file-types.ts';
+import { KeyedLock } from './keyed-lock.ts';
+import { tooLarge } from './multipart-receive.ts';
+
+export const MAX_PART_NUMBER = 10_000;
+
+export const uploadsDir = (dataDir: string) => path.join(dataDir, 'uploads');
+const uploadDir = (dataDir: string, uploadId: string) => path.join(uploadsDir(dataDir), uploadId);
+const partPath = (dataDir: string, uploadId: string, part: number) => path.join(uploadDir(dataDir, uploadId), `${part}.part`);
+
+/** Parts of one upload are written, completed and swept one at a time. */
+const uploadLock = new KeyedLock();
+
+export async function createUpload(context: EngineContext, actor: Actor, input: UploadCreate): Promise<FileUploadRow> {
+  if (input.size != null && input.size > context.files.maxUploadBytes) throw tooLarge(context.files.maxUploadBytes);
+  let projectId: number | null = null;
+  if (input.project != null) {
+    const resolved = await resolveProjectReference(context.db, actor, input.project);
+    if ('error' in resolved) throw fieldError('project', resolved.error);
+    projectId = resolved.id;
+  }
+  const fileName = cleanFileName(input.filename, 'file');
+  const now = context.clock.now();
+  return context.db
+    .insertInto('file_uploads')
+    .values({
+      id: randomBytes(16).toString('hex'),
+      org_id: actor.org.id,
+      user_id: actor.user.id,
+      project_id: projectId,
+      title: input.title?.trim() || fileName,
+      file_name: fileName,
+      declared_size: input.size ?? null,
+      completed_file_id: null,
+      created_date: now.toISOString(),
+      expires_at: new Date(now.getTime() + context.files.uploadExpiryMs).toISOString(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The actor's own, unexpired upload: 404 when there is none in this org (or it expired), 403 when it is someone else's. */
+export async function getOwnUpload(context: EngineContext, actor: Actor, uploadId: string): Promise<FileUploadRow> {
+  const upload = await context.db
+    .selectFrom('file_uploads')
+    .selectAll()
+    .where('id', '=', uploadId)
+    .where('org_id', '=', actor.org.id)
+    .executeTakeFirst();
+  if (!upload || upload.expires_at <= nowIso(context.clock)) throw notFound('No such upload, or it has expired. Start a new upload.');
+  if (upload.user_id !== actor.user.id) throw forbidden('This upload belongs to another user.');
+  return upload;
+}
+
+async function loadParts(context: EngineContext, uploadId: string): Promise<UploadPart[]> {
+  const rows = await context.db
+    .selectFrom('file_upload_parts')
+    .select(['part_number', 'size', 'etag'])
+    .where('upload_id', '=', uploadId)
+    .orderBy('part_number')
+    .execute();
+  return rows.map((row) => ({ part: row.part_number, size: row.size, etag: row.etag }));
+}
+
+export async function uploadJson(context: EngineContext, upload: FileUploadRow): Promise<UploadJson> {
+  const parts = await loadParts(context, upload.id);
+  return {
+    upload_id: upload.id,
+    url: absoluteUrl(context, apiPaths.fileUpload(upload.org_id, upload.id)),
+    title: upload.title,
+    filename: upload.file_name,
+    project: upload.project_id === null ? null : absoluteUrl(context, apiPaths.project(upload.org_id, upload.project_id)),
+    size: upload.declared_size,
+    parts,
+    received_bytes: parts.reduce((total, part) => total + part.size, 0),
+    status: upload.completed_file_id === null ? 'open' : 'completed',
+    private_file: upload.completed_file_id === null ? null : absoluteUrl(context, apiPaths.privateFile(upload.org_id, upload.completed_file_id)),
+    created_date: upload.created_date,
+    expires_at: upload.expires_at,
+  };
+}
+
+/** 409, closing the connection so an unread part body is not drained. */
+export const alreadyCompleted = () =>
+  new ApiError(409, { detail: 'This upload is already complete; its parts can no longer change.' }, { connection: 'close' });
+
+/**
+ * Streams one part to disk and records it, replacing any earlier copy of the same
+ * part. The limit is what the other parts leave of the maximum upload size.
+ */
+export async function receivePart(context: EngineContext, upload: FileUploadRow, part: number, body: Readable): Promise<UploadPart> {
+  const { dataDir } = context.store;
+  const maxBytes = context.files.maxUploadBytes;
+  const others = (await loadParts(context, upload.id)).filter((existing) => existing.part !== part);
+  const room = maxBytes - others.reduce((total, existing) => total + existing.size, 0);
+  let received: ReceivedFile;
+  try {
+    received = await receiveToTempFile(dataDir, body, room, 'part');
+  } catch (error) {
+    if (error instanceof FileTooLargeError) throw tooLarge(maxBytes);
+    throw error;
+  }
+  const stored = { part, size: received.size, etag: received.sha256 };
+  try {
+    await uploadLock.run(upload.id, async () => {
+      const current = await context.db.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
+      if (!current) throw notFound('No such upload, or it has expired. Start a new upload.');
+      if (current.completed_file_id !== null) throw alreadyCompleted();
+      await fsp.mkdir(uploadDir(dataDir, upload.id), { recursive: true });
+      await fsp.rename(received.tempPath, partPath(dataDir, upload.id, part));
+      await context.db
+        .insertInto('file_upload_parts')
+        .values({ upload_id: upload.id, part_number: part, size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) })
+        .onConflict((conflict) => conflict.columns(['upload_id', 'part_number']).doUpdateSet({ size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) }))
+        .execute();
+    });
+  } finally {
+    await discardTempFile(received.tempPath);
+  }
+  return stored;
+}
+
+/** The parts must be 1..N with none missing; their total must match a declared size. */
+function checkPartsComplete(upload: FileUploadRow, parts: readonly UploadPart[], maxBytes: number): void {
+  if (parts.length === 0) throw nonFieldError('No parts have been uploaded yet.');
+  const missing = parts.findIndex((part, index) => part.part !== index + 1);
+  if (missing !== -1) throw nonFieldError(`Part ${missing + 1} is missing: parts must be numbered 1, 2, 3... with none left out.`);
+  const total = parts.reduce((sum, part) => sum + part.size, 0);
+  if (total > maxBytes) throw tooLarge(maxBytes);
+  if (upload.declared_size !== null && total !== upload.declared_size) {
+    throw nonFieldError(`The parts add up to ${total} bytes, but the upload was started with size ${upload.declared_size}.`);
+  }
+}
+
+/**
+ * Assembles the parts, in order, into a new private file carrying the upload's
+ * id, parts and completion time. Idempotent: completing a completed upload
+ * answers with the file it made.
+ */
+export async function completeUpload(context: EngineContext, actor: Actor, upload: FileUploadRow): Promise<{ fileId: number; created: boolean }> {
+  const { dataDir } = context.store;
+  const result = await uploadLock.run(upload.id, async () => {
+    const current = await context.db.selectFrom('file_uploads').selectAll().where('id', '=', upload.id).executeTakeFirstOrThrow();
+    if (current.completed_file_id !== null) return { fileId: current.completed_file_id, created: false };
+    const parts = await loadParts(context, upload.id);
+    checkPartsComplete(current, parts, context.files.maxUploadBytes);
+    // The project may have moved out of the actor's sight since the upload started.
+    if (current.project_id !== null) {
+      const resolved = await resolveProjectReference(context.db, actor, current.project_id);
+      if ('error' in resolved) throw fieldError('project', resolved.error);
+    }
+    const sources = parts.map((part) => fs.createReadStream(partPath(dataDir, upload.id, part.part)));
+    const received = await receiveToTempFile(dataDir, sources, context.files.maxUploadBytes, 'assemble');
+    try {
+      const completedOn = nowIso(context.clock);
+      const fileId = await storeNewFile(
+        context,
+        received,
+        {
+          orgId: current.org_id,
+          userId: current.user_id,
+          projectId: current.project_id,
+          title: current.title,
+          fileName: current.file_name,
+          mimeType: contentTypeFor(current.file_name, received.head),
+          upload: { id: current.id, parts, completedOn },
+        },
+        async (trx, id) => {
+          await trx.updateTable('file_uploads').set({ completed_file_id: id }).where('id', '=', current.id).execute();
+        },
+      );
+      return { fileId, created: true };
+    } finally {
+      await discardTempFile(received.tempPath);
+    }
+  });
+  // The file holds the bytes now; its parts are no longer needed.
+  if (result.created) await fsp.rm(uploadDir(dataDir, upload.id), { recursive: true, force: true });
+  return result;
+}
+
+/**
+ * Removes expired uploads and their parts, and part folders no upload names (a
+ * crash between writing a part and recording it). Runs at engine start and
+ * periodically after.
+ */
+export async function sweepExpiredUploads(context: EngineContext): Promise<number> {
+  const { dataDir } = context.store;
+  const expired = await context.db.selectFrom('file_uploads').select('id').where('expires_at', '<=', nowIso(context.clock)).execute();
+  for (const { id } of expired) {
+    await uploadLock.run(id, async () => {
+      await context.db.deleteFrom('file_upload_parts').where('upload_id', '=', id).execute();
+      await context.db.deleteFrom('file_uploads').where('id', '=', id).execute();
+      await fsp.rm(uploadDir(dataDir, id), { recursive: true, force: true });
+    });
+  }
+  const folders = await fsp.readdir(uploadsDir(dataDir)).catch(() => [] as string[]);
+  if (folders.length > 0) {
+    const known = new Set(
+      (await context.db.selectFrom('file_uploads').select('id').where('id', 'in', folders).execute()).map((row) => row.id),
+    );
+    for (const folder of folders) {
+      if (!known.has(folder)) await uploadLock.run(folder, () => fsp.rm(uploadDir(dataDir, folder), { recursive: true, force: true }));
+    }
+  }
+  return expired.length;
+}
+
+/** Sweeps every interval; returns what stops it (engine close), waiting for a sweep under way. */
+export function startUploadSweeper(context: EngineContext, onError: (error: unknown) => void): () => Promise<void> {
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() => sweepExpiredUploads(context).then(() => undefined, onError));
+  }, context.files.uploadSweepIntervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,56 @@
+// `solardesk server` as a separate process, for tests that need real signals
+// (SIGTERM, SIGKILL) and restarts on the same data folder.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const solardeskBin = path.join(repoRoot, 'main/solardesk.js');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  stderr: () => string;
+}
+
+export async function startServerProcess(args: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [solardeskBin, 'server', '--port', '0', '--log-level', 'silent', ...args], { cwd: repoRoot });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /^listening on (http:\/\/\S+)$/m.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stderr}`));
+    });
+  });
+  return { child, baseUrl, stderr: () => stderr };
+}
+
+/** Sends the signal and resolves with the exit code (null when killed by a signal). */
+export function stopServerProcess(server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve(server.child.exitCode);
+    server.child.once('exit', (code) => resolve(code));
+    server.child.kill(signal);
+  });
+}
+
+export async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in as ${username} failed: ${response.status}`);
+  return ((await response.json()) as { token: string }).token;
+}

@@ -1,0 +1,123 @@
+// service.md 8 and compatibility.md "Throttles": every quota row (with small
+// configured rates, as --throttle-config sets them), 429 details and headers, exact
+// admission under concurrency, and counters that survive a restart.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo-seed.ts';
+import { ManualClock } from '../clock.ts';
+import type { ThrottleAction } from '../../../shared/throttle-rates.ts';
+
+const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\.$/;
+
+interface QuotaRow {
+  action: ThrottleAction;
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+/** service.md 8's rows for the engine's own routes (files, systems and connected orgs have theirs in their tests). */
+const PROJECT_ROWS: QuotaRow[] = [
+  { action: 'project_create', method: 'POST', path: '/api/orgs/1/projects/', body: { title: 'Throttled' } },
+  { action: 'project_update', method: 'PUT', path: '/api/orgs/1/projects/2/', body: { notes: 'put' } },
+  { action: 'project_partial_update', method: 'PATCH', path: '/api/orgs/1/projects/2/', body: { notes: 'patch' } },
+  { action: 'project_detail', method: 'GET', path: '/api/orgs/1/projects/2/' },
+];
+
+/** A server with these rates; on `dataDir` (a restart) when given, and that folder is removed afterwards. */
+async function withServer(rates: Record<string, unknown>, clock: ManualClock, run: (server: TestServer) => Promise<void>, dataDir?: string) {
+  const server = await startTestServer({ throttleRates: rates, clock, dataDir });
+  try {
+    await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
+function assertThrottled(response: { status: number; headers: Headers; json: { detail: string } }): number {
+  assert.equal(response.status, 429);
+  const match = THROTTLED.exec(response.json.detail);
+  assert.ok(match, response.json.detail);
+  const retryAfter = response.headers.get('retry-after');
+  assert.match(retryAfter ?? '', /^\d+$/);
+  assert.equal(retryAfter, match[1]);
+  assert.ok(Number(retryAfter) >= 1);
+  return Number(retryAfter);
+}
+
+describe('throttle quotas', () => {
+  for (const row of PROJECT_ROWS) {
+    test(`${row.action}: per user, then per org, each with 429 and Retry-After; free again after the window`, async () => {
+      const clock = new ManualClock();
+      const rates = { [row.action]: { user: '2/min', org: '3/min' } };
+      await withServer(rates, clock, async (server) => {
+        const admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+        const viewer = await server.tokenFor(DEMO_USERS.sunriseViewer);
+        const send = (token: string) => server.request(row.method, row.path, { token, body: row.body });
+        for (let i = 0; i < 2; i++) assert.ok((await send(admin)).status < 300);
+        const overUser = assertThrottled(await send(admin));
+        assert.ok(overUser <= 61);
+        assert.ok((await send(viewer)).status < 300, 'another user still has room in the org quota');
+        assertThrottled(await send(viewer)); // the org's 3 a minute are spent
+        // Another action is another scope, with room left.
+        const otherAction = row.action === 'project_detail' ? { method: 'PATCH', body: { notes: 'x' } } : { method: 'GET', body: undefined };
+        assert.equal((await server.request(otherAction.method, '/api/orgs/1/projects/3/', { token: admin, body: otherAction.body })).status, 200);
+        clock.advance(overUser * 1000);
+        assert.ok((await send(admin)).status < 300, 'admitted again once Retry-After has passed');
+      });
+    });
+  }
+
+  test('RateLimit-Limit, -Remaining and -Reset are sent on every throttled route', async () => {
+    const clock = new ManualClock();
+    await withServer({ project_detail: { user: '5/min', org: '100/min' } }, clock, async (server) => {
+      const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const first = await server.request('GET', '/api/orgs/1/projects/4/', { token });
+      assert.equal(first.headers.get('ratelimit-limit'), '5');
+      assert.equal(first.headers.get('ratelimit-remaining'), '4');
+      assert.match(first.headers.get('ratelimit-reset') ?? '', /^\d+$/);
+      const second = await server.request('GET', '/api/orgs/1/projects/4/', { token });
+      assert.equal(second.headers.get('ratelimit-remaining'), '3');
+      const list = await server.request('GET', '/api/orgs/1/contacts/', { token });
+      assert.ok(list.headers.get('ratelimit-limit'), 'routes outside the table have a quota too');
+    });
+  });
+
+  test('50 clients firing at once never get more admissions than the quota', async () => {
+    const clock = new ManualClock();
+    await withServer({ project_detail: { user: '10/min', org: '10000/day' } }, clock, async (server) => {
+      const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const responses = await Promise.all(Array.from({ length: 50 }, () => server.request('GET', '/api/orgs/1/projects/5/', { token })));
+      const statuses = responses.map((response) => response.status);
+      assert.equal(statuses.filter((status) => status === 200).length, 10);
+      assert.equal(statuses.filter((status) => status === 429).length, 40);
+    });
+  });
+
+  test('counters survive a restart: a restart is no way around a daily quota', async () => {
+    const clock = new ManualClock();
+    const rates = { default: { user: '2/day', org: '100/day' } };
+    const first = await startTestServer({ throttleRates: rates, clock });
+    try {
+      const token = await first.tokenFor(DEMO_USERS.sunriseAdmin);
+      for (let i = 0; i < 2; i++) assert.equal((await first.request('GET', '/api/orgs/1/contacts/', { token })).status, 200);
+    } finally {
+      await first.close({ keepData: true });
+    }
+    await withServer(rates, clock, async (restarted) => {
+      const token = (await restarted.request('POST', '/api-token-auth/', { body: { username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD } })).json.token;
+      const retryAfter = assertThrottled(await restarted.request('GET', '/api/orgs/1/contacts/', { token }));
+      assert.ok(retryAfter > 3600, 'the day is not over');
+    }, first.dataDir);
+  });
+
+  test('sign-in is throttled per client address', async () => {
+    const clock = new ManualClock();
+    await withServer({ sign_in: { user: '3/min', org: null } }, clock, async (server) => {
+      const attempt = () => server.request('POST', '/api-token-auth/', { body: { username: DEMO_USERS.sunriseAdmin, password: 'guess' } });
+      for (let i = 0; i < 3; i++) assert.equal((await attempt()).status, 400);
+      assertThrottled(await attempt());
+    });
+  });
+});

@@ -1,0 +1,166 @@
+// Throttle quotas (service.md 8), exact under concurrency and kept in the store so
+// a restart is no way around a daily quota. Each scope (an action's bucket, per
+// user or per org) counts hits in 60 slices of its window; a request is admitted
+// only while the slices that overlap the last window hold fewer than the limit.
+// Counting whole slices can only over-count, so the quota is never exceeded; at
+// worst a client waits one slice (1/60 of the window) longer than it had to.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/tables.ts';
+import type { Clock } from '../clock.ts';
+import {
+  DEFAULT_THROTTLE_RATES,
+  type ActionQuota,
+  type ThrottleAction,
+  type ThrottleRates,
+  isRate,
+  parseRate,
+} from '../../../shared/throttle-rates.ts';
+
+const SLICES_PER_WINDOW = 60;
+const MIN_SLICE_MS = 1000;
+
+export interface ThrottleSubject {
+  /** The user id, or the client address for routes without a user. */
+  user: string;
+  org: number | null;
+}
+
+export interface ThrottleDecision {
+  allowed: boolean;
+  /** The limit of the scope closest to its quota. */
+  limit: number;
+  remaining: number;
+  /** Seconds until that scope admits again (when denied) or its count next drops. */
+  resetSeconds: number;
+}
+
+interface Scope {
+  key: string;
+  limit: number;
+  windowMs: number;
+  sliceMs: number;
+}
+
+export class Throttle {
+  private admissionsSincePrune = 0;
+  private readonly longestWindowMs: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    readonly rates: ThrottleRates,
+  ) {
+    this.longestWindowMs = Math.max(
+      ...Object.values(rates).flatMap((quota) => [quota.user, quota.org].filter(isRate).map((rate) => parseRate(rate).windowSeconds * 1000)),
+    );
+  }
+
+  scopesFor(action: ThrottleAction, subject: ThrottleSubject): Scope[] {
+    const quota: ActionQuota = this.rates[action];
+    const bucket = quota.bucket ?? action;
+    const scopes: Scope[] = [];
+    const add = (rate: string | null, who: string) => {
+      if (!rate || !isRate(rate)) return;
+      const { limit, windowSeconds } = parseRate(rate);
+      const windowMs = windowSeconds * 1000;
+      scopes.push({ key: `${bucket}|${who}|${windowSeconds}`, limit, windowMs, sliceMs: Math.max(MIN_SLICE_MS, windowMs / SLICES_PER_WINDOW) });
+    };
+    add(quota.user, `user:${subject.user}`);
+    if (subject.org !== null) add(quota.org, `org:${subject.org}`);
+    return scopes;
+  }
+
+  /** Counts the request if every scope has room; otherwise admits nothing and says when to retry. */
+  async admit(action: ThrottleAction, subject: ThrottleSubject): Promise<ThrottleDecision> {
+    const scopes = this.scopesFor(action, subject);
+    if (scopes.length === 0) return { allowed: true, limit: 0, remaining: 0, resetSeconds: 0 };
+    const now = this.clock.now().getTime();
+    const decision = await this.db.transaction().execute(async (trx) => {
+      const oldestCutoff = Math.min(...scopes.map((scope) => sliceStart(now - scope.windowMs, scope.sliceMs)));
+      const rows = await trx
+        .selectFrom('throttle_buckets')
+        .select(['scope_key', 'bucket_start', 'hits'])
+        .where('scope_key', 'in', scopes.map((scope) => scope.key))
+        .where('bucket_start', '>=', oldestCutoff)
+        .orderBy('bucket_start')
+        .execute();
+      const states = scopes.map((scope) => {
+        const cutoff = sliceStart(now - scope.windowMs, scope.sliceMs);
+        const slices = rows.filter((row) => row.scope_key === scope.key && Number(row.bucket_start) >= cutoff);
+        const used = slices.reduce((total, row) => total + row.hits, 0);
+        return { scope, slices, used };
+      });
+      const full = states.filter((state) => state.used >= state.scope.limit);
+      if (full.length > 0) {
+        const retryAt = Math.max(...full.map((state) => whenCountDropsBelow(state.slices, state.used, state.scope, now)));
+        const tightest = full[0]!;
+        return { allowed: false, limit: tightest.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+      }
+      for (const { scope } of states) {
+        await trx
+          .insertInto('throttle_buckets')
+          .values({ scope_key: scope.key, bucket_start: sliceStart(now, scope.sliceMs), hits: 1 })
+          .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`throttle_buckets.hits + 1` }))
+          .execute();
+      }
+      const tightest = states.reduce((a, b) => (b.scope.limit - b.used < a.scope.limit - a.used ? b : a));
+      const oldest = tightest.slices[0] ? Number(tightest.slices[0].bucket_start) : sliceStart(now, tightest.scope.sliceMs);
+      return {
+        allowed: true,
+        limit: tightest.scope.limit,
+        remaining: tightest.scope.limit - tightest.used - 1,
+        resetSeconds: Math.max(1, Math.ceil((oldest + tightest.scope.sliceMs + tightest.scope.windowMs - now) / 1000)),
+      };
+    });
+    if (decision.allowed && ++this.admissionsSincePrune >= 1000) {
+      this.admissionsSincePrune = 0;
+      await this.prune();
+    }
+    return decision;
+  }
+
+  /** Drops slices no window can reach any more. */
+  async prune(): Promise<void> {
+    const horizon = this.clock.now().getTime() - this.longestWindowMs - this.longestWindowMs / SLICES_PER_WINDOW;
+    await this.db.deleteFrom('throttle_buckets').where('bucket_start', '<', horizon).execute();
+  }
+}
+
+function sliceStart(time: number, sliceMs: number): number {
+  return Math.floor(time / sliceMs) * sliceMs;
+}
+
+/** The time at which enough of the oldest slices have left the window for the count to fall below the limit. */
+function whenCountDropsBelow(slices: Array<{ bucket_start: number; hits: number }>, used: number, scope: Scope, now: number): number {
+  let remaining = used;
+  for (const slice of slices) {
+    remaining -= slice.hits;
+    if (remaining < scope.limit) return Number(slice.bucket_start) + scope.sliceMs + scope.windowMs;
+  }
+  return now + scope.windowMs; // a limit of 0: never, so say "a whole window"
+}
+
+/**
+ * Reads a --throttle-config file's JSON: the same shape as the built-in table,
+ * any subset of actions, each overriding `user` and/or `org`.
+ */
+export function mergeThrottleRates(overrides: unknown): ThrottleRates {
+  const merged: Record<string, ActionQuota> = { ...DEFAULT_THROTTLE_RATES };
+  if (overrides === undefined || overrides === null) return merged as ThrottleRates;
+  if (typeof overrides !== 'object' || Array.isArray(overrides)) throw new Error('the throttle config must be a JSON object of action names to {user, org} rates');
+  for (const [action, value] of Object.entries(overrides)) {
+    if (!(action in DEFAULT_THROTTLE_RATES)) {
+      throw new Error(`unknown throttle action "${action}"; the actions are: ${Object.keys(DEFAULT_THROTTLE_RATES).join(', ')}`);
+    }
+    if (typeof value !== 'object' || value === null) throw new Error(`"${action}" must be an object like {"user": "10/min", "org": "10000/day"}`);
+    const quota = { ...merged[action]! } as { user: string | null; org: string | null; bucket?: string };
+    for (const scope of ['user', 'org'] as const) {
+      if (!(scope in value)) continue;
+      const rate = (value as Record<string, unknown>)[scope];
+      if (rate !== null && !isRate(rate)) throw new Error(`"${action}.${scope}" must be a rate like "10/min" (units: sec, min, hour, day) or null`);
+      quota[scope] = rate as string | null;
+    }
+    merged[action] = quota as ActionQuota;
+  }
+  return merged as ThrottleRates;
+}

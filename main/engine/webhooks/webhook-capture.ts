@@ -1,0 +1,113 @@
+// Turns a tracked write's changes into webhook deliveries, in the write's own
+// transaction: a change that committed always has its deliveries queued, so a
+// crash right after answering still delivers it (at least once) after restart.
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/tables.ts';
+import type { EngineContext } from '../context.ts';
+import { nowIso } from '../clock.ts';
+import type { ChangeCapture, RecordChange } from '../changes/tracked-write.ts';
+import {
+  WEBHOOK_MODEL_NAMES,
+  cutToPaths,
+  modelIsListed,
+  pathChanged,
+  pathsForModel,
+  type WebhookModel,
+} from '../../../shared/webhook-fields.ts';
+import { parseFieldList } from './webhook-settings.ts';
+
+export type WebhookEvent = 'CREATE' | 'UPDATE' | 'DELETE';
+
+export interface DeliveryBody {
+  timestamp: string;
+  model: string;
+  model_id: number;
+  identifier: string;
+  event: WebhookEvent;
+  event_id: number;
+  fields?: Record<string, unknown>;
+}
+
+interface ParsedWebhook {
+  id: number;
+  triggers: string[] | null;
+  payload: string[] | null;
+}
+
+/** Whether a webhook's trigger_fields fire for this change (service.md 6 rule 1). */
+export function triggers(webhook: Pick<ParsedWebhook, 'triggers'>, change: RecordChange, event: WebhookEvent): boolean {
+  const model = change.model as WebhookModel;
+  if (!modelIsListed(webhook.triggers, model)) return false;
+  if (event !== 'UPDATE') return true;
+  const before = change.before as Record<string, unknown>;
+  const after = change.after as Record<string, unknown>;
+  return pathsForModel(webhook.triggers, model).some((path) => pathChanged(before, after, path));
+}
+
+export function eventOf(change: RecordChange): WebhookEvent {
+  if (change.before === null) return 'CREATE';
+  if (change.after === null) return 'DELETE';
+  return 'UPDATE';
+}
+
+export function createWebhookCapture(context: EngineContext, onQueued: () => void): ChangeCapture {
+  return {
+    phase: 'deliver',
+    async capture(trx: Transaction<Database>, orgId: number, changes: RecordChange[]) {
+      const webhooks: ParsedWebhook[] = (
+        await trx.selectFrom('webhooks').select(['id', 'trigger_fields', 'payload_fields']).where('org_id', '=', orgId).where('enabled', '=', 1).orderBy('id').execute()
+      ).map((row) => ({ id: row.id, triggers: parseFieldList(row.trigger_fields), payload: parseFieldList(row.payload_fields) }));
+      if (webhooks.length === 0) return;
+      let queued = 0;
+      for (const change of changes) {
+        if (change.before === null && change.after === null) continue;
+        const event = eventOf(change);
+        const matching = webhooks.filter((webhook) => triggers(webhook, change, event));
+        if (matching.length === 0) continue;
+        queued += await queueDeliveries(trx, context, orgId, change, event, matching);
+      }
+      if (queued > 0) onQueued();
+    },
+  };
+}
+
+async function queueDeliveries(
+  trx: Transaction<Database>,
+  context: EngineContext,
+  orgId: number,
+  change: RecordChange,
+  event: WebhookEvent,
+  webhooks: ParsedWebhook[],
+): Promise<number> {
+  const now = context.clock.now();
+  const occurredAt = now.toISOString();
+  const { id: eventId } = await trx
+    .insertInto('webhook_changes')
+    .values({ org_id: orgId, model: change.model, model_id: change.id, event, occurred_at: occurredAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const record = (change.after ?? change.before) as Record<string, unknown>;
+  const model = change.model as WebhookModel;
+  const rows = webhooks.map((webhook) => {
+    const body: DeliveryBody = {
+      timestamp: String(Math.floor(now.getTime() / 1000)),
+      model: WEBHOOK_MODEL_NAMES[model],
+      model_id: change.id,
+      identifier: typeof record.identifier === 'string' ? record.identifier : '',
+      event,
+      event_id: eventId,
+      ...(event === 'DELETE' ? {} : { fields: cutToPaths(change.after as Record<string, unknown>, webhook.payload, model) }),
+    };
+    return {
+      webhook_id: webhook.id,
+      change_id: eventId,
+      body: JSON.stringify(body),
+      status: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: occurredAt,
+      created_date: nowIso(context.clock),
+    };
+  });
+  await trx.insertInto('webhook_deliveries').values(rows).execute();
+  return rows.length;
+}

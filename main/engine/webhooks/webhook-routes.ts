@@ -1,0 +1,150 @@
+// /api/orgs/<org>/webhooks/ and /webhook_process_logs/ (service.md 4.3,
+// compatibility.md "Webhooks"). Only the org's admins see or change them: the
+// headers often carry an integration's credentials.
+import { z } from 'zod';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../http/app.ts';
+import type { EngineContext } from '../context.ts';
+import { type Actor, actorOf } from '../auth/actor.ts';
+import { forbidden, notFound } from '../http/errors.ts';
+import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
+import { nowIso } from '../clock.ts';
+import { writeTracked } from '../changes/tracked-write.ts';
+import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
+import { normaliseFieldList, serializeWebhook, webhookCreateSchema, webhookPath, webhookUpdateSchema } from './webhook-settings.ts';
+
+const params = z.object({ org_id: z.string(), id: idParam });
+const tags = ['webhooks'];
+
+function adminOf(request: FastifyRequest): Actor {
+  const actor = actorOf(request);
+  if (actor.role.is_admin !== 1) throw forbidden('Only an admin of the organisation may see or change its webhooks.');
+  return actor;
+}
+
+export function registerWebhookRoutes(app: TypedApp, context: EngineContext): void {
+  const findWebhook = async (orgId: number, id: number) => {
+    const webhook = await context.db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+    if (!webhook) throw notFound();
+    return webhook;
+  };
+
+  app.get('/webhooks/', { schema: { tags, summary: 'List the org’s webhooks', querystring: z.object(pagingQuery) } }, async (request) => {
+    const actor = adminOf(request);
+    const { page, limit } = request.query;
+    const rows = await context.db.selectFrom('webhooks').selectAll().where('org_id', '=', actor.org.id).orderBy('id').limit(limit).offset(pageOffset({ page, limit })).execute();
+    return rows.map((webhook) => serializeWebhook(context, webhook));
+  });
+
+  app.post('/webhooks/', { schema: { tags, summary: 'Create a webhook', body: webhookCreateSchema } }, async (request, reply) => {
+    const actor = adminOf(request);
+    const body = request.body;
+    const now = nowIso(context.clock);
+    // service.md 6 rule 4: blank lists on create take the defaults.
+    const triggers = normaliseFieldList(body.trigger_fields ?? null) ?? [...DEFAULT_TRIGGER_FIELDS];
+    const payload = normaliseFieldList(body.payload_fields ?? null) ?? [...DEFAULT_PAYLOAD_FIELDS];
+    const webhook = await writeTracked(context, actor.org.id, async (trx, track) => {
+      const created = await trx
+        .insertInto('webhooks')
+        .values({
+          org_id: actor.org.id,
+          endpoint: body.endpoint,
+          enabled: body.enabled ? 1 : 0,
+          debug: body.debug ? 1 : 0,
+          trigger_fields: JSON.stringify(triggers),
+          payload_fields: JSON.stringify(payload),
+          headers: body.headers ?? null,
+          created_date: now,
+          modified_date: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await track.webhook(created.id, { created: true });
+      return created;
+    });
+    return reply.code(201).send(serializeWebhook(context, webhook));
+  });
+
+  app.get('/webhooks/:id/', { schema: { tags, summary: 'Get a webhook', params } }, async (request) =>
+    serializeWebhook(context, await findWebhook(adminOf(request).org.id, request.params.id)),
+  );
+
+  app.patch('/webhooks/:id/', { schema: { tags, summary: 'Update a webhook', params, body: webhookUpdateSchema } }, async (request) => {
+    const actor = adminOf(request);
+    const webhook = await findWebhook(actor.org.id, request.params.id);
+    const body = request.body;
+    const asFlag = (value: boolean | undefined) => (value === undefined ? undefined : ((value ? 1 : 0) as 0 | 1));
+    // service.md 6 rule 4: on an existing webhook, blank or null is stored as null.
+    const asStoredList = (value: string[] | '' | null | undefined) => {
+      if (value === undefined) return undefined;
+      const list = normaliseFieldList(value);
+      return list === null ? null : JSON.stringify(list);
+    };
+    const changes = Object.fromEntries(
+      Object.entries({
+        endpoint: body.endpoint,
+        enabled: asFlag(body.enabled),
+        debug: asFlag(body.debug),
+        trigger_fields: asStoredList(body.trigger_fields),
+        payload_fields: asStoredList(body.payload_fields),
+        headers: body.headers === undefined ? undefined : body.headers === '' ? null : body.headers,
+      }).filter(([, value]) => value !== undefined),
+    );
+    const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
+      await track.webhook(webhook.id);
+      return trx
+        .updateTable('webhooks')
+        .set({ ...changes, modified_date: nowIso(context.clock) })
+        .where('id', '=', webhook.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+    context.webhookWorker?.wake(); // an enabled webhook may have deliveries waiting
+    return serializeWebhook(context, updated);
+  });
+
+  app.delete('/webhooks/:id/', { schema: { tags, summary: 'Delete a webhook and its pending deliveries', params } }, async (request, reply) => {
+    const actor = adminOf(request);
+    const webhook = await findWebhook(actor.org.id, request.params.id);
+    await writeTracked(context, actor.org.id, async (trx, track) => {
+      await track.webhook(webhook.id);
+      await trx.deleteFrom('webhooks').where('id', '=', webhook.id).execute();
+    });
+    return reply.code(204).send();
+  });
+
+  app.get(
+    '/webhook_process_logs/',
+    {
+      schema: {
+        tags,
+        summary: 'Delivery attempts, newest first (filter by webhook)',
+        querystring: z.object({ ...pagingQuery, webhook: z.string().optional() }),
+      },
+    },
+    async (request) => {
+      const actor = adminOf(request);
+      const { page, limit, webhook } = request.query;
+      let query = context.db.selectFrom('webhook_process_logs').selectAll().where('org_id', '=', actor.org.id);
+      if (webhook !== undefined) {
+        const id = /(\d+)\/?$/.exec(webhook)?.[1];
+        if (!id) return [];
+        query = query.where('webhook_id', '=', Number(id));
+      }
+      const rows = await query.orderBy('id', 'desc').limit(limit).offset(pageOffset({ page, limit })).execute();
+      return rows.map((row) => ({
+        id: row.id,
+        webhook: `${context.publicUrl}${webhookPath(row.org_id, row.webhook_id)}`,
+        created_date: row.created_date,
+        successful: row.successful === 1,
+        model_name: row.model_name,
+        model_pk: row.model_pk,
+        event_id: row.event_id,
+        event_name: row.event_name,
+        event_timestamp: row.event_timestamp,
+        notes: row.notes,
+        attempt: row.attempt,
+      }));
+    },
+  );
+}

@@ -1,0 +1,102 @@
+// Webhook settings: validation of what a client writes (service.md 2.3, 4.3, 6)
+// and the record's JSON.
+import { z } from 'zod';
+import type { WebhookRow } from '../store/tables.ts';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the delivery sets itself; a webhook may not replace them. */
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+
+export const endpointField = () =>
+  requiredString().refine((endpoint) => {
+    try {
+      const url = new URL(endpoint);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'Enter a valid http or https URL.');
+
+/** trigger_fields / payload_fields: a list of paths; blank ("" or []) and null mean "not set". */
+const fieldListField = () =>
+  z.union([z.array(z.string(), { error: 'Expected a list of field paths.' }), z.literal(''), z.null()], {
+    error: 'Expected a list of field paths, or null.',
+  });
+
+/** `headers` is a JSON-encoded object of header name to string value (compatibility.md). */
+const headersField = () =>
+  z.union([z.string(), z.null()], { error: 'Expected a JSON-encoded object of header names to values, as a string.' }).superRefine((text, context) => {
+    if (text === null || text.trim() === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      context.addIssue({ code: 'custom', message: 'Not valid JSON. Send a JSON-encoded object such as "{\\"X-Api-Key\\": \\"abc\\"}".' });
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      context.addIssue({ code: 'custom', message: 'Must encode a JSON object of header names to values.' });
+      return;
+    }
+    for (const [name, value] of Object.entries(parsed)) {
+      if (typeof value !== 'string') context.addIssue({ code: 'custom', message: `The value of header "${name}" must be a string.` });
+      else if (/[\r\n\0]/.test(value)) context.addIssue({ code: 'custom', message: `The value of header "${name}" may not contain line breaks.` });
+      if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', message: `"${name}" is not a valid header name.` });
+      else if (RESERVED_HEADERS.has(name.toLowerCase())) context.addIssue({ code: 'custom', message: `The "${name}" header is set by the delivery itself.` });
+    }
+  });
+
+export const webhookCreateSchema = z.object({
+  endpoint: endpointField(),
+  enabled: booleanField(),
+  debug: booleanField(),
+  trigger_fields: fieldListField().optional(),
+  payload_fields: fieldListField().optional(),
+  headers: headersField().optional(),
+});
+
+export const webhookUpdateSchema = z.object({
+  endpoint: endpointField().optional(),
+  enabled: booleanField().optional(),
+  debug: booleanField().optional(),
+  trigger_fields: fieldListField().optional(),
+  payload_fields: fieldListField().optional(),
+  headers: headersField().optional(),
+});
+
+/** A blank list ("" or []) is "not set". */
+export function normaliseFieldList(value: string[] | '' | null): string[] | null {
+  if (value === null || value === '' || value.length === 0) return null;
+  return value.map((path) => path.trim()).filter(Boolean);
+}
+
+export function parseFieldList(stored: string | null): string[] | null {
+  return stored === null ? null : (JSON.parse(stored) as string[]);
+}
+
+export function parseHeaders(stored: string | null): Record<string, string> {
+  if (!stored || stored.trim() === '') return {};
+  return JSON.parse(stored) as Record<string, string>;
+}
+
+export function webhookPath(orgId: number, id: number): string {
+  return `/api/orgs/${orgId}/webhooks/${id}/`;
+}
+
+export function serializeWebhook(context: EngineContext, webhook: WebhookRow) {
+  return {
+    id: webhook.id,
+    url: absoluteUrl(context, webhookPath(webhook.org_id, webhook.id)),
+    org_id: webhook.org_id,
+    endpoint: webhook.endpoint,
+    enabled: webhook.enabled === 1,
+    debug: webhook.debug === 1,
+    trigger_fields: parseFieldList(webhook.trigger_fields),
+    payload_fields: parseFieldList(webhook.payload_fields),
+    headers: webhook.headers,
+    created_date: webhook.created_date,
+    modified_date: webhook.modified_date,
+  };
+}

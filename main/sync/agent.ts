@@ -1,0 +1,223 @@
+// The sync agent: the engine on a local SQLite replica of one org of a remote
+// service, its API on 127.0.0.1, and the sync engine between the two. The desktop
+// app runs the same agent inside Electron; `solardesk agent` runs it headless.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createEngine, type Engine } from '../engine/engine.ts';
+import { type Clock, systemClock } from '../engine/clock.ts';
+import { checkToken, issueToken } from '../engine/auth/accounts.ts';
+import { hashPassword } from '../engine/auth/passwords.ts';
+import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
+import { isApiPlan } from '../../shared/plans.ts';
+import { QuotaPacer } from './quota-pacer.ts';
+import { RemoteClient, signInToRemote } from './remote-client.ts';
+import { createOutboxCapture } from './outbox.ts';
+import { SyncEngine, type SyncState } from './sync-engine.ts';
+import { registerSyncRoutes } from './sync-routes.ts';
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule, type SyncContext } from './sync-context.ts';
+import { reserveProvisionalIds } from './replica.ts';
+
+export interface AgentOptions {
+  dataDir: string;
+  remote?: string;
+  username?: string;
+  password?: string;
+  orgId?: number;
+  localApiPort?: number;
+  pollIntervalSeconds?: number;
+  clock?: Clock;
+  /** One line per event worth telling a person (state changes, the local API address). */
+  log?: (line: string) => void;
+  retry?: RetrySchedule;
+  offlineRetryMs?: number;
+  /** The remote's quotas, for pacing (default: the documented table). */
+  remoteRates?: ThrottleRates;
+}
+
+export interface Agent {
+  readonly engine: Engine;
+  readonly sync: SyncEngine;
+  readonly context: SyncContext;
+  readonly orgId: number;
+  readonly localApiUrl: string;
+  readonly localToken: string;
+  close(): Promise<void>;
+}
+
+interface AgentConfig {
+  remote: string;
+  org_id: number;
+  user_id: number;
+  username: string;
+}
+
+const CONFIG_FILE = 'agent.json';
+export const REMOTE_TOKEN_FILE = 'remote-token';
+export const LOCAL_TOKEN_FILE = 'local-api-token';
+
+/** Nothing on the local API is throttled: it is this user's own replica. */
+const UNTHROTTLED: Record<string, { user: null; org: null }> = Object.fromEntries(
+  Object.keys(DEFAULT_THROTTLE_RATES).map((action) => [action, { user: null, org: null }]),
+);
+
+export class AgentSetupError extends Error {}
+
+function writeSecret(file: string, value: string): void {
+  fs.writeFileSync(file, value, { mode: 0o600 });
+  fs.chmodSync(file, 0o600); // also when the file already existed with looser rights
+}
+
+function readConfig(dataDir: string): AgentConfig | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, CONFIG_FILE), 'utf8')) as AgentConfig;
+  } catch {
+    return null;
+  }
+}
+
+async function establishSession(options: AgentOptions): Promise<{ config: AgentConfig; token: string }> {
+  const saved = readConfig(options.dataDir);
+  if (options.remote && options.username && options.password) {
+    const remote = options.remote.replace(/\/+$/, '');
+    const signedIn = await signInToRemote(remote, options.username, options.password).catch((error: Error) => {
+      throw new AgentSetupError(error.message);
+    });
+    const orgId = options.orgId ?? signedIn.orgId;
+    if (orgId === null) throw new AgentSetupError('the account belongs to no organisation; pass --org ID.');
+    if (saved && (saved.remote !== remote || saved.org_id !== orgId)) {
+      throw new AgentSetupError(`${options.dataDir} already holds a replica of org ${saved.org_id} on ${saved.remote}. Use another --data folder.`);
+    }
+    const config: AgentConfig = { remote, org_id: orgId, user_id: signedIn.userId, username: signedIn.email };
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    fs.writeFileSync(path.join(options.dataDir, CONFIG_FILE), JSON.stringify(config, null, 2));
+    writeSecret(path.join(options.dataDir, REMOTE_TOKEN_FILE), signedIn.token);
+    return { config, token: signedIn.token };
+  }
+  if (!saved) throw new AgentSetupError('the first start needs --remote URL, --username and --password to sign in.');
+  let token: string;
+  try {
+    token = fs.readFileSync(path.join(options.dataDir, REMOTE_TOKEN_FILE), 'utf8').trim();
+  } catch {
+    throw new AgentSetupError(`no saved sign-in in ${options.dataDir}; start with --remote, --username and --password.`);
+  }
+  return { config: saved, token };
+}
+
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const log = options.log ?? (() => {});
+  const clock = options.clock ?? systemClock;
+  const { config, token: remoteToken } = await establishSession(options);
+  const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES);
+  const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer });
+  const late: { sync?: SyncEngine; context?: SyncContext } = {};
+
+  const engine = await createEngine({
+    dataDir: options.dataDir,
+    clock,
+    role: 'replica',
+    deliverWebhooks: false,
+    throttleRates: UNTHROTTLED,
+    changeCaptures: [createOutboxCapture(clock, () => late.sync?.wake())],
+    extraOrgRoutes: (scope) => registerSyncRoutes(scope, () => ({ sync: late.context!, engine: late.sync! })),
+  });
+  try {
+    await ensureLocalIdentity(engine, remote, config);
+    const context: SyncContext = {
+      engine: engine.context,
+      db: engine.context.db,
+      clock,
+      orgId: config.org_id,
+      localUserId: config.user_id,
+      remote,
+      retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
+    };
+    late.context = context;
+    const sync = new SyncEngine(context, {
+      pollIntervalMs: (options.pollIntervalSeconds ?? 30) * 1000,
+      offlineRetryMs: options.offlineRetryMs ?? 1000,
+      onStateChange: (state: SyncState, detail) => log(`sync: ${state}${detail ? ` (${detail})` : ''}`),
+    });
+    late.sync = sync;
+    const localToken = await localApiToken(engine, options.dataDir, config.user_id);
+    const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');
+    log(`local api on ${address}`);
+    await sync.start();
+    return {
+      engine,
+      sync,
+      context,
+      orgId: config.org_id,
+      localApiUrl: address,
+      localToken,
+      async close() {
+        await sync.stop();
+        await engine.close();
+      },
+    };
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+}
+
+/** The local org, user and role the local API needs, made once from what the remote says. */
+async function ensureLocalIdentity(engine: Engine, remote: RemoteClient, config: AgentConfig): Promise<void> {
+  const { db } = engine.context;
+  const org = await db.selectFrom('orgs').select('id').where('id', '=', config.org_id).executeTakeFirst();
+  if (!org) {
+    const answer = await remote.request({ method: 'GET', path: `/api/orgs/${config.org_id}/`, action: 'default' });
+    if (answer.kind !== 'ok') {
+      throw new AgentSetupError(`the first start must reach the remote to read org ${config.org_id}: ${(answer as { message: string }).message}`);
+    }
+    const plan = typeof answer.body.api_plan === 'string' && isApiPlan(answer.body.api_plan) ? answer.body.api_plan : 'raw_data_api_access';
+    await db
+      .insertInto('orgs')
+      .values({ id: config.org_id, name: String(answer.body.name ?? `Org ${config.org_id}`), api_plan: plan, plan_starts_on: '2000-01-01', plan_ends_on: null, plan_is_trial: 0, created_date: new Date().toISOString() })
+      .execute();
+  }
+  const user = await db.selectFrom('users').select('id').where('id', '=', config.user_id).executeTakeFirst();
+  if (!user) {
+    await db
+      .insertInto('users')
+      .values({
+        id: config.user_id,
+        email: config.username,
+        // Nobody signs in to the replica with a password; the local API token is the way in.
+        password_hash: await hashPassword(randomBytes(24).toString('base64url')),
+        first_name: '',
+        family_name: '',
+        phone: '',
+        is_machine_user: 1,
+        is_staff: 0,
+        created_date: new Date().toISOString(),
+      })
+      .execute();
+  }
+  await db.transaction().execute((trx) => reserveProvisionalIds(trx));
+  const role = await db.selectFrom('roles').select('id').where('org_id', '=', config.org_id).where('user_id', '=', config.user_id).executeTakeFirst();
+  if (!role) {
+    const now = new Date().toISOString();
+    await db
+      .insertInto('roles')
+      .values({
+        org_id: config.org_id, user_id: config.user_id, email: config.username, first_name: '', family_name: '', job_title: '', accreditation: '', phone: '',
+        is_admin: 1, is_hidden: 0, allow_email_notifications: 0, has_logged_in: 1, external_calendar_id: null, schedule_meeting_url: '', schedule_meeting_label: '',
+        is_pro: 1, sees_all_projects: 1, can_access_all_files: 1, can_export_projects: 1, created_date: now, modified_date: now,
+      })
+      .execute();
+  }
+}
+
+async function localApiToken(engine: Engine, dataDir: string, userId: number): Promise<string> {
+  const file = path.join(dataDir, LOCAL_TOKEN_FILE);
+  try {
+    const existing = fs.readFileSync(file, 'utf8').trim();
+    if ((await checkToken(engine.context.db, engine.context.clock, existing)).status === 'valid') return existing;
+  } catch {
+    // none yet
+  }
+  const token = await issueToken(engine.context.db, engine.context.clock, userId);
+  writeSecret(file, token);
+  return token;
+}

@@ -1,0 +1,72 @@
+// Settling a conflict: the user keeps the local value, takes the remote one, or
+// types a third. The choice is applied locally and, unless it is the remote's
+// value already, queued to go up.
+import type { Transaction } from 'kysely';
+import type { Database } from '../engine/store/tables.ts';
+import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../shared/project-fields.ts';
+import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
+import { sameJson } from '../../shared/webhook-fields.ts';
+import { fieldError, notFound } from '../engine/http/errors.ts';
+import { applyProjectView } from './replica.ts';
+import { requeueFields } from './push.ts';
+import { dropFieldsFromOutbox } from './pull.ts';
+import type { SyncContext } from './sync-context.ts';
+import type { RecordView, SyncedModel } from './sync-models.ts';
+
+export type ConflictChoice = 'local' | 'remote' | 'value';
+
+export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown): Promise<void> {
+  await sync.db.transaction().execute(async (trx) => {
+    const conflict = await trx.selectFrom('sync_conflicts').selectAll().where('id', '=', conflictId).executeTakeFirst();
+    if (!conflict) throw notFound('No such conflict: it may have been settled already.');
+    const model = conflict.model as SyncedModel;
+    const remoteValue = JSON.parse(conflict.remote_value) as unknown;
+    const chosen = choice === 'local' ? (JSON.parse(conflict.local_value) as unknown) : choice === 'remote' ? remoteValue : checkValue(model, conflict.field, value);
+    await applyLocally(trx, model, conflict.record_id, { [conflict.field]: chosen });
+    const record = await trx.selectFrom('sync_records').select('base').where('model', '=', model).where('record_id', '=', conflict.record_id).executeTakeFirst();
+    if (record) {
+      const base = JSON.parse(record.base) as RecordView;
+      base[conflict.field] = remoteValue; // both sides have now seen the remote's value
+      await trx.updateTable('sync_records').set({ base: JSON.stringify(base) }).where('model', '=', model).where('record_id', '=', conflict.record_id).execute();
+    }
+    await trx.deleteFrom('sync_conflicts').where('id', '=', conflict.id).execute();
+    if (sameJson(chosen, remoteValue)) await dropFieldsFromOutbox(trx, model, conflict.record_id, [conflict.field]);
+    else {
+      await dropFieldsFromOutbox(trx, model, conflict.record_id, [conflict.field]);
+      await requeueFields(trx, sync, model, conflict.record_id, [conflict.field]);
+    }
+  });
+}
+
+/** A typed value must be valid for its field, as a write through the API would be. */
+function checkValue(model: SyncedModel, field: string, value: unknown): unknown {
+  if (value === undefined) throw fieldError('value', 'Give the value to keep when choice is "value".');
+  if (model === 'project' && field in WRITABLE_PLAIN_FIELDS) {
+    const parsed = schemaForKind(WRITABLE_PLAIN_FIELDS[field as WritablePlainField].kind).safeParse(value);
+    if (!parsed.success) throw fieldError('value', parsed.error.issues[0]?.message ?? 'Invalid value for this field.');
+    return parsed.data;
+  }
+  return value;
+}
+
+async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: number, view: RecordView): Promise<void> {
+  switch (model) {
+    case 'project':
+      return applyProjectView(trx, id, view);
+    case 'contact':
+      await trx.updateTable('contacts').set(view).where('id', '=', id).execute();
+      return;
+    case 'webhook': {
+      const columns = Object.fromEntries(
+        Object.entries(view).map(([field, value]) => [
+          field,
+          field === 'trigger_fields' || field === 'payload_fields' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? Number(value) : value,
+        ]),
+      );
+      await trx.updateTable('webhooks').set(columns).where('id', '=', id).execute();
+      return;
+    }
+    case 'event':
+      return;
+  }
+}

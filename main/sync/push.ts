@@ -1,0 +1,370 @@
+// Pushes the outbox: all queued changes to one record go out as one request with
+// only the changed fields; creates as POSTs (a new project's new contacts as
+// contacts_new), deletes as DELETEs. A create whose answer never came is looked
+// for on the remote before it is sent again, so nothing is created twice.
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { Database, OutboxRow } from '../engine/store/tables.ts';
+import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
+import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
+import { sameJson } from '../../shared/webhook-fields.ts';
+import type { ThrottleAction } from '../../shared/throttle-rates.ts';
+import { groupOutbox, type OutboxGroup } from './outbox.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
+import type { RemoteOutcome } from './remote-client.ts';
+import { type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
+import { isProvisional, rekey, upsertContact, upsertEvent, upsertProject, upsertWebhook } from './replica.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+
+export class RemoteUnreachableError extends Error {}
+export class SignInRequiredError extends Error {}
+
+const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: ThrottleAction; remove: ThrottleAction }> = {
+  project: { create: 'project_create', update: 'project_partial_update', remove: 'default' },
+  contact: { create: 'default', update: 'default', remove: 'default' },
+  event: { create: 'default', update: 'default', remove: 'default' },
+  webhook: { create: 'default', update: 'default', remove: 'default' },
+};
+
+/** Pushes every due change. Throws RemoteUnreachableError / SignInRequiredError to stop the cycle. */
+export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): Promise<number> {
+  const now = sync.clock.now().toISOString();
+  const rows = await sync.db
+    .selectFrom('sync_outbox')
+    .selectAll()
+    .where('status', 'in', ['pending', 'in_flight'])
+    .where('next_attempt_at', '<=', now)
+    .orderBy('id')
+    .execute();
+  let pushed = 0;
+  const done = new Set<string>();
+  for (const group of groupOutbox(rows)) {
+    if (isStopped()) break;
+    if (done.has(`${group.model}:${group.recordId}`)) continue;
+    pushed += await pushGroup(sync, group, done);
+  }
+  return pushed;
+}
+
+async function localJson(sync: SyncContext, model: SyncedModel, id: number): Promise<Json | null> {
+  return sync.db.transaction().execute((trx) => snapshotRecord(trx, sync.engine, sync.orgId, model, id)) as Promise<Json | null>;
+}
+
+async function openConflictFields(sync: SyncContext, model: SyncedModel, id: number): Promise<Set<string>> {
+  const rows = await sync.db.selectFrom('sync_conflicts').select('field').where('model', '=', model).where('record_id', '=', id).execute();
+  return new Set(rows.map((row) => row.field));
+}
+
+/** Returns how many requests it made. */
+async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string>): Promise<number> {
+  done.add(`${group.model}:${group.recordId}`);
+  const createRow = group.rows.find((row) => row.op === 'create');
+  const wasSent = group.rows.some((row) => row.sent_at !== null);
+
+  if (group.deleted) {
+    if (group.created && !wasSent) return finishRows(sync, group.rows); // never left this machine
+    let remoteId = group.recordId;
+    if (group.created) {
+      const found = await findLostCreate(sync, group, createRow!);
+      if (!found) return finishRows(sync, group.rows);
+      remoteId = found.id;
+    }
+    const outcome = await send(sync, group, { method: 'DELETE', path: remotePath(sync, group.model, remoteId), action: WRITE_ACTIONS[group.model].remove });
+    if (outcome.kind === 'ok' || (outcome.kind === 'rejected' && outcome.status === 404)) {
+      await sync.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
+        await trx.deleteFrom('sync_records').where('model', '=', group.model).where('record_id', '=', group.recordId).execute();
+      });
+    }
+    return 1;
+  }
+
+  const json = await localJson(sync, group.model, group.recordId);
+  if (!json) return finishRows(sync, group.rows); // gone locally without a delete row: nothing to send
+
+  if (group.created) {
+    if (wasSent) {
+      const found = await findLostCreate(sync, group, createRow!);
+      if (found) {
+        await finishCreate(sync, group, found);
+        return 1;
+      }
+    }
+    const body = await createBody(sync, group, json, createRow!.op_id);
+    if (body === 'waiting') return 0;
+    const outcome = await send(sync, group, { method: 'POST', path: remotePath(sync, group.model), json: body, action: WRITE_ACTIONS[group.model].create });
+    if (outcome.kind === 'ok') await finishCreate(sync, group, outcome.body);
+    return 1;
+  }
+
+  const conflicted = await openConflictFields(sync, group.model, group.recordId);
+  const fields = [...group.fields].filter((field) => !conflicted.has(field));
+  if (fields.length === 0) return conflicted.size > 0 ? 0 : finishRows(sync, group.rows);
+  let requests = 0;
+  if (group.model === 'project' && fields.includes('contacts')) requests += await pushNewContactsFirst(sync, json, done);
+  const fresh = requests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
+  const body = await updateBody(sync, group.model, fresh, fields);
+  const outcome = await send(sync, group, { method: 'PATCH', path: remotePath(sync, group.model, group.recordId), json: body, action: WRITE_ACTIONS[group.model].update });
+  if (outcome.kind === 'ok') await finishUpdate(sync, group, outcome.body, fields);
+  return requests + 1;
+}
+
+/** Marks the rows sent, sends, and sorts the outcome into done / retry / park / stop. */
+async function send(
+  sync: SyncContext,
+  group: OutboxGroup,
+  request: Parameters<SyncContext['remote']['request']>[0],
+): Promise<RemoteOutcome> {
+  const ids = group.rows.map((row) => row.id);
+  // Recorded before sending: after a crash, a create marked sent is looked for before it is sent again.
+  await sync.db.updateTable('sync_outbox').set({ status: 'in_flight', sent_at: sync.clock.now().toISOString() }).where('id', 'in', ids).execute();
+  const outcome = await sync.remote.request(request);
+  const attempts = Math.max(...group.rows.map((row) => row.attempts)) + 1;
+  switch (outcome.kind) {
+    case 'ok':
+      return outcome;
+    case 'unauthorized':
+      await sync.db.updateTable('sync_outbox').set({ status: 'pending', last_error: outcome.message }).where('id', 'in', ids).execute();
+      throw new SignInRequiredError(outcome.message);
+    case 'unreachable':
+      // sent_at stays: the request may have been applied.
+      await sync.db.updateTable('sync_outbox').set({ status: 'pending', attempts, last_error: outcome.message }).where('id', 'in', ids).execute();
+      throw new RemoteUnreachableError(outcome.message);
+    case 'retry': {
+      const delay = outcome.retryAfterMs ?? retryDelay(sync.retry, attempts);
+      await sync.db
+        .updateTable('sync_outbox')
+        .set({
+          status: 'pending',
+          attempts,
+          last_error: outcome.message,
+          next_attempt_at: new Date(sync.clock.now().getTime() + delay).toISOString(),
+          // A 429 was never processed; a 5xx might have been, so a create stays "sent" and is looked for first.
+          ...(outcome.status === 429 ? { sent_at: null } : {}),
+        })
+        .where('id', 'in', ids)
+        .execute();
+      return outcome;
+    }
+    case 'rejected':
+      if (outcome.status === 404 && request.method === 'DELETE') return outcome;
+      // One change the remote will not take is parked with its reason; the rest go on.
+      await sync.db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: outcome.message, sent_at: null }).where('id', 'in', ids).execute();
+      return outcome;
+  }
+}
+
+async function finishRows(sync: SyncContext, rows: OutboxRow[]): Promise<number> {
+  await sync.db.deleteFrom('sync_outbox').where('id', 'in', rows.map((row) => row.id)).execute();
+  return 0;
+}
+
+/** Values of a record's changes queued after the group was read: they stay local until their own push. */
+async function laterLocalValues(trx: Transaction<Database>, group: OutboxGroup, view: RecordView): Promise<RecordView> {
+  const lastId = Math.max(...group.rows.map((row) => row.id));
+  const later = await trx
+    .selectFrom('sync_outbox')
+    .select('fields')
+    .where('model', '=', group.model)
+    .where('record_id', '=', group.recordId)
+    .where('id', '>', lastId)
+    .execute();
+  const keep: RecordView = {};
+  for (const row of later) for (const field of JSON.parse(row.fields) as string[]) keep[field] = view[field];
+  return keep;
+}
+
+async function applyRemote(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, json: Json, keep: RecordView): Promise<void> {
+  switch (model) {
+    case 'project':
+      return upsertProject(trx, sync.orgId, json, keep, sync.localUserId);
+    case 'contact':
+      return upsertContact(trx, sync.orgId, json, keep);
+    case 'event':
+      return upsertEvent(trx, sync.orgId, json);
+    case 'webhook':
+      return upsertWebhook(trx, sync.orgId, json, keep);
+  }
+}
+
+async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: number, remoteJson: Json): Promise<void> {
+  const row = { model, record_id: id, base: JSON.stringify(viewOf(model, remoteJson)), remote_modified: remoteJson.modified_date ?? null };
+  await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
+}
+
+async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json): Promise<void> {
+  await sync.db.transaction().execute(async (trx) => {
+    const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
+    const keep = local ? await laterLocalValues(trx, group, viewOf(group.model, local)) : {};
+    if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson);
+    await rekey(trx, group.model, group.recordId, remoteJson.id);
+    await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
+    await applyRemote(trx, sync, group.model, remoteJson, keep);
+    await storeBase(trx, group.model, remoteJson.id, remoteJson);
+  });
+}
+
+async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, sentFields: string[]): Promise<void> {
+  await sync.db.transaction().execute(async (trx) => {
+    const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
+    const localView = local ? viewOf(group.model, local) : {};
+    const keep = await laterLocalValues(trx, group, localView);
+    const conflicts = await trx.selectFrom('sync_conflicts').select('field').where('model', '=', group.model).where('record_id', '=', group.recordId).execute();
+    for (const { field } of conflicts) keep[field] = localView[field];
+    // Fields of the group held back by a conflict stay queued; the sent ones are done.
+    const heldBack = [...group.fields].filter((field) => !sentFields.includes(field));
+    await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
+    if (heldBack.length) await requeueFields(trx, sync, group.model, group.recordId, heldBack);
+    await applyRemote(trx, sync, group.model, remoteJson, keep);
+    const record = await trx.selectFrom('sync_records').select('base').where('model', '=', group.model).where('record_id', '=', group.recordId).executeTakeFirst();
+    const base = record ? (JSON.parse(record.base) as RecordView) : viewOf(group.model, remoteJson);
+    const remoteView = viewOf(group.model, remoteJson);
+    for (const field of sentFields) base[field] = remoteView[field];
+    const row = { model: group.model, record_id: group.recordId, base: JSON.stringify(base), remote_modified: remoteJson.modified_date ?? null };
+    await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
+  });
+}
+
+export async function requeueFields(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, recordId: number, fields: string[]): Promise<void> {
+  const now = sync.clock.now().toISOString();
+  await trx
+    .insertInto('sync_outbox')
+    .values({
+      op_id: randomUUID(),
+      model,
+      record_id: recordId,
+      op: 'update',
+      fields: JSON.stringify(fields),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      sent_at: null,
+      last_error: null,
+      created_date: now,
+    })
+    .execute();
+}
+
+/** A new project's contacts made offline were sent as contacts_new; the remote's copies take their place. */
+async function adoptCreatedContacts(trx: Transaction<Database>, sync: SyncContext, local: Json | null, remoteJson: Json): Promise<void> {
+  if (!local) return;
+  const provisional = (local.contacts_data as Json[]).filter((contact) => isProvisional(contact.id));
+  const remoteContacts = (remoteJson.contacts_data ?? []) as Json[];
+  const created = remoteContacts.slice(remoteContacts.length - provisional.length);
+  for (const [index, contact] of provisional.entries()) {
+    const remote = created[index];
+    if (!remote) continue;
+    await rekey(trx, 'contact', contact.id, remote.id);
+    await trx.deleteFrom('sync_outbox').where('model', '=', 'contact').where('record_id', '=', remote.id).where('op', '=', 'create').execute();
+    await storeBase(trx, 'contact', remote.id, remote);
+  }
+}
+
+/** Contacts made offline and attached to an existing project are created on their own first. */
+async function pushNewContactsFirst(sync: SyncContext, project: Json, done: Set<string>): Promise<number> {
+  let requests = 0;
+  for (const contact of project.contacts_data as Json[]) {
+    if (!isProvisional(contact.id)) continue;
+    const rows = await sync.db.selectFrom('sync_outbox').selectAll().where('model', '=', 'contact').where('record_id', '=', contact.id).orderBy('id').execute();
+    const [group] = groupOutbox(rows);
+    if (group) requests += await pushGroup(sync, group, done);
+  }
+  return requests;
+}
+
+const roleUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, `/api/orgs/${sync.orgId}/roles/${id}/`));
+
+async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly string[]): Promise<Json> {
+  const view = viewOf('project', json);
+  const body: Json = {};
+  for (const field of fields) {
+    if (field in WRITABLE_PLAIN_FIELDS || field === 'custom_data') body[field] = view[field];
+    else if (field === 'country_iso2') {
+      if (view.country_iso2) body.country_iso2 = view.country_iso2;
+    } else if (field === 'roof_type') body.roof_type = view.roof_type === null ? null : remoteUrl(sync, `/api/roof_types/${String(view.roof_type)}/`);
+    else if ((ROLE_REFERENCE_FIELDS as readonly string[]).includes(field)) body[field] = roleUrl(sync, view[field] as number | null);
+    else if (field === 'contacts') body.contacts = (view.contacts as number[]).map((id) => remoteUrl(sync, remotePath(sync, 'contact', id)));
+    else if (field === 'active_stage_id') {
+      body.workflow = { workflow_id: json.workflow?.workflow_id, active_stage_id: view.active_stage_id };
+      body.active_stage_id = view.active_stage_id;
+    } else if (field === 'usage') body.usage = view.usage;
+  }
+  return body;
+}
+
+async function updateBody(sync: SyncContext, model: SyncedModel, json: Json, fields: string[]): Promise<Json> {
+  if (model === 'project') return projectFieldsBody(sync, json, fields);
+  const view = viewOf(model, json);
+  return Object.fromEntries(fields.map((field) => [field, view[field]]));
+}
+
+async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opId: string): Promise<Json | 'waiting'> {
+  const view = viewOf(group.model, json);
+  switch (group.model) {
+    case 'project': {
+      const fields = Object.keys(view).filter((field) => field !== 'contacts' && view[field] !== null);
+      const body = await projectFieldsBody(sync, json, fields);
+      body.custom_data = { ...((view.custom_data as Json | null) ?? {}), [CLIENT_OP_KEY]: opId };
+      const contacts = json.contacts_data as Json[];
+      body.contacts = contacts.filter((contact) => !isProvisional(contact.id)).map((contact) => remoteUrl(sync, remotePath(sync, 'contact', contact.id)));
+      body.contacts_new = contacts.filter((contact) => isProvisional(contact.id)).map((contact) => viewOf('contact', contact));
+      return body;
+    }
+    case 'event': {
+      const projectId = json.project_id as number | null;
+      if (projectId !== null && isProvisional(projectId)) return 'waiting'; // its project has not reached the remote yet
+      return {
+        title: view.title,
+        notes: view.notes,
+        event_type: view.event_type,
+        ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }),
+      };
+    }
+    case 'contact':
+    case 'webhook':
+      return view;
+  }
+}
+
+/**
+ * A create was sent but its answer never came (timeout, reset, kill -9): find the
+ * record on the remote before sending it again. Projects carry the client op id in
+ * custom_data; other records are matched by their fields among the newest.
+ */
+async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: OutboxRow): Promise<Json | null> {
+  const json = await localJson(sync, group.model, group.recordId);
+  const view = json ? viewOf(group.model, json) : null;
+  const list = async (query: Record<string, string | number>) => {
+    const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, group.model), query, action: 'default' });
+    if (outcome.kind === 'unreachable') throw new RemoteUnreachableError(outcome.message);
+    if (outcome.kind === 'unauthorized') throw new SignInRequiredError(outcome.message);
+    return outcome.kind === 'ok' && Array.isArray(outcome.body) ? (outcome.body as Json[]) : [];
+  };
+  switch (group.model) {
+    case 'project': {
+      const recent = await list({ ordering: '-created_date', limit: 50, fieldset: 'list' });
+      const match = recent.find((project) => project.custom_data?.[CLIENT_OP_KEY] === createRow.op_id);
+      if (!match) return null;
+      const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'project', match.id), action: 'project_detail' });
+      if (detail.kind === 'unreachable') throw new RemoteUnreachableError(detail.message);
+      return detail.kind === 'ok' ? detail.body : null;
+    }
+    case 'contact': {
+      if (!view) return null;
+      const recent = await list({ ordering: '-created_date', limit: 50 });
+      return recent.find((contact) => sameJson(viewOf('contact', contact), view)) ?? null;
+    }
+    case 'event': {
+      if (!view || json?.project_id == null) return null;
+      const events = await list({ project: String(json.project_id), limit: 100 });
+      return events.find((event) => event.title === view.title && event.notes === view.notes && event.event_type === view.event_type) ?? null;
+    }
+    case 'webhook': {
+      if (!view) return null;
+      const webhooks = await list({ limit: 1000 });
+      return webhooks.find((webhook) => sameJson(viewOf('webhook', webhook), view)) ?? null;
+    }
+  }
+}
+

@@ -1,0 +1,267 @@
+// Writes what the remote says into the local replica, bypassing the outbox (a
+// pulled change must not be pushed back), and re-keys records created offline
+// once the remote gives them their real ids.
+import { sql, type Transaction } from 'kysely';
+import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
+import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from '../engine/projects/project-columns.ts';
+import { ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
+import { parseOrgReference } from '../../shared/api-paths.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
+
+type Trx = Transaction<Database>;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- remote API JSON
+
+/** Ids at and above this were made offline and are not on the remote yet. */
+export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
+export const isProvisional = (id: number): boolean => id >= PROVISIONAL_ID_FLOOR;
+
+const flag = (value: unknown): 0 | 1 => (value ? 1 : 0);
+
+/** Makes SQLite number records created here from PROVISIONAL_ID_FLOOR up, so they never collide with remote ids. */
+export async function reserveProvisionalIds(trx: Trx): Promise<void> {
+  for (const table of ['projects', 'contacts', 'events', 'webhooks', 'private_files']) {
+    const existing = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(trx);
+    if (existing.rows.length === 0) await sql`insert into sqlite_sequence (name, seq) values (${table}, ${PROVISIONAL_ID_FLOOR - 1})`.execute(trx);
+    else await sql`update sqlite_sequence set seq = max(seq, ${PROVISIONAL_ID_FLOOR - 1}) where name = ${table}`.execute(trx);
+  }
+}
+
+export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Json[]): Promise<void> {
+  for (const workflow of workflows) {
+    const row = { id: workflow.id, org_id: orgId, title: workflow.title ?? '', is_default: flag(workflow.is_default) };
+    await trx.insertInto('workflows').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+    for (const [position, stage] of (workflow.stages ?? []).entries()) {
+      const stageRow = { id: stage.id, workflow_id: workflow.id, title: stage.title ?? '', milestone: stage.milestone ?? 0, position: stage.position ?? position };
+      await trx.insertInto('workflow_stages').values(stageRow).onConflict((conflict) => conflict.column('id').doUpdateSet(stageRow)).execute();
+    }
+  }
+}
+
+export async function upsertRole(trx: Trx, orgId: number, role: Json, localUserId: number | null): Promise<void> {
+  const remoteUserId = role.user ? Number(/\/(\d+)\/?$/.exec(String(role.user))?.[1]) : null;
+  const row = {
+    id: role.id,
+    org_id: orgId,
+    // Only our own user exists in the replica; other roles keep their data without a login.
+    user_id: remoteUserId !== null && remoteUserId === localUserId ? localUserId : null,
+    email: role.email ?? '',
+    first_name: role.first_name ?? '',
+    family_name: role.family_name ?? '',
+    job_title: role.job_title ?? '',
+    accreditation: role.accreditation ?? '',
+    phone: role.phone ?? '',
+    is_admin: flag(role.is_admin),
+    is_hidden: flag(role.is_hidden),
+    allow_email_notifications: flag(role.allow_email_notifications ?? true),
+    has_logged_in: flag(role.has_logged_in),
+    external_calendar_id: role.external_calendar_id ?? null,
+    schedule_meeting_url: role.schedule_meeting_url ?? '',
+    schedule_meeting_label: role.schedule_meeting_label ?? '',
+    created_date: role.created_date ?? new Date(0).toISOString(),
+    modified_date: role.modified_date ?? new Date(0).toISOString(),
+  };
+  await trx
+    .insertInto('roles')
+    // What the remote lets us see is all the replica holds, so locally its user sees all of it.
+    .values({ ...row, is_pro: 1, sees_all_projects: 1, can_access_all_files: 1, can_export_projects: 1 })
+    .onConflict((conflict) => conflict.column('id').doUpdateSet({ ...row, user_id: sql`coalesce(roles.user_id, ${row.user_id})` }))
+    .execute();
+}
+
+export function contactRow(orgId: number, contact: Json) {
+  return {
+    id: contact.id as number,
+    org_id: orgId,
+    first_name: contact.first_name ?? '',
+    family_name: contact.family_name ?? '',
+    email: contact.email ?? '',
+    phone: contact.phone ?? '',
+    passport_number: contact.passport_number ?? '',
+    licence_number: contact.licence_number ?? '',
+    custom_contact_info_1: contact.custom_contact_info_1 ?? '',
+    custom_contact_info_2: contact.custom_contact_info_2 ?? '',
+    identifier: contact.identifier ?? '',
+    user_id: null,
+    type: contact.type ?? 0,
+    date_of_birth: contact.date_of_birth ?? null,
+    gender: contact.gender ?? 0,
+    created_date: contact.created_date ?? new Date(0).toISOString(),
+    modified_date: contact.modified_date ?? new Date(0).toISOString(),
+  };
+}
+
+export async function upsertContact(trx: Trx, orgId: number, contact: Json, keep: RecordView = {}): Promise<void> {
+  const row = { ...contactRow(orgId, contact), ...keep };
+  await trx.insertInto('contacts').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+}
+
+export async function upsertEvent(trx: Trx, orgId: number, event: Json): Promise<void> {
+  const row = {
+    id: event.id,
+    org_id: orgId,
+    project_id: event.project_id ?? (event.project ? (parseOrgReference(event.project, 'projects')?.id ?? null) : null),
+    event_type: event.event_type ?? 'note',
+    title: event.title ?? '',
+    notes: event.notes ?? '',
+    user_id: null,
+    created_date: event.created_date ?? new Date(0).toISOString(),
+    modified_date: event.modified_date ?? new Date(0).toISOString(),
+  };
+  await trx.insertInto('events').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+}
+
+export async function upsertWebhook(trx: Trx, orgId: number, webhook: Json, keep: RecordView = {}): Promise<void> {
+  const merged = { ...webhook, ...keep };
+  const row = {
+    id: webhook.id,
+    org_id: orgId,
+    endpoint: merged.endpoint ?? '',
+    enabled: flag(merged.enabled),
+    debug: flag(merged.debug),
+    trigger_fields: merged.trigger_fields == null ? null : JSON.stringify(merged.trigger_fields),
+    payload_fields: merged.payload_fields == null ? null : JSON.stringify(merged.payload_fields),
+    headers: merged.headers ?? null,
+    created_date: webhook.created_date ?? new Date(0).toISOString(),
+    modified_date: webhook.modified_date ?? new Date(0).toISOString(),
+  };
+  await trx.insertInto('webhooks').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+}
+
+/**
+ * Writes a remote project (its detail JSON) into the replica, with what hangs off
+ * it (contacts, roles, events). `keep` holds view values of fields with local
+ * changes still waiting, which stay as they are locally.
+ */
+export async function upsertProject(trx: Trx, orgId: number, project: Json, keep: RecordView, localUserId: number | null): Promise<void> {
+  for (const contact of project.contacts_data ?? []) {
+    const exists = await trx.selectFrom('contacts').select('id').where('id', '=', contact.id).executeTakeFirst();
+    if (!exists) await upsertContact(trx, orgId, contact);
+  }
+  for (const field of ROLE_REFERENCE_FIELDS) {
+    const role = project[`${field}_data`];
+    if (role) await upsertRole(trx, orgId, role, localUserId);
+  }
+  const workflowId = project.workflow?.workflow_id;
+  const stageId = project.workflow?.active_stage_id ?? project.active_stage_id;
+  const stageExists = await trx.selectFrom('workflow_stages').select('id').where('id', '=', stageId).where('workflow_id', '=', workflowId).executeTakeFirst();
+  if (!stageExists) throw new Error(`project ${project.id} is at stage ${stageId}, which the replica does not know yet`);
+
+  const existing = await trx.selectFrom('projects').select('attributes').where('id', '=', project.id).executeTakeFirst();
+  const attributes: Record<string, unknown> = existing ? parseAttributes(existing.attributes) : {};
+  for (const field of [...Object.keys(WRITABLE_PLAIN_FIELDS), ...Object.keys(STORED_READ_ONLY_FIELDS)]) {
+    if (!COLUMN_FIELD_SET.has(field) && field in project) attributes[field] = project[field];
+  }
+  if (attributes.custom_data && typeof attributes.custom_data === 'object' && CLIENT_OP_KEY in (attributes.custom_data as object)) {
+    const { [CLIENT_OP_KEY]: _marker, ...rest } = attributes.custom_data as Json;
+    attributes.custom_data = Object.keys(rest).length ? rest : null;
+  }
+  const row = {
+    id: project.id as number,
+    org_id: orgId,
+    title: project.title ?? '',
+    identifier: project.identifier ?? '',
+    address: project.address ?? '',
+    locality: project.locality ?? '',
+    state: project.state ?? '',
+    zip: project.zip ?? '',
+    country_iso2: project.country_iso2 ?? '',
+    lat: project.lat ?? null,
+    lon: project.lon ?? null,
+    business_name: project.business_name ?? null,
+    priority: project.priority ?? 2,
+    is_residential: flag(project.is_residential ?? true),
+    is_lite: flag(project.is_lite),
+    roof_type_id: project.roof_type ? Number(/(\d+)\/?$/.exec(String(project.roof_type))?.[1]) : null,
+    workflow_id: workflowId,
+    active_stage_id: stageId,
+    ...Object.fromEntries(ROLE_REFERENCE_FIELDS.map((field) => [ROLE_COLUMNS[field], project[`${field}_data`]?.id ?? null])),
+    usage: project.usage ? JSON.stringify(project.usage) : null,
+    design: project.design ?? null,
+    attributes: JSON.stringify(attributes),
+    created_date: project.created_date,
+    modified_date: project.modified_date,
+  };
+  await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  const contactIds: number[] = (project.contacts_data ?? []).map((contact: Json) => contact.id);
+  await replaceProjectContacts(trx, project.id, contactIds);
+  for (const event of project.events_data ?? []) await upsertEvent(trx, orgId, { ...event, project_id: project.id });
+  if (Object.keys(keep).length > 0) await applyProjectView(trx, project.id, keep);
+}
+
+async function replaceProjectContacts(trx: Trx, projectId: number, contactIds: number[]): Promise<void> {
+  await trx.deleteFrom('project_contacts').where('project_id', '=', projectId).execute();
+  const present = contactIds.length
+    ? new Set((await trx.selectFrom('contacts').select('id').where('id', 'in', contactIds).execute()).map((row) => row.id))
+    : new Set<number>();
+  const rows = contactIds.filter((id) => present.has(id)).map((contactId, position) => ({ project_id: projectId, contact_id: contactId, position }));
+  if (rows.length) await trx.insertInto('project_contacts').values(rows).execute();
+}
+
+/** Sets project fields from view values (a resolved conflict, or local values that must survive a pull). */
+export async function applyProjectView(trx: Trx, projectId: number, view: RecordView): Promise<void> {
+  const columns: ProjectUpdate = {};
+  const current = await trx.selectFrom('projects').select('attributes').where('id', '=', projectId).executeTakeFirstOrThrow();
+  const attributes = parseAttributes(current.attributes);
+  for (const [field, value] of Object.entries(view)) {
+    if (field === 'contacts') await replaceProjectContacts(trx, projectId, (value as number[] | null) ?? []);
+    else if (field === 'roof_type') columns.roof_type_id = value as number | null;
+    else if (field === 'active_stage_id') columns.active_stage_id = value as number;
+    else if (field === 'usage') columns.usage = value === null ? null : JSON.stringify(value);
+    else if (field in ROLE_COLUMNS) columns[ROLE_COLUMNS[field as keyof typeof ROLE_COLUMNS]] = value as number | null;
+    else if (COLUMN_FIELD_SET.has(field) || field === 'country_iso2') {
+      (columns as Record<string, unknown>)[field] = typeof value === 'boolean' ? flag(value) : value;
+    } else attributes[field] = value;
+  }
+  await trx.updateTable('projects').set({ ...columns, attributes: JSON.stringify(attributes) }).where('id', '=', projectId).execute();
+}
+
+/** Gives a record made offline the id the remote gave it, everywhere it is referred to. */
+export async function rekey(trx: Trx, model: SyncedModel, from: number, to: number): Promise<void> {
+  if (from === to) return;
+  await sql`PRAGMA defer_foreign_keys = ON`.execute(trx);
+  // A pull may already have brought the remote's copy in (a create whose answer was
+  // lost): the local record, which may carry newer changes, takes its place.
+  await deleteReplicaRecord(trx, model, to);
+  switch (model) {
+    case 'project':
+      await trx.updateTable('projects').set({ id: to }).where('id', '=', from).execute();
+      await trx.updateTable('project_contacts').set({ project_id: to }).where('project_id', '=', from).execute();
+      await trx.updateTable('events').set({ project_id: to }).where('project_id', '=', from).execute();
+      await trx.updateTable('private_files').set({ project_id: to }).where('project_id', '=', from).execute();
+      break;
+    case 'contact':
+      await trx.updateTable('contacts').set({ id: to }).where('id', '=', from).execute();
+      await trx.updateTable('project_contacts').set({ contact_id: to }).where('contact_id', '=', from).execute();
+      break;
+    case 'event':
+      await trx.updateTable('events').set({ id: to }).where('id', '=', from).execute();
+      break;
+    case 'webhook':
+      await trx.updateTable('webhooks').set({ id: to }).where('id', '=', from).execute();
+      break;
+  }
+  await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
+  await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
+  await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
+}
+
+export async function deleteReplicaRecord(trx: Trx, model: SyncedModel, id: number): Promise<void> {
+  switch (model) {
+    case 'project':
+      await trx.deleteFrom('project_contacts').where('project_id', '=', id).execute();
+      await trx.deleteFrom('projects').where('id', '=', id).execute();
+      break;
+    case 'contact':
+      await trx.deleteFrom('project_contacts').where('contact_id', '=', id).execute();
+      await trx.deleteFrom('contacts').where('id', '=', id).execute();
+      break;
+    case 'event':
+      await trx.deleteFrom('events').where('id', '=', id).execute();
+      break;
+    case 'webhook':
+      await trx.deleteFrom('webhooks').where('id', '=', id).execute();
+      break;
+  }
+  await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', id).execute();
+  await trx.deleteFrom('sync_conflicts').where('model', '=', model).where('record_id', '=', id).execute();
+}

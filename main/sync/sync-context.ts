@@ -1,0 +1,48 @@
+// What the push, pull and conflict code share: the local store, the remote, and
+// how records are addressed on each side.
+import type { Kysely } from 'kysely';
+import type { Database } from '../engine/store/tables.ts';
+import type { EngineContext } from '../engine/context.ts';
+import type { Clock } from '../engine/clock.ts';
+import type { RemoteClient } from './remote-client.ts';
+import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
+
+export interface RetrySchedule {
+  /** Wait before the first retry of a change that failed for a passing reason. */
+  firstDelayMs: number;
+  factor: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = { firstDelayMs: 5_000, factor: 4, maxDelayMs: 6 * 60 * 60_000 };
+
+export interface SyncContext {
+  readonly engine: EngineContext;
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  readonly orgId: number;
+  readonly localUserId: number;
+  readonly remote: RemoteClient;
+  readonly retry: RetrySchedule;
+}
+
+export function remotePath(sync: SyncContext, model: SyncedModel, id?: number): string {
+  const collection = `/api/orgs/${sync.orgId}/${MODEL_PATHS[model]}/`;
+  return id === undefined ? collection : `${collection}${id}/`;
+}
+
+export function remoteUrl(sync: SyncContext, path: string): string {
+  return sync.remote.url(path);
+}
+
+export function retryDelay(schedule: RetrySchedule, attempts: number): number {
+  return Math.min(schedule.firstDelayMs * schedule.factor ** Math.max(0, attempts - 1), schedule.maxDelayMs);
+}
+
+export async function getSyncState(db: Kysely<Database>, key: string): Promise<string | undefined> {
+  return (await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst())?.value;
+}
+
+export async function setSyncState(db: Kysely<Database>, key: string, value: string): Promise<void> {
+  await db.insertInto('sync_state').values({ key, value }).onConflict((conflict) => conflict.column('key').doUpdateSet({ value })).execute();
+}

@@ -1,0 +1,181 @@
+// The sync loop: push what the user did, then pull what changed elsewhere; again
+// after every local write, every poll interval, and as soon as the remote is
+// reachable after being offline. One state at a time, each change reported.
+import type { SyncContext } from './sync-context.ts';
+import { RemoteUnreachableError, SignInRequiredError, pushOutbox } from './push.ts';
+import { pullAll } from './pull.ts';
+import { getSyncState, setSyncState } from './sync-context.ts';
+
+export type SyncState = 'idle' | 'syncing' | 'offline' | 'paused' | 'needs_sign_in' | 'error';
+
+export interface SyncStatus {
+  state: SyncState;
+  pending: number;
+  conflicts: number;
+  last_synced_at: string | null;
+  next_attempt_at: string | null;
+  remote_reachable: boolean;
+  /** What the state is about, in words (the offline reason, the error). */
+  detail: string | null;
+}
+
+export interface SyncEngineOptions {
+  pollIntervalMs: number;
+  /** While offline, how soon to try again (doubling up to the poll interval). */
+  offlineRetryMs: number;
+  onStateChange?: (state: SyncState, detail: string | null) => void;
+}
+
+export class SyncEngine {
+  private state: SyncState = 'idle';
+  private detail: string | null = null;
+  private reachable = false;
+  private stopped = true;
+  private paused = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private nextAttemptAt: number | null = null;
+  private offlineDelayMs: number;
+
+  constructor(
+    private readonly sync: SyncContext,
+    private readonly options: SyncEngineOptions,
+  ) {
+    this.offlineDelayMs = options.offlineRetryMs;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.paused = (await getSyncState(this.sync.db, 'paused')) === 'true';
+    this.setState(this.paused ? 'paused' : 'idle', null);
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Sync soon: a local write was made, or the user asked. */
+  wake(): void {
+    if (this.stopped || this.paused) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.cycle().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped && !this.paused && this.state !== 'offline' && this.state !== 'needs_sign_in') {
+        this.again = false;
+        this.wake();
+      } else {
+        this.again = false;
+        this.schedule();
+      }
+    });
+  }
+
+  async pause(): Promise<void> {
+    this.paused = true;
+    await setSyncState(this.sync.db, 'paused', 'true');
+    clearTimeout(this.timer);
+    await this.running;
+    this.setState('paused', null);
+  }
+
+  async resume(): Promise<void> {
+    this.paused = false;
+    await setSyncState(this.sync.db, 'paused', 'false');
+    this.setState('idle', null);
+    this.wake();
+  }
+
+  /** Resolves once the current cycle, if any, has finished (tests and benchmarks). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  async status(): Promise<SyncStatus> {
+    const { db } = this.sync;
+    const pending = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const conflicts = await db.selectFrom('sync_conflicts').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const nextRow = await db.selectFrom('sync_outbox').select((builder) => builder.fn.min('next_attempt_at').as('next')).where('status', '=', 'pending').executeTakeFirst();
+    const nextAttempt = this.nextAttemptAt ? new Date(this.nextAttemptAt).toISOString() : null;
+    return {
+      state: this.state,
+      pending: Number(pending.count),
+      conflicts: Number(conflicts.count),
+      last_synced_at: (await getSyncState(db, 'last_synced_at')) ?? null,
+      next_attempt_at: [nextAttempt, nextRow?.next ?? null].filter((value): value is string => value !== null).sort()[0] ?? null,
+      remote_reachable: this.reachable,
+      detail: this.detail,
+    };
+  }
+
+  private setState(state: SyncState, detail: string | null): void {
+    if (state === this.state && detail === this.detail) return;
+    this.state = state;
+    this.detail = detail;
+    this.options.onStateChange?.(state, detail);
+  }
+
+  private async cycle(): Promise<void> {
+    if (this.stopped || this.paused) return;
+    this.setState('syncing', null);
+    try {
+      const stop = () => this.stopped || this.paused;
+      // With local changes waiting, pull first: a push must never overwrite a remote
+      // change it has not seen (that is a conflict to show, not to lose).
+      const hadPending = await this.hasPendingChanges();
+      if (hadPending) await pullAll(this.sync);
+      const pushed = await pushOutbox(this.sync, stop);
+      if (!hadPending || pushed > 0) await pullAll(this.sync);
+      this.reachable = true;
+      this.offlineDelayMs = this.options.offlineRetryMs;
+      await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
+      this.setState(this.paused ? 'paused' : 'idle', null);
+    } catch (error) {
+      if (error instanceof RemoteUnreachableError) {
+        this.reachable = false;
+        this.setState('offline', error.message);
+      } else if (error instanceof SignInRequiredError) {
+        this.setState('needs_sign_in', `${error.message}. Sign in to the remote again.`);
+      } else {
+        this.setState('error', (error as Error).message);
+      }
+    }
+  }
+
+  private async hasPendingChanges(): Promise<boolean> {
+    const row = await this.sync.db.selectFrom('sync_outbox').select('id').where('status', 'in', ['pending', 'in_flight']).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The next cycle: soon when offline, at the next retry due, or at the poll interval. */
+  private schedule(): void {
+    if (this.stopped || this.paused || this.state === 'needs_sign_in') return;
+    void this.nextDueDelay().then((dueIn) => {
+      if (this.stopped || this.paused || this.running) return;
+      let delay = this.options.pollIntervalMs;
+      if (this.state === 'offline' || this.state === 'error') {
+        delay = this.offlineDelayMs;
+        this.offlineDelayMs = Math.min(this.offlineDelayMs * 2, this.options.pollIntervalMs);
+      } else if (dueIn !== null) delay = Math.min(delay, Math.max(dueIn, 50));
+      this.nextAttemptAt = this.sync.clock.now().getTime() + delay;
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => {
+        this.nextAttemptAt = null;
+        this.wake();
+      }, delay);
+      this.timer.unref?.();
+    });
+  }
+
+  private async nextDueDelay(): Promise<number | null> {
+    const row = await this.sync.db.selectFrom('sync_outbox').select((builder) => builder.fn.min('next_attempt_at').as('next')).where('status', '=', 'pending').executeTakeFirst();
+    return row?.next ? Date.parse(row.next) - this.sync.clock.now().getTime() : null;
+  }
+}

@@ -1,0 +1,68 @@
+// What sync moves for each kind of record, as "views": the writable fields of a
+// record's API JSON, with references reduced to ids so a local and a remote copy
+// compare equal whatever host they came from. Merge bases, outbox field lists and
+// conflicts are all in terms of these views.
+import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
+import { parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
+import { sameJson } from '../../shared/webhook-fields.ts';
+
+export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook';
+export const SYNCED_MODELS: readonly SyncedModel[] = ['project', 'contact', 'event', 'webhook'];
+export type RecordView = Record<string, unknown>;
+type Json = Record<string, unknown>;
+
+const CONTACT_FIELDS = [
+  'first_name', 'family_name', 'email', 'phone', 'passport_number', 'licence_number',
+  'custom_contact_info_1', 'custom_contact_info_2', 'identifier', 'type', 'date_of_birth', 'gender',
+] as const;
+const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
+const EVENT_FIELDS = ['title', 'notes', 'event_type', 'project_id'] as const;
+
+/** Marks a create in the remote record so a create whose answer was lost can be found again. */
+export const CLIENT_OP_KEY = '_solardesk_op';
+
+const idOf = (reference: unknown, kind: 'roles' | 'contacts' | 'projects'): number | null =>
+  reference === null || reference === undefined || reference === '' ? null : (parseOrgReference(reference, kind)?.id ?? null);
+
+function withoutClientOp(customData: unknown): unknown {
+  if (typeof customData !== 'object' || customData === null || !(CLIENT_OP_KEY in customData)) return customData;
+  const { [CLIENT_OP_KEY]: _marker, ...rest } = customData as Json;
+  return Object.keys(rest).length === 0 ? null : rest;
+}
+
+export function viewOf(model: SyncedModel, json: Json): RecordView {
+  switch (model) {
+    case 'project': {
+      const view: RecordView = {};
+      for (const field of Object.keys(WRITABLE_PLAIN_FIELDS)) view[field] = json[field] ?? null;
+      view.custom_data = withoutClientOp(json.custom_data ?? null);
+      view.country_iso2 = json.country_iso2 ?? '';
+      view.roof_type = json.roof_type ? parseRoofTypeReference(json.roof_type) : null;
+      for (const field of ROLE_REFERENCE_FIELDS) view[field] = idOf(json[field], 'roles');
+      view.contacts = Array.isArray(json.contacts) ? json.contacts.map((url) => idOf(url, 'contacts')) : [];
+      view.active_stage_id = (json.workflow as Json | undefined)?.active_stage_id ?? json.active_stage_id ?? null;
+      view.usage = json.usage ?? null;
+      return view;
+    }
+    case 'contact':
+      return Object.fromEntries(CONTACT_FIELDS.map((field) => [field, json[field] ?? null]));
+    case 'webhook':
+      return Object.fromEntries(WEBHOOK_FIELDS.map((field) => [field, json[field] ?? null]));
+    case 'event':
+      return { ...Object.fromEntries(EVENT_FIELDS.map((field) => [field, json[field] ?? null])), project_id: json.project_id ?? null };
+  }
+}
+
+/** The fields whose view value differs. */
+export function changedFields(before: RecordView, after: RecordView): string[] {
+  const fields = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...fields].filter((field) => !sameJson(before[field], after[field]));
+}
+
+/** A model's path segment on the API. */
+export const MODEL_PATHS: Record<SyncedModel, string> = {
+  project: 'projects',
+  contact: 'contacts',
+  event: 'events',
+  webhook: 'webhooks',
+};

@@ -1,0 +1,100 @@
+// The agent's sync routes on the local API (issue 5): status, what waits and why,
+// conflicts and their resolution, pause and resume.
+import { z } from 'zod';
+import type { TypedApp } from '../engine/http/app.ts';
+import { idParam } from '../engine/http/list-query.ts';
+import type { OutboxRow } from '../engine/store/tables.ts';
+import type { SyncEngine } from './sync-engine.ts';
+import type { SyncContext } from './sync-context.ts';
+import { resolveConflict } from './conflicts.ts';
+
+const tags = ['sync'];
+
+function reasonFor(row: OutboxRow, state: string, now: string, conflicted: Set<string>): string {
+  const fields = JSON.parse(row.fields) as string[];
+  if (row.op === 'update' && fields.length > 0 && fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`))) {
+    return `Waiting for you to settle the conflict on ${fields.join(', ')}.`;
+  }
+  if (row.status === 'parked') return `The remote rejected this change: ${row.last_error ?? 'no reason given'}. Edit the record to try again.`;
+  if (row.status === 'in_flight') return 'Being sent to the remote.';
+  if (row.status === 'held') return row.last_error ?? 'Held until you confirm it.';
+  if (state === 'paused') return 'Sync is paused.';
+  if (state === 'offline') return 'The remote cannot be reached; it goes out when it can.';
+  if (state === 'needs_sign_in') return 'Sign in to the remote again to send it.';
+  if (row.next_attempt_at > now && row.last_error) return `Retrying after a failure: ${row.last_error}`;
+  return 'Waiting for the next push.';
+}
+
+/** `running` is read per request: the routes are registered before the sync engine exists. */
+export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine }): void {
+  app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state' } }, () => running().engine.status());
+
+  app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when' } }, async () => {
+    const { sync, engine } = running();
+    const [rows, status, conflicts] = await Promise.all([
+      sync.db.selectFrom('sync_outbox').selectAll().orderBy('id').execute(),
+      engine.status(),
+      sync.db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute(),
+    ]);
+    const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
+    const now = sync.clock.now().toISOString();
+    return rows.map((row) => ({
+      id: row.id,
+      op_id: row.op_id,
+      model: row.model,
+      record_id: row.record_id,
+      op: row.op,
+      fields: JSON.parse(row.fields) as string[],
+      status: row.status,
+      reason: reasonFor(row, status.state, now, conflicted),
+      waiting_until: row.status === 'pending' && row.next_attempt_at > now ? row.next_attempt_at : null,
+      attempts: row.attempts,
+      last_error: row.last_error,
+      created_date: row.created_date,
+    }));
+  });
+
+  app.get('/sync/conflicts/', { config: { throttle: 'none' }, schema: { tags, summary: 'Fields changed on both sides, with both values' } }, async () => {
+    const rows = await running().sync.db.selectFrom('sync_conflicts').selectAll().orderBy('id').execute();
+    return rows.map((row) => ({
+      id: row.id,
+      model: row.model,
+      record_id: row.record_id,
+      field: row.field,
+      local_value: JSON.parse(row.local_value) as unknown,
+      remote_value: JSON.parse(row.remote_value) as unknown,
+      base_value: JSON.parse(row.base_value) as unknown,
+      created_date: row.created_date,
+    }));
+  });
+
+  app.post(
+    '/sync/conflicts/:id/resolve/',
+    {
+      config: { throttle: 'none' },
+      schema: {
+        tags,
+        summary: 'Settle a conflict',
+        params: z.object({ org_id: z.string(), id: idParam }),
+        body: z.object({ choice: z.enum(['local', 'remote', 'value']), value: z.unknown().optional() }),
+      },
+    },
+    async (request) => {
+      const { sync, engine } = running();
+      await resolveConflict(sync, request.params.id, request.body.choice, request.body.value);
+      engine.wake();
+      return engine.status();
+    },
+  );
+
+  app.post('/sync/pause/', { config: { throttle: 'none' }, schema: { tags, summary: 'Pause sync' } }, async () => {
+    const { engine } = running();
+    await engine.pause();
+    return engine.status();
+  });
+  app.post('/sync/resume/', { config: { throttle: 'none' }, schema: { tags, summary: 'Resume sync' } }, async () => {
+    const { engine } = running();
+    await engine.resume();
+    return engine.status();
+  });
+}

@@ -1,0 +1,117 @@
+// A fault-injecting HTTP proxy on 127.0.0.1 between an agent and its remote: it
+// forwards requests and, by rule, goes offline, loses responses (after the remote
+// applied the request), delays, or answers 429/400 itself. It also counts what
+// passed. Only the network is faked here; both ends are the real programs.
+import http from 'node:http';
+
+export type FaultAction =
+  | { kind: 'offline' }
+  /** Forward, let the remote apply it, then cut the connection before the answer. */
+  | { kind: 'drop_response' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> };
+
+export interface FaultRule {
+  method?: string;
+  /** Matched against the path without the query. */
+  path?: RegExp;
+  action: FaultAction;
+  /** How many matching requests it applies to (default: all). */
+  times?: number;
+}
+
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  status: number | 'dropped' | 'offline';
+}
+
+export interface FaultProxy {
+  readonly url: string;
+  readonly log: ProxiedRequest[];
+  setOffline(offline: boolean): void;
+  addRule(rule: FaultRule): void;
+  clearRules(): void;
+  /** Requests that reached the remote, by "METHOD /path-pattern". */
+  count(method: string, path: RegExp): number;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const targetUrl = new URL(target);
+  let offline = false;
+  let rules: Array<FaultRule & { used: number }> = [];
+  const log: ProxiedRequest[] = [];
+
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0]!;
+    const method = request.method ?? 'GET';
+    if (offline) {
+      log.push({ method, path, status: 'offline' });
+      request.socket.destroy();
+      return;
+    }
+    const rule = rules.find(
+      (candidate) =>
+        (!candidate.method || candidate.method === method) && (!candidate.path || candidate.path.test(path)) && (candidate.times === undefined || candidate.used < candidate.times),
+    );
+    if (rule) rule.used++;
+    const action = rule?.action;
+    if (action?.kind === 'offline') {
+      log.push({ method, path, status: 'offline' });
+      request.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'status') {
+      request.resume();
+      log.push({ method, path, status: action.status });
+      response.writeHead(action.status, { 'content-type': 'application/json', ...action.headers }).end(JSON.stringify(action.body));
+      return;
+    }
+    const forward = () => {
+      const upstream = http.request(
+        { host: targetUrl.hostname, port: targetUrl.port, method, path: request.url, headers: { ...request.headers, host: targetUrl.host } },
+        (upstreamResponse) => {
+          if (action?.kind === 'drop_response') {
+            upstreamResponse.resume();
+            upstreamResponse.on('end', () => {
+              log.push({ method, path, status: 'dropped' });
+              request.socket.destroy();
+            });
+            return;
+          }
+          log.push({ method, path, status: upstreamResponse.statusCode ?? 0 });
+          response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
+          upstreamResponse.pipe(response);
+        },
+      );
+      upstream.on('error', () => request.socket.destroy());
+      request.pipe(upstream);
+    };
+    if (action?.kind === 'delay') setTimeout(forward, action.ms);
+    else forward();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    log,
+    setOffline(value) {
+      offline = value;
+      if (value) server.closeAllConnections();
+    },
+    addRule(rule) {
+      rules.push({ ...rule, used: 0 });
+    },
+    clearRules() {
+      rules = [];
+    },
+    count(method, path) {
+      return log.filter((entry) => entry.method === method && path.test(entry.path) && entry.status !== 'offline').length;
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// A real server, the fault proxy in front of it, and a real agent syncing through
+// the proxy, all on 127.0.0.1, for sync tests.
+import fs from 'node:fs';
+import { makeTempDir, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { startAgent, type Agent } from '../agent.ts';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
+
+export interface SyncHarness {
+  server: TestServer;
+  proxy: FaultProxy;
+  agent: Agent;
+  dataDir: string;
+  /** A request to the agent's local API. */
+  local(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /** A request straight to the server, as another user of the org would make it. */
+  remote(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
+  synced(timeoutMs?: number): Promise<void>;
+  restartAgent(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Outbox rows that will still go out on their own: not parked, not held only by open conflicts. */
+export async function changesStillMoving(agent: Agent): Promise<number> {
+  const { db } = agent.context;
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', '!=', 'parked').execute();
+  const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
+  const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
+  return rows.filter((row) => {
+    const fields = JSON.parse(row.fields) as string[];
+    return row.op !== 'update' || !fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
+  }).length;
+}
+
+export interface SyncHarnessOptions {
+  serverRates?: unknown;
+  remoteRates?: ThrottleRates;
+  pollIntervalSeconds?: number;
+}
+
+export async function startSyncHarness(options: SyncHarnessOptions = {}): Promise<SyncHarness> {
+  const server = await startTestServer({ throttleRates: options.serverRates });
+  const proxy = await startFaultProxy(server.baseUrl);
+  const dataDir = makeTempDir('solardesk-agent-');
+  const agentOptions = {
+    dataDir,
+    pollIntervalSeconds: options.pollIntervalSeconds ?? 3600,
+    retry: { firstDelayMs: 100, factor: 2, maxDelayMs: 1000 },
+    offlineRetryMs: 100,
+    remoteRates: options.remoteRates,
+  };
+  let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
+  const remoteToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+
+  const call = async (base: string, token: string, method: string, path: string, body?: unknown): Promise<TestResponse> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+
+  const harness: SyncHarness = {
+    server,
+    proxy,
+    get agent() {
+      return agent;
+    },
+    dataDir,
+    local: (method, path, body) => call(agent.localApiUrl, agent.localToken, method, path, body),
+    remote: (method, path, body) => call(server.baseUrl, remoteToken, method, path, body),
+    async synced(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        agent.sync.wake();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await agent.sync.settled();
+        const status = await agent.sync.status();
+        if ((await changesStillMoving(agent)) === 0 && status.state === 'idle') return;
+        if (Date.now() > deadline) throw new Error(`not synced after ${timeoutMs} ms: ${JSON.stringify(status)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async restartAgent() {
+      await agent.close();
+      agent = await startAgent(agentOptions);
+    },
+    async close() {
+      await agent.close();
+      await proxy.close();
+      await server.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  await harness.synced();
+  return harness;
+}

@@ -1,0 +1,108 @@
+// Private files (service.md 2.2, 4.2), their tags, and chunked uploads: what a
+// client may write and what it gets back. The engine validates with these, the
+// OpenAPI document is generated from them, and the renderer reads the types.
+import { z } from 'zod';
+import { booleanField, integerField, stringField } from './coercing-fields.ts';
+
+const reference = () => z.union([z.string(), z.number()], { error: 'Incorrect type. Expected URL string.' });
+
+const title = () =>
+  stringField()
+    .refine((text) => text.trim() !== '', 'This field may not be blank.')
+    .refine((text) => text.length <= 255, 'Ensure this field has no more than 255 characters.');
+
+/** PATCH /private_files/<id>/: unknown and read-only keys are ignored, as DRF does. */
+export const privateFilePatchSchema = z.object({
+  title: title().optional(),
+  show_customer: booleanField().optional(),
+  /** A project URL, relative path or id; null detaches the file. */
+  project: reference().nullable().optional(),
+  /** File tag URLs or ids; replaces the file's tags. */
+  file_tags: z.array(reference(), { error: 'Expected a list of URLs.' }).optional(),
+});
+export type PrivateFilePatch = z.output<typeof privateFilePatchSchema>;
+
+/**
+ * The text fields of the multipart create (the file itself is the `file_contents`
+ * part). Documented here for OpenAPI; the route reads the parts as they stream.
+ */
+export const privateFileCreateFormSchema = z.object({
+  file_contents: z.string().meta({ format: 'binary' }).optional().describe('required: the file, as a file part of the multipart body'),
+  title: z.string().optional().describe("defaults to the file's name"),
+  project: z.string().optional().describe('a project URL, relative path or id to attach the file to'),
+  show_customer: z.string().optional().describe('true or false'),
+  file_tags: z.string().optional().describe('comma list of file tag ids or URLs'),
+});
+
+export const fileTagCreateSchema = z.object({
+  title: title(),
+  type: z.string().max(50).optional(),
+});
+
+/** POST /private_files/uploads/: starts a chunked, resumable upload. */
+export const uploadCreateSchema = z.object({
+  filename: stringField().refine((text) => text.trim() !== '', 'This field may not be blank.'),
+  title: title().optional(),
+  project: reference().nullable().optional(),
+  /** The whole file's size, when known: checked against the limit now and against the parts on completion. */
+  size: integerField().refine((size) => size >= 0, 'Ensure this value is greater than or equal to 0.').nullable().optional(),
+});
+export type UploadCreate = z.output<typeof uploadCreateSchema>;
+
+export const fileTagJsonSchema = z.object({
+  url: z.string(),
+  title: z.string(),
+  type: z.string(),
+  id: z.number().int(),
+});
+
+export const uploadPartJsonSchema = z.object({
+  part: z.number().int(),
+  size: z.number().int(),
+  etag: z.string().describe('sha256 of the part, hex'),
+});
+
+/** service.md 2.2, every field with its type. */
+export const privateFileJsonSchema = z.object({
+  url: z.string(),
+  id: z.number().int(),
+  org: z.string(),
+  project: z.string().nullable(),
+  user: z.string(),
+  document_template: z.string().nullable(),
+  title: z.string(),
+  file_contents: z.string().describe('signed download URL, valid for one hour, no Authorization header needed'),
+  filesize: z.number().int().nullable(),
+  file_tags: z.array(z.string()),
+  file_tags_data: z.array(fileTagJsonSchema),
+  system_uuid: z.string().nullable(),
+  input_data: z.unknown(),
+  input_data_hash: z.string(),
+  file_hash: z.string().nullable(),
+  status: z.string().nullable(),
+  status_message: z.string().nullable(),
+  show_customer: z.boolean(),
+  temporary: z.boolean(),
+  upload_id: z.string(),
+  parts: z.array(uploadPartJsonSchema),
+  completed_on: z.string().describe('when the upload completed: the creation time, or the completion of a chunked upload'),
+  created_date: z.string(),
+  modified_date: z.string(),
+});
+export type PrivateFileJson = z.infer<typeof privateFileJsonSchema>;
+
+export const uploadJsonSchema = z.object({
+  upload_id: z.string(),
+  url: z.string(),
+  title: z.string(),
+  filename: z.string(),
+  project: z.string().nullable(),
+  size: z.number().int().nullable(),
+  parts: z.array(uploadPartJsonSchema),
+  received_bytes: z.number().int(),
+  status: z.enum(['open', 'completed']),
+  private_file: z.string().nullable(),
+  created_date: z.string(),
+  expires_at: z.string(),
+});
+export type UploadJson = z.infer<typeof uploadJsonSchema>;
