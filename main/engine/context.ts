@@ -1,7 +1,7 @@
 // What every engine module is handed: the store, the clock, and how to make URLs.
 import type { Kysely } from 'kysely';
 import type { Store } from './store/database.ts';
-import type { Database, OrgRow } from './store/tables.ts';
+import type { Database, OrgRow, PrivateFileRow } from './store/tables.ts';
 import type { Clock } from './clock.ts';
 import { findOrg } from './orgs/org-service.ts';
 import type { Throttle } from './throttle/throttle.ts';
@@ -20,6 +20,11 @@ export interface EngineContext {
   readonly throttle: Throttle;
   /** Upload size limit and upload expiry (docs/files.md). */
   readonly files: FileSettings;
+  /**
+   * In a replica, file rows can arrive before their bytes (content on demand): this
+   * fetches a missing blob from the remote. Unset on a server, where a missing blob is a fault.
+   */
+  fetchMissingBlob?: (file: PrivateFileRow) => Promise<void>;
   /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */
   webhookWorker: WebhookDeliveryWorker | null;
 }

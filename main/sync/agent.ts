@@ -11,7 +11,10 @@ import { hashPassword } from '../engine/auth/passwords.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
 import { isApiPlan } from '../../shared/plans.ts';
 import { QuotaPacer } from './quota-pacer.ts';
-import { RemoteClient, signInToRemote } from './remote-client.ts';
+import { RemoteClient, downloadStream, signInToRemote } from './remote-client.ts';
+import { ApiError } from '../engine/http/errors.ts';
+import { adoptBlob, discardTempFile, receiveToTempFile } from '../engine/files/blob-store.ts';
+import type { PrivateFileRow } from '../engine/store/tables.ts';
 import { createOutboxCapture } from './outbox.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
@@ -133,6 +136,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
     };
     late.context = context;
+    engine.context.fetchMissingBlob = (file) => fetchBlobFromRemote(context, file);
     const sync = new SyncEngine(context, {
       pollIntervalMs: (options.pollIntervalSeconds ?? 30) * 1000,
       offlineRetryMs: options.offlineRetryMs ?? 1000,
@@ -159,6 +163,28 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     await engine.close();
     throw error;
   }
+}
+
+/**
+ * Content on demand: a replicated file's bytes are fetched from the remote the first
+ * time someone opens it, checked against the file's hash, and kept as a blob.
+ */
+async function fetchBlobFromRemote(sync: SyncContext, file: PrivateFileRow): Promise<void> {
+  const unavailable = (why: string) =>
+    new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
+  const detail = await sync.remote.request({ method: 'GET', path: `/api/orgs/${sync.orgId}/private_files/${file.id}/`, action: 'private_file_detail' });
+  if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
+  let received;
+  try {
+    received = await receiveToTempFile(sync.engine.store.dataDir, downloadStream(detail.body.file_contents), sync.engine.files.maxUploadBytes, 'download');
+  } catch (error) {
+    throw unavailable((error as Error).message);
+  }
+  if (received.sha256 !== file.file_hash) {
+    await discardTempFile(received.tempPath);
+    throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
+  }
+  await adoptBlob(sync.engine, received, async () => undefined);
 }
 
 /** The local org, user and role the local API needs, made once from what the remote says. */

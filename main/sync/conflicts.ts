@@ -8,6 +8,7 @@ import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { fieldError, notFound } from '../engine/http/errors.ts';
 import { applyProjectView } from './replica.ts';
+import { setFileTags } from '../engine/files/file-tags.ts';
 import { requeueFields } from './push.ts';
 import { dropFieldsFromOutbox } from './pull.ts';
 import type { SyncContext } from './sync-context.ts';
@@ -64,6 +65,17 @@ async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: 
         ]),
       );
       await trx.updateTable('webhooks').set(columns).where('id', '=', id).execute();
+      return;
+    }
+    case 'private_file': {
+      const { project, file_tags: tagIds, show_customer: showCustomer, title } = view as { project?: number | null; file_tags?: number[]; show_customer?: boolean; title?: string };
+      const columns = {
+        ...(title === undefined ? {} : { title }),
+        ...(showCustomer === undefined ? {} : { show_customer: Number(showCustomer) as 0 | 1 }),
+        ...(project === undefined ? {} : { project_id: project }),
+      };
+      if (Object.keys(columns).length) await trx.updateTable('private_files').set(columns).where('id', '=', id).execute();
+      if (tagIds !== undefined) await setFileTags(trx, id, tagIds);
       return;
     }
     case 'event':

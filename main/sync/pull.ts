@@ -10,7 +10,17 @@ import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { RemoteUnreachableError, SignInRequiredError } from './push.ts';
-import { deleteReplicaRecord, isProvisional, upsertContact, upsertProject, upsertRole, upsertWebhook, upsertWorkflows } from './replica.ts';
+import {
+  deleteReplicaRecord,
+  isProvisional,
+  upsertContact,
+  upsertFileTags,
+  upsertPrivateFile,
+  upsertProject,
+  upsertRole,
+  upsertWebhook,
+  upsertWorkflows,
+} from './replica.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -49,11 +59,15 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
     const detail = await get(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
     return Array.isArray(detail) ? null : detail;
   });
+  const tags = await get(sync, `/api/orgs/${sync.orgId}/file_tags/`, { limit: 1000 });
+  if (Array.isArray(tags)) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags));
+  changed += await pullChanged(sync, 'private_file', async (item) => item);
   const webhooks = await get(sync, remotePath(sync, 'webhook'), { limit: 1000 });
   if (Array.isArray(webhooks)) for (const webhook of webhooks) changed += await mergeRemote(sync, 'webhook', webhook);
   if (sweep) {
     changed += await sweepDeletions(sync, 'project', { fieldset: 'list' });
     changed += await sweepDeletions(sync, 'contact', {});
+    changed += await sweepDeletions(sync, 'private_file', {});
     if (Array.isArray(webhooks)) changed += await removeMissing(sync, 'webhook', new Set(webhooks.map((webhook) => webhook.id as number)));
   }
   await setSyncState(sync.db, 'pull_count', String(pulls + 1));
@@ -61,13 +75,16 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
 }
 
 /** Walks the list newest first until it reaches records the replica already has. */
-async function pullChanged(sync: SyncContext, model: 'project' | 'contact', detailOf: (item: Json) => Promise<Json | null>): Promise<number> {
+const LIST_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { private_file: 'private_file_list' };
+
+async function pullChanged(sync: SyncContext, model: 'project' | 'contact' | 'private_file', detailOf: (item: Json) => Promise<Json | null>): Promise<number> {
   const markKey = `${model}_high_water`;
   const highWater = await getSyncState(sync.db, markKey);
   let newest = highWater ?? '';
   let changed = 0;
   for (let page = 1; ; page++) {
-    const items = await get(sync, remotePath(sync, model), { ordering: '-modified_date', limit: PAGE, page, ...(model === 'project' ? { fieldset: 'list' } : {}) });
+    const query = { ordering: '-modified_date', limit: PAGE, page, ...(model === 'project' ? { fieldset: 'list' } : {}) };
+    const items = await get(sync, remotePath(sync, model), query, LIST_ACTIONS[model]);
     if (!Array.isArray(items) || items.length === 0) break;
     let reachedKnown = false;
     for (const item of items) {
@@ -161,6 +178,7 @@ async function applyPulled(trx: Transaction<Database>, sync: SyncContext, model:
   if (model === 'project') await upsertProject(trx, sync.orgId, json, keep, sync.localUserId);
   else if (model === 'contact') await upsertContact(trx, sync.orgId, json, keep);
   else if (model === 'webhook') await upsertWebhook(trx, sync.orgId, json, keep);
+  else if (model === 'private_file') await upsertPrivateFile(trx, sync.orgId, json, keep);
 }
 
 export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: SyncedModel, id: number, fields: string[]): Promise<void> {
@@ -172,10 +190,10 @@ export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: Sy
   }
 }
 
-async function sweepDeletions(sync: SyncContext, model: 'project' | 'contact', query: Record<string, string>): Promise<number> {
+async function sweepDeletions(sync: SyncContext, model: 'project' | 'contact' | 'private_file', query: Record<string, string>): Promise<number> {
   const remoteIds = new Set<number>();
   for (let page = 1; ; page++) {
-    const items = await get(sync, remotePath(sync, model), { ...query, ordering: 'id', limit: 1000, page });
+    const items = await get(sync, remotePath(sync, model), { ...query, ordering: 'id', limit: 1000, page }, LIST_ACTIONS[model]);
     if (!Array.isArray(items)) return 0; // not allowed to list: do not guess
     for (const item of items) remoteIds.add(item.id);
     if (items.length < 1000) break;

@@ -3,6 +3,7 @@
 // contacts_new), deletes as DELETEs. A create whose answer never came is looked
 // for on the remote before it is sent again, so nothing is created twice.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import type { Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
@@ -10,10 +11,11 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/proje
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { groupOutbox, type OutboxGroup } from './outbox.ts';
-import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel, pushableFields, viewOf } from './sync-models.ts';
+import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
-import { isProvisional, rekey, upsertContact, upsertEvent, upsertProject, upsertWebhook } from './replica.ts';
+import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, upsertProject, upsertWebhook } from './replica.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -25,6 +27,7 @@ const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: Throt
   contact: { create: 'default', update: 'default', remove: 'default' },
   event: { create: 'default', update: 'default', remove: 'default' },
   webhook: { create: 'default', update: 'default', remove: 'default' },
+  private_file: { create: 'private_file_create', update: 'private_file_partial_update', remove: 'private_file_delete' },
 };
 
 /** Pushes every due change. Throws RemoteUnreachableError / SignInRequiredError to stop the cycle. */
@@ -93,13 +96,18 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     }
     const body = await createBody(sync, group, json, createRow!.op_id);
     if (body === 'waiting') return 0;
-    const outcome = await send(sync, group, { method: 'POST', path: remotePath(sync, group.model), json: body, action: WRITE_ACTIONS[group.model].create });
+    const outcome = await send(sync, group, {
+      method: 'POST',
+      path: remotePath(sync, group.model),
+      ...(body instanceof FormData ? { form: body } : { json: body }),
+      action: WRITE_ACTIONS[group.model].create,
+    });
     if (outcome.kind === 'ok') await finishCreate(sync, group, outcome.body);
     return 1;
   }
 
   const conflicted = await openConflictFields(sync, group.model, group.recordId);
-  const fields = [...group.fields].filter((field) => !conflicted.has(field));
+  const fields = pushableFields(group.model, [...group.fields]).filter((field) => !conflicted.has(field));
   if (fields.length === 0) return conflicted.size > 0 ? 0 : finishRows(sync, group.rows);
   let requests = 0;
   if (group.model === 'project' && fields.includes('contacts')) requests += await pushNewContactsFirst(sync, json, done);
@@ -177,6 +185,8 @@ async function laterLocalValues(trx: Transaction<Database>, group: OutboxGroup, 
 
 async function applyRemote(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, json: Json, keep: RecordView): Promise<void> {
   switch (model) {
+    case 'private_file':
+      return upsertPrivateFile(trx, sync.orgId, json, keep);
     case 'project':
       return upsertProject(trx, sync.orgId, json, keep, sync.localUserId);
     case 'contact':
@@ -293,15 +303,42 @@ async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly
   return body;
 }
 
+const projectUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, remotePath(sync, 'project', id)));
+const fileTagUrl = (sync: SyncContext, id: number) => remoteUrl(sync, `/api/orgs/${sync.orgId}/file_tags/${id}/`);
+
 async function updateBody(sync: SyncContext, model: SyncedModel, json: Json, fields: string[]): Promise<Json> {
   if (model === 'project') return projectFieldsBody(sync, json, fields);
+  if (model === 'private_file') {
+    const view = viewOf(model, json);
+    return Object.fromEntries(
+      fields.map((field) => {
+        if (field === 'project') return [field, projectUrl(sync, view.project as number | null)];
+        if (field === 'file_tags') return [field, (view.file_tags as number[]).map((id) => fileTagUrl(sync, id))];
+        return [field, view[field]];
+      }),
+    );
+  }
   const view = viewOf(model, json);
   return Object.fromEntries(fields.map((field) => [field, view[field]]));
 }
 
-async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opId: string): Promise<Json | 'waiting'> {
+async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opId: string): Promise<Json | FormData | 'waiting'> {
   const view = viewOf(group.model, json);
   switch (group.model) {
+    case 'private_file': {
+      const projectId = view.project as number | null;
+      if (projectId !== null && isProvisional(projectId)) return 'waiting';
+      const row = await sync.db.selectFrom('private_files').select(['file_name', 'mime_type', 'file_hash']).where('id', '=', group.recordId).executeTakeFirstOrThrow();
+      const form = new FormData();
+      form.append('title', String(view.title));
+      form.append('show_customer', String(view.show_customer));
+      if (projectId !== null) form.append('project', projectUrl(sync, projectId)!);
+      if ((view.file_tags as number[]).length) form.append('file_tags', (view.file_tags as number[]).map((id) => fileTagUrl(sync, id)).join(','));
+      // Streams from the blob store: the bytes are never all in memory.
+      const blob = await fs.openAsBlob(blobPath(sync.engine.store.dataDir, row.file_hash!), { type: row.mime_type });
+      form.append('file_contents', blob, row.file_name);
+      return form;
+    }
     case 'project': {
       const fields = Object.keys(view).filter((field) => field !== 'contacts' && view[field] !== null);
       const body = await projectFieldsBody(sync, json, fields);
@@ -364,6 +401,11 @@ async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: 
       if (!view) return null;
       const webhooks = await list({ limit: 1000 });
       return webhooks.find((webhook) => sameJson(viewOf('webhook', webhook), view)) ?? null;
+    }
+    case 'private_file': {
+      if (!view?.file_hash) return null;
+      const files = await list({ search: String(view.file_hash), limit: 100 });
+      return files.find((file) => file.file_hash === view.file_hash && file.title === view.title) ?? null;
     }
   }
 }

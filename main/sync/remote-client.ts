@@ -21,6 +21,8 @@ export interface RemoteRequest {
   path: string;
   query?: Record<string, string | number>;
   json?: unknown;
+  /** A multipart body (a file upload) instead of JSON. */
+  form?: FormData;
   /** The quota the request counts against. */
   action: ThrottleAction;
 }
@@ -56,7 +58,7 @@ export class RemoteClient {
       response = await got(this.url(request.path), {
         method: request.method,
         searchParams: request.query,
-        json: request.json,
+        ...(request.form ? { body: request.form } : { json: request.json }),
         headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         timeout: { request: this.options.timeoutMs ?? 30_000 },
         retry: { limit: 0 },
@@ -86,6 +88,11 @@ export class RemoteClient {
     if (status >= 500) return { kind: 'retry', status, message: `the remote failed (HTTP ${status}): ${detail}` };
     return { kind: 'rejected', status, body, message: `HTTP ${status}: ${detail}` };
   }
+}
+
+/** Streams a signed download link (no Authorization: the link carries its own signature). */
+export function downloadStream(url: string, timeoutMs = 60_000) {
+  return got.stream(url, { timeout: { request: timeoutMs }, retry: { limit: 0 }, followRedirect: true });
 }
 
 /** Signs in through /api-token-auth/ (compatibility.md). */

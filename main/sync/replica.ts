@@ -7,6 +7,8 @@ import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from '../engine/proje
 import { ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { parseOrgReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
+import { setFileTags } from '../engine/files/file-tags.ts';
+import { contentTypeFor } from '../engine/files/file-types.ts';
 
 type Trx = Transaction<Database>;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- remote API JSON
@@ -127,6 +129,61 @@ export async function upsertWebhook(trx: Trx, orgId: number, webhook: Json, keep
   await trx.insertInto('webhooks').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
 
+/** A file's creator may be anyone in the org; the replica keeps a login-less stand-in for them. */
+async function ensureUser(trx: Trx, userId: number): Promise<void> {
+  const exists = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  if (exists) return;
+  await trx
+    .insertInto('users')
+    .values({ id: userId, email: `user-${userId}@replica.invalid`, password_hash: '!', first_name: '', family_name: '', phone: '', is_machine_user: 0, is_staff: 0, created_date: new Date(0).toISOString() })
+    .execute();
+}
+
+export async function upsertFileTags(trx: Trx, orgId: number, tags: Json[]): Promise<void> {
+  for (const tag of tags) {
+    const row = { id: tag.id, org_id: orgId, title: tag.title ?? '', type: tag.type ?? 'private', created_date: tag.created_date ?? new Date(0).toISOString() };
+    await trx.insertInto('file_tags').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  }
+}
+
+/** A remote file's metadata; its bytes come on demand (context.fetchMissingBlob). */
+export async function upsertPrivateFile(trx: Trx, orgId: number, file: Json, keep: RecordView = {}): Promise<void> {
+  const userId = Number(/\/(\d+)\/?$/.exec(String(file.user ?? ''))?.[1] ?? 0);
+  if (userId) await ensureUser(trx, userId);
+  await upsertFileTags(trx, orgId, file.file_tags_data ?? []);
+  const projectId = 'project' in keep ? (keep.project as number | null) : file.project ? (parseOrgReference(file.project, 'projects')?.id ?? null) : null;
+  const projectExists = projectId === null || (await trx.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst());
+  const existing = await trx.selectFrom('private_files').select(['file_name', 'mime_type']).where('id', '=', file.id).executeTakeFirst();
+  const title = String('title' in keep ? keep.title : (file.title ?? ''));
+  const row = {
+    id: file.id as number,
+    org_id: orgId,
+    project_id: projectExists ? projectId : null,
+    user_id: userId,
+    title,
+    // The API does not name the file's name or type; the title stands in until the bytes arrive.
+    file_name: existing?.file_name ?? title,
+    mime_type: existing?.mime_type ?? contentTypeFor(title, new Uint8Array()),
+    filesize: file.filesize ?? null,
+    file_hash: file.file_hash ?? null,
+    system_uuid: file.system_uuid ?? null,
+    input_data: file.input_data === undefined || file.input_data === null ? null : JSON.stringify(file.input_data),
+    input_data_hash: file.input_data_hash ?? '',
+    status: file.status ?? null,
+    status_message: file.status_message ?? null,
+    show_customer: flag('show_customer' in keep ? keep.show_customer : file.show_customer),
+    temporary: flag(file.temporary),
+    upload_id: file.upload_id ?? '',
+    parts: JSON.stringify(file.parts ?? []),
+    completed_on: file.completed_on ?? null,
+    created_date: file.created_date ?? new Date(0).toISOString(),
+    modified_date: file.modified_date ?? new Date(0).toISOString(),
+  };
+  await trx.insertInto('private_files').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  const tagIds = 'file_tags' in keep ? (keep.file_tags as number[]) : ((file.file_tags_data ?? []) as Json[]).map((tag) => tag.id as number);
+  await setFileTags(trx, file.id, tagIds);
+}
+
 /**
  * Writes a remote project (its detail JSON) into the replica, with what hangs off
  * it (contacts, roles, events). `keep` holds view values of fields with local
@@ -239,6 +296,10 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
     case 'webhook':
       await trx.updateTable('webhooks').set({ id: to }).where('id', '=', from).execute();
       break;
+    case 'private_file':
+      await trx.updateTable('private_files').set({ id: to }).where('id', '=', from).execute();
+      await trx.updateTable('private_file_tags').set({ file_id: to }).where('file_id', '=', from).execute();
+      break;
   }
   await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
   await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
@@ -260,6 +321,10 @@ export async function deleteReplicaRecord(trx: Trx, model: SyncedModel, id: numb
       break;
     case 'webhook':
       await trx.deleteFrom('webhooks').where('id', '=', id).execute();
+      break;
+    case 'private_file':
+      // Its blob, if no other file shares it, is removed at the next start (removeStorageLeftovers).
+      await trx.deleteFrom('private_files').where('id', '=', id).execute();
       break;
   }
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', id).execute();

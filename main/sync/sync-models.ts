@@ -6,8 +6,8 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/proje
 import { parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 
-export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook';
-export const SYNCED_MODELS: readonly SyncedModel[] = ['project', 'contact', 'event', 'webhook'];
+export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
+export const SYNCED_MODELS: readonly SyncedModel[] = ['project', 'contact', 'event', 'webhook', 'private_file'];
 export type RecordView = Record<string, unknown>;
 type Json = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ const EVENT_FIELDS = ['title', 'notes', 'event_type', 'project_id'] as const;
 /** Marks a create in the remote record so a create whose answer was lost can be found again. */
 export const CLIENT_OP_KEY = '_solardesk_op';
 
-const idOf = (reference: unknown, kind: 'roles' | 'contacts' | 'projects'): number | null =>
+const idOf = (reference: unknown, kind: 'roles' | 'contacts' | 'projects' | 'file_tags'): number | null =>
   reference === null || reference === undefined || reference === '' ? null : (parseOrgReference(reference, kind)?.id ?? null);
 
 function withoutClientOp(customData: unknown): unknown {
@@ -48,6 +48,15 @@ export function viewOf(model: SyncedModel, json: Json): RecordView {
       return Object.fromEntries(CONTACT_FIELDS.map((field) => [field, json[field] ?? null]));
     case 'webhook':
       return Object.fromEntries(WEBHOOK_FIELDS.map((field) => [field, json[field] ?? null]));
+    case 'private_file':
+      return {
+        title: json.title ?? '',
+        show_customer: json.show_customer ?? false,
+        project: idOf(json.project, 'projects'),
+        file_tags: Array.isArray(json.file_tags) ? json.file_tags.map((url) => idOf(url, 'file_tags')).sort() : [],
+        // Contents are fixed at creation; the hash identifies them, it is never pushed as a change.
+        file_hash: json.file_hash ?? null,
+      };
     case 'event':
       return { ...Object.fromEntries(EVENT_FIELDS.map((field) => [field, json[field] ?? null])), project_id: json.project_id ?? null };
   }
@@ -65,4 +74,10 @@ export const MODEL_PATHS: Record<SyncedModel, string> = {
   contact: 'contacts',
   event: 'events',
   webhook: 'webhooks',
+  private_file: 'private_files',
 };
+
+/** Fields a PATCH may carry for each model (the file hash only ever comes down). */
+export function pushableFields(model: SyncedModel, fields: readonly string[]): string[] {
+  return model === 'private_file' ? fields.filter((field) => field !== 'file_hash') : [...fields];
+}

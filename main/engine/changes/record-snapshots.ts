@@ -7,8 +7,9 @@ import { loadRelations, serializeProject } from '../projects/project-serializer.
 import { serializeContact } from '../contacts/contacts.ts';
 import { serializeEvent } from '../events/events.ts';
 import { serializeWebhook } from '../webhooks/webhook-settings.ts';
+import { serializeFile, withTags } from '../files/file-serializer.ts';
 
-export type TrackedModel = 'project' | 'contact' | 'event' | 'webhook';
+export type TrackedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
 export type RecordSnapshot = Record<string, unknown>;
 
 export async function snapshotRecord(
@@ -31,6 +32,13 @@ export async function snapshotRecord(
     case 'contact': {
       const row = await trx.selectFrom('contacts').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
       return row ? serializeContact(context, row) : null;
+    }
+    case 'private_file': {
+      const row = await trx.selectFrom('private_files').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+      if (!row) return null;
+      const [file] = await withTags(trx, [row]);
+      // No download link: a snapshot is compared field by field, and a link is no field of the file.
+      return serializeFile(context, file!, () => '');
     }
     case 'webhook': {
       const row = await trx.selectFrom('webhooks').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();

@@ -16,6 +16,7 @@ export interface ChangeTracker {
   contact(id: number, options?: { created?: boolean }): Promise<void>;
   event(id: number, options?: { created?: boolean }): Promise<void>;
   webhook(id: number, options?: { created?: boolean }): Promise<void>;
+  privateFile(id: number, options?: { created?: boolean }): Promise<void>;
 }
 
 export interface RecordChange {
@@ -63,6 +64,7 @@ export async function writeTracked<T>(
       contact: trackModel('contact'),
       event: trackModel('event'),
       webhook: trackModel('webhook'),
+      privateFile: trackModel('private_file'),
     };
     const result = await write(trx, track);
     if (captures.length === 0) return result;

@@ -50,6 +50,7 @@ export async function storeNewFile(
     writeTracked(context, record.orgId, async (trx, track) => {
       if (record.projectId !== null) await track.project(record.projectId);
       const id = await insertFileRow(trx, context, received, record);
+      await track.privateFile(id, { created: true });
       await afterInsert?.(trx, id);
       return id;
     }),
@@ -147,6 +148,7 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
     const current = await currentFile(trx, file.id);
     // A title or tag change shows in the project's private_files_data, so its project is tracked too.
     await trackProjects(track, current.project_id, projectId);
+    await track.privateFile(file.id);
     await trx
       .updateTable('private_files')
       .set({
@@ -166,6 +168,7 @@ export async function deleteFile(context: EngineContext, file: PrivateFileRow): 
   await writeTracked(context, file.org_id, async (trx, track) => {
     const current = await currentFile(trx, file.id);
     await trackProjects(track, current.project_id);
+    await track.privateFile(file.id);
     await trx.deleteFrom('private_files').where('id', '=', file.id).execute();
   });
   await releaseBlob(context, file.file_hash);

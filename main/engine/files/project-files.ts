@@ -104,9 +104,11 @@ export async function setProjectFiles(
       .where('project_id', 'is not', null)
       .execute();
     for (const { project_id: previous } of previousProjects) if (previous !== null) await track.project(previous);
+    for (const id of toAttach) await track.privateFile(id);
     await trx.updateTable('private_files').set({ project_id: projectId, modified_date }).where('id', 'in', toAttach).execute();
   }
   if (toDetach.length > 0) {
+    for (const id of toDetach) await track.privateFile(id);
     await trx.updateTable('private_files').set({ project_id: null, modified_date }).where('id', 'in', toDetach).execute();
   }
 }

@@ -155,13 +155,14 @@ describe('sync', () => {
   });
 
   test('a 429 from the remote is honoured: the change waits for Retry-After, then goes', async () => {
-    h.proxy.addRule({ method: 'PATCH', path: /\/projects\/27\/$/, action: { kind: 'status', status: 429, body: { detail: 'Request was throttled. Expected available in 1 seconds.' }, headers: { 'retry-after': '1' } }, times: 1 });
+    // Long enough that the waiting change is still there when this test looks, even on a loaded machine.
+    h.proxy.addRule({ method: 'PATCH', path: /\/projects\/27\/$/, action: { kind: 'status', status: 429, body: { detail: 'Request was throttled. Expected available in 4 seconds.' }, headers: { 'retry-after': '4' } }, times: 1 });
     await h.local('PATCH', '/api/orgs/1/projects/27/', { notes: 'after a 429' });
     h.agent.sync.wake();
     await h.agent.sync.settled();
     const waiting = (await h.local('GET', '/api/orgs/1/sync/pending/')).json.find((row: { record_id: number }) => row.record_id === 27);
     assert.ok(waiting.waiting_until, 'it says until when');
-    assert.match(waiting.reason, /throttled by the remote for 1 s/);
+    assert.match(waiting.reason, /throttled by the remote for 4 s/);
     await h.synced();
     assert.equal((await h.remote('GET', '/api/orgs/1/projects/27/')).json.notes, 'after a 429');
     assert.equal(h.proxy.log.filter((entry) => entry.path === '/api/orgs/1/projects/27/' && entry.method === 'PATCH').length, 2);

@@ -1,0 +1,81 @@
+// Private files through sync: metadata replicated, contents on demand, local
+// uploads pushed (multipart, streamed from the blob store), edits both ways.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
+import { download } from '../../engine/testing/file-testing.ts';
+import { blobPath } from '../../engine/files/blob-store.ts';
+
+describe('sync of private files', () => {
+  let h: SyncHarness;
+  before(async () => {
+    h = await startSyncHarness();
+  });
+  after(() => h.close());
+
+  test('file metadata is replicated; contents come on demand and match', async () => {
+    const remoteFiles = (await h.remote('GET', '/api/orgs/1/private_files/?limit=1000&ordering=created_date')).json;
+    const localFiles = (await h.local('GET', '/api/orgs/1/private_files/?limit=1000&ordering=created_date')).json;
+    assert.ok(remoteFiles.length > 0);
+    assert.deepEqual(
+      localFiles.map((file: { id: number; title: string; file_hash: string; project: string | null }) => [file.id, file.title, file.file_hash, file.project?.replace(/^http:\/\/[^/]+/, '')]),
+      remoteFiles.map((file: { id: number; title: string; file_hash: string; project: string | null }) => [file.id, file.title, file.file_hash, file.project?.replace(/^http:\/\/[^/]+/, '')]),
+    );
+    const file = localFiles[0];
+    assert.equal(fs.existsSync(blobPath(h.dataDir, file.file_hash)), false, 'no bytes until someone opens it');
+    const local = await download(file.file_contents);
+    const remote = await download(remoteFiles[0].file_contents);
+    assert.equal(local.status, 200);
+    assert.ok(local.body.equals(remote.body));
+    assert.equal(fs.existsSync(blobPath(h.dataDir, file.file_hash)), true, 'kept once fetched');
+  });
+
+  test('a file uploaded locally offline reaches the remote once, attached to its project; edits follow', async () => {
+    h.proxy.setOffline(true);
+    const bytes = Buffer.from('%PDF-1.4\nsigned contract for project 30\n%%EOF\n');
+    const uploaded = await postMultipart(
+      `${h.agent.localApiUrl}/api/orgs/1/private_files/`,
+      h.agent.localToken,
+      multipartBody({ title: 'Signed contract', project: '30' }, { fileName: 'contract.pdf', contents: bytes }),
+    );
+    assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
+    const localId = uploaded.json.id;
+    assert.ok(localId >= 1_000_000_000_000);
+    await h.local('PATCH', `/api/orgs/1/private_files/${localId}/`, { title: 'Signed contract (final)' });
+    h.proxy.setOffline(false);
+    await h.synced();
+
+    const remote = (await h.remote('GET', `/api/orgs/1/private_files/?search=${uploaded.json.file_hash}`)).json;
+    assert.equal(remote.length, 1, 'exactly one remote copy');
+    assert.equal(remote[0].title, 'Signed contract (final)');
+    assert.match(remote[0].project, /\/api\/orgs\/1\/projects\/30\/$/);
+    const remoteBytes = await download(remote[0].file_contents);
+    assert.ok(remoteBytes.body.equals(bytes), 'the bytes that were uploaded');
+    assert.equal((await h.local('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json.title, 'Signed contract (final)', 're-keyed to the remote id');
+
+    await h.remote('PATCH', `/api/orgs/1/private_files/${remote[0].id}/`, { show_customer: true });
+    await h.local('PATCH', `/api/orgs/1/private_files/${remote[0].id}/`, { title: 'Contract' });
+    await h.synced();
+    const merged = (await h.remote('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json;
+    assert.equal(merged.title, 'Contract');
+    assert.equal(merged.show_customer, true);
+    assert.equal((await h.local('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json.show_customer, true);
+  });
+
+  test('a file added on the remote appears locally', async () => {
+    const remoteToken = await h.server.tokenFor('admin@sunrise.example');
+    const added = await postMultipart(
+      `${h.server.baseUrl}/api/orgs/1/private_files/`,
+      remoteToken,
+      multipartBody({ title: 'Site photo from the office' }, { fileName: path.basename('photo.txt'), contents: Buffer.from('office photo') }),
+    );
+    assert.equal(added.status, 201);
+    await h.synced();
+    const local = await h.local('GET', `/api/orgs/1/private_files/${added.json.id}/`);
+    assert.equal(local.status, 200);
+    assert.equal(local.json.title, 'Site photo from the office');
+  });
+});
