@@ -11,6 +11,7 @@ import { idParam } from '../http/list-query.ts';
 import { sendStoredFile } from './blob-response.ts';
 import { checkDownloadLink } from './download-links.ts';
 import { getVisibleFile } from './file-access.ts';
+import { enforceThrottle } from '../throttle/throttle-hook.ts';
 
 const linkQuery = z.object({ user: z.string().optional(), expires: z.string().optional(), signature: z.string().optional() });
 
@@ -18,7 +19,9 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
   app.get(
     '/downloads/private_files/:id/',
     {
-      config: { throttle: 'private_file_download' },
+      // Per client address first (forged links cost nothing to send); the signer's
+      // own quota is counted below, once the link names a real user and org.
+      config: { throttle: 'anonymous' },
       schema: {
         tags: ['private files'],
         summary: "Download a private file through its signed `file_contents` link (no Authorization header); supports Range",
@@ -36,6 +39,8 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
       const user = await context.db.selectFrom('users').selectAll().where('id', '=', check.link.userId).executeTakeFirst();
       if (!user) throw forbidden('The user this link was made for no longer exists.');
       const actor = await actorInOrg(context, user, file.org_id);
+      // Downloads share the private files quota of the user who was given the link, and of their org.
+      await enforceThrottle(context.throttle, reply, 'private_file_download', { user: String(user.id), org: file.org_id });
       return sendStoredFile(context, request, reply, await getVisibleFile(context.db, actor, file.id));
     },
   );

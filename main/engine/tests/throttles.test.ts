@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo-seed.ts';
 import { ManualClock } from '../clock.ts';
 import type { ThrottleAction } from '../../../shared/throttle-rates.ts';
+import { createFile, download } from '../testing/file-testing.ts';
 
 const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\.$/;
 
@@ -68,6 +69,68 @@ describe('throttle quotas', () => {
       });
     });
   }
+
+  test('system_details and system_image: per user, then per org', async () => {
+    const clock = new ManualClock();
+    const rates = { system_details: { user: '2/min', org: '3/min' }, system_image: { user: '2/min', org: '3/min' } };
+    await withServer(rates, clock, async (server) => {
+      const admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const viewer = await server.tokenFor(DEMO_USERS.sunriseViewer);
+      const project = await server.engine.context.db.selectFrom('projects').select('attributes').where('id', '=', 1).executeTakeFirstOrThrow();
+      const [system] = JSON.parse(project.attributes).systems as Array<{ uuid: string }>; // read from the store: not counted
+      for (const path of ['/api/orgs/1/projects/1/systems/details/', `/api/orgs/1/projects/1/systems/${system!.uuid}/image/?width=32&height=32`]) {
+        for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', path, { token: admin })).status, 200, path);
+        assertThrottled(await server.request('GET', path, { token: admin }));
+        assert.equal((await server.request('GET', path, { token: viewer })).status, 200);
+        assertThrottled(await server.request('GET', path, { token: viewer }));
+      }
+    });
+  });
+
+  test('connected orgs: list, create and update each have their quota', async () => {
+    const clock = new ManualClock();
+    const rates = {
+      connected_org_list: { user: '2/day', org: '2/day' },
+      connected_org_create: { user: '1/day', org: '1/day' },
+      connected_org_partial_update: { user: '1/day', org: '1/day' },
+    };
+    await withServer(rates, clock, async (server) => {
+      const sunrise = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const basic = await server.tokenFor(DEMO_USERS.basicAdmin);
+      for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', '/api/orgs/1/connected_orgs/', { token: sunrise })).status, 200);
+      assertThrottled(await server.request('GET', '/api/orgs/1/connected_orgs/', { token: sunrise }));
+      const created = await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { connected_org: 2, connected_org_name: 'Basic Solar' } });
+      assert.equal(created.status, 201, created.text);
+      assertThrottled(await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { connected_org: 2, connected_org_name: 'Basic Solar' } }));
+      const accepted = await server.request('PATCH', `/api/orgs/2/connected_orgs/${created.json.id}/`, { token: basic, body: { status: 'accepted' } });
+      assert.equal(accepted.status, 200, accepted.text);
+      assertThrottled(await server.request('PATCH', `/api/orgs/2/connected_orgs/${created.json.id}/`, { token: basic, body: { status: 'declined' } }));
+    });
+  });
+
+  test('private files: create, list, update and download share one count per user and per org', async () => {
+    const clock = new ManualClock();
+    const quota = { user: '4/hour', org: '6/day' };
+    const rates = Object.fromEntries(
+      ['private_file_create', 'private_file_list', 'private_file_detail', 'private_file_partial_update', 'private_file_delete', 'private_file_download', 'private_file_upload'].map(
+        (action) => [action, quota],
+      ),
+    );
+    await withServer(rates, clock, async (server) => {
+      const admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const member = await server.tokenFor(DEMO_USERS.sunriseMember);
+      const created = await createFile(server, admin, 'quota test', 'quota.txt'); // 1
+      assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: admin })).status, 200); // 2
+      assert.equal((await server.request('PATCH', `/api/orgs/1/private_files/${created.id}/`, { token: admin, body: { title: 'renamed' } })).status, 200); // 3
+      assert.equal((await download(created.file_contents)).status, 200); // 4: counted for the user the link was made for
+      assertThrottled(await server.request('GET', '/api/orgs/1/private_files/', { token: admin }));
+      const refused = await download(created.file_contents);
+      assert.equal(refused.status, 429);
+      assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: member })).status, 200); // org: 5
+      assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: member })).status, 200); // org: 6
+      assertThrottled(await server.request('GET', '/api/orgs/1/private_files/', { token: member }));
+    });
+  });
 
   test('RateLimit-Limit, -Remaining and -Reset are sent on every throttled route', async () => {
     const clock = new ManualClock();
