@@ -9,7 +9,7 @@ import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
-import { RemoteUnreachableError, SignInRequiredError } from './push.ts';
+import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './push.ts';
 import {
   deleteReplicaRecord,
   isProvisional,
@@ -38,7 +38,7 @@ async function get(sync: SyncContext, path: string, query: Record<string, string
     case 'unauthorized':
       throw new SignInRequiredError(outcome.message);
     case 'retry':
-      throw new RemoteUnreachableError(outcome.message); // try the whole pull again later
+      throw new RemoteBusyError(outcome.message, outcome.retryAfterMs); // try the whole pull again later
     case 'rejected':
       return null; // 403 (not for this user) or 404: nothing to replicate
   }

@@ -20,6 +20,15 @@ import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, up
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
 export class RemoteUnreachableError extends Error {}
+/** The remote answered, but asked to come back later (429, 5xx): reachable, not done. */
+export class RemoteBusyError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
 export class SignInRequiredError extends Error {}
 
 const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: ThrottleAction; remove: ThrottleAction }> = {

@@ -2,7 +2,7 @@
 // after every local write, every poll interval, and as soon as the remote is
 // reachable after being offline. One state at a time, each change reported.
 import type { SyncContext } from './sync-context.ts';
-import { RemoteUnreachableError, SignInRequiredError, pushOutbox } from './push.ts';
+import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError, pushOutbox } from './push.ts';
 import { pullAll } from './pull.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
 
@@ -37,6 +37,8 @@ export class SyncEngine {
   private again = false;
   private nextAttemptAt: number | null = null;
   private offlineDelayMs: number;
+  /** After a 429 or 5xx during a pull: when to try again. */
+  private busyRetryMs: number | null = null;
 
   constructor(
     private readonly sync: SyncContext,
@@ -141,6 +143,11 @@ export class SyncEngine {
       if (error instanceof RemoteUnreachableError) {
         this.reachable = false;
         this.setState('offline', error.message);
+      } else if (error instanceof RemoteBusyError) {
+        // Reachable but busy: the pacer already holds the throttled bucket for Retry-After.
+        this.reachable = true;
+        this.busyRetryMs = error.retryAfterMs ?? this.options.offlineRetryMs;
+        this.setState('idle', `the remote asked to wait: ${error.message}`);
       } else if (error instanceof SignInRequiredError) {
         this.setState('needs_sign_in', `${error.message}. Sign in to the remote again.`);
       } else {
@@ -164,6 +171,10 @@ export class SyncEngine {
         delay = this.offlineDelayMs;
         this.offlineDelayMs = Math.min(this.offlineDelayMs * 2, this.options.pollIntervalMs);
       } else if (dueIn !== null) delay = Math.min(delay, Math.max(dueIn, 50));
+      if (this.busyRetryMs !== null) {
+        delay = Math.min(delay, this.busyRetryMs);
+        this.busyRetryMs = null;
+      }
       this.nextAttemptAt = this.sync.clock.now().getTime() + delay;
       clearTimeout(this.timer);
       this.timer = setTimeout(() => {

@@ -168,6 +168,18 @@ describe('sync', () => {
     assert.equal(h.proxy.log.filter((entry) => entry.path === '/api/orgs/1/projects/27/' && entry.method === 'PATCH').length, 2);
   });
 
+  test('a 429 on a pull leaves the remote reachable and the state idle, and the pull is tried again', async () => {
+    h.proxy.addRule({ method: 'GET', path: /\/workflows\/$/, action: { kind: 'status', status: 429, body: { detail: 'Request was throttled. Expected available in 1 seconds.' }, headers: { 'retry-after': '1' } }, times: 1 });
+    await h.remote('PATCH', '/api/orgs/1/projects/31/', { notes: 'after a throttled pull' });
+    h.agent.sync.wake();
+    await h.agent.sync.settled();
+    const status = (await h.local('GET', '/api/orgs/1/sync/status/')).json;
+    assert.equal(status.remote_reachable, true);
+    assert.match(status.detail ?? '', /asked to wait/);
+    await h.synced();
+    assert.equal((await h.local('GET', '/api/orgs/1/projects/31/')).json.notes, 'after a throttled pull');
+  });
+
   test('pause holds changes back; resume sends them', async () => {
     assert.equal((await h.local('POST', '/api/orgs/1/sync/pause/')).json.state, 'paused');
     const before = h.proxy.count('PATCH', PROJECT_PATCH);
