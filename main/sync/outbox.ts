@@ -2,7 +2,7 @@
 // transaction (so kill -9 at any moment loses no acknowledged write). Rows carry a
 // client-made op id and their sequence number (the row id).
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
@@ -20,27 +20,36 @@ export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeC
         const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
         const fields = op === 'update' ? changedFields(viewOf(model, change.before!), viewOf(model, change.after!)) : [];
         if (op === 'update' && fields.length === 0) continue;
-        await trx
-          .insertInto('sync_outbox')
-          .values({
-            op_id: randomUUID(),
-            model,
-            record_id: change.id,
-            op,
-            fields: JSON.stringify(fields),
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            sent_at: null,
-            last_error: null,
-            created_date: now,
-          })
-          .execute();
+        await insertOutboxRow(trx, now, { model, recordId: change.id, op, fields });
         queued++;
       }
       if (queued > 0) setImmediate(onQueued); // after the commit
     },
   };
+}
+
+/** Queues one change, due now, with a fresh client-made op id. */
+export async function insertOutboxRow(
+  trx: Transaction<Database>,
+  now: string,
+  change: { model: SyncedModel; recordId: number; op: 'create' | 'update' | 'delete'; fields: readonly string[] },
+): Promise<void> {
+  await trx
+    .insertInto('sync_outbox')
+    .values({
+      op_id: randomUUID(),
+      model: change.model,
+      record_id: change.recordId,
+      op: change.op,
+      fields: JSON.stringify(change.fields),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      sent_at: null,
+      last_error: null,
+      created_date: now,
+    })
+    .execute();
 }
 
 /** All queued changes to one record, pushed as one request. */

@@ -2,7 +2,6 @@
 // only the changed fields; creates as POSTs (a new project's new contacts as
 // contacts_new), deletes as DELETEs. A create whose answer never came is looked
 // for on the remote before it is sent again, so nothing is created twice.
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
@@ -10,7 +9,7 @@ import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
-import { groupOutbox, type OutboxGroup } from './outbox.ts';
+import { groupOutbox, insertOutboxRow, type OutboxGroup } from './outbox.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
@@ -246,23 +245,7 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: J
 }
 
 export async function requeueFields(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, recordId: number, fields: string[]): Promise<void> {
-  const now = sync.clock.now().toISOString();
-  await trx
-    .insertInto('sync_outbox')
-    .values({
-      op_id: randomUUID(),
-      model,
-      record_id: recordId,
-      op: 'update',
-      fields: JSON.stringify(fields),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      sent_at: null,
-      last_error: null,
-      created_date: now,
-    })
-    .execute();
+  await insertOutboxRow(trx, sync.clock.now().toISOString(), { model, recordId, op: 'update', fields });
 }
 
 /** A new project's contacts made offline were sent as contacts_new; the remote's copies take their place. */

@@ -8,6 +8,7 @@ import { ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS }
 import { parseOrgReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
+import { contactRowValues } from '../engine/contacts/contacts.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 
 type Trx = Transaction<Database>;
@@ -71,25 +72,8 @@ export async function upsertRole(trx: Trx, orgId: number, role: Json, localUserI
 }
 
 export function contactRow(orgId: number, contact: Json) {
-  return {
-    id: contact.id as number,
-    org_id: orgId,
-    first_name: contact.first_name ?? '',
-    family_name: contact.family_name ?? '',
-    email: contact.email ?? '',
-    phone: contact.phone ?? '',
-    passport_number: contact.passport_number ?? '',
-    licence_number: contact.licence_number ?? '',
-    custom_contact_info_1: contact.custom_contact_info_1 ?? '',
-    custom_contact_info_2: contact.custom_contact_info_2 ?? '',
-    identifier: contact.identifier ?? '',
-    user_id: null,
-    type: contact.type ?? 0,
-    date_of_birth: contact.date_of_birth ?? null,
-    gender: contact.gender ?? 0,
-    created_date: contact.created_date ?? new Date(0).toISOString(),
-    modified_date: contact.modified_date ?? new Date(0).toISOString(),
-  };
+  const epoch = new Date(0).toISOString();
+  return { ...contactRowValues(orgId, contact, contact.created_date ?? epoch, contact.modified_date ?? epoch), id: contact.id as number };
 }
 
 export async function upsertContact(trx: Trx, orgId: number, contact: Json, keep: RecordView = {}): Promise<void> {

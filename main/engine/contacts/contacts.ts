@@ -1,6 +1,6 @@
 // Contacts: the JSON shape (service.md 2.1 "Contact record shape") and writes.
 import type { Kysely, Transaction } from 'kysely';
-import type { ContactRow, Database } from '../store/tables.ts';
+import type { ContactRow, Database, NewContact } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContactWrite } from '../../../shared/schemas/contact-write.ts';
@@ -31,6 +31,28 @@ export function serializeContact(context: EngineContext, contact: ContactRow) {
 }
 export type ContactJson = ReturnType<typeof serializeContact>;
 
+/** A contact's row from its writable fields, missing ones at their defaults. */
+export function contactRowValues(orgId: number, contact: ContactWrite, createdDate: string, modifiedDate: string): NewContact {
+  return {
+    org_id: orgId,
+    first_name: contact.first_name ?? '',
+    family_name: contact.family_name ?? '',
+    email: contact.email ?? '',
+    phone: contact.phone ?? '',
+    passport_number: contact.passport_number ?? '',
+    licence_number: contact.licence_number ?? '',
+    custom_contact_info_1: contact.custom_contact_info_1 ?? '',
+    custom_contact_info_2: contact.custom_contact_info_2 ?? '',
+    identifier: contact.identifier ?? '',
+    user_id: null,
+    type: contact.type ?? 0,
+    date_of_birth: contact.date_of_birth ?? null,
+    gender: contact.gender ?? 0,
+    created_date: createdDate,
+    modified_date: modifiedDate,
+  };
+}
+
 export async function insertContact(
   db: Kysely<Database> | Transaction<Database>,
   context: EngineContext,
@@ -40,24 +62,7 @@ export async function insertContact(
   const now = nowIso(context.clock);
   return db
     .insertInto('contacts')
-    .values({
-      org_id: orgId,
-      first_name: contact.first_name ?? '',
-      family_name: contact.family_name ?? '',
-      email: contact.email ?? '',
-      phone: contact.phone ?? '',
-      passport_number: contact.passport_number ?? '',
-      licence_number: contact.licence_number ?? '',
-      custom_contact_info_1: contact.custom_contact_info_1 ?? '',
-      custom_contact_info_2: contact.custom_contact_info_2 ?? '',
-      identifier: contact.identifier ?? '',
-      user_id: null,
-      type: contact.type ?? 0,
-      date_of_birth: contact.date_of_birth ?? null,
-      gender: contact.gender ?? 0,
-      created_date: now,
-      modified_date: now,
-    })
+    .values(contactRowValues(orgId, contact, now, now))
     .returningAll()
     .executeTakeFirstOrThrow();
 }

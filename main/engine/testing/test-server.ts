@@ -35,6 +35,26 @@ export interface TestResponse {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests index into arbitrary response shapes
 }
 
+/** One HTTP request to a server on 127.0.0.1, its body parsed as JSON when it is JSON. */
+export async function requestJson(baseUrl: string, method: string, urlPath: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | Buffer | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body, redirect: 'manual' });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
 export function makeTempDir(prefix = 'solardesk-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -75,24 +95,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const baseUrl = await engine.listen(0, '127.0.0.1');
   const tokens = new Map<string, string>();
 
-  const request: TestServer['request'] = async (method, urlPath, requestOptions = {}) => {
-    const headers: Record<string, string> = { ...requestOptions.headers };
-    if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;
-    let body: string | Buffer | undefined = requestOptions.rawBody;
-    if (requestOptions.body !== undefined) {
-      body = JSON.stringify(requestOptions.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${baseUrl}${urlPath}`, { method, headers, body, redirect: 'manual' });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
-  };
+  const request: TestServer['request'] = (method, urlPath, requestOptions = {}) => requestJson(baseUrl, method, urlPath, requestOptions);
 
   return {
     baseUrl,

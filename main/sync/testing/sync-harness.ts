@@ -1,7 +1,7 @@
 // A real server, the fault proxy in front of it, and a real agent syncing through
 // the proxy, all on 127.0.0.1, for sync tests.
 import fs from 'node:fs';
-import { makeTempDir, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
+import { makeTempDir, requestJson, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { startAgent, type Agent } from '../agent.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
@@ -54,22 +54,6 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
   let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
   const remoteToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);
 
-  const call = async (base: string, token: string, method: string, path: string, body?: unknown): Promise<TestResponse> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
-  };
-
   const harness: SyncHarness = {
     server,
     proxy,
@@ -77,8 +61,8 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
       return agent;
     },
     dataDir,
-    local: (method, path, body) => call(agent.localApiUrl, agent.localToken, method, path, body),
-    remote: (method, path, body) => call(server.baseUrl, remoteToken, method, path, body),
+    local: (method, path, body) => requestJson(agent.localApiUrl, method, path, { token: agent.localToken, body }),
+    remote: (method, path, body) => requestJson(server.baseUrl, method, path, { token: remoteToken, body }),
     async synced(timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
