@@ -1,8 +1,10 @@
 // Lint config. Besides the usual TypeScript checks it enforces the layer rule of
-// docs/layers.md: only main/desktop/ and preload/ may import electron, and shared/
-// (which also runs in the renderer) may import no Node built-in module.
+// docs/layers.md: only main/desktop/ and preload/ may import electron, shared/
+// (which also runs in the renderer) may import no Node built-in module, and the
+// renderer imports neither Node nor main/; React's hook rules apply in renderer/.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
@@ -12,7 +14,7 @@ const electronBan = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'data/', 'test-results/'] },
+  { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'preload/dist/', 'data/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -47,7 +49,29 @@ export default tseslint.config(
     },
   },
   {
-    files: ['main/solardesk.js', 'eslint.config.js'],
+    files: ['renderer/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      // Only about the React Compiler, which this app does not use.
+      'react-hooks/incompatible-library': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            electronBan,
+            ...nodeBuiltins.map((name) => ({ name, message: 'The renderer runs in a browser page: no Node built-ins (docs/layers.md).' })),
+          ],
+          patterns: [
+            { group: ['electron/*'], message: electronBan.message },
+            { group: ['**/main/**', '**/preload/**'], message: 'The renderer reaches the main process only through the bridge (renderer/src/bridge-client.ts).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['main/solardesk.js', 'main/desktop/electron-entry.js', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
 );

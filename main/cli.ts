@@ -2,11 +2,13 @@
 import { runServerCommand } from './cli/server-command.ts';
 import { runAdminCommand } from './cli/admin-command.ts';
 import { runStartCommand } from './cli/start-command.ts';
+import { runWebCommand } from './cli/web-command.ts';
 import { runAgentCommand } from './cli/agent-command.ts';
 import { CliError } from './cli/cli-args.ts';
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   start: { summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)', run: runStartCommand },
+  web: { summary: 'Run SolarDesk in your browser (the desktop app’s core, served on 127.0.0.1)', run: runWebCommand },
   server: { summary: 'Serve the API engine over HTTP', run: runServerCommand },
   admin: { summary: 'Set up orgs, users, roles, plans and tokens in a server’s data folder', run: runAdminCommand },
   agent: { summary: 'Keep a local replica of a remote org, serve it on 127.0.0.1, and sync both ways', run: runAgentCommand },

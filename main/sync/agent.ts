@@ -36,6 +36,30 @@ export interface AgentOptions {
   offlineRetryMs?: number;
   /** The remote's quotas, for pacing (default: the documented table). */
   remoteRates?: ThrottleRates;
+  /** Where the remote token is kept (default: DIR/remote-token, mode 0600; the desktop passes Electron's safeStorage). */
+  remoteTokenStore?: SecretStore;
+}
+
+/** Somewhere to keep one secret between runs. */
+export interface SecretStore {
+  read(): string | null;
+  write(value: string): void;
+  clear(): void;
+}
+
+/** A secret in a file only its owner may read. */
+export function fileSecretStore(file: string): SecretStore {
+  return {
+    read: () => {
+      try {
+        return fs.readFileSync(file, 'utf8').trim() || null;
+      } catch {
+        return null;
+      }
+    },
+    write: (value) => writeSecret(file, value),
+    clear: () => fs.rmSync(file, { force: true }),
+  };
 }
 
 export interface Agent {
@@ -81,6 +105,7 @@ function readConfig(dataDir: string): AgentConfig | null {
 
 async function establishSession(options: AgentOptions): Promise<{ config: AgentConfig; token: string }> {
   const saved = readConfig(options.dataDir);
+  const tokenStore = options.remoteTokenStore ?? fileSecretStore(path.join(options.dataDir, REMOTE_TOKEN_FILE));
   if (options.remote && options.username && options.password) {
     const remote = options.remote.replace(/\/+$/, '');
     const signedIn = await signInToRemote(remote, options.username, options.password).catch((error: Error) => {
@@ -94,16 +119,12 @@ async function establishSession(options: AgentOptions): Promise<{ config: AgentC
     const config: AgentConfig = { remote, org_id: orgId, user_id: signedIn.userId, username: signedIn.email };
     fs.mkdirSync(options.dataDir, { recursive: true });
     fs.writeFileSync(path.join(options.dataDir, CONFIG_FILE), JSON.stringify(config, null, 2));
-    writeSecret(path.join(options.dataDir, REMOTE_TOKEN_FILE), signedIn.token);
+    tokenStore.write(signedIn.token);
     return { config, token: signedIn.token };
   }
   if (!saved) throw new AgentSetupError('the first start needs --remote URL, --username and --password to sign in.');
-  let token: string;
-  try {
-    token = fs.readFileSync(path.join(options.dataDir, REMOTE_TOKEN_FILE), 'utf8').trim();
-  } catch {
-    throw new AgentSetupError(`no saved sign-in in ${options.dataDir}; start with --remote, --username and --password.`);
-  }
+  const token = tokenStore.read();
+  if (!token) throw new AgentSetupError(`no saved sign-in in ${options.dataDir}; start with --remote, --username and --password.`);
   return { config: saved, token };
 }
 

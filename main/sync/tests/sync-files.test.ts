@@ -65,6 +65,27 @@ describe('sync of private files', () => {
     assert.equal((await h.local('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json.show_customer, true);
   });
 
+  test('a file assembled from a local chunked upload syncs and settles (its upload record re-keyed too)', async () => {
+    const started = await h.local('POST', '/api/orgs/1/private_files/uploads/', { title: 'Chunked survey', filename: 'survey.txt', project: 32 });
+    assert.equal(started.status, 201, started.text);
+    const uploadPath = `/api/orgs/1/private_files/uploads/${started.json.upload_id}`;
+    for (const [part, text] of [[1, 'first half, '], [2, 'second half']] as const) {
+      const response = await fetch(`${h.agent.localApiUrl}${uploadPath}/parts/${part}/`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${h.agent.localToken}`, 'content-type': 'application/octet-stream' },
+        body: text,
+      });
+      assert.equal(response.status, 200);
+    }
+    const completed = await h.local('POST', `${uploadPath}/complete/`);
+    assert.equal(completed.status, 201, completed.text);
+    await h.synced();
+    const remote = (await h.remote('GET', `/api/orgs/1/private_files/?search=${completed.json.file_hash}`)).json;
+    assert.equal(remote.length, 1);
+    assert.equal((await download(remote[0].file_contents)).body.toString(), 'first half, second half');
+    assert.equal((await h.local('GET', '/api/orgs/1/sync/status/')).json.pending, 0);
+  });
+
   test('a file added on the remote appears locally', async () => {
     const remoteToken = await h.server.tokenFor('admin@sunrise.example');
     const added = await postMultipart(

@@ -1,0 +1,43 @@
+// Files: drag a file from the "desktop" onto the window (a synthetic drop with a
+// real DataTransfer), watch it upload, see it in the list and in the local API,
+// and download it into the project's folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { dropFileOnWindow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+
+let app: RunningApp;
+test.beforeAll(async () => {
+  app = await startSolarDesk();
+});
+test.afterAll(async () => app.stop());
+
+test('a file dropped on the window is attached to the open project', async ({ page }) => {
+  await openApp(page, app);
+  await openProjectByIdentifier(page, 'SD-2026-0007');
+  await expect(page.getByTestId('project-panel')).toBeVisible();
+
+  // 1.5 MB: two parts of the chunked upload, so progress has steps.
+  const content = 'roof photo '.repeat(150_000);
+  await dropFileOnWindow(page, 'roof-photo.txt', content);
+
+  // The drop switches to the Files tab, and the file arrives in the list.
+  await expect(page.getByRole('tab', { name: 'Files' })).toHaveAttribute('aria-selected', 'true');
+  const row = page.getByTestId('file-row').filter({ hasText: 'roof-photo.txt' });
+  await expect(row).toBeVisible();
+  await expect(row).toContainText('1.6 MB');
+  await expect(row).toContainText('Local');
+
+  const files = await app.api<{ title: string; filesize: number; project: string }[]>('GET', '/api/orgs/1/private_files/', undefined, { project: 7 });
+  expect(files.status).toBe(200);
+  const uploaded = files.body.find((file) => file.title === 'roof-photo.txt');
+  expect(uploaded?.filesize).toBe(content.length);
+  await screenshotBothThemes(page, 'project-files');
+
+  await row.getByRole('button', { name: 'Download' }).click();
+  await expect(page.getByText(/Saved roof-photo\.txt to/)).toBeVisible();
+  const projectFolder = fs.readdirSync(app.folderRoot).find((name) => name.endsWith('(7)'));
+  expect(projectFolder).toBeDefined();
+  expect(fs.readFileSync(path.join(app.folderRoot, projectFolder!, 'roof-photo.txt'), 'utf8')).toBe(content);
+  expect(pageProblems(page)).toEqual([]);
+});

@@ -1,0 +1,49 @@
+// A real `solardesk server` with the demo data, as the remote a synced SolarDesk
+// talks to, behind the sync suite's fault proxy so a test can cut the network.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startFaultProxy, type FaultProxy } from '../../main/sync/testing/fault-proxy.ts';
+import { stopChild, waitForOutput } from '../../main/testing/child-process.ts';
+import { makeTempDir, repoRoot } from './solardesk.ts';
+
+export interface RemoteServer {
+  /** Where SolarDesk should sign in: the proxy in front of the server. */
+  url: string;
+  proxy: FaultProxy;
+  /** A call straight to the server (not through the proxy) as the demo admin. */
+  api<T = unknown>(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: T }>;
+  stop(): Promise<void>;
+}
+
+export async function startRemoteServer(): Promise<RemoteServer> {
+  const dataDir = makeTempDir('solardesk-e2e-remote-');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'main/solardesk.js'), 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent'],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const serverUrl = await waitForOutput(child, /listening on (\S+)/, 60_000);
+  const signIn = await fetch(`${serverUrl}/api-token-auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin@sunrise.example', password: 'solardesk-demo' }),
+  });
+  const { token } = (await signIn.json()) as { token: string };
+  const proxy = await startFaultProxy(serverUrl);
+  return {
+    url: proxy.url,
+    proxy,
+    async api<T>(method: string, apiPath: string, body?: unknown) {
+      const response = await fetch(`${serverUrl}${apiPath}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    },
+    async stop() {
+      await proxy.close();
+      await stopChild(child);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Helpers of the e2e suite: SolarDesk in browser mode as a child process on a temp
+// data folder, the bridge over HTTP (the same client the page uses) for checking
+// what reached the local API, and screenshots of each view in both themes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, type Page } from '@playwright/test';
+import { createHttpBridge, type HttpBridge } from '../../shared/bridge-http.ts';
+import type { ApiResponse, HttpMethod } from '../../shared/bridge.ts';
+import { stopChild, waitForOutput } from '../../main/testing/child-process.ts';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const solardeskBin = path.join(repoRoot, 'main/solardesk.js');
+const screenshotDir = path.join(repoRoot, 'test-results/screenshots');
+
+export interface RunningApp {
+  /** The printed URL, secret included. */
+  url: string;
+  baseUrl: string;
+  secret: string;
+  dataDir: string;
+  folderRoot: string;
+  bridge: HttpBridge;
+  /** A call to the local API as the app's user, through the bridge. */
+  api<T = unknown>(method: HttpMethod, apiPath: string, body?: unknown, query?: Record<string, string | number>): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Starts `solardesk web` and waits for "SolarDesk is running at <URL>". */
+export async function startSolarDesk(options: { extraArgs?: string[]; dataDir?: string } = {}): Promise<RunningApp> {
+  const dataDir = options.dataDir ?? makeTempDir('solardesk-e2e-');
+  const folderRoot = path.join(dataDir, 'folders');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [solardeskBin, 'web', '--port', '0', '--data', dataDir, '--folder-root', folderRoot, ...(options.extraArgs ?? [])],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const url = await waitForOutput(child, /SolarDesk is running at (\S+)/);
+  const parsed = new URL(url);
+  const secret = new URLSearchParams(parsed.hash.slice(1)).get('secret')!;
+  const baseUrl = parsed.origin;
+  const bridge = createHttpBridge({ baseUrl, secret });
+  return {
+    url,
+    baseUrl,
+    secret,
+    dataDir,
+    folderRoot,
+    bridge,
+    api: async <T>(method: HttpMethod, apiPath: string, body?: unknown, query?: Record<string, string | number>) =>
+      (await bridge.invoke('api.request', { method, path: apiPath, body, query })) as ApiResponse<T>,
+    async stop() {
+      bridge.close();
+      await stopChild(child);
+      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the app as a user would: the printed URL. */
+export async function openApp(page: Page, app: RunningApp): Promise<void> {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  await page.goto(app.url);
+  await expect(page.getByRole('navigation', { name: 'SolarDesk' })).toBeVisible();
+  // A CSP violation or an uncaught error fails the test that caused it.
+  (page as Page & { solardeskProblems?: string[] }).solardeskProblems = problems;
+}
+
+export function pageProblems(page: Page): string[] {
+  return (page as Page & { solardeskProblems?: string[] }).solardeskProblems ?? [];
+}
+
+/** Saves the view in the light and the dark theme, under test-results/screenshots/. */
+export async function screenshotBothThemes(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    await page.waitForTimeout(400); // canvases redraw in the new colours
+    await page.screenshot({ path: path.join(screenshotDir, `${name}-${theme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Searches for one project (by its identifier) and opens it, once the list shows only that one. */
+export async function openProjectByIdentifier(page: Page, identifier: string): Promise<void> {
+  await page.getByRole('searchbox', { name: 'Search projects' }).fill(identifier);
+  await expect(page.getByTestId('project-count')).toHaveText('1 project');
+  await page.getByTestId('project-row').first().click();
+  await expect(page.getByTestId('project-panel')).toContainText(identifier);
+}
+
+/**
+ * Drops a file on the project panel the way the desktop does: dragenter, dragover
+ * and drop events carrying a real DataTransfer with a File in it.
+ */
+export async function dropFileOnWindow(page: Page, fileName: string, text: string): Promise<void> {
+  await page.evaluate(
+    ({ name, content }) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([content], name, { type: 'text/plain' }));
+      const target = document.querySelector('[data-testid="project-panel"]')!;
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        target.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      }
+    },
+    { name: fileName, content: text },
+  );
+}

@@ -1,0 +1,106 @@
+// Sync as the user sees it: the local-only state with no remote; then signed in
+// to a real `solardesk server` through the real sync agent: an edit made offline
+// reaches the server once the network is back, and a conflict is resolved in the
+// inbox. Only the network between the agent and the server is faked (a proxy).
+import { expect, test } from '@playwright/test';
+import { dropFileOnWindow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { startRemoteServer, type RemoteServer } from './support/remote-server.ts';
+
+let app: RunningApp;
+let remote: RemoteServer;
+test.describe.configure({ mode: 'serial' });
+test.beforeAll(async () => {
+  remote = await startRemoteServer();
+  // A short sync interval, so a test waits seconds, not the default half minute, for the agent to notice the network.
+  app = await startSolarDesk({ extraArgs: ['--sync-interval', '2'] });
+});
+test.afterAll(async () => {
+  await app.stop();
+  await remote.stop();
+});
+
+interface Project {
+  title: string;
+  notes: string;
+}
+
+test('with no remote, the sync screen says local only', async ({ page }) => {
+  await openApp(page, app);
+  await expect(page.getByTestId('sync-pill')).toHaveText('Local only');
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(page.getByTestId('local-only')).toContainText('Local only — no remote configured');
+  await expect(page.getByRole('heading', { name: 'Sign in to a remote' })).toBeVisible();
+  await screenshotBothThemes(page, 'sync-local-only');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('signed in to a remote, an edit made offline reaches the server when the network is back', async ({ page }) => {
+  await openApp(page, app);
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await page.getByLabel('Remote URL').fill(remote.url);
+  await page.getByLabel('Username').fill('admin@sunrise.example');
+  await page.getByLabel('Password').fill('solardesk-demo');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText(`Signed in to ${remote.url}`)).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+  await expect(page.getByTestId('sync-status')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Projects' }).click();
+  await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });
+
+  remote.proxy.setOffline(true);
+  await openProjectByIdentifier(page, 'SD-2026-0025');
+  const panel = page.getByTestId('project-panel');
+  await panel.getByLabel('Title', { exact: true }).fill('Edited in the van');
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Offline/, { timeout: 30_000 });
+  await expect(page.getByTestId('project-row').first()).toContainText('Unsynced');
+  expect((await remote.api<Project>('GET', '/api/orgs/1/projects/25/')).body.title).not.toBe('Edited in the van');
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(page.getByTestId('pending-changes')).toContainText('title');
+  await screenshotBothThemes(page, 'sync-offline-pending');
+
+  remote.proxy.setOffline(false);
+  await expect.poll(async () => (await remote.api<Project>('GET', '/api/orgs/1/projects/25/')).body.title, { timeout: 60_000 }).toBe('Edited in the van');
+  await expect(page.getByTestId('sync-pill')).toHaveText('Synced', { timeout: 30_000 });
+  await expect(page.getByTestId('pending-changes')).toContainText('Nothing waiting');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('a field changed on both sides is a conflict the user resolves side by side', async ({ page }) => {
+  await openApp(page, app);
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 30_000 });
+  remote.proxy.setOffline(true);
+  await openProjectByIdentifier(page, 'SD-2026-0020');
+  await page.getByTestId('project-panel').getByLabel('Notes', { exact: true }).fill('Notes written on this laptop.');
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
+  expect((await remote.api('PATCH', '/api/orgs/1/projects/20/', { notes: 'Notes written in the office.' })).status).toBe(200);
+  remote.proxy.setOffline(false);
+
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  const conflict = page.getByTestId('conflict').filter({ hasText: 'Notes' });
+  await expect(conflict).toBeVisible({ timeout: 60_000 });
+  await expect(conflict).toContainText('Notes written on this laptop.');
+  await expect(conflict).toContainText('Notes written in the office.');
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Needs attention/);
+  await screenshotBothThemes(page, 'sync-conflict');
+
+  await conflict.getByRole('radio', { name: /This computer/ }).check();
+  await conflict.getByRole('button', { name: /Keep this computer/ }).click();
+  await expect(page.getByTestId('conflict')).toHaveCount(0, { timeout: 30_000 });
+  await expect.poll(async () => (await remote.api<Project>('GET', '/api/orgs/1/projects/20/')).body.notes, { timeout: 60_000 }).toBe('Notes written on this laptop.');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('a file dropped on the window while signed in reaches the server', async ({ page }) => {
+  await openApp(page, app);
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced|Syncing/, { timeout: 30_000 });
+  await openProjectByIdentifier(page, 'SD-2026-0007');
+  await dropFileOnWindow(page, 'site-survey.txt', 'Switchboard photo notes. '.repeat(2000));
+  await expect(page.getByTestId('file-row').filter({ hasText: 'site-survey.txt' })).toBeVisible();
+  await expect
+    .poll(async () => (await remote.api<{ title: string }[]>('GET', '/api/orgs/1/private_files/?project=7')).body.map((file) => file.title), { timeout: 60_000 })
+    .toContain('site-survey.txt');
+  await screenshotBothThemes(page, 'sync-file-on-server');
+  expect(pageProblems(page)).toEqual([]);
+});

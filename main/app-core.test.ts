@@ -1,0 +1,200 @@
+// The main-process core on a real temp data folder: the embedded engine with the
+// demo data, every bridge channel through the real dispatcher, and signing in to
+// a real `solardesk server` (the test server) through the real sync agent. Only
+// the folder opener is a recording stand-in for the operating system's.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BridgeEnvelope, BridgeEventChannels, EventChannel, SessionInfo } from '../shared/bridge.ts';
+import { type AppCore, describeChange, startAppCore } from './app-core.ts';
+import { createSyncAgentHost } from './core/agent-backend.ts';
+import { defaultSettings, fileSettingsStore } from './core/host-stores.ts';
+import { makeTempDir, startTestServer, type TestServer } from './engine/testing/test-server.ts';
+import { DEMO_PASSWORD } from './engine/seed/demo-seed.ts';
+
+const ok = <T>(envelope: BridgeEnvelope<unknown>): T => {
+  if (!envelope.ok) assert.fail(`expected ok, got ${JSON.stringify(envelope.error)}`);
+  return envelope.response as T;
+};
+
+function collect<C extends EventChannel>(core: AppCore, channel: C): BridgeEventChannels[C][] {
+  const seen: BridgeEventChannels[C][] = [];
+  core.events.subscribe(channel, (payload) => seen.push(payload));
+  return seen;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('app core, embedded', () => {
+  const dataDir = makeTempDir('solardesk-core-');
+  const opened: string[] = [];
+  let core: AppCore;
+  before(async () => {
+    core = await startAppCore({
+      dataDir,
+      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
+      openFolder: async (folder) => {
+        opened.push(folder);
+        return true;
+      },
+    });
+  });
+  after(async () => {
+    await core.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('an empty folder gets the demo data and a session as the demo admin, local only', async () => {
+    const session = ok<SessionInfo>(await core.invoke('session.get', undefined));
+    assert.equal(session.mode, 'embedded');
+    assert.equal(session.orgName, 'Sunrise Solar');
+    assert.equal(session.user.email, 'admin@sunrise.example');
+    assert.equal(session.isAdmin, true);
+    assert.equal(session.remoteUrl, null);
+    assert.deepEqual(session.orgs.map((org) => org.name), ['Sunrise Solar', 'Basic Solar']); // Lapsed Solar's trial is over
+    assert.equal(core.events.latestOf('sync.state')?.state, 'local_only');
+  });
+
+  test('api.request reaches the local API, and a write is announced as records.changed', async () => {
+    const changes = collect(core, 'records.changed');
+    const list = ok<{ status: number; body: unknown[] }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/projects/', query: { limit: 100 } }));
+    assert.equal(list.status, 200);
+    assert.equal(list.body.length, 48);
+    const patched = ok<{ status: number; body: { title: string } }>(
+      await core.invoke('api.request', { method: 'PATCH', path: '/api/orgs/1/projects/4/', body: { title: 'Renamed by the core test' } }),
+    );
+    assert.equal(patched.body.title, 'Renamed by the core test');
+    assert.deepEqual(changes, [{ kinds: ['projects'], projectIds: [4], source: 'local' }]);
+    // The sync routes are the agent's: with no remote they are 404, which the renderer reads as local only.
+    const status = ok<{ status: number }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/sync/status/' }));
+    assert.equal(status.status, 404);
+  });
+
+  test('requests that break the contract are refused before any handler runs', async () => {
+    const outside = await core.invoke('api.request', { method: 'GET', path: '/etc/passwd' });
+    assert.equal(!outside.ok && outside.error.code, 'invalid_request');
+    const climbing = await core.invoke('api.request', { method: 'GET', path: '/api/../downloads/' });
+    assert.equal(!climbing.ok && climbing.error.code, 'invalid_request');
+    const unknown = await core.invoke('shell.exec', { command: 'rm -rf /' });
+    assert.equal(!unknown.ok && unknown.error.code, 'unknown_channel');
+    const extraKeys = await core.invoke('files.download', { fileId: 1, path: '/tmp/x' });
+    assert.equal(!extraKeys.ok && extraKeys.error.code, 'invalid_request');
+  });
+
+  test('an upload reports progress part by part, lands on the project, and downloads into its folder', async () => {
+    const progress = collect(core, 'upload.progress');
+    const bytes = new Uint8Array(2.5 * 1024 * 1024).map((_, index) => index % 251);
+    const created = ok<{ status: number; body: { id: number; filesize: number; project: string } }>(
+      await core.invoke('files.upload', { uploadId: 'test-upload', projectId: 7, fileName: 'survey:photo?.bin', bytes, title: 'Survey photo' }),
+    );
+    assert.equal(created.status, 201);
+    assert.equal(created.body.filesize, bytes.length);
+    assert.match(created.body.project, /\/projects\/7\/$/);
+    assert.deepEqual(progress.map((event) => [event.state, event.sentBytes]), [
+      ['uploading', 0],
+      ['uploading', 1024 * 1024],
+      ['uploading', 2 * 1024 * 1024],
+      ['uploading', bytes.length],
+      ['done', bytes.length],
+    ]);
+
+    const first = ok<{ path: string; bytes: number }>(await core.invoke('files.download', { fileId: created.body.id }));
+    assert.equal(first.bytes, bytes.length);
+    assert.match(path.basename(path.dirname(first.path)), /\(7\)$/);
+    assert.deepEqual(new Uint8Array(fs.readFileSync(first.path)), bytes);
+    // The same bytes again: the same file, not a copy.
+    assert.equal(ok<{ path: string }>(await core.invoke('files.download', { fileId: created.body.id })).path, first.path);
+
+    const folder = ok<{ path: string; opened: boolean }>(await core.invoke('folder.open', { projectId: 7 }));
+    assert.equal(folder.path, path.dirname(first.path));
+    assert.deepEqual(opened, [folder.path]);
+  });
+
+  test('a failed upload says why, with the API status', async () => {
+    const failed = await core.invoke('files.upload', { uploadId: 'nowhere', projectId: 999999, fileName: 'x.txt', bytes: new Uint8Array([1]) });
+    assert.equal(failed.ok, false);
+    assert.equal(!failed.ok && failed.error.status, 400);
+    assert.match(!failed.ok ? failed.error.message : '', /Could not start uploading x\.txt/);
+  });
+
+  test('settings persist; another org restarts the session on it; a relative folder root is refused', async () => {
+    const changed = collect(core, 'session.changed');
+    const settings = ok<{ theme: string; orgId: number }>(await core.invoke('settings.set', { theme: 'dark', orgId: 2 }));
+    assert.equal(settings.theme, 'dark');
+    const session = ok<SessionInfo>(await core.invoke('session.get', undefined));
+    assert.equal(session.orgName, 'Basic Solar');
+    assert.equal(session.user.email, 'admin@basic.example');
+    assert.equal(changed.at(-1)?.orgId, 2);
+    const stored = JSON.parse(fs.readFileSync(path.join(dataDir, 'desktop-settings.json'), 'utf8'));
+    assert.equal(stored.theme, 'dark');
+    const relative = await core.invoke('settings.set', { folderRoot: 'relative/folder' });
+    assert.equal(!relative.ok && relative.error.code, 'invalid_request');
+    ok(await core.invoke('settings.set', { orgId: 1 }));
+  });
+
+  test('describeChange names the kind and the project of a write', () => {
+    assert.deepEqual(describeChange({ path: '/api/orgs/1/contacts/9/' }), { kinds: ['contacts'], projectIds: [], source: 'local' });
+    assert.deepEqual(describeChange({ path: '/api/orgs/1/events/', body: { project: '/api/orgs/1/projects/12/' } }), {
+      kinds: ['events'],
+      projectIds: [12],
+      source: 'local',
+    });
+    assert.deepEqual(describeChange({ path: '/api/orgs/1/projects/5' }), { kinds: ['projects'], projectIds: [5], source: 'local' });
+  });
+});
+
+describe('app core, signed in to a remote through the sync agent', () => {
+  const dataDir = makeTempDir('solardesk-core-synced-');
+  let remote: TestServer;
+  let core: AppCore;
+  before(async () => {
+    remote = await startTestServer();
+    core = await startAppCore({
+      dataDir,
+      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
+      openFolder: async () => false,
+      syncAgent: createSyncAgentHost({ pollIntervalSeconds: 1, statusIntervalMs: 100 }),
+    });
+  });
+  after(async () => {
+    await core.close();
+    await remote.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a wrong password fails with the reason and leaves the embedded store running', async () => {
+    const refused = await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: 'wrong' });
+    assert.equal(refused.ok, false);
+    assert.match(!refused.ok ? refused.error.message : '', /Sign-in failed: .*refused/);
+    const session = ok<SessionInfo>(await core.invoke('session.get', undefined));
+    assert.equal(session.mode, 'embedded');
+    assert.equal(session.remoteUrl, null);
+  });
+
+  test('signing in starts the agent: the session is synced, edits reach the remote, signing out returns to the embedded store', async () => {
+    const session = ok<SessionInfo>(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
+    assert.equal(session.mode, 'synced');
+    assert.equal(session.remoteUrl, remote.baseUrl);
+    assert.equal(session.orgId, 1);
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+
+    const replicaList = ok<{ body: unknown[] }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/projects/', query: { limit: 100 } }));
+    assert.equal(replicaList.body.length, 48);
+    ok(await core.invoke('api.request', { method: 'PATCH', path: '/api/orgs/1/projects/9/', body: { notes: 'From the synced desktop' } }));
+    const token = await remote.tokenFor('admin@sunrise.example');
+    await until(async () => (await remote.request('GET', '/api/orgs/1/projects/9/', { token })).json.notes === 'From the synced desktop', 'the edit on the remote');
+    const status = ok<{ status: number; body: { pending: number } }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/sync/status/' }));
+    assert.equal(status.status, 200);
+
+    const signedOut = ok<SessionInfo>(await core.invoke('auth.signOut', undefined));
+    assert.equal(signedOut.mode, 'embedded');
+    assert.equal(core.events.latestOf('sync.state')?.state, 'local_only');
+  });
+});

@@ -1,0 +1,220 @@
+// The main-process core: what the Electron shell and browser mode both run. It
+// starts the local backend on the data folder (the engine on the embedded store
+// with no remote, the sync agent once the user signs in to one) and implements
+// every bridge channel of shared/bridge.ts on top of the local API. It never
+// imports Electron: the shell hands in what differs (where settings live, how a
+// folder is opened).
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type ApiRequest,
+  BridgeError,
+  type BridgeEnvelope,
+  type BridgeHandlers,
+  type RecordsChanged,
+  type SessionInfo,
+  type Settings,
+  type SyncState,
+  type Unsubscribe,
+} from '../shared/bridge.ts';
+import { parseOrgReference } from '../shared/api-paths.ts';
+import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
+import { startEmbeddedBackend } from './core/embedded-backend.ts';
+import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
+import type { SyncAgentHost } from './core/agent-backend.ts';
+import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
+import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
+import type { SettingsStore } from './core/host-stores.ts';
+
+export interface AppCoreOptions {
+  dataDir: string;
+  settings: SettingsStore;
+  /** Opens a folder in the system's file manager; resolves false where there is none (a headless machine). */
+  openFolder: (folder: string) => Promise<boolean>;
+  /** Let the embedded engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
+  allowPrivateWebhookEndpoints?: boolean;
+  /** The sync agent (main/core/agent-backend.ts); without it (some tests) there is no signing in to a remote. */
+  syncAgent?: SyncAgentHost;
+  /** Where failures inside handlers are reported (they reach the renderer only as one line). */
+  logError?: (context: string, error: unknown) => void;
+}
+
+export interface AppCore {
+  readonly handlers: BridgeHandlers;
+  readonly events: BridgeEventHub;
+  /** Validates and runs one bridge call: what both transports call. */
+  invoke(channel: unknown, request: unknown): Promise<BridgeEnvelope<unknown>>;
+  session(): Promise<SessionInfo>;
+  close(): Promise<void>;
+}
+
+const MUTATING_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const ORG_PATH = /^\/api\/orgs\/\d+\/([a-z_]+)\/(?:(\d+)\/)?/;
+
+/** What a successful write through api.request changed, for `records.changed`. */
+export function describeChange(request: Pick<ApiRequest, 'path' | 'body'>): RecordsChanged {
+  const match = ORG_PATH.exec(request.path.endsWith('/') ? request.path : `${request.path}/`);
+  const kind = match?.[1] ?? 'unknown';
+  const projectIds: number[] = [];
+  if (kind === 'projects' && match?.[2]) projectIds.push(Number(match[2]));
+  const body = request.body as { project?: unknown } | undefined;
+  const project = typeof body === 'object' && body !== null ? parseOrgReference(body.project, 'projects') : null;
+  if (project) projectIds.push(project.id);
+  return { kinds: [kind], projectIds, source: 'local' };
+}
+
+export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
+  const events = new BridgeEventHub();
+  const logError = options.logError ?? ((context, error) => console.error(`SolarDesk: ${context}:`, error));
+  let syncState: SyncState = LOCAL_ONLY_STATE;
+  let watchers: Unsubscribe[] = [];
+
+  const isSignedIn = (settings: Settings) => Boolean(settings.remoteUrl && options.syncAgent?.isSignedIn(options.dataDir));
+
+  /** The agent when signed in to a remote, else the embedded store. `password` comes only with a sign-in. */
+  async function startBackend(password?: string): Promise<LocalBackend> {
+    const settings = options.settings.read();
+    let backend: LocalBackend;
+    if (options.syncAgent && settings.remoteUrl && (password || isSignedIn(settings))) {
+      backend = await options.syncAgent.start({ dataDir: options.dataDir, remoteUrl: settings.remoteUrl, username: settings.username, password, orgId: settings.orgId });
+    } else {
+      backend = await startEmbeddedBackend({ dataDir: options.dataDir, orgId: settings.orgId, allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false });
+    }
+    watchers = [
+      backend.watchSyncStatus((state) => {
+        const wasSignInNeeded = syncState.state === 'needs_sign_in';
+        syncState = state;
+        events.emit('sync.state', state);
+        // Later, not now: the first report comes while the backend is still starting.
+        if (wasSignInNeeded !== (state.state === 'needs_sign_in')) setTimeout(() => void session().then((info) => events.emit('session.changed', info), () => {}));
+      }),
+      backend.watchRemoteChanges((change) => events.emit('records.changed', change)),
+    ];
+    return backend;
+  }
+
+  /** A saved sign-in that no longer starts (the replica belongs elsewhere, a damaged file) must not keep the app from opening. */
+  async function startBackendOrFallBack(): Promise<LocalBackend> {
+    try {
+      return await startBackend();
+    } catch (error) {
+      if (!isSignedIn(options.settings.read())) throw error;
+      logError('starting the sync agent', error);
+      options.syncAgent?.forgetSignIn(options.dataDir);
+      return startBackend();
+    }
+  }
+
+  let current = startBackendOrFallBack();
+  await current;
+  const backend = () => current;
+
+  /** Swaps the backend (another org, a sign-in or sign-out); calls made meanwhile wait for the new one. */
+  let restarting: Promise<void> = Promise.resolve();
+  function restartBackend(password?: string): Promise<void> {
+    const restart = restarting.then(async () => {
+      const old = await current.catch(() => null);
+      for (const unsubscribe of watchers) unsubscribe();
+      syncState = LOCAL_ONLY_STATE;
+      await old?.close();
+      current = startBackend(password);
+      await current;
+      events.emit('session.changed', await session());
+    });
+    restarting = restart.catch(() => {});
+    return restart;
+  }
+
+  async function session(): Promise<SessionInfo> {
+    const active = await current;
+    const settings = options.settings.read();
+    return {
+      mode: active.mode,
+      ...active.identity(),
+      remoteUrl: active.mode === 'synced' ? settings.remoteUrl : null,
+      folderRoot: settings.folderRoot,
+      isSyncAvailable: options.syncAgent !== undefined,
+      needsSignIn: syncState.state === 'needs_sign_in',
+    };
+  }
+
+  const callApi = (request: RawApiRequest) => callLocalApi(backend, request);
+  const orgId = async () => (await current).identity().orgId;
+
+  const handlers: BridgeHandlers = {
+    'session.get': () => session(),
+
+    'api.request': async (request) => {
+      const response = await callApi(request);
+      if (MUTATING_METHODS.has(request.method) && response.status < 400) events.emit('records.changed', describeChange(request));
+      return response;
+    },
+
+    'files.upload': async (request) => {
+      const response = await uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress));
+      events.emit('records.changed', { kinds: ['private_files'], projectIds: [request.projectId], source: 'local' });
+      return response;
+    },
+
+    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), options.settings.read().folderRoot, fileId),
+
+    'folder.open': async ({ projectId }) => {
+      const root = options.settings.read().folderRoot;
+      const folder = projectId === undefined ? root : await projectFolder(callApi, await orgId(), root, projectId);
+      await fsp.mkdir(folder, { recursive: true });
+      return { path: folder, opened: await options.openFolder(folder) };
+    },
+
+    'settings.get': async () => options.settings.read(),
+
+    'settings.set': async (patch) => {
+      if (patch.folderRoot !== undefined && !path.isAbsolute(patch.folderRoot)) {
+        throw new BridgeError('The folder root must be an absolute path.', { code: 'invalid_request' });
+      }
+      const before = options.settings.read();
+      const after: Settings = { ...before, ...patch };
+      // A sign-in belongs to the remote it was made with.
+      if (after.remoteUrl !== before.remoteUrl) options.syncAgent?.forgetSignIn(options.dataDir);
+      options.settings.write(after);
+      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl) await restartBackend();
+      else if (after.folderRoot !== before.folderRoot) events.emit('session.changed', await session());
+      return after;
+    },
+
+    'auth.signIn': async ({ remoteUrl, username, password, orgId: wantedOrg }) => {
+      if (!options.syncAgent) throw new BridgeError('This SolarDesk was started without the sync agent, so it cannot sign in to a remote.');
+      const before = options.settings.read();
+      const wasSignedIn = isSignedIn(before);
+      options.settings.write({ ...before, remoteUrl: remoteUrl.replace(/\/+$/, ''), username, orgId: wantedOrg ?? null });
+      try {
+        await restartBackend(password);
+      } catch (error) {
+        // Back to what ran before, and say why the sign-in failed.
+        options.settings.write(before);
+        if (!wasSignedIn) options.syncAgent.forgetSignIn(options.dataDir);
+        await restartBackend();
+        throw new BridgeError(`Sign-in failed: ${(error as Error).message}`);
+      }
+      return session();
+    },
+
+    'auth.signOut': async () => {
+      // The URL and username stay, so signing in again only needs the password.
+      options.syncAgent?.forgetSignIn(options.dataDir);
+      await restartBackend();
+      return session();
+    },
+  };
+
+  return {
+    handlers,
+    events,
+    invoke: (channel, request) => dispatchInvoke(handlers, channel, request, logError),
+    session,
+    async close() {
+      await restarting.catch(() => {});
+      for (const unsubscribe of watchers) unsubscribe();
+      await (await current.catch(() => null))?.close();
+    },
+  };
+}

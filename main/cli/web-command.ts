@@ -1,0 +1,120 @@
+// `solardesk web`: browser mode. Runs the same core the desktop runs and serves
+// the renderer plus the bridge over HTTP on 127.0.0.1, behind a per-launch secret.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { startAppCore } from '../app-core.ts';
+import { defaultSettings, fileSettingsStore } from '../core/host-stores.ts';
+import { createSyncAgentHost } from '../core/agent-backend.ts';
+import { NoLocalOrgError } from '../core/embedded-backend.ts';
+import { ensureRendererBuilt, rendererDist } from '../renderer-files.ts';
+import { startBridgeServer } from '../web/bridge-server.ts';
+import { CliError, parseOptions, readPort } from './cli-args.ts';
+
+export const WEB_HELP = `Usage: solardesk web [options]
+
+Runs SolarDesk in your browser: the same core as the desktop app, on this
+machine's store (the demo data the first time, when no remote is set up), served
+on 127.0.0.1 behind a secret that changes at every launch.
+
+Options:
+  --port N           Port to listen on (default 8787, or any free port if that is taken; 0 picks one)
+  --data DIR         Data folder: the store, the replica of a remote, settings (default ./data)
+  --folder-root DIR  Where project folders go, until changed in Settings (default ~/SolarDesk)
+  --open             Open the app in the default browser
+  --sync-interval SECONDS
+                     Once signed in to a remote: how often to sync when nothing
+                     else wakes it (default 30)
+  --allow-private-webhook-endpoints
+                     Let the embedded engine deliver webhooks to loopback and private
+                     addresses (refused by default; for tests and self-hosted networks)
+  -h, --help         Show this help
+
+Prints "SolarDesk is running at <URL>". The URL carries the secret; open it as
+printed. SIGTERM or SIGINT stops SolarDesk.`;
+
+const DEFAULT_PORT = 8787;
+
+/** The system's "open this" command, detached; false where there is none (no display, no opener). */
+export function openWithSystem(target: string): Promise<boolean> {
+  const isLinuxWithoutDisplay = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
+  if (isLinuxWithoutDisplay) return Promise.resolve(false);
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [target]] : process.platform === 'win32' ? ['explorer', [target]] : ['xdg-open', [target]];
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    child.once('error', () => resolve(false));
+    child.once('spawn', () => {
+      child.unref();
+      resolve(true);
+    });
+  });
+}
+
+/** Resolves with the first SIGINT or SIGTERM. */
+export function nextShutdownSignal(): Promise<NodeJS.Signals> {
+  const stopListening = new AbortController();
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  return Promise.race(signals.map((signal) => once(process, signal, { signal: stopListening.signal }).then(() => signal))).finally(() =>
+    stopListening.abort(),
+  );
+}
+
+export async function runWebCommand(args: string[]): Promise<number> {
+  const { values } = parseOptions(
+    args,
+    {
+      port: { type: 'string' },
+      data: { type: 'string' },
+      'folder-root': { type: 'string' },
+      open: { type: 'boolean' },
+      'sync-interval': { type: 'string' },
+      'allow-private-webhook-endpoints': { type: 'boolean' },
+    },
+    WEB_HELP,
+  );
+  if (values.help) {
+    console.log(WEB_HELP);
+    return 0;
+  }
+  const port = readPort(values.port, DEFAULT_PORT);
+  const syncInterval = values['sync-interval'] === undefined ? undefined : Number(values['sync-interval']);
+  if (syncInterval !== undefined && !(syncInterval > 0)) throw new CliError(`--sync-interval takes a positive number of seconds, not "${values['sync-interval']}".`);
+  const dataDir = path.resolve(values.data ?? 'data');
+  const defaults = defaultSettings(values['folder-root'] ? path.resolve(values['folder-root']) : undefined);
+
+  await ensureRendererBuilt();
+  let core;
+  try {
+    core = await startAppCore({
+      dataDir,
+      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaults),
+      openFolder: openWithSystem,
+      syncAgent: createSyncAgentHost({ pollIntervalSeconds: syncInterval }),
+      allowPrivateWebhookEndpoints: values['allow-private-webhook-endpoints'] === true,
+    });
+  } catch (error) {
+    if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);
+    throw error;
+  }
+  let server;
+  try {
+    server = await startBridgeServer({ core, distDir: rendererDist }, port).catch((error: NodeJS.ErrnoException) => {
+      // The default port is a convenience; when it is taken, any free one will do.
+      if (error.code === 'EADDRINUSE' && values.port === undefined) return startBridgeServer({ core, distDir: rendererDist }, 0);
+      throw error;
+    });
+  } catch (error) {
+    await core.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${port} is in use. Pick another with --port, or --port 0 for any free one.`, 1);
+    throw error;
+  }
+  // Listening before the URL is out: whoever reads it may stop us at once.
+  const shutdown = nextShutdownSignal();
+  console.log(`SolarDesk is running at ${server.appUrl}`);
+  if (values.open && !(await openWithSystem(server.appUrl))) console.error('SolarDesk: could not open a browser here; open the URL above yourself.');
+  await shutdown;
+  await server.close();
+  await core.close();
+  return 0;
+}

@@ -1,0 +1,179 @@
+// The synced backend: the sync agent of main/sync/ (issue 5) behind the
+// LocalBackend seam. It keeps a replica of one remote org in <data>/replica and
+// serves it on the local API; the core reads its state and turns it into the
+// bridge's `sync.state` and `records.changed` events.
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Agent, AgentSetupError, LOCAL_TOKEN_FILE, REMOTE_TOKEN_FILE, type SecretStore, fileSecretStore, startAgent } from '../sync/agent.ts';
+import { issueToken } from '../engine/auth/accounts.ts';
+import type { BridgeEventChannels, SyncState, Unsubscribe } from '../../shared/bridge.ts';
+import { readSyncStateName } from '../../shared/sync-api.ts';
+import type { LocalBackend, LocalIdentity } from './local-backend.ts';
+
+export const REPLICA_FOLDER = 'replica';
+const AGENT_CONFIG_FILE = 'agent.json';
+
+export interface AgentStartOptions {
+  dataDir: string;
+  remoteUrl: string;
+  username: string | null;
+  /** Given at sign-in; later starts use the sign-in the agent saved. */
+  password?: string;
+  orgId: number | null;
+}
+
+export interface SyncAgentSettings {
+  /** How often the agent syncs when nothing else wakes it (default 30 s). */
+  pollIntervalSeconds?: number;
+  /** How often the core reads the agent's state (default 1 s). */
+  statusIntervalMs?: number;
+  /** Where the remote token lives for a replica folder (default: a 0600 file in it; the desktop: safeStorage). */
+  remoteTokenStore?: (replicaFolder: string) => SecretStore;
+}
+
+/** What the core needs from the agent: start it, and know or forget its saved sign-in. */
+export interface SyncAgentHost {
+  isSignedIn(dataDir: string): boolean;
+  start(options: AgentStartOptions): Promise<LocalBackend>;
+  /** Forgets the remote token; the replica and anything still unsynced stay on disk. */
+  forgetSignIn(dataDir: string): void;
+}
+
+export class AgentStartError extends Error {}
+
+const replicaDir = (dataDir: string) => path.join(dataDir, REPLICA_FOLDER);
+
+async function identityOf(agent: Agent): Promise<LocalIdentity> {
+  const { db } = agent.engine.context;
+  const user = await db.selectFrom('users').selectAll().where('id', '=', agent.context.localUserId).executeTakeFirstOrThrow();
+  const org = await db.selectFrom('orgs').select(['id', 'name']).where('id', '=', agent.orgId).executeTakeFirstOrThrow();
+  const role = await db.selectFrom('roles').select('is_admin').where('org_id', '=', agent.orgId).where('user_id', '=', user.id).executeTakeFirst();
+  const displayName = `${user.first_name} ${user.family_name}`.trim() || user.email;
+  return { user: { id: user.id, email: user.email, displayName }, orgId: org.id, orgName: org.name, isAdmin: role?.is_admin === 1, orgs: [{ id: org.id, name: org.name }] };
+}
+
+async function readState(agent: Agent): Promise<SyncState> {
+  const status = await agent.sync.status();
+  const held = await agent.engine.context.db
+    .selectFrom('sync_outbox')
+    .select((builder) => builder.fn.countAll<number>().as('count'))
+    .where('status', '=', 'held')
+    .executeTakeFirstOrThrow();
+  const heldDeletes = Number(held.count);
+  const waitingForUser = status.conflicts + heldDeletes;
+  // The agent is idle while conflicts and held deletes wait; for the user that needs attention, not "synced".
+  const state = readSyncStateName(status.state) === 'synced' && waitingForUser > 0 ? 'needs_attention' : readSyncStateName(status.state);
+  const fallbackDetail =
+    waitingForUser > 0
+      ? `${waitingForUser} change${waitingForUser === 1 ? ' waits' : 's wait'} for you on the Sync screen.`
+      : status.pending > 0
+        ? `${status.pending} change${status.pending === 1 ? '' : 's'} waiting to reach the remote.`
+        : 'Everything is on the remote.';
+  return {
+    state,
+    pending: status.pending,
+    conflicts: status.conflicts,
+    heldDeletes,
+    lastSyncedAt: status.last_synced_at,
+    nextAttemptAt: status.next_attempt_at,
+    remoteReachable: status.remote_reachable,
+    detail: status.detail || fallbackDetail,
+  };
+}
+
+/** A fingerprint of the replica's records, so a sync that brought nothing new reloads nothing. */
+async function replicaFingerprint(agent: Agent): Promise<string> {
+  const { db } = agent.engine.context;
+  const parts = await Promise.all(
+    (['projects', 'contacts', 'private_files', 'webhooks', 'events'] as const).map((table) =>
+      db
+        .selectFrom(table)
+        .select((builder) => [builder.fn.countAll<number>().as('count'), builder.fn.max('modified_date').as('latest')])
+        .executeTakeFirst()
+        .then((row) => `${row?.count}:${row?.latest}`),
+    ),
+  );
+  return parts.join('|');
+}
+
+export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgentHost {
+  const tokenStoreFor = (dataDir: string) =>
+    settings.remoteTokenStore?.(replicaDir(dataDir)) ?? fileSecretStore(path.join(replicaDir(dataDir), REMOTE_TOKEN_FILE));
+  return {
+    isSignedIn: (dataDir) => fs.existsSync(path.join(replicaDir(dataDir), AGENT_CONFIG_FILE)) && tokenStoreFor(dataDir).read() !== null,
+
+    forgetSignIn(dataDir) {
+      tokenStoreFor(dataDir).clear();
+      fs.rmSync(path.join(replicaDir(dataDir), LOCAL_TOKEN_FILE), { force: true });
+    },
+
+    async start(options) {
+      let agent: Agent;
+      try {
+        agent = await startAgent({
+          dataDir: replicaDir(options.dataDir),
+          remote: options.password ? options.remoteUrl : undefined,
+          username: options.password ? (options.username ?? undefined) : undefined,
+          password: options.password,
+          orgId: options.orgId ?? undefined,
+          pollIntervalSeconds: settings.pollIntervalSeconds,
+          remoteTokenStore: tokenStoreFor(options.dataDir),
+        });
+      } catch (error) {
+        if (error instanceof AgentSetupError) throw new AgentStartError(error.message);
+        throw error;
+      }
+      const identity = await identityOf(agent);
+      let token = agent.localToken;
+      const stateListeners = new Set<(state: SyncState) => void>();
+      const changeListeners = new Set<(change: BridgeEventChannels['records.changed']) => void>();
+      let lastState = await readState(agent);
+      let lastFingerprint = await replicaFingerprint(agent);
+
+      // The agent has no event stream; its status is cheap to read (a few counts), so poll it.
+      let isPolling = false;
+      const poll = setInterval(async () => {
+        if (isPolling) return;
+        isPolling = true;
+        try {
+          const state = await readState(agent);
+          if (JSON.stringify(state) !== JSON.stringify(lastState)) {
+            lastState = state;
+            stateListeners.forEach((listener) => listener(state));
+          }
+          const fingerprint = await replicaFingerprint(agent);
+          if (fingerprint !== lastFingerprint) {
+            lastFingerprint = fingerprint;
+            changeListeners.forEach((listener) => listener({ kinds: ['sync'], projectIds: [], source: 'sync' }));
+          }
+        } catch {
+          // Closing: the next start polls a new agent.
+        } finally {
+          isPolling = false;
+        }
+      }, settings.statusIntervalMs ?? 1000);
+
+      const watch = <T>(set: Set<(value: T) => void>, listener: (value: T) => void): Unsubscribe => {
+        set.add(listener);
+        return () => set.delete(listener);
+      };
+      return {
+        mode: 'synced',
+        api: () => ({ baseUrl: agent.localApiUrl, token }),
+        async renewToken() {
+          token = await issueToken(agent.engine.context.db, agent.engine.context.clock, identity.user.id);
+        },
+        identity: () => identity,
+        watchSyncStatus(listener) {
+          listener(lastState);
+          return watch(stateListeners, listener);
+        },
+        watchRemoteChanges: (listener) => watch(changeListeners, listener),
+        async close() {
+          clearInterval(poll);
+          await agent.close();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// files.upload and files.download: moving bytes between the renderer, the local
+// API and the project folders. Uploads use the engine's chunked upload routes, so
+// progress is real (one event per part) and a later resume is possible.
+import path from 'node:path';
+import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress } from '../../shared/bridge.ts';
+import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
+import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
+import { describeApiError, type RawApiRequest } from './local-api.ts';
+import { projectFolderName, safeFileName, saveWithoutOverwriting } from './project-folders.ts';
+
+export const UPLOAD_PART_BYTES = 1024 * 1024;
+
+type CallApi = (request: RawApiRequest) => Promise<ApiResponse>;
+
+function failed(what: string, response: ApiResponse): BridgeError {
+  return new BridgeError(`${what}: ${describeApiError(response)}`, { status: response.status, details: response.body });
+}
+
+export async function uploadFile(
+  callApi: CallApi,
+  orgId: number,
+  request: FileUploadRequest,
+  report: (progress: UploadProgress) => void,
+): Promise<ApiResponse> {
+  const totalBytes = request.bytes.length;
+  const progress = (sentBytes: number, state: UploadProgress['state'], error?: string) =>
+    report({ uploadId: request.uploadId, projectId: request.projectId, fileName: request.fileName, sentBytes, totalBytes, state, ...(error ? { error } : {}) });
+  progress(0, 'uploading');
+  try {
+    const started = await callApi({
+      method: 'POST',
+      path: `${apiPaths.privateFiles(orgId)}uploads/`,
+      body: { filename: request.fileName, title: request.title || undefined, project: request.projectId, size: totalBytes },
+    });
+    if (started.status !== 201) throw failed(`Could not start uploading ${request.fileName}`, started);
+    const uploadPath = apiPaths.fileUpload(orgId, (started.body as UploadJson).upload_id);
+    const partCount = Math.max(1, Math.ceil(totalBytes / UPLOAD_PART_BYTES));
+    for (let part = 1; part <= partCount; part++) {
+      const bytes = request.bytes.subarray((part - 1) * UPLOAD_PART_BYTES, part * UPLOAD_PART_BYTES);
+      const sent = await callApi({ method: 'PUT', path: `${uploadPath}parts/${part}/`, bytes });
+      if (sent.status !== 200) throw failed(`Could not upload part ${part} of ${request.fileName}`, sent);
+      progress(Math.min(part * UPLOAD_PART_BYTES, totalBytes), 'uploading');
+    }
+    const completed = await callApi({ method: 'POST', path: `${uploadPath}complete/` });
+    if (completed.status !== 201 && completed.status !== 200) throw failed(`Could not finish uploading ${request.fileName}`, completed);
+    progress(totalBytes, 'done');
+    return completed;
+  } catch (error) {
+    progress(0, 'failed', (error as Error).message);
+    throw error instanceof BridgeError ? error : new BridgeError(`Could not upload ${request.fileName}: ${(error as Error).message}`);
+  }
+}
+
+/** The folder of a project under the folder root. */
+export async function projectFolder(callApi: CallApi, orgId: number, folderRoot: string, projectId: number): Promise<string> {
+  const project = await callApi({ method: 'GET', path: apiPaths.project(orgId, projectId) });
+  if (project.status !== 200) throw failed(`Could not find project ${projectId}`, project);
+  return path.join(folderRoot, projectFolderName(project.body as { id: number; title?: string; identifier?: string }));
+}
+
+/** Saves a private file into its project's folder (or the root for files without one). */
+export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: string, fileId: number): Promise<{ path: string; bytes: number }> {
+  const described = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
+  if (described.status !== 200) throw failed(`Could not find file ${fileId}`, described);
+  const file = described.body as PrivateFileJson;
+  // file_contents is a signed link that needs no token (service.md 2.2).
+  const response = await fetch(file.file_contents);
+  if (!response.ok) throw new BridgeError(`Could not download ${file.title}: the local API answered ${response.status}.`, { status: response.status });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const project = parseOrgReference(file.project, 'projects');
+  const folder = project ? await projectFolder(callApi, orgId, folderRoot, project.id) : folderRoot;
+  const saved = await saveWithoutOverwriting(folder, safeFileName(fileNameOf(response, file), `file-${fileId}`), bytes);
+  return { path: saved, bytes: bytes.length };
+}
+
+/** The name from Content-Disposition if the engine sent one, else the title. */
+function fileNameOf(response: Response, file: PrivateFileJson): string {
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded);
+    } catch {
+      // fall through to the plain name
+    }
+  }
+  return /filename="([^"]+)"/i.exec(disposition)?.[1] ?? file.title;
+}

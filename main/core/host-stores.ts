@@ -1,0 +1,55 @@
+// Where the core keeps the user's settings. The desktop passes electron-store
+// (main/desktop/desktop-settings.ts); browser mode and tests use a file in the
+// data folder. (The remote token is the sync agent's: it keeps it in its replica folder.)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Settings, THEMES } from '../../shared/bridge.ts';
+
+export interface SettingsStore {
+  read(): Settings;
+  write(settings: Settings): void;
+}
+
+export function defaultSettings(folderRoot = path.join(os.homedir(), 'SolarDesk')): Settings {
+  return { remoteUrl: null, username: null, orgId: null, folderRoot, theme: 'system' };
+}
+
+/** Whatever was stored, with anything missing or malformed replaced by the default. */
+export function normaliseSettings(stored: unknown, defaults: Settings): Settings {
+  const value = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {};
+  const text = (field: unknown) => (typeof field === 'string' && field !== '' ? field : null);
+  return {
+    remoteUrl: text(value.remoteUrl),
+    username: text(value.username),
+    orgId: typeof value.orgId === 'number' && Number.isSafeInteger(value.orgId) && value.orgId > 0 ? value.orgId : null,
+    folderRoot: text(value.folderRoot) ?? defaults.folderRoot,
+    theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,
+  };
+}
+
+function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // A damaged file is set aside rather than silently overwritten.
+    fs.renameSync(file, `${file}.damaged-${Date.now()}`);
+    return undefined;
+  }
+}
+
+/** Writes via a temp file and rename, so a crash never leaves half a file. */
+function writeJsonFile(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+  fs.renameSync(temp, file);
+}
+
+export function fileSettingsStore(file: string, defaults: Settings): SettingsStore {
+  return {
+    read: () => normaliseSettings(readJsonFile(file), defaults),
+    write: (settings) => writeJsonFile(file, settings),
+  };
+}

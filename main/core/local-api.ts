@@ -1,0 +1,71 @@
+// Calls to the local API as the session's user: the bridge's api.request, and the
+// core's own calls for uploads and downloads. A refused token is renewed once.
+import type { ApiRequest, ApiResponse, QueryValue } from '../../shared/bridge.ts';
+import type { LocalBackend } from './local-backend.ts';
+
+export interface RawApiRequest extends Omit<ApiRequest, 'body'> {
+  /** JSON body. */
+  body?: unknown;
+  /** Raw bytes instead of JSON (upload parts). */
+  bytes?: Uint8Array;
+}
+
+export function withQuery(path: string, query: Record<string, QueryValue> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return null;
+  if ((response.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+export async function callLocalApi(backend: () => Promise<LocalBackend>, request: RawApiRequest): Promise<ApiResponse> {
+  const send = async () => {
+    const { baseUrl, token } = (await backend()).api();
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    let body: string | Uint8Array | undefined;
+    if (request.bytes) {
+      headers['content-type'] = 'application/octet-stream';
+      body = request.bytes;
+    } else if (request.body !== undefined && request.method !== 'GET') {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.body);
+    }
+    return fetch(`${baseUrl}${withQuery(request.path, request.query)}`, { method: request.method, headers, body, redirect: 'manual' });
+  };
+  let response = await send();
+  if (response.status === 401) {
+    await response.body?.cancel();
+    await (await backend()).renewToken();
+    response = await send();
+  }
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: await readBody(response) };
+}
+
+/** The first message of a DRF-shaped error body, for one line in the UI. */
+export function describeApiError(response: ApiResponse): string {
+  const body = response.body;
+  if (typeof body === 'object' && body !== null) {
+    const record = body as Record<string, unknown>;
+    if (typeof record.detail === 'string') return record.detail;
+    for (const [field, messages] of Object.entries(record)) {
+      const first = Array.isArray(messages) ? messages[0] : messages;
+      if (typeof first === 'string') return field === 'non_field_errors' ? first : `${field}: ${first}`;
+    }
+  }
+  if (typeof body === 'string' && body.trim() !== '') return body.trim().slice(0, 200);
+  return `The local API answered ${response.status}.`;
+}

@@ -1,0 +1,48 @@
+// The seam between the core and what serves the local API: the bare engine on the
+// embedded store when no remote is set up (embedded-backend.ts), the sync agent of
+// main/sync/ once one is (agent-backend.ts). Either serves the local API (the
+// agent adds the sync routes of shared/sync-api.ts) and reports its sync state;
+// the core, the bridge and the renderer do not care which.
+import type { BridgeEventChannels, SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
+
+export interface LocalIdentity {
+  user: SessionUser;
+  orgId: number;
+  orgName: string;
+  isAdmin: boolean;
+  /** Orgs this machine can switch to. */
+  orgs: { id: number; name: string }[];
+}
+
+export interface LocalBackend {
+  readonly mode: SessionMode;
+  /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
+  api(): { baseUrl: string; token: string };
+  /** Gets a fresh token after the local API refused the current one (tokens expire). */
+  renewToken(): Promise<void>;
+  identity(): LocalIdentity;
+  /** Sync status, now and whenever it changes. */
+  watchSyncStatus(listener: (state: SyncState) => void): Unsubscribe;
+  /** Records that sync changed from the remote side, so open views reload them. */
+  watchRemoteChanges(listener: (change: BridgeEventChannels['records.changed']) => void): Unsubscribe;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedStartOptions {
+  dataDir: string;
+  /** The org to work on; null or unknown: the first the local user can act for. */
+  orgId: number | null;
+  /** Let the engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
+  allowPrivateWebhookEndpoints: boolean;
+}
+
+export const LOCAL_ONLY_STATE: SyncState = {
+  state: 'local_only',
+  pending: 0,
+  conflicts: 0,
+  heldDeletes: 0,
+  lastSyncedAt: null,
+  nextAttemptAt: null,
+  remoteReachable: false,
+  detail: 'Local only — no remote configured',
+};

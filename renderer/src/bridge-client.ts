@@ -1,0 +1,52 @@
+// The renderer's one way to the main-process core. Under Electron the preload has
+// put the bridge on window.solardesk; in a browser the same contract runs over
+// HTTP, with the per-launch secret the printed URL carried in its fragment.
+import { type Bridge, type EnvelopeBridge, bridgeFromEnvelopes } from '../../shared/bridge.ts';
+import { BRIDGE_HTTP, createHttpBridge } from '../../shared/bridge-http.ts';
+
+declare global {
+  interface Window {
+    /** Set by preload/ under Electron; absent in browser mode. */
+    solardesk?: EnvelopeBridge;
+  }
+}
+
+const SECRET_STORAGE_KEY = 'solardesk.secret';
+
+/** Reads the secret from the fragment once, keeps it for reloads of this tab, and clears it from the address bar. */
+function takeSecret(): string | null {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  const fromUrl = fragment.get(BRIDGE_HTTP.secretFragmentKey);
+  if (fromUrl) {
+    window.sessionStorage.setItem(SECRET_STORAGE_KEY, fromUrl);
+    window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  }
+  return window.sessionStorage.getItem(SECRET_STORAGE_KEY);
+}
+
+const connectionListeners = new Set<(isConnected: boolean) => void>();
+
+/** Browser mode only: told when the event stream to `solardesk web` drops and returns. */
+export function onConnectionChange(listener: (isConnected: boolean) => void): () => void {
+  connectionListeners.add(listener);
+  return () => connectionListeners.delete(listener);
+}
+
+function connect(): Bridge | null {
+  if (window.solardesk) return bridgeFromEnvelopes(window.solardesk);
+  const secret = takeSecret();
+  if (!secret) return null;
+  return createHttpBridge({
+    baseUrl: '',
+    secret,
+    onConnectionChange: (isConnected) => connectionListeners.forEach((listener) => listener(isConnected)),
+  });
+}
+
+/** null: opened without the secret (the page was not opened from the printed URL). */
+export const bridge: Bridge | null = connect();
+
+export function requireBridge(): Bridge {
+  if (!bridge) throw new Error('SolarDesk is not connected.');
+  return bridge;
+}

@@ -1,0 +1,84 @@
+import { useMemo, useState } from 'react';
+import { decodeDesign } from '../../../../shared/design-codec.ts';
+import type { ProjectDesign } from '../../../../shared/design-types.ts';
+import type { ProjectJson } from '../../api/types.ts';
+import { formatNumber } from '../../format.ts';
+import { useOrgStore } from '../../stores/org-store.ts';
+import { EmptyState } from '../common/EmptyState.tsx';
+import { ErrorState } from '../common/ErrorState.tsx';
+import { PaymentOptions } from './PaymentOptions.tsx';
+import { PlanNotice } from './PlanNotice.tsx';
+import { PricingSummary } from './PricingSummary.tsx';
+import { RoofScene } from './RoofScene.tsx';
+import { SystemSpecs } from './SystemSpecs.tsx';
+
+type Decoded = { design: ProjectDesign } | { error: string } | null;
+
+function decode(encoded: string | null | undefined): Decoded {
+  if (!encoded) return null;
+  try {
+    const design = decodeDesign<ProjectDesign>(encoded);
+    return design.version === 1 ? { design } : { error: `This design uses format version ${String(design.version)}, which this SolarDesk cannot read.` };
+  } catch (error) {
+    return { error: `The design could not be decoded: ${(error as Error).message}` };
+  }
+}
+
+export function DesignTab({ project }: { project: ProjectJson }) {
+  const org = useOrgStore((state) => state.org);
+  const decoded = useMemo(() => decode(project.design), [project.design]);
+  const [systemUuid, setSystemUuid] = useState<string | null>(null);
+
+  if (!decoded) {
+    if (org && !org.includes_design_data) return <PlanNotice planTitle={org.api_plan_title} />;
+    return <EmptyState title="This project has no design yet">Designs appear here once the project has been designed.</EmptyState>;
+  }
+  if ('error' in decoded) return <ErrorState message={decoded.error} />;
+  const { design } = decoded;
+  const system = design.systems.find((candidate) => candidate.uuid === systemUuid) ?? design.systems.find((candidate) => candidate.is_sold) ?? design.systems[0];
+
+  return (
+    <div className="design-tab" data-testid="design-tab">
+      {design.systems.length > 1 && (
+        <div className="segmented" role="tablist" aria-label="Systems">
+          {design.systems.map((candidate) => (
+            <button
+              key={candidate.uuid}
+              type="button"
+              role="tab"
+              aria-selected={candidate.uuid === system?.uuid}
+              className={candidate.uuid === system?.uuid ? 'is-active' : ''}
+              onClick={() => setSystemUuid(candidate.uuid)}
+            >
+              {candidate.name}
+              {candidate.is_sold ? ' (sold)' : ''}
+            </button>
+          ))}
+        </div>
+      )}
+      <div className="design-grid">
+        <section className="design-scene" aria-label="Roof">
+          <RoofScene site={design.site} systemUuid={system?.uuid ?? null} />
+          <p className="muted scene-caption">
+            {design.site.autoFacetsGeoJson.features.length} roof facets · {system ? `${system.total_module_quantity} panels · ${formatNumber(system.kw_stc, 2)} kW` : 'no system'} ·
+            drag to turn, scroll to zoom
+          </p>
+          {design.site.messages.length > 0 && (
+            <ul className="design-messages">
+              {design.site.messages.map((message) => (
+                <li key={message}>{message}</li>
+              ))}
+            </ul>
+          )}
+        </section>
+        {system && (
+          <section className="design-facts" aria-label="System">
+            <SystemSpecs system={system} />
+          </section>
+        )}
+      </div>
+      {system && <PricingSummary system={system} />}
+      {system && <PaymentOptions key={system.uuid} system={system} />}
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+import { useEffect, useRef } from 'react';
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import type { DesignSite } from '../../../../shared/design-types.ts';
+import { useResolvedTheme } from '../app/use-app-theme.ts';
+import { boundsOf, type FacetPlane, facetPlane, type LocalPoint, openRing, toLocalMetres } from '../../design/roof-geometry.ts';
+
+// three.js is y-up; the scene maps east -> x, up -> y, north -> -z.
+const toVector = (point: LocalPoint, height: number) => new THREE.Vector3(point.east, height, -point.north);
+
+/** A flat polygon through the given 3D points (triangulated on its footprint). */
+function polygonGeometry(outline: LocalPoint[], heightAt: (point: LocalPoint) => number): THREE.BufferGeometry {
+  const triangles = THREE.ShapeUtils.triangulateShape(outline.map((point) => new THREE.Vector2(point.east, point.north)), []);
+  const geometry = new THREE.BufferGeometry().setFromPoints(outline.map((point) => toVector(point, heightAt(point))));
+  geometry.setIndex(triangles.flat());
+  geometry.computeVertexNormals();
+  return geometry;
+}
+
+/** The walls under a facet, from the ground to its roof edge. */
+function wallGeometry(plane: FacetPlane): THREE.BufferGeometry {
+  const points: THREE.Vector3[] = [];
+  plane.outline.forEach((point, index) => {
+    const next = plane.outline[(index + 1) % plane.outline.length]!;
+    const [a, b] = [toVector(point, 0), toVector(next, 0)];
+    const [c, d] = [toVector(next, plane.heightAt(next)), toVector(point, plane.heightAt(point))];
+    points.push(a, b, c, a, c, d);
+  });
+  const geometry = new THREE.BufferGeometry().setFromPoints(points);
+  geometry.computeVertexNormals();
+  return geometry;
+}
+
+function buildScene(site: DesignSite, systemUuid: string | null, isDark: boolean) {
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(isDark ? 0x1b2330 : 0xe8eef5);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x556677, 2.2));
+  const sun = new THREE.DirectionalLight(0xffffff, 2.4);
+  sun.position.set(-20, 40, 25);
+  scene.add(sun);
+
+  const planes = site.autoFacetsGeoJson.features.map((facet) => facetPlane(facet, site.scene_origin));
+  const roofMaterial = new THREE.MeshStandardMaterial({ color: 0xb5654a, side: THREE.DoubleSide, roughness: 0.8 });
+  const wallMaterial = new THREE.MeshStandardMaterial({ color: isDark ? 0x9aa4b1 : 0xd9d4cb, side: THREE.DoubleSide, roughness: 0.9 });
+  for (const plane of planes) {
+    scene.add(new THREE.Mesh(polygonGeometry(plane.outline, plane.heightAt), roofMaterial));
+    scene.add(new THREE.Mesh(wallGeometry(plane), wallMaterial));
+  }
+
+  const panelMaterial = new THREE.MeshStandardMaterial({ color: 0x1d3f8f, metalness: 0.3, roughness: 0.35, side: THREE.DoubleSide });
+  const panelEdges = new THREE.LineBasicMaterial({ color: 0xc8d6f0 });
+  const planeById = new Map(planes.map((plane) => [plane.facetId, plane]));
+  for (const panel of site.auto_design_geojson.features) {
+    if (systemUuid && panel.properties.system_uuid !== systemUuid) continue;
+    const plane = planeById.get(panel.properties.facet_id);
+    if (!plane) continue;
+    const outline = openRing(panel.geometry.coordinates[0] ?? []).map((position) => toLocalMetres(site.scene_origin, position));
+    // A little above the roof, so the panel never fights the roof surface for depth.
+    const geometry = polygonGeometry(outline, (point) => plane.heightAt(point) + 0.06);
+    scene.add(new THREE.Mesh(geometry, panelMaterial));
+    scene.add(new THREE.LineLoop(new THREE.BufferGeometry().setFromPoints(outline.map((point) => toVector(point, plane.heightAt(point) + 0.07))), panelEdges));
+  }
+
+  const bounds = boundsOf(
+    planes.flatMap((plane) => plane.outline),
+    planes.flatMap((plane) => plane.outline.map((point) => plane.heightAt(point))),
+  );
+  const ground = new THREE.Mesh(
+    new THREE.CircleGeometry(bounds.span * 2.5, 48),
+    new THREE.MeshStandardMaterial({ color: isDark ? 0x2f4a35 : 0x9cc08f, roughness: 1 }),
+  );
+  ground.rotation.x = -Math.PI / 2;
+  ground.position.set(bounds.center.east, -0.01, -bounds.center.north);
+  scene.add(ground);
+  return { scene, bounds };
+}
+
+/** The roof facets and panel layout in 3D; drag to orbit, scroll to zoom. Renders only when something changes. */
+export function RoofScene({ site, systemUuid }: { site: DesignSite; systemUuid: string | null }) {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const isDark = useResolvedTheme() === 'dark';
+
+  useEffect(() => {
+    const container = containerRef.current;
+    if (!container) return;
+    let renderer: THREE.WebGLRenderer;
+    try {
+      // preserveDrawingBuffer keeps the last frame readable (screenshots, the e2e pixel check).
+      renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    } catch (error) {
+      container.classList.add('roof-scene-failed');
+      container.textContent = `The 3D view needs WebGL, which is not available here (${(error as Error).message}).`;
+      return;
+    }
+    const { scene, bounds } = buildScene(site, systemUuid, isDark);
+    renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+    renderer.domElement.dataset.testid = 'roof-canvas';
+    container.appendChild(renderer.domElement);
+
+    const camera = new THREE.PerspectiveCamera(45, 1, 0.1, bounds.span * 50);
+    const target = new THREE.Vector3(bounds.center.east, bounds.top / 2, -bounds.center.north);
+    camera.position.set(target.x + bounds.span * 0.9, target.y + bounds.span * 0.9, target.z + bounds.span * 1.1);
+    const controls = new OrbitControls(camera, renderer.domElement);
+    controls.target.copy(target);
+    controls.maxPolarAngle = Math.PI / 2.05; // never below the ground
+    const render = () => renderer.render(scene, camera);
+    controls.addEventListener('change', render);
+    controls.update();
+
+    const resize = () => {
+      const width = Math.max(container.clientWidth, 100);
+      const height = Math.max(container.clientHeight, 100);
+      renderer.setSize(width, height);
+      camera.aspect = width / height;
+      camera.updateProjectionMatrix();
+      render();
+    };
+    const observer = new ResizeObserver(resize);
+    observer.observe(container);
+    resize();
+
+    return () => {
+      observer.disconnect();
+      controls.dispose();
+      scene.traverse((object) => {
+        if (object instanceof THREE.Mesh || object instanceof THREE.LineLoop) {
+          object.geometry.dispose();
+          (Array.isArray(object.material) ? object.material : [object.material]).forEach((material) => material.dispose());
+        }
+      });
+      renderer.dispose();
+      renderer.domElement.remove();
+    };
+  }, [site, systemUuid, isDark]);
+
+  return <div ref={containerRef} className="roof-scene" data-testid="roof-scene" aria-label="3D view of the roof and panels" role="img" />;
+}

@@ -1,0 +1,84 @@
+import { useEffect, useState } from 'react';
+import { apiPaths } from '../../../../shared/api-paths.ts';
+import type { EventJson, ProjectJson } from '../../api/types.ts';
+import { apiOk, messageOf } from '../../api/api-client.ts';
+import { formatDateTime } from '../../format.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+import { EmptyState } from '../common/EmptyState.tsx';
+import { ErrorState } from '../common/ErrorState.tsx';
+import { LoadingState } from '../common/LoadingState.tsx';
+import { FieldInput } from './FieldInput.tsx';
+
+/** The project's notes fields, and its activity: events the engine records and notes people add. */
+export function NotesTab({ project }: { project: ProjectJson }) {
+  const [events, setEvents] = useState<EventJson[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState('');
+  const toast = useUiStore((state) => state.toast);
+  const eventsPath = `/api/orgs/${project.org_id}/events/`;
+
+  const [loadCount, setLoadCount] = useState(0);
+  const load = () => setLoadCount((count) => count + 1);
+
+  // Again whenever the project changes: an edit may have added activity.
+  useEffect(() => {
+    let isCurrent = true;
+    apiOk<EventJson[]>('GET', eventsPath, { query: { project: project.id, limit: 100 } }).then(
+      (rows) => {
+        if (!isCurrent) return;
+        setEvents(rows);
+        setError(null);
+      },
+      (failure: unknown) => isCurrent && setError(messageOf(failure)),
+    );
+    return () => {
+      isCurrent = false;
+    };
+  }, [eventsPath, project.id, project.modified_date, loadCount]);
+
+  const addNote = async () => {
+    try {
+      await apiOk('POST', eventsPath, { body: { project: apiPaths.project(project.org_id, project.id), title: note.split('\n')[0]!.slice(0, 120), notes: note, event_type: 'note' } });
+      setNote('');
+      load();
+    } catch (failure) {
+      toast(messageOf(failure), 'error');
+    }
+  };
+
+  return (
+    <div className="notes-tab">
+      <div className="field-grid">
+        <FieldInput field="notes" project={project} />
+        <FieldInput field="site_notes" project={project} />
+      </div>
+      <h2>Activity</h2>
+      <form
+        className="note-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (note.trim()) void addNote();
+        }}
+      >
+        <textarea aria-label="New note" placeholder="Add a note to the project's activity…" rows={2} value={note} onChange={(event) => setNote(event.target.value)} />
+        <button type="submit" className="button button-primary" disabled={!note.trim()}>
+          Add note
+        </button>
+      </form>
+      {error && <ErrorState message={error} onRetry={load} />}
+      {!error && events === null && <LoadingState />}
+      {events && events.length === 0 && <EmptyState title="No activity yet" />}
+      {events && events.length > 0 && (
+        <ol className="timeline">
+          {events.map((event) => (
+            <li key={event.id}>
+              <span className="timeline-date">{formatDateTime(event.created_date)}</span>
+              <strong>{event.title}</strong>
+              {event.notes && event.notes !== event.title && <p>{event.notes}</p>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

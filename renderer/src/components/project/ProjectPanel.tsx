@@ -1,0 +1,69 @@
+import { type ProjectTab, useUiStore } from '../../stores/ui-store.ts';
+import { useProjectStore } from '../../stores/project-store.ts';
+import { ErrorState } from '../common/ErrorState.tsx';
+import { LoadingState } from '../common/LoadingState.tsx';
+import { DesignTab } from '../design/DesignTab.tsx';
+import { ContactsTab } from './ContactsTab.tsx';
+import { DetailsTab } from './DetailsTab.tsx';
+import { FilesTab } from './FilesTab.tsx';
+import { NotesTab } from './NotesTab.tsx';
+import { SaveIndicator } from './SaveIndicator.tsx';
+import { StagePicker } from './StagePicker.tsx';
+import { WindowFileDrop } from './WindowFileDrop.tsx';
+
+const TABS: { tab: ProjectTab; label: string }[] = [
+  { tab: 'details', label: 'Details' },
+  { tab: 'contacts', label: 'Contacts' },
+  { tab: 'notes', label: 'Notes' },
+  { tab: 'files', label: 'Files' },
+  { tab: 'design', label: 'Design' },
+];
+
+export function ProjectPanel() {
+  const project = useProjectStore((state) => state.project);
+  const status = useProjectStore((state) => state.status);
+  const error = useProjectStore((state) => state.error);
+  const tab = useUiStore((state) => state.projectTab);
+  const showTab = useUiStore((state) => state.showTab);
+
+  if (status === 'error') return <ErrorState message={error ?? ''} onRetry={() => void useProjectStore.getState().reload()} />;
+  if (!project) return <LoadingState label="Opening the project…" />;
+  return (
+    <article className="project-panel" data-testid="project-panel">
+      <WindowFileDrop projectId={project.id} projectTitle={project.title || project.address} />
+      <header className="project-header">
+        <div>
+          <h1>{project.title || project.address || `Project ${project.id}`}</h1>
+          <p className="muted">
+            {[project.identifier, [project.address, project.locality, project.state, project.zip].filter(Boolean).join(', ')].filter(Boolean).join(' · ')}
+          </p>
+        </div>
+        <div className="header-actions">
+          <StagePicker project={project} />
+          <SaveIndicator />
+        </div>
+      </header>
+      <div className="tabs" role="tablist" aria-label="Project sections">
+        {TABS.map((item) => (
+          <button
+            key={item.tab}
+            type="button"
+            role="tab"
+            aria-selected={tab === item.tab}
+            className={`tab${tab === item.tab ? ' is-active' : ''}`}
+            onClick={() => showTab(item.tab)}
+          >
+            {item.label}
+          </button>
+        ))}
+      </div>
+      <div className="tab-body" role="tabpanel">
+        {tab === 'details' && <DetailsTab project={project} />}
+        {tab === 'contacts' && <ContactsTab project={project} />}
+        {tab === 'notes' && <NotesTab project={project} />}
+        {tab === 'files' && <FilesTab project={project} />}
+        {tab === 'design' && <DesignTab project={project} />}
+      </div>
+    </article>
+  );
+}

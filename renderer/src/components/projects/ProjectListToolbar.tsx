@@ -1,0 +1,80 @@
+import { useEffect, useRef } from 'react';
+import { MILESTONES } from '../../../../shared/project-fields.ts';
+import { useOrgStore } from '../../stores/org-store.ts';
+import { PROJECT_ORDERINGS, type StageFilter, useProjectsStore } from '../../stores/projects-store.ts';
+
+export function ProjectListToolbar() {
+  const query = useProjectsStore((state) => state.query);
+  const rowCount = useProjectsStore((state) => state.rows.length);
+  const isComplete = useProjectsStore((state) => state.isComplete);
+  const { setSearch, setStageFilter, setOrdering } = useProjectsStore.getState();
+  const workflows = useOrgStore((state) => state.workflows);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  // "/" anywhere outside a text field jumps to search, as in most list apps.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      const isTyping = target?.closest('input, textarea, select, [contenteditable="true"]');
+      if (event.key === '/' && !isTyping) {
+        event.preventDefault();
+        searchRef.current?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div className="list-toolbar">
+      <input
+        ref={searchRef}
+        type="search"
+        className="search"
+        placeholder="Search title, address, identifier, contacts…  ( / )"
+        aria-label="Search projects"
+        value={query.search}
+        onChange={(event) => setSearch(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') setSearch('');
+          if (event.key === 'ArrowDown') {
+            event.preventDefault();
+            document.querySelector<HTMLElement>('[data-testid="project-list"]')?.focus();
+          }
+        }}
+      />
+      <div className="toolbar-row">
+        <select aria-label="Filter by stage" value={query.stageFilter} onChange={(event) => setStageFilter(event.target.value as StageFilter)}>
+          <option value="">All stages</option>
+          <optgroup label="Milestones">
+            {MILESTONES.map((milestone) => (
+              <option key={milestone.id} value={`milestone:${milestone.id}`}>
+                {milestone.title}
+              </option>
+            ))}
+          </optgroup>
+          {workflows.map((workflow) => (
+            <optgroup key={workflow.id} label={workflow.title}>
+              {workflow.stages.map((stage) => (
+                <option key={stage.id} value={`stage:${stage.id}`}>
+                  {stage.title}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+        </select>
+        <select aria-label="Sort projects" value={query.ordering} onChange={(event) => setOrdering(event.target.value)}>
+          {PROJECT_ORDERINGS.map((ordering) => (
+            <option key={ordering.value} value={ordering.value}>
+              {ordering.label}
+            </option>
+          ))}
+        </select>
+        <span className="list-count" data-testid="project-count">
+          {rowCount.toLocaleString()}
+          {isComplete ? '' : '+'} {rowCount === 1 && isComplete ? 'project' : 'projects'}
+        </span>
+      </div>
+    </div>
+  );
+}

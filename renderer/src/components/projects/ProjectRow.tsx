@@ -1,0 +1,60 @@
+import { memo } from 'react';
+import type { ProjectSummary } from '../../api/types.ts';
+import { stageById, useOrgStore } from '../../stores/org-store.ts';
+import { formatDate } from '../../format.ts';
+import { Badge } from '../common/Badge.tsx';
+
+export const PROJECT_ROW_HEIGHT = 68;
+
+interface ProjectRowProps {
+  project: ProjectSummary;
+  top: number;
+  isHighlighted: boolean;
+  isOpen: boolean;
+  isUnsynced: boolean;
+  hasConflict: boolean;
+  onOpen: (id: number) => void;
+}
+
+export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted, isOpen, isUnsynced, hasConflict, onOpen }: ProjectRowProps) {
+  const stage = useOrgStore((state) => stageById(state.workflows, project.workflow?.active_stage_id ?? project.active_stage_id));
+  const contacts = project.contacts_data.map((contact) => contact.display).join(', ');
+  return (
+    <div
+      id={`project-row-${project.id}`}
+      role="option"
+      aria-selected={isHighlighted}
+      className={`project-row${isHighlighted ? ' is-highlighted' : ''}${isOpen ? ' is-open' : ''}`}
+      style={{ transform: `translateY(${top}px)`, height: PROJECT_ROW_HEIGHT }}
+      onClick={() => onOpen(project.id)}
+      data-testid="project-row"
+    >
+      <div className="row-main">
+        <span className="row-title">{project.title || project.address || `Project ${project.id}`}</span>
+        <span className="row-sub">
+          {[project.locality, project.state].filter(Boolean).join(', ')}
+          {contacts && ` · ${contacts}`}
+        </span>
+      </div>
+      <div className="row-meta">
+        <span className="row-badges">
+          {hasConflict && (
+            <Badge tone="danger" title="A field was changed here and on the remote">
+              Conflict
+            </Badge>
+          )}
+          {isUnsynced && !hasConflict && (
+            <Badge tone="warning" title="Changed here, not yet on the remote">
+              Unsynced
+            </Badge>
+          )}
+          {stage && <Badge tone="info">{stage.title}</Badge>}
+        </span>
+        <span className="row-date">
+          {project.identifier && `${project.identifier} · `}
+          {formatDate(project.modified_date)}
+        </span>
+      </div>
+    </div>
+  );
+});

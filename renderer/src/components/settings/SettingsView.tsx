@@ -1,0 +1,74 @@
+import { useState } from 'react';
+import { THEMES, type Theme } from '../../../../shared/bridge.ts';
+import { messageOf } from '../../api/api-client.ts';
+import { useSessionStore } from '../../stores/session-store.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+
+const THEME_LABELS: Record<Theme, string> = { system: 'Same as the system', light: 'Light', dark: 'Dark' };
+
+export function SettingsView() {
+  const session = useSessionStore((state) => state.session);
+  const settings = useSessionStore((state) => state.settings);
+  const update = useSessionStore((state) => state.updateSettings);
+  const toast = useUiStore((state) => state.toast);
+  const [folderRoot, setFolderRoot] = useState(settings?.folderRoot ?? '');
+  const apply = (patch: Parameters<typeof update>[0]) => void update(patch).catch((error) => toast(messageOf(error), 'error'));
+  if (!settings || !session) return null;
+
+  return (
+    <div className="settings-view page" data-testid="settings-view">
+      <h1>Settings</h1>
+      <section className="card">
+        <h2>Appearance</h2>
+        <div className="segmented" role="radiogroup" aria-label="Theme">
+          {THEMES.map((theme) => (
+            <button key={theme} type="button" role="radio" aria-checked={settings.theme === theme} className={settings.theme === theme ? 'is-active' : ''} onClick={() => apply({ theme })}>
+              {THEME_LABELS[theme]}
+            </button>
+          ))}
+        </div>
+      </section>
+      <section className="card">
+        <h2>Organisation</h2>
+        <p className="muted">
+          Working on <strong>{session.orgName}</strong> as {session.user.displayName} ({session.user.email}).
+        </p>
+        {session.orgs.length > 1 && (
+          <label className="field">
+            <span>Switch organisation</span>
+            <select aria-label="Organisation" value={session.orgId} onChange={(event) => apply({ orgId: Number(event.target.value) })}>
+              {session.orgs.map((org) => (
+                <option key={org.id} value={org.id}>
+                  {org.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </section>
+      <section className="card">
+        <h2>Project folders</h2>
+        <p className="muted">Each project gets a folder here; downloads are saved into it.</p>
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            apply({ folderRoot: folderRoot.trim() });
+          }}
+        >
+          <input aria-label="Folder root" className="mono" value={folderRoot} onChange={(event) => setFolderRoot(event.target.value)} />
+          <button type="submit" className="button" disabled={folderRoot.trim() === settings.folderRoot}>
+            Save
+          </button>
+        </form>
+      </section>
+      <section className="card">
+        <h2>Where your data is</h2>
+        <p className="muted">
+          Mode: {session.mode === 'embedded' ? 'embedded (this computer holds the only copy)' : 'synced with a remote'}
+          {session.remoteUrl ? ` · remote ${session.remoteUrl}` : ''}
+        </p>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+import { useState } from 'react';
+import type { SyncConflictJson } from '../../../../shared/sync-api.ts';
+import { messageOf } from '../../api/api-client.ts';
+import { labelOf } from '../../format.ts';
+import { useSyncStore } from '../../stores/sync-store.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+import { useRecordLabel } from './use-record-label.ts';
+
+const show = (value: unknown) => (value === null || value === undefined || value === '' ? '(empty)' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+
+/** Fields changed here and on the remote to different values: both shown side by side, the user picks. */
+export function ConflictInbox() {
+  const conflicts = useSyncStore((state) => state.conflicts);
+  if (conflicts.length === 0) return null;
+  return (
+    <section className="card" aria-label="Conflicts" data-testid="conflict-inbox">
+      <h2>Conflicts ({conflicts.length})</h2>
+      <p className="muted">Both sides changed these fields. Nothing is lost until you choose.</p>
+      <ul className="card-list">
+        {conflicts.map((conflict) => (
+          <ConflictCard key={conflict.id} conflict={conflict} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
+  const [choice, setChoice] = useState<'local' | 'remote' | 'value'>('local');
+  const [custom, setCustom] = useState(() => show(conflict.local_value));
+  const toast = useUiStore((state) => state.toast);
+  const recordLabel = useRecordLabel();
+  const resolve = () => {
+    let value: unknown = custom;
+    if (choice === 'value' && typeof conflict.local_value !== 'string') {
+      try {
+        value = JSON.parse(custom);
+      } catch {
+        toast('The value must be JSON for this field.', 'error');
+        return;
+      }
+    }
+    const body = choice === 'value' ? { choice, value } : { choice };
+    void useSyncStore.getState().resolve(conflict.id, body).catch((error) => toast(messageOf(error), 'error'));
+  };
+  return (
+    <li className="conflict" data-testid="conflict">
+      <div className="conflict-head">
+        <strong>{recordLabel(conflict.model, conflict.record_id)}</strong> · {labelOf(conflict.field)}
+      </div>
+      <div className="conflict-sides">
+        <label className={`conflict-side${choice === 'local' ? ' is-chosen' : ''}`}>
+          <input type="radio" name={`conflict-${conflict.id}`} checked={choice === 'local'} onChange={() => setChoice('local')} />
+          <span className="side-title">This computer</span>
+          <pre>{show(conflict.local_value)}</pre>
+        </label>
+        <label className={`conflict-side${choice === 'remote' ? ' is-chosen' : ''}`}>
+          <input type="radio" name={`conflict-${conflict.id}`} checked={choice === 'remote'} onChange={() => setChoice('remote')} />
+          <span className="side-title">Remote</span>
+          <pre>{show(conflict.remote_value)}</pre>
+        </label>
+        <label className={`conflict-side${choice === 'value' ? ' is-chosen' : ''}`}>
+          <input type="radio" name={`conflict-${conflict.id}`} checked={choice === 'value'} onChange={() => setChoice('value')} />
+          <span className="side-title">Something else</span>
+          <textarea rows={2} value={custom} onChange={(event) => setCustom(event.target.value)} onFocus={() => setChoice('value')} />
+        </label>
+      </div>
+      <button type="button" className="button button-primary" onClick={resolve}>
+        Keep {choice === 'local' ? 'this computer’s value' : choice === 'remote' ? 'the remote’s value' : 'my value'}
+      </button>
+    </li>
+  );
+}

@@ -1,0 +1,73 @@
+import { messageOf } from '../../api/api-client.ts';
+import { formatDateTime } from '../../format.ts';
+import { useSyncStore } from '../../stores/sync-store.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+import { Badge } from '../common/Badge.tsx';
+import { EmptyState } from '../common/EmptyState.tsx';
+import { useRecordLabel } from './use-record-label.ts';
+
+/** What waits to go to the remote, why, and until when; held deletes wait for a confirmation. */
+export function PendingChanges() {
+  const pending = useSyncStore((state) => state.pending);
+  const toast = useUiStore((state) => state.toast);
+  const held = pending.filter((item) => item.status === 'held');
+  const queued = pending.filter((item) => item.status !== 'held');
+  const recordLabel = useRecordLabel();
+  const describe = (item: (typeof pending)[number]) => recordLabel(item.model, item.record_id);
+
+  return (
+    <>
+      {held.length > 0 && (
+        <section className="card" aria-label="Held deletes" data-testid="held-deletes">
+          <h2>Deletes waiting for you</h2>
+          <p className="muted">These were deleted on this computer. SolarDesk never deletes on the remote until you confirm.</p>
+          <ul className="card-list">
+            {held.map((item) => (
+              <li key={item.id} className="card-row">
+                <span>
+                  <strong>{describe(item)}</strong> <span className="muted">{item.reason}</span>
+                </span>
+                <button
+                  type="button"
+                  className="button button-danger"
+                  onClick={() => void useSyncStore.getState().confirmDelete(item.id).catch((error) => toast(messageOf(error), 'error'))}
+                >
+                  Delete on the remote too
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section className="card" aria-label="Pending changes" data-testid="pending-changes">
+        <h2>Pending changes</h2>
+        {queued.length === 0 ? (
+          <EmptyState title="Nothing waiting: every change has reached the remote." />
+        ) : (
+          <table className="table compact">
+            <thead>
+              <tr>
+                <th>Change</th>
+                <th>Fields</th>
+                <th>Why it waits</th>
+                <th>Next attempt</th>
+              </tr>
+            </thead>
+            <tbody>
+              {queued.map((item) => (
+                <tr key={item.id}>
+                  <td>
+                    <Badge tone={item.status === 'parked' ? 'danger' : 'neutral'}>{item.op}</Badge> {describe(item)}
+                  </td>
+                  <td>{item.fields.length ? item.fields.join(', ') : '—'}</td>
+                  <td>{item.reason}</td>
+                  <td>{item.waiting_until ? formatDateTime(item.waiting_until) : item.status === 'parked' ? 'When you edit it' : 'Next sync'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+import { useEffect } from 'react';
+import { useSessionStore } from '../../stores/session-store.ts';
+import { useSyncStore } from '../../stores/sync-store.ts';
+import { ErrorState } from '../common/ErrorState.tsx';
+import { LoadingState } from '../common/LoadingState.tsx';
+import { ConflictInbox } from './ConflictInbox.tsx';
+import { PendingChanges } from './PendingChanges.tsx';
+import { RemoteAccount } from './RemoteAccount.tsx';
+import { SyncStatusCard } from './SyncStatusCard.tsx';
+
+export function SyncView({ orgId }: { orgId: number }) {
+  const loadState = useSyncStore((state) => state.loadState);
+  const error = useSyncStore((state) => state.error);
+  const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
+  const session = useSessionStore((state) => state.session);
+
+  useEffect(() => {
+    void useSyncStore.getState().load(orgId);
+  }, [orgId]);
+
+  return (
+    <div className="sync-view page" data-testid="sync-view">
+      <h1>Sync</h1>
+      {loadState === 'loading' && <LoadingState label="Asking the sync agent…" />}
+      {loadState === 'error' && <ErrorState message={error ?? ''} onRetry={() => void useSyncStore.getState().load(orgId)} />}
+      {loadState === 'ready' && isLocalOnly && (
+        <div className="card local-only" role="status" data-testid="local-only">
+          <h2>Local only — no remote configured</h2>
+          <p>
+            Everything you do is saved on this computer{session?.mode === 'embedded' ? ', in its embedded store' : ''}. Nothing is pending and
+            nothing can conflict. Sign in to a remote below to keep this computer and your office in step.
+          </p>
+          {session?.remoteUrl && !session.isSyncAvailable && (
+            <p className="warning-text">
+              You are signed in to {session.remoteUrl}, but this build of SolarDesk does not include the sync agent yet, so it keeps working
+              locally.
+            </p>
+          )}
+        </div>
+      )}
+      {loadState === 'ready' && !isLocalOnly && (
+        <>
+          <SyncStatusCard />
+          <ConflictInbox />
+          <PendingChanges />
+        </>
+      )}
+      <RemoteAccount />
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import { messageOf } from '../../api/api-client.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+import { useWebhooksStore } from '../../stores/webhooks-store.ts';
+import { Badge } from '../common/Badge.tsx';
+
+export function WebhookList({ selectedId, onSelect }: { selectedId: number | null; onSelect: (id: number) => void }) {
+  const webhooks = useWebhooksStore((state) => state.webhooks);
+  const toast = useUiStore((state) => state.toast);
+  return (
+    <ul className="webhook-list" data-testid="webhook-list">
+      {webhooks.map((webhook) => (
+        <li key={webhook.id} className={`webhook-item${webhook.id === selectedId ? ' is-open' : ''}`} data-testid="webhook-item">
+          <button type="button" className="webhook-open" onClick={() => onSelect(webhook.id)}>
+            <span className="webhook-endpoint">{webhook.endpoint}</span>
+            <span className="muted">
+              {webhook.trigger_fields === null ? 'No triggers' : `${webhook.trigger_fields.length} triggers`} · {webhook.payload_fields?.length ?? 0} payload paths
+            </span>
+          </button>
+          <label className="switch" title={webhook.enabled ? 'Enabled: deliveries go out' : 'Disabled: deliveries wait'}>
+            <input
+              type="checkbox"
+              checked={webhook.enabled}
+              aria-label={`Enable ${webhook.endpoint}`}
+              onChange={(event) => void useWebhooksStore.getState().setEnabled(webhook.id, event.target.checked).catch((error) => toast(messageOf(error), 'error'))}
+            />
+            <Badge tone={webhook.enabled ? 'success' : 'neutral'}>{webhook.enabled ? 'On' : 'Off'}</Badge>
+          </label>
+        </li>
+      ))}
+    </ul>
+  );
+}

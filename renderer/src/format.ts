@@ -1,0 +1,44 @@
+// Numbers, sizes and dates as people read them.
+
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function formatMoney(amount: number, currency = 'AUD'): string {
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount);
+}
+
+export function formatNumber(value: number, fractionDigits = 0): string {
+  return new Intl.NumberFormat(undefined, { maximumFractionDigits: fractionDigits }).format(value);
+}
+
+export function formatPercent(fraction: number | null): string {
+  return fraction === null ? '—' : `${(fraction * 100).toFixed(1)} %`;
+}
+
+/** snake_case field name -> "Sentence case" label. */
+export function labelOf(field: string): string {
+  const text = field.replace(/_/g, ' ').replace(/\biso2\b/, 'ISO code').replace(/\bkwh\b/g, 'kWh');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,58 @@
+// Who is signed in, to which org, and the user's settings.
+import { create } from 'zustand';
+import type { SessionInfo, Settings } from '../../../shared/bridge.ts';
+import { requireBridge } from '../bridge-client.ts';
+import { messageOf } from '../api/api-client.ts';
+
+interface SessionState {
+  session: SessionInfo | null;
+  settings: Settings | null;
+  status: 'loading' | 'ready' | 'error';
+  error: string | null;
+  load(): Promise<void>;
+  updateSettings(patch: Partial<Settings>): Promise<void>;
+  signIn(request: { remoteUrl: string; username: string; password: string }): Promise<void>;
+  signOut(): Promise<void>;
+  /** Keeps the session in step with the core; returns the unsubscribe. */
+  follow(): () => void;
+}
+
+export const useSessionStore = create<SessionState>((set, get) => ({
+  session: null,
+  settings: null,
+  status: 'loading',
+  error: null,
+
+  async load() {
+    try {
+      const bridge = requireBridge();
+      const [session, settings] = await Promise.all([bridge.invoke('session.get'), bridge.invoke('settings.get')]);
+      set({ session, settings, status: 'ready', error: null });
+    } catch (error) {
+      set({ status: 'error', error: messageOf(error) });
+    }
+  },
+
+  async updateSettings(patch) {
+    const settings = await requireBridge().invoke('settings.set', patch);
+    set({ settings });
+  },
+
+  async signIn(request) {
+    const session = await requireBridge().invoke('auth.signIn', request);
+    const settings = await requireBridge().invoke('settings.get');
+    set({ session, settings });
+  },
+
+  async signOut() {
+    const session = await requireBridge().invoke('auth.signOut');
+    set({ session });
+  },
+
+  follow() {
+    return requireBridge().subscribe('session.changed', (session) => {
+      set({ session });
+      void get().load();
+    });
+  },
+}));

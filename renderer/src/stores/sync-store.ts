@@ -1,0 +1,107 @@
+// The sync screen's data: the agent's status, pending changes (with held deletes)
+// and conflicts. With no remote the sync routes answer 404, which is the
+// local-only state, not an error.
+import { create } from 'zustand';
+import type { SyncState } from '../../../shared/bridge.ts';
+import { type ConflictChoice, type PendingChangeJson, type SyncConflictJson, type SyncStatusJson, syncPaths } from '../../../shared/sync-api.ts';
+import { apiOk, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
+import { requireBridge } from '../bridge-client.ts';
+
+interface SyncStoreState {
+  orgId: number | null;
+  /** Pushed by the core (`sync.state`); drives the sidebar pill and badges. */
+  live: SyncState | null;
+  isLocalOnly: boolean;
+  status: SyncStatusJson | null;
+  pending: PendingChangeJson[];
+  conflicts: SyncConflictJson[];
+  loadState: 'idle' | 'loading' | 'ready' | 'error';
+  error: string | null;
+  /** Projects with unsynced changes, and with conflicts: the list's badges. */
+  unsyncedProjectIds: ReadonlySet<number>;
+  conflictProjectIds: ReadonlySet<number>;
+  load(orgId: number): Promise<void>;
+  confirmDelete(id: number | string): Promise<void>;
+  resolve(id: number | string, choice: ConflictChoice): Promise<void>;
+  setPaused(isPaused: boolean): Promise<void>;
+  follow(): () => void;
+}
+
+const projectIdsOf = (items: readonly { model: string; record_id: number }[]) =>
+  new Set(items.filter((item) => item.model === 'project').map((item) => item.record_id));
+
+export const useSyncStore = create<SyncStoreState>((set, get) => {
+  const orgIdOrThrow = () => {
+    const orgId = get().orgId;
+    if (orgId === null) throw new Error('No organisation is loaded.');
+    return orgId;
+  };
+
+  return {
+    orgId: null,
+    live: null,
+    isLocalOnly: false,
+    status: null,
+    pending: [],
+    conflicts: [],
+    loadState: 'idle',
+    error: null,
+    unsyncedProjectIds: new Set(),
+    conflictProjectIds: new Set(),
+
+    async load(orgId) {
+      set({ orgId, loadState: get().status || get().isLocalOnly ? get().loadState : 'loading', error: null });
+      try {
+        const status = await apiRequest<SyncStatusJson>('GET', syncPaths.status(orgId));
+        if (status.status === 404) {
+          set({ isLocalOnly: true, status: null, pending: [], conflicts: [], loadState: 'ready', unsyncedProjectIds: new Set(), conflictProjectIds: new Set() });
+          return;
+        }
+        if (status.status >= 300) throw new Error(describeFailure(status));
+        const [pending, conflicts] = await Promise.all([
+          apiOk<PendingChangeJson[]>('GET', syncPaths.pending(orgId)),
+          apiOk<SyncConflictJson[]>('GET', syncPaths.conflicts(orgId)),
+        ]);
+        set({
+          isLocalOnly: false,
+          status: status.body,
+          pending,
+          conflicts,
+          loadState: 'ready',
+          unsyncedProjectIds: projectIdsOf(pending),
+          conflictProjectIds: projectIdsOf(conflicts),
+        });
+      } catch (error) {
+        set({ loadState: 'error', error: messageOf(error) });
+      }
+    },
+
+    async confirmDelete(id) {
+      const orgId = orgIdOrThrow();
+      await apiOk('POST', syncPaths.confirmPending(orgId, id));
+      await get().load(orgId);
+    },
+
+    async resolve(id, choice) {
+      const orgId = orgIdOrThrow();
+      await apiOk('POST', syncPaths.resolveConflict(orgId, id), { body: choice });
+      await get().load(orgId);
+    },
+
+    async setPaused(isPaused) {
+      const orgId = orgIdOrThrow();
+      await apiOk('POST', isPaused ? syncPaths.pause(orgId) : syncPaths.resume(orgId));
+      await get().load(orgId);
+    },
+
+    follow() {
+      return requireBridge().subscribe('sync.state', (live) => {
+        const previous = get().live;
+        set({ live });
+        const orgId = get().orgId;
+        const hasChanged = !previous || previous.state !== live.state || previous.pending !== live.pending || previous.conflicts !== live.conflicts;
+        if (orgId !== null && hasChanged && live.state !== 'local_only') void get().load(orgId);
+      });
+    },
+  };
+});

@@ -1,0 +1,97 @@
+// The org's webhooks and their delivery log (org admins only: the engine says 403
+// to anyone else, and the view explains that).
+import { create } from 'zustand';
+import { apiOk, messageOf } from '../api/api-client.ts';
+import type { WebhookJson, WebhookLogJson } from '../api/types.ts';
+
+export interface WebhookDraft {
+  endpoint: string;
+  enabled: boolean;
+  debug: boolean;
+  trigger_fields: string[];
+  payload_fields: string[];
+  headers: string;
+}
+
+interface WebhooksState {
+  orgId: number | null;
+  webhooks: WebhookJson[];
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  error: string | null;
+  logs: Record<number, WebhookLogJson[]>;
+  load(orgId: number): Promise<void>;
+  /** Creates (id null) or updates a webhook; returns the saved one. */
+  save(id: number | null, draft: WebhookDraft): Promise<WebhookJson>;
+  setEnabled(id: number, enabled: boolean): Promise<void>;
+  remove(id: number): Promise<void>;
+  loadLog(id: number): Promise<void>;
+}
+
+const webhookPath = (orgId: number, id: number) => `/api/orgs/${orgId}/webhooks/${id}/`;
+
+export const useWebhooksStore = create<WebhooksState>((set, get) => {
+  const orgIdOrThrow = () => {
+    const orgId = get().orgId;
+    if (orgId === null) throw new Error('No organisation is loaded.');
+    return orgId;
+  };
+  const putWebhook = (webhook: WebhookJson) => {
+    const others = get().webhooks.filter((existing) => existing.id !== webhook.id);
+    set({ webhooks: [...others, webhook].sort((a, b) => a.id - b.id) });
+  };
+
+  return {
+    orgId: null,
+    webhooks: [],
+    status: 'idle',
+    error: null,
+    logs: {},
+
+    async load(orgId) {
+      set({ orgId, status: get().webhooks.length && get().orgId === orgId ? 'ready' : 'loading', error: null });
+      try {
+        const webhooks = await apiOk<WebhookJson[]>('GET', `/api/orgs/${orgId}/webhooks/`, { query: { limit: 1000 } });
+        set({ webhooks, status: 'ready' });
+      } catch (error) {
+        set({ status: 'error', error: messageOf(error) });
+      }
+    },
+
+    async save(id, draft) {
+      const orgId = orgIdOrThrow();
+      const body = { ...draft, headers: draft.headers.trim() === '' ? '' : draft.headers };
+      const saved =
+        id === null
+          ? await apiOk<WebhookJson>('POST', `/api/orgs/${orgId}/webhooks/`, { body })
+          : await apiOk<WebhookJson>('PATCH', webhookPath(orgId, id), { body });
+      putWebhook(saved);
+      return saved;
+    },
+
+    async setEnabled(id, enabled) {
+      const before = get().webhooks.find((webhook) => webhook.id === id);
+      if (!before) return;
+      // The switch moves at once; a refusal puts it back.
+      putWebhook({ ...before, enabled });
+      try {
+        putWebhook(await apiOk<WebhookJson>('PATCH', webhookPath(orgIdOrThrow(), id), { body: { enabled } }));
+      } catch (error) {
+        putWebhook(before);
+        throw error;
+      }
+    },
+
+    async remove(id) {
+      await apiOk('DELETE', webhookPath(orgIdOrThrow(), id));
+      set({ webhooks: get().webhooks.filter((webhook) => webhook.id !== id) });
+    },
+
+    async loadLog(id) {
+      const orgId = orgIdOrThrow();
+      const rows = await apiOk<WebhookLogJson[]>('GET', `/api/orgs/${orgId}/webhook_process_logs/`, {
+        query: { webhook: webhookPath(orgId, id), limit: 100 },
+      });
+      set({ logs: { ...get().logs, [id]: rows } });
+    },
+  };
+});

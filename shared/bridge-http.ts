@@ -1,0 +1,183 @@
+// The bridge over HTTP (browser mode): POST /bridge/invoke for calls, one
+// Server-Sent Events stream for subscriptions, and a per-launch secret in a header
+// on both. Only fetch, streams and TextDecoder are used, so the same client runs in
+// the renderer, in Node tests and in the benchmark (Node 20 has no EventSource,
+// and EventSource cannot send the secret header anyway).
+import {
+  type Bridge,
+  BridgeError,
+  type BridgeEnvelope,
+  type BridgeEventChannels,
+  type EventChannel,
+  type InvokeArgs,
+  type InvokeChannel,
+  type ResponseOf,
+  type Unsubscribe,
+  isEventChannel,
+} from './bridge.ts';
+import { base64ToBytes, bytesToBase64 } from './design-codec.ts';
+
+export const BRIDGE_HTTP = {
+  invokePath: '/bridge/invoke',
+  eventsPath: '/bridge/events',
+  secretHeader: 'x-solardesk-secret',
+  /** The fragment key the printed URL carries the secret in: never sent to a server, never logged. */
+  secretFragmentKey: 'secret',
+} as const;
+
+// JSON has no bytes; uploads carry a Uint8Array. It travels as {"$bytes": base64}.
+const BYTES_KEY = '$bytes';
+
+export function encodeBridgeJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (item instanceof Uint8Array ? { [BYTES_KEY]: bytesToBase64(item) } : item));
+}
+
+export function decodeBridgeJson(text: string): unknown {
+  return JSON.parse(text, (_key, item: unknown) => {
+    if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      const keys = Object.keys(item);
+      const encoded = (item as Record<string, unknown>)[BYTES_KEY];
+      if (keys.length === 1 && typeof encoded === 'string') return base64ToBytes(encoded);
+    }
+    return item;
+  });
+}
+
+/** One Server-Sent Events message: `event: <channel>` and one `data:` line of JSON. */
+export function formatServerSentEvent(channel: string, payload: unknown): string {
+  return `event: ${channel}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** Splits a growing SSE text buffer into complete messages and the unfinished rest. */
+export function parseServerSentEvents(buffer: string): { events: { event: string; data: string }[]; rest: string } {
+  const events: { event: string; data: string }[] = [];
+  const blocks = buffer.split(/\r?\n\r?\n/);
+  const rest = blocks.pop() ?? '';
+  for (const block of blocks) {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith(':')) continue; // keep-alive comment
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length > 0) events.push({ event, data: data.join('\n') });
+  }
+  return { events, rest };
+}
+
+export interface HttpBridgeOptions {
+  /** Where `solardesk web` answers; '' for the page's own origin. */
+  baseUrl: string;
+  secret: string;
+  fetch?: typeof fetch;
+  /** Told when the event stream drops and comes back, so the UI can say so. */
+  onConnectionChange?: (isConnected: boolean) => void;
+  /** First wait before reconnecting the event stream; doubles up to 10 s. */
+  reconnectDelayMs?: number;
+}
+
+export interface HttpBridge extends Bridge {
+  /** Stops the event stream and forgets every listener. */
+  close(): void;
+}
+
+type Listener = (payload: never) => void;
+
+export function createHttpBridge(options: HttpBridgeOptions): HttpBridge {
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const headers = { [BRIDGE_HTTP.secretHeader]: options.secret };
+  const listeners = new Map<EventChannel, Set<Listener>>();
+  let stream: AbortController | null = null;
+  let isClosed = false;
+
+  async function invoke<C extends InvokeChannel>(channel: C, ...args: InvokeArgs<C>): Promise<ResponseOf<C>> {
+    const response = await doFetch(`${options.baseUrl}${BRIDGE_HTTP.invokePath}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: encodeBridgeJson({ channel, request: args[0] }),
+    });
+    const text = await response.text();
+    let envelope: BridgeEnvelope<ResponseOf<C>>;
+    try {
+      envelope = decodeBridgeJson(text) as BridgeEnvelope<ResponseOf<C>>;
+    } catch {
+      throw new BridgeError(`SolarDesk answered ${response.status} without a bridge envelope.`, { status: response.status });
+    }
+    if (!envelope.ok) throw BridgeError.fromPayload(envelope.error);
+    return envelope.response;
+  }
+
+  function dispatch(event: string, data: string): void {
+    if (!isEventChannel(event)) return;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return;
+    }
+    for (const listener of listeners.get(event) ?? []) (listener as (value: unknown) => void)(payload);
+  }
+
+  async function readStream(controller: AbortController): Promise<void> {
+    let delay = options.reconnectDelayMs ?? 1000;
+    while (!controller.signal.aborted) {
+      try {
+        const response = await doFetch(`${options.baseUrl}${BRIDGE_HTTP.eventsPath}`, { headers, signal: controller.signal });
+        if (!response.ok || !response.body) throw new Error(`event stream answered ${response.status}`);
+        options.onConnectionChange?.(true);
+        delay = options.reconnectDelayMs ?? 1000;
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          const parsed = parseServerSentEvents(buffer);
+          buffer = parsed.rest;
+          for (const { event, data } of parsed.events) dispatch(event, data);
+        }
+      } catch {
+        // Dropped or refused: fall through to the wait and try again.
+      }
+      if (controller.signal.aborted) return;
+      options.onConnectionChange?.(false);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 10_000);
+    }
+  }
+
+  function subscribe<C extends EventChannel>(channel: C, listener: (payload: BridgeEventChannels[C]) => void): Unsubscribe {
+    if (isClosed) return () => {};
+    const set = listeners.get(channel) ?? new Set<Listener>();
+    set.add(listener as Listener);
+    listeners.set(channel, set);
+    if (!stream) {
+      stream = new AbortController();
+      void readStream(stream);
+    }
+    return () => {
+      set.delete(listener as Listener);
+      const anyLeft = [...listeners.values()].some((remaining) => remaining.size > 0);
+      if (!anyLeft && stream) {
+        stream.abort();
+        stream = null;
+      }
+    };
+  }
+
+  return {
+    invoke,
+    subscribe,
+    close() {
+      isClosed = true;
+      listeners.clear();
+      stream?.abort();
+      stream = null;
+    },
+  };
+}

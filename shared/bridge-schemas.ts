@@ -1,0 +1,57 @@
+// The bridge's requests as zod schemas: main/bridge-dispatch.ts checks every
+// request against them before a handler runs, whichever transport brought it.
+import { z } from 'zod';
+import { HTTP_METHODS, THEMES, type InvokeChannel } from './bridge.ts';
+
+const emptyRequest = z.object({}).strict().optional();
+const positiveId = z.number().int().positive();
+
+const apiRequestSchema = z
+  .object({
+    method: z.enum(HTTP_METHODS),
+    path: z
+      .string()
+      .regex(/^\/api\/[A-Za-z0-9_\-/.]*$/, 'path must be a local API path starting with /api/')
+      .refine((path) => !path.split('/').includes('..'), 'path may not contain ".."'),
+    query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.undefined()])).optional(),
+    body: z.unknown().optional(),
+  })
+  .strict();
+
+const settingsPatchSchema = z
+  .object({
+    remoteUrl: z.string().url().nullable(),
+    username: z.string().max(320).nullable(),
+    orgId: positiveId.nullable(),
+    folderRoot: z.string().min(1).max(4096),
+    theme: z.enum(THEMES),
+  })
+  .partial()
+  .strict();
+
+export const bridgeRequestSchemas = {
+  'session.get': emptyRequest,
+  'api.request': apiRequestSchema,
+  'files.upload': z
+    .object({
+      uploadId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+      projectId: positiveId,
+      fileName: z.string().min(1).max(255),
+      bytes: z.instanceof(Uint8Array),
+      title: z.string().max(255).optional(),
+    })
+    .strict(),
+  'files.download': z.object({ fileId: positiveId }).strict(),
+  'folder.open': z.object({ projectId: positiveId.optional() }).strict(),
+  'settings.get': emptyRequest,
+  'settings.set': settingsPatchSchema,
+  'auth.signIn': z
+    .object({
+      remoteUrl: z.string().url(),
+      username: z.string().min(1).max(320),
+      password: z.string().min(1).max(1024),
+      orgId: positiveId.optional(),
+    })
+    .strict(),
+  'auth.signOut': emptyRequest,
+} as const satisfies Record<InvokeChannel, z.ZodType>;

@@ -1,0 +1,247 @@
+// The bridge between the renderer and the main-process core: every channel, its
+// request and its answer, in one place (docs/bridge.md). Two transports carry it:
+// Electron IPC (preload/ and main/desktop/ipc-bridge.ts) and HTTP in browser mode
+// (shared/bridge-http.ts and main/web/bridge-server.ts). Both hand requests to the
+// same dispatcher (main/bridge-dispatch.ts), which checks them against the schemas
+// of shared/bridge-schemas.ts: the renderer is never trusted to send what its
+// types say. No zod here, so the preload bundle stays small.
+import type { SyncStateName } from './sync-api.ts';
+
+// ---------------------------------------------------------------------------
+// Shapes that travel over the bridge.
+
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+/** What the user chose; kept by the host (electron-store on the desktop, a file in browser mode). */
+export interface Settings {
+  /** The remote instance to sync with; null: this machine is the only copy (embedded). */
+  remoteUrl: string | null;
+  username: string | null;
+  /** The org this machine works on; null: the first one the local user can act for. */
+  orgId: number | null;
+  /** Where each project gets a folder (files dropped there reach the project). */
+  folderRoot: string;
+  theme: Theme;
+}
+
+export type SessionMode = 'embedded' | 'synced';
+
+export interface SessionUser {
+  id: number;
+  email: string;
+  displayName: string;
+}
+
+export interface SessionInfo {
+  /** embedded: the local store is the only copy; synced: the sync agent keeps it in step with a remote. */
+  mode: SessionMode;
+  orgId: number;
+  orgName: string;
+  user: SessionUser;
+  /** Org admins see and change webhooks. */
+  isAdmin: boolean;
+  remoteUrl: string | null;
+  folderRoot: string;
+  /** The orgs this machine can switch to (Settings). */
+  orgs: { id: number; name: string }[];
+  /** Whether this build can run the sync agent; false until it is wired in (issue 5). */
+  isSyncAvailable: boolean;
+  /** Signed in to a remote, but the remote no longer accepts the token. */
+  needsSignIn: boolean;
+}
+
+export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** A path of the local API, starting with /api/ (the query goes in `query`). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** JSON body for POST, PATCH and PUT. */
+  body?: unknown;
+}
+
+export interface ApiResponse<Body = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed JSON, the text for other content types, null when empty. */
+  body: Body;
+}
+
+export interface FileUploadRequest {
+  /** Chosen by the caller, so it can match `upload.progress` events to this upload. */
+  uploadId: string;
+  projectId: number;
+  fileName: string;
+  bytes: Uint8Array;
+  title?: string;
+}
+
+export interface UploadProgress {
+  uploadId: string;
+  projectId: number;
+  fileName: string;
+  sentBytes: number;
+  totalBytes: number;
+  state: 'uploading' | 'done' | 'failed';
+  error?: string;
+}
+
+export interface SyncState {
+  state: SyncStateName;
+  pending: number;
+  conflicts: number;
+  /** Local deletes held until the user confirms them (sync-lessons.md). */
+  heldDeletes: number;
+  lastSyncedAt: string | null;
+  nextAttemptAt: string | null;
+  remoteReachable: boolean;
+  /** One line for the user, e.g. why sync is waiting. */
+  detail: string;
+}
+
+export interface RecordsChanged {
+  /** API path segments of what changed: projects, contacts, private_files, webhooks, events... */
+  kinds: string[];
+  /** Projects known to be touched; empty when unknown (then any open project may have changed). */
+  projectIds: number[];
+  source: 'local' | 'sync';
+}
+
+/** Every invoke channel: what it takes and what it answers. */
+export interface BridgeInvokeChannels {
+  'session.get': { request: Record<string, never> | undefined; response: SessionInfo };
+  'api.request': { request: ApiRequest; response: ApiResponse };
+  'files.upload': { request: FileUploadRequest; response: ApiResponse };
+  /** Saves the file in its project's folder (never over a different file) and says where. */
+  'files.download': { request: { fileId: number }; response: { path: string; bytes: number } };
+  /** Creates the folder if needed and opens it in the system's file manager when there is one. */
+  'folder.open': { request: { projectId?: number }; response: { path: string; opened: boolean } };
+  'settings.get': { request: Record<string, never> | undefined; response: Settings };
+  'settings.set': { request: Partial<Settings>; response: Settings };
+  'auth.signIn': { request: { remoteUrl: string; username: string; password: string; orgId?: number }; response: SessionInfo };
+  'auth.signOut': { request: Record<string, never> | undefined; response: SessionInfo };
+}
+
+/** Every event channel and its payload. Subscriptions return an unsubscribe function. */
+export interface BridgeEventChannels {
+  'sync.state': SyncState;
+  'upload.progress': UploadProgress;
+  'records.changed': RecordsChanged;
+  /** The session changed: sign-in, sign-out, another org, or the remote refused the token. */
+  'session.changed': SessionInfo;
+}
+
+export type InvokeChannel = keyof BridgeInvokeChannels;
+export type EventChannel = keyof BridgeEventChannels;
+export type RequestOf<C extends InvokeChannel> = BridgeInvokeChannels[C]['request'];
+export type ResponseOf<C extends InvokeChannel> = BridgeInvokeChannels[C]['response'];
+/** Channels whose request is empty may be invoked without one. */
+export type InvokeArgs<C extends InvokeChannel> = undefined extends RequestOf<C> ? [request?: RequestOf<C>] : [request: RequestOf<C>];
+export type Unsubscribe = () => void;
+
+export const INVOKE_CHANNELS = [
+  'session.get',
+  'api.request',
+  'files.upload',
+  'files.download',
+  'folder.open',
+  'settings.get',
+  'settings.set',
+  'auth.signIn',
+  'auth.signOut',
+] as const satisfies readonly InvokeChannel[];
+export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed'] as const satisfies readonly EventChannel[];
+
+// Compile-time checks that the two lists name every channel of the interfaces above.
+type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _invokeListCoversEveryChannel: Exactly<(typeof INVOKE_CHANNELS)[number], InvokeChannel> = true;
+const _eventListCoversEveryChannel: Exactly<(typeof EVENT_CHANNELS)[number], EventChannel> = true;
+void _invokeListCoversEveryChannel;
+void _eventListCoversEveryChannel;
+
+export function isInvokeChannel(value: unknown): value is InvokeChannel {
+  return typeof value === 'string' && (INVOKE_CHANNELS as readonly string[]).includes(value);
+}
+
+export function isEventChannel(value: unknown): value is EventChannel {
+  return typeof value === 'string' && (EVENT_CHANNELS as readonly string[]).includes(value);
+}
+
+/** What the renderer holds: `window.solardesk` under Electron, the HTTP client in a browser. */
+export interface Bridge {
+  invoke<C extends InvokeChannel>(channel: C, ...args: InvokeArgs<C>): Promise<ResponseOf<C>>;
+  subscribe<C extends EventChannel>(channel: C, listener: (payload: BridgeEventChannels[C]) => void): Unsubscribe;
+}
+
+/** The main-process side: one function per invoke channel. */
+export type BridgeHandlers = { [C in InvokeChannel]: (request: RequestOf<C>) => Promise<ResponseOf<C>> };
+
+// ---------------------------------------------------------------------------
+// Errors cross the bridge as data, because Electron IPC keeps only the message.
+
+export interface BridgeErrorPayload {
+  message: string;
+  /** The API status behind it, when there is one (e.g. 400 from an upload). */
+  status?: number;
+  /** The API's error body, for field errors. */
+  details?: unknown;
+  /** invalid_request: the request broke the contract; failed: the handler could not do it. */
+  code: 'invalid_request' | 'unknown_channel' | 'failed';
+}
+
+export class BridgeError extends Error {
+  readonly status: number | undefined;
+  readonly details: unknown;
+  readonly code: BridgeErrorPayload['code'];
+
+  constructor(message: string, options: { status?: number; details?: unknown; code?: BridgeErrorPayload['code'] } = {}) {
+    super(message);
+    this.name = 'BridgeError';
+    this.status = options.status;
+    this.details = options.details;
+    this.code = options.code ?? 'failed';
+  }
+
+  toPayload(): BridgeErrorPayload {
+    return { message: this.message, status: this.status, details: this.details, code: this.code };
+  }
+
+  static fromPayload(payload: BridgeErrorPayload): BridgeError {
+    return new BridgeError(payload.message, payload);
+  }
+}
+
+/** Every answer over either transport is one of these. */
+export type BridgeEnvelope<T> = { ok: true; response: T } | { ok: false; error: BridgeErrorPayload };
+
+/** Electron IPC channel names: one for every call, one per event channel. */
+export const IPC_CHANNELS = {
+  invoke: 'solardesk:invoke',
+  event: (channel: EventChannel) => `solardesk:event:${channel}`,
+} as const;
+
+/**
+ * What the preload puts on window.solardesk: calls answer with envelopes, because
+ * an error thrown across contextBridge keeps only its message.
+ */
+export interface EnvelopeBridge {
+  invoke(channel: InvokeChannel, request: unknown): Promise<BridgeEnvelope<unknown>>;
+  subscribe<C extends EventChannel>(channel: C, listener: (payload: BridgeEventChannels[C]) => void): Unsubscribe;
+}
+
+/** The typed Bridge over an envelope-answering one: answers come back, errors are thrown as BridgeError. */
+export function bridgeFromEnvelopes(raw: EnvelopeBridge): Bridge {
+  return {
+    async invoke<C extends InvokeChannel>(channel: C, ...args: InvokeArgs<C>): Promise<ResponseOf<C>> {
+      const envelope = (await raw.invoke(channel, args[0])) as BridgeEnvelope<ResponseOf<C>>;
+      if (!envelope.ok) throw BridgeError.fromPayload(envelope.error);
+      return envelope.response;
+    },
+    subscribe: (channel, listener) => raw.subscribe(channel, listener),
+  };
+}

@@ -1,0 +1,99 @@
+// The sync routes the agent serves on the local API (issue 5), as the renderer and
+// the desktop read them. With no remote configured they do not exist: a 404 from
+// them means "local only", which is a state, not an error.
+
+export const syncPaths = {
+  status: (orgId: number) => `/api/orgs/${orgId}/sync/status/`,
+  pending: (orgId: number) => `/api/orgs/${orgId}/sync/pending/`,
+  confirmPending: (orgId: number, id: number | string) => `/api/orgs/${orgId}/sync/pending/${id}/confirm/`,
+  conflicts: (orgId: number) => `/api/orgs/${orgId}/sync/conflicts/`,
+  resolveConflict: (orgId: number, id: number | string) => `/api/orgs/${orgId}/sync/conflicts/${id}/resolve/`,
+  pause: (orgId: number) => `/api/orgs/${orgId}/sync/pause/`,
+  resume: (orgId: number) => `/api/orgs/${orgId}/sync/resume/`,
+} as const;
+
+/**
+ * `local_only`: no remote (or no agent); the others are the agent's, with its
+ * `idle` read as synced and `error` as needing attention.
+ */
+export type SyncStateName = 'local_only' | 'synced' | 'syncing' | 'offline' | 'paused' | 'needs_attention' | 'needs_sign_in';
+
+/** GET .../sync/status/ */
+export interface SyncStatusJson {
+  /** idle, syncing, offline, paused, needs_sign_in or error */
+  state: string;
+  pending: number;
+  conflicts: number;
+  last_synced_at: string | null;
+  next_attempt_at: string | null;
+  remote_reachable: boolean;
+  /** What the state is about, in words (the offline reason, the error). */
+  detail?: string | null;
+}
+
+/** One queued change of GET .../sync/pending/. Held deletes wait for POST .../confirm/. */
+export interface PendingChangeJson {
+  id: number;
+  model: string;
+  record_id: number;
+  /** create, update or delete */
+  op: string;
+  /** The fields an update carries. */
+  fields: string[];
+  /** pending, in_flight, parked (the remote refused it) or held (waits for the user) */
+  status: string;
+  /** Why it has not gone yet, in words. */
+  reason: string;
+  /** When it is tried next; null when it is not waiting for a time. */
+  waiting_until: string | null;
+  attempts: number;
+  last_error: string | null;
+  created_date: string;
+}
+
+/** One conflict of GET .../sync/conflicts/: a field both sides changed to different values. */
+export interface SyncConflictJson {
+  id: number;
+  model: string;
+  record_id: number;
+  field: string;
+  local_value: unknown;
+  remote_value: unknown;
+  base_value: unknown;
+  created_date: string;
+}
+
+export type ConflictChoice = { choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown };
+
+const AGENT_STATES: Record<string, SyncStateName> = {
+  idle: 'synced',
+  syncing: 'syncing',
+  offline: 'offline',
+  paused: 'paused',
+  needs_sign_in: 'needs_sign_in',
+  error: 'needs_attention',
+};
+
+/** The agent's state word as one of ours; anything unknown needs attention. */
+export function readSyncStateName(agentState: string): SyncStateName {
+  return AGENT_STATES[agentState] ?? 'needs_attention';
+}
+
+/** The tray's four faces (issue 7): local-only counts as synced, paused as needing attention. */
+export type TrayFace = 'synced' | 'syncing' | 'offline' | 'needs_attention';
+
+export function trayFaceOf(state: SyncStateName): TrayFace {
+  switch (state) {
+    case 'local_only':
+    case 'synced':
+      return 'synced';
+    case 'syncing':
+      return 'syncing';
+    case 'offline':
+      return 'offline';
+    case 'paused':
+    case 'needs_attention':
+    case 'needs_sign_in':
+      return 'needs_attention';
+  }
+}
