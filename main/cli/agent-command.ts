@@ -4,7 +4,7 @@ import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import type { ThrottleRates } from '../../shared/throttle-rates.ts';
 import { AgentSetupError, startAgent } from '../sync/agent.ts';
-import { CliError, parseOptions, readPort } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
 
 export const AGENT_HELP = `Usage: solardesk agent --remote URL --username U --password P --data DIR [options]
        solardesk agent --data DIR            (later starts: resume with what was saved)
@@ -25,6 +25,15 @@ Options:
   --remote-throttle-config FILE
                             The remote's quotas, when they differ from the documented table (a
                             self-hosted server's --throttle-config file); sync paces itself by them
+  --folder DIR              Keep one folder per project under DIR: files dropped in are attached to
+                            the project, files attached elsewhere are written in (docs/project-folders.md)
+  --confirm-deletes         Files deleted in the project folders are deleted everywhere at once, instead
+                            of waiting in sync/pending for a confirmation (never when many go at once)
+  --stability-window-ms N   A dropped file is attached once its size and time have not changed for N ms
+                            (default 2000)
+  --chunked-upload-above BYTES
+                            Private files larger than this go up in resumable parts (default 16M; K, M, G)
+  --upload-part-size BYTES  The size of each part (default 8M)
   -h, --help                Show this help
 
 Prints "local api on http://127.0.0.1:N" when ready, writes the local API's token to
@@ -44,6 +53,11 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       'local-api-port': { type: 'string' },
       'poll-interval': { type: 'string' },
       'remote-throttle-config': { type: 'string' },
+      folder: { type: 'string' },
+      'confirm-deletes': { type: 'boolean' },
+      'stability-window-ms': { type: 'string' },
+      'chunked-upload-above': { type: 'string' },
+      'upload-part-size': { type: 'string' },
     },
     AGENT_HELP,
   );
@@ -58,6 +72,12 @@ export async function runAgentCommand(args: string[]): Promise<number> {
   if (orgId !== undefined && !Number.isSafeInteger(orgId)) throw new CliError(`--org takes an org id, not "${values.org}".`);
   const password = values['password-stdin'] ? await readFirstLine() : values.password;
   if (values.remote && (!values.username || !password)) throw new CliError('--remote needs --username and a password (--password or --password-stdin).');
+  if ((values['confirm-deletes'] || values['stability-window-ms'] !== undefined) && !values.folder) {
+    throw new CliError('--confirm-deletes and --stability-window-ms go with --folder DIR.');
+  }
+  const stabilityWindowMs = readPositiveNumber('--stability-window-ms', values['stability-window-ms']);
+  const uploadPartBytes = readByteSize('--upload-part-size', values['upload-part-size']);
+  if (uploadPartBytes !== undefined && uploadPartBytes < 1024) throw new CliError('--upload-part-size must be at least 1K.');
 
   // Listen for the signals before starting, so one that lands during start-up stops the agent gracefully.
   const shutdown = new Promise<void>((resolve) => {
@@ -75,6 +95,10 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       localApiPort: readPort(values['local-api-port'], 0),
       pollIntervalSeconds: pollInterval,
       remoteRates: readRemoteRates(values['remote-throttle-config']),
+      folder: values.folder ? path.resolve(values.folder) : undefined,
+      folderOptions: { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs },
+      chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),
+      uploadPartBytes,
       log: (line) => console.log(line),
     });
   } catch (error) {

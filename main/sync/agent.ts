@@ -18,8 +18,9 @@ import type { PrivateFileRow } from '../engine/store/tables.ts';
 import { createOutboxCapture } from './outbox.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule, type SyncContext } from './sync-context.ts';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, type SyncContext } from './sync-context.ts';
 import { reserveProvisionalIds } from './replica.ts';
+import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
 
 export interface AgentOptions {
   dataDir: string;
@@ -38,6 +39,13 @@ export interface AgentOptions {
   remoteRates?: ThrottleRates;
   /** Where the remote token is kept (default: DIR/remote-token, mode 0600; the desktop passes Electron's safeStorage). */
   remoteTokenStore?: SecretStore;
+  /** Keep one folder per project under this folder (main/watch/, docs/project-folders.md). */
+  folder?: string;
+  /** Timings and rules of the project folders (stability window, --confirm-deletes...). */
+  folderOptions?: Omit<FolderWatcherOptions, 'root' | 'engine' | 'orgId' | 'userId' | 'log'>;
+  /** Private files above this size go up in resumable parts (default 16 MiB), of this size (default 8 MiB). */
+  chunkedUploadAboveBytes?: number;
+  uploadPartBytes?: number;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -69,6 +77,8 @@ export interface Agent {
   readonly orgId: number;
   readonly localApiUrl: string;
   readonly localToken: string;
+  /** The project folders watcher, when started with a folder. */
+  readonly folders: FolderWatcher | null;
   close(): Promise<void>;
 }
 
@@ -134,7 +144,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   const { config, token: remoteToken } = await establishSession(options);
   const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES);
   const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer });
-  const late: { sync?: SyncEngine; context?: SyncContext } = {};
+  const late: { sync?: SyncEngine; context?: SyncContext; folders?: FolderWatcher } = {};
 
   const engine = await createEngine({
     dataDir: options.dataDir,
@@ -142,8 +152,12 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     role: 'replica',
     deliverWebhooks: false,
     throttleRates: UNTHROTTLED,
-    changeCaptures: [createOutboxCapture(clock, () => late.sync?.wake())],
-    extraOrgRoutes: (scope) => registerSyncRoutes(scope, () => ({ sync: late.context!, engine: late.sync! })),
+    changeCaptures: [
+      createOutboxCapture(clock, () => late.sync?.wake()),
+      // A project or file changed here (the app, the local API): its folder and arrivals follow soon.
+      { phase: 'deliver', capture: async () => void setImmediate(() => late.folders?.requestReconcile()) },
+    ],
+    extraOrgRoutes: (scope) => registerSyncRoutes(scope, () => ({ sync: late.context!, engine: late.sync!, folders: late.folders ?? null })),
   });
   try {
     await ensureLocalIdentity(engine, remote, config);
@@ -155,19 +169,33 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       localUserId: config.user_id,
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
+      uploads: {
+        chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
+        partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,
+        onProgress: (fileId, progress) => late.folders?.reportUploadProgress(fileId, progress),
+      },
     };
     late.context = context;
     engine.context.fetchMissingBlob = (file) => fetchBlobFromRemote(context, file);
     const sync = new SyncEngine(context, {
       pollIntervalMs: (options.pollIntervalSeconds ?? 30) * 1000,
       offlineRetryMs: options.offlineRetryMs ?? 1000,
-      onStateChange: (state: SyncState, detail) => log(`sync: ${state}${detail ? ` (${detail})` : ''}`),
+      onStateChange: (state: SyncState, detail) => {
+        log(`sync: ${state}${detail ? ` (${detail})` : ''}`);
+        // A cycle ended: pulled projects and files may need folders, renames and downloads.
+        if (state === 'idle') late.folders?.requestReconcile();
+      },
     });
     late.sync = sync;
     const localToken = await localApiToken(engine, options.dataDir, config.user_id);
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');
     log(`local api on ${address}`);
+    if (options.folder) {
+      late.folders = new FolderWatcher({ ...options.folderOptions, root: path.resolve(options.folder), engine: engine.context, orgId: config.org_id, userId: config.user_id, log });
+      await late.folders.start();
+    }
     await sync.start();
+    const folders = late.folders ?? null;
     return {
       engine,
       sync,
@@ -175,12 +203,15 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       orgId: config.org_id,
       localApiUrl: address,
       localToken,
+      folders,
       async close() {
+        await folders?.close();
         await sync.stop();
         await engine.close();
       },
     };
   } catch (error) {
+    await late.folders?.close();
     await engine.close();
     throw error;
   }

@@ -3,6 +3,7 @@
 // contacts_new), deletes as DELETEs. A create whose answer never came is looked
 // for on the remote before it is sent again, so nothing is created twice.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import type { Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
@@ -13,7 +14,7 @@ import { groupOutbox, insertOutboxRow, type OutboxGroup } from './outbox.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
-import { type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
+import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
 import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, upsertProject, upsertWebhook } from './replica.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
@@ -50,10 +51,15 @@ export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): P
     .execute();
   let pushed = 0;
   const done = new Set<string>();
+  // A chunked upload whose create is gone (deleted before it finished) is forgotten; the remote expires its parts.
+  await sync.db
+    .deleteFrom('sync_uploads')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('sync_outbox').select('id').whereRef('sync_outbox.op_id', '=', 'sync_uploads.op_id'))))
+    .execute();
   for (const group of groupOutbox(rows)) {
     if (isStopped()) break;
     if (done.has(`${group.model}:${group.recordId}`)) continue;
-    pushed += await pushGroup(sync, group, done);
+    pushed += await pushGroup(sync, group, done, isStopped);
   }
   return pushed;
 }
@@ -68,7 +74,7 @@ async function openConflictFields(sync: SyncContext, model: SyncedModel, id: num
 }
 
 /** Returns how many requests it made. */
-async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string>): Promise<number> {
+async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string>, isStopped: () => boolean = () => false): Promise<number> {
   done.add(`${group.model}:${group.recordId}`);
   const createRow = group.rows.find((row) => row.op === 'create');
   const wasSent = group.rows.some((row) => row.sent_at !== null);
@@ -95,6 +101,9 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
   if (!json) return finishRows(sync, group.rows); // gone locally without a delete row: nothing to send
 
   if (group.created) {
+    if (group.model === 'private_file' && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
+      return pushChunkedCreate(sync, group, json, createRow!, wasSent, isStopped);
+    }
     if (wasSent) {
       const found = await findLostCreate(sync, group, createRow!);
       if (found) {
@@ -104,12 +113,16 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     }
     const body = await createBody(sync, group, json, createRow!.op_id);
     if (body === 'waiting') return 0;
+    const size = body instanceof FormData ? ((body.get('file_contents') as Blob | null)?.size ?? 0) : 0;
+    if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, { sent: 0, total: size });
     const outcome = await send(sync, group, {
       method: 'POST',
       path: remotePath(sync, group.model),
       ...(body instanceof FormData ? { form: body } : { json: body }),
       action: WRITE_ACTIONS[group.model].create,
+      timeoutMs: timeoutForBytes(size),
     });
+    if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, null);
     if (outcome.kind === 'ok') await finishCreate(sync, group, outcome.body);
     return 1;
   }
@@ -131,6 +144,7 @@ async function send(
   sync: SyncContext,
   group: OutboxGroup,
   request: Parameters<SyncContext['remote']['request']>[0],
+  options: { returnNotFound?: boolean } = {},
 ): Promise<RemoteOutcome> {
   const ids = group.rows.map((row) => row.id);
   // Recorded before sending: after a crash, a create marked sent is looked for before it is sent again.
@@ -164,7 +178,7 @@ async function send(
       return outcome;
     }
     case 'rejected':
-      if (outcome.status === 404 && request.method === 'DELETE') return outcome;
+      if (outcome.status === 404 && (request.method === 'DELETE' || options.returnNotFound)) return outcome;
       // One change the remote will not take is parked with its reason; the rest go on.
       await sync.db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: outcome.message, sent_at: null }).where('id', 'in', ids).execute();
       return outcome;
@@ -211,15 +225,21 @@ async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: num
   await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
 }
 
-async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json): Promise<void> {
+/** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
+async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = []): Promise<void> {
   await sync.db.transaction().execute(async (trx) => {
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
     const keep = local ? await laterLocalValues(trx, group, viewOf(group.model, local)) : {};
+    const remoteView = viewOf(group.model, remoteJson);
+    const localView = local ? viewOf(group.model, local) : {};
+    const carried = local ? carry.filter((field) => !sameJson(localView[field], remoteView[field])) : [];
+    for (const field of carried) keep[field] = localView[field];
     if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson);
     await rekey(trx, group.model, group.recordId, remoteJson.id);
     await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
     await applyRemote(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
+    if (carried.length) await requeueFields(trx, sync, group.model, remoteJson.id, carried);
   });
 }
 
@@ -354,6 +374,107 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
     case 'webhook':
       return view;
   }
+}
+
+/** Long enough for a body at a slow 32 KiB/s uplink, never under the usual 30 s. */
+export const timeoutForBytes = (bytes: number) => Math.max(30_000, Math.ceil(bytes / 32_768) * 1000);
+
+/** A private file above the chunk size goes up in parts, and so does one whose parted upload already began. */
+async function goesUpInParts(sync: SyncContext, fileId: number, opId: string): Promise<boolean> {
+  if (await sync.db.selectFrom('sync_uploads').select('op_id').where('op_id', '=', opId).executeTakeFirst()) return true;
+  const row = await sync.db.selectFrom('private_files').select('filesize').where('id', '=', fileId).executeTakeFirst();
+  return (row?.filesize ?? 0) > (sync.uploads ?? DEFAULT_UPLOAD_SETTINGS).chunkAboveBytes;
+}
+
+/**
+ * A big private file goes up through the remote's chunked upload: start a session,
+ * send parts 1..N from the blob, complete. The session id and the parts the remote
+ * acknowledged are kept in sync_uploads, so after a crash or a cut connection the
+ * upload resumes at the next part; a part sent again just replaces itself, and
+ * completing again answers with the same file. Returns how many requests it made.
+ */
+async function pushChunkedCreate(sync: SyncContext, group: OutboxGroup, json: Json, createRow: OutboxRow, wasSent: boolean, isStopped: () => boolean): Promise<number> {
+  const settings = sync.uploads ?? DEFAULT_UPLOAD_SETTINGS;
+  const view = viewOf('private_file', json);
+  const projectId = view.project as number | null;
+  if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
+  const file = await sync.db.selectFrom('private_files').select(['file_name', 'file_hash', 'filesize']).where('id', '=', group.recordId).executeTakeFirstOrThrow();
+  const total = file.filesize ?? 0;
+  const progress = (sent: number | null) => settings.onProgress?.(group.recordId, sent === null ? null : { sent, total });
+  const carry = ['show_customer', 'file_tags'];
+  let upload = await sync.db.selectFrom('sync_uploads').selectAll().where('op_id', '=', createRow.op_id).executeTakeFirst();
+  let requests = 0;
+  if (!upload) {
+    if (wasSent) {
+      // Sent before with no session recorded: a multipart create or a finished upload whose answer was lost.
+      const found = await findLostCreate(sync, group, createRow);
+      requests++;
+      if (found) {
+        await finishCreate(sync, group, found, carry);
+        return requests;
+      }
+    }
+    const started = await send(sync, group, {
+      method: 'POST',
+      path: `/api/orgs/${sync.orgId}/private_files/uploads/`,
+      json: { title: String(view.title), filename: file.file_name, size: total, ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }) },
+      action: 'private_file_upload',
+    });
+    requests++;
+    if (started.kind !== 'ok') return requests;
+    upload = { op_id: createRow.op_id, upload_id: String(started.body.upload_id), part_bytes: settings.partBytes, parts_done: 0, created_date: sync.clock.now().toISOString() };
+    await sync.db.insertInto('sync_uploads').values(upload).execute();
+  }
+  const uploadPath = `/api/orgs/${sync.orgId}/private_files/uploads/${upload.upload_id}/`;
+  const parts = Math.max(1, Math.ceil(total / upload.part_bytes));
+  const expired = async () => {
+    // The remote forgot the session (it expired): start again; a finished one is looked for first.
+    await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
+    await sync.db.updateTable('sync_outbox').set({ status: 'pending' }).where('id', 'in', group.rows.map((row) => row.id)).execute();
+    progress(null);
+    return requests;
+  };
+  progress(Math.min(upload.parts_done * upload.part_bytes, total));
+  const blob = await fsp.open(blobPath(sync.engine.store.dataDir, file.file_hash!), 'r');
+  try {
+    for (let part = upload.parts_done + 1; part <= parts; part++) {
+      if (isStopped()) {
+        await sync.db.updateTable('sync_outbox').set({ status: 'pending' }).where('id', 'in', group.rows.map((row) => row.id)).execute();
+        return requests;
+      }
+      const start = (part - 1) * upload.part_bytes;
+      const length = Math.min(upload.part_bytes, total - start);
+      const bytes = Buffer.alloc(length);
+      await blob.read(bytes, 0, length, start);
+      const sent = await send(
+        sync,
+        group,
+        { method: 'PUT', path: `${uploadPath}parts/${part}/`, bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
+        { returnNotFound: true },
+      );
+      requests++;
+      if (sent.kind === 'rejected' && sent.status === 404) return expired();
+      if (sent.kind !== 'ok') {
+        progress(null);
+        return requests;
+      }
+      await sync.db.updateTable('sync_uploads').set({ parts_done: part }).where('op_id', '=', createRow.op_id).execute();
+      progress(start + length);
+    }
+  } finally {
+    await blob.close();
+  }
+  const completed = await send(sync, group, { method: 'POST', path: `${uploadPath}complete/`, action: 'private_file_create', timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
+  requests++;
+  if (completed.kind === 'rejected' && completed.status === 404) return expired();
+  if (completed.kind !== 'ok') {
+    progress(null);
+    return requests;
+  }
+  await finishCreate(sync, group, completed.body, carry);
+  await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
+  progress(null);
+  return requests;
 }
 
 /**

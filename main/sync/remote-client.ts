@@ -23,8 +23,12 @@ export interface RemoteRequest {
   json?: unknown;
   /** A multipart body (a file upload) instead of JSON. */
   form?: FormData;
+  /** Raw bytes (a part of a chunked upload), sent as application/octet-stream. */
+  bytes?: Buffer;
   /** The quota the request counts against. */
   action: ThrottleAction;
+  /** Overrides the client's timeout (a large body needs longer). */
+  timeoutMs?: number;
 }
 
 export interface RemoteClientOptions {
@@ -58,9 +62,13 @@ export class RemoteClient {
       response = await got(this.url(request.path), {
         method: request.method,
         searchParams: request.query,
-        ...(request.form ? { body: request.form } : { json: request.json }),
-        headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        timeout: { request: this.options.timeoutMs ?? 30_000 },
+        ...(request.form ? { body: request.form } : request.bytes ? { body: request.bytes } : { json: request.json }),
+        headers: {
+          accept: 'application/json',
+          ...(request.bytes ? { 'content-type': 'application/octet-stream' } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        timeout: { request: request.timeoutMs ?? this.options.timeoutMs ?? 30_000 },
         retry: { limit: 0 },
         throwHttpErrors: false,
         followRedirect: false,

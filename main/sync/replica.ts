@@ -270,6 +270,11 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('events').set({ project_id: to }).where('project_id', '=', from).execute();
       await trx.updateTable('private_files').set({ project_id: to }).where('project_id', '=', from).execute();
       await trx.updateTable('file_uploads').set({ project_id: to }).where('project_id', '=', from).execute();
+      // Its project folder stays its folder (main/watch/); a pulled copy's folder, if any, is let go.
+      await trx.deleteFrom('watch_files').where('project_id', '=', to).execute();
+      await trx.deleteFrom('watch_projects').where('project_id', '=', to).execute();
+      await trx.updateTable('watch_projects').set({ project_id: to }).where('project_id', '=', from).execute();
+      await trx.updateTable('watch_files').set({ project_id: to }).where('project_id', '=', from).execute();
       break;
     case 'contact':
       await trx.updateTable('contacts').set({ id: to }).where('id', '=', from).execute();
@@ -285,6 +290,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('private_files').set({ id: to }).where('id', '=', from).execute();
       await trx.updateTable('private_file_tags').set({ file_id: to }).where('file_id', '=', from).execute();
       await trx.updateTable('file_uploads').set({ completed_file_id: to }).where('completed_file_id', '=', from).execute();
+      await trx.updateTable('watch_files').set({ file_id: to }).where('file_id', '=', from).execute();
       break;
   }
   await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();

@@ -24,7 +24,20 @@ export interface SyncContext {
   readonly localUserId: number;
   readonly remote: RemoteClient;
   readonly retry: RetrySchedule;
+  /** How private file creates go up: chunked and resumable above a size, with progress (main/sync/push.ts). */
+  readonly uploads?: UploadSettings;
 }
+
+export interface UploadSettings {
+  /** Files larger than this go up in parts (default 16 MiB). */
+  readonly chunkAboveBytes: number;
+  /** The size of each part (default 8 MiB). */
+  readonly partBytes: number;
+  /** Bytes of a file (by local id) acknowledged so far; null once it is done or has stopped. */
+  readonly onProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
+}
+
+export const DEFAULT_UPLOAD_SETTINGS: UploadSettings = { chunkAboveBytes: 16 * 1024 * 1024, partBytes: 8 * 1024 * 1024 };
 
 export function remotePath(sync: SyncContext, model: SyncedModel, id?: number): string {
   const collection = `/api/orgs/${sync.orgId}/${MODEL_PATHS[model]}/`;

@@ -7,6 +7,8 @@ import type { OutboxRow } from '../engine/store/tables.ts';
 import type { SyncEngine } from './sync-engine.ts';
 import type { SyncContext } from './sync-context.ts';
 import { resolveConflict } from './conflicts.ts';
+import type { FolderWatcher } from '../watch/watcher.ts';
+import { confirmHeldDelete, restoreHeldDelete } from '../watch/held-deletes.ts';
 
 const tags = ['sync'];
 
@@ -26,8 +28,37 @@ function reasonFor(row: OutboxRow, state: string, now: string, conflicted: Set<s
 }
 
 /** `running` is read per request: the routes are registered before the sync engine exists. */
-export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine }): void {
+export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: FolderWatcher | null }): void {
   app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state' } }, () => running().engine.status());
+
+  app.get(
+    '/sync/folder/',
+    { config: { throttle: 'none' }, schema: { tags, summary: 'The project folders: each file waiting, uploading (with progress) or failed and why; ignored and outside files' } },
+    async () => (await running().folders?.status()) ?? { enabled: false },
+  );
+
+  const pendingParams = z.object({ org_id: z.string(), id: idParam });
+  app.post(
+    '/sync/pending/:id/confirm/',
+    { config: { throttle: 'none' }, schema: { tags, summary: 'Confirm a held deletion: the file is deleted here and on the remote', params: pendingParams } },
+    async (request) => {
+      const { sync, engine, folders } = running();
+      const result = await confirmHeldDelete(sync.engine, request.params.id);
+      engine.wake();
+      folders?.requestReconcile();
+      return { file_id: result.fileId, deleted: result.deleted };
+    },
+  );
+  app.post(
+    '/sync/pending/:id/restore/',
+    { config: { throttle: 'none' }, schema: { tags, summary: 'Keep a file whose deletion is held: it is written back into its project folder', params: pendingParams } },
+    async (request) => {
+      const { sync, folders } = running();
+      const result = await restoreHeldDelete(sync.engine, request.params.id);
+      folders?.requestReconcile();
+      return { file_id: result.fileId, restored: true };
+    },
+  );
 
   app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when' } }, async () => {
     const { sync, engine } = running();

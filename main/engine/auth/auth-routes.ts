@@ -1,6 +1,7 @@
 // Sign-in and token routes (compatibility.md "Authentication"), which live outside
 // the org scope.
 import { z } from 'zod';
+import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../http/app.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { UserRow } from '../store/tables.ts';
@@ -14,6 +15,22 @@ import { authenticate } from './actor.ts';
 
 const BAD_CREDENTIALS = 'Unable to log in with provided credentials.';
 const tags = ['auth'];
+
+/**
+ * The signed-in caller of a token route, found in onRequest: before the query and
+ * body are validated, as DRF authenticates before it parses, so a request without
+ * a valid token is 401 whatever else is wrong with it (not a 400 that tells a
+ * stranger about the route).
+ */
+const callers = new WeakMap<FastifyRequest, UserRow>();
+const signedIn = (context: EngineContext) => async (request: FastifyRequest) => {
+  callers.set(request, await authenticate(context, request));
+};
+function callerOf(request: FastifyRequest): UserRow {
+  const caller = callers.get(request);
+  if (!caller) throw new Error('callerOf() on a route without the signedIn hook');
+  return caller;
+}
 
 export function serializeUser(context: EngineContext, user: UserRow) {
   return {
@@ -83,9 +100,12 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
 
   app.get(
     '/api/fetch_token/',
-    { schema: { tags, summary: 'Get a fresh token for the signed-in user', querystring: z.object({ org_id: z.string().regex(/^\d{1,15}$/).transform(Number).optional() }) } },
+    {
+      onRequest: signedIn(context),
+      schema: { tags, summary: 'Get a fresh token for the signed-in user', querystring: z.object({ org_id: z.string().regex(/^\d{1,15}$/).transform(Number).optional() }) },
+    },
     async (request) => {
-      const user = await authenticate(context, request);
+      const user = callerOf(request);
       const response = await tokenResponse(context, user, '', request.query.org_id);
       return { ...response, token: await issueToken(context.db, context.clock, user.id) };
     },
@@ -94,6 +114,7 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
   app.patch(
     '/auth/users/:user_id/',
     {
+      onRequest: signedIn(context),
       schema: {
         tags,
         summary: 'Make a user a machine user (tokens that never expire)',
@@ -102,7 +123,7 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
       },
     },
     async (request) => {
-      const caller = await authenticate(context, request);
+      const caller = callerOf(request);
       const target = await context.db.selectFrom('users').selectAll().where('id', '=', request.params.user_id).executeTakeFirst();
       if (!target) throw notFound();
       if (caller.id !== target.id && !(await isAdminOver(context, caller.id, target.id))) {

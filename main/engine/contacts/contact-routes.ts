@@ -4,7 +4,7 @@ import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
 import { notFound } from '../http/errors.ts';
-import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
+import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
 import { nowIso } from '../clock.ts';
 import { likePattern } from '../projects/project-service.ts';
@@ -33,7 +33,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
 
   app.get(
     '/contacts/',
-    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: z.string().max(200).optional() }) } },
+    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: searchParam() }) } },
     async (request) => {
       const actor = actorOf(request);
       const { page, limit, ordering, search } = request.query;

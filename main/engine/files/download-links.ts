@@ -37,14 +37,20 @@ export function signedDownloadUrl(context: EngineContext, fileId: number, userId
 
 export type LinkCheck = { status: 'valid'; link: DownloadLink } | { status: 'invalid' } | { status: 'expired' };
 
-const DIGITS = /^\d{1,15}$/;
+/** A number as links spell it: no sign, no leading zeros. */
+const CANONICAL_NUMBER = /^(0|[1-9]\d{0,14})$/;
 
-/** Checks the signature before anything else, so a forged link learns nothing about files or users. */
+/**
+ * Checks the signature before anything else, so a forged link learns nothing about
+ * files or users. The link must be the text that was signed: the signature is
+ * compared as base64url text, because Node's base64 decoder skips characters it
+ * does not know (a signature with junk added decoded to the same bytes).
+ */
 export function checkDownloadLink(context: EngineContext, fileId: number, query: { user?: string; expires?: string; signature?: string }): LinkCheck {
-  if (!query.user || !query.expires || !query.signature || !DIGITS.test(query.user) || !DIGITS.test(query.expires)) return { status: 'invalid' };
+  if (!query.user || !query.expires || !query.signature || !CANONICAL_NUMBER.test(query.user) || !CANONICAL_NUMBER.test(query.expires)) return { status: 'invalid' };
   const link = { fileId, userId: Number(query.user), expires: Number(query.expires) };
-  const given = Buffer.from(query.signature, 'base64url');
-  const expected = signature(context, link);
+  const given = Buffer.from(query.signature);
+  const expected = Buffer.from(signature(context, link).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 'invalid' };
   if (context.clock.now().getTime() >= link.expires * 1000) return { status: 'expired' };
   return { status: 'valid', link };

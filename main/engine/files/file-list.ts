@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { Actor } from '../auth/actor.ts';
-import { pagingQuery, readOrdering } from '../http/list-query.ts';
+import { pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { likePattern } from '../projects/project-service.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 
@@ -37,7 +37,7 @@ export const fileListQuery = z.object({
     .optional(),
   file_tags: listParameter().describe('files carrying any of these tag titles (comma list or repeated)'),
   file_tags_exclude: listParameter().describe('files carrying none of these tag titles (comma list or repeated)'),
-  search: z.string().max(200).optional(),
+  search: searchParam(),
 });
 export type FileListQuery = z.output<typeof fileListQuery>;
 
@@ -60,7 +60,8 @@ function carriesAnyTag(builder: ExpressionBuilder<Database, 'private_files'>, ti
       .innerJoin('file_tags', 'file_tags.id', 'private_file_tags.tag_id')
       .select(sql`1`.as('one'))
       .whereRef('private_file_tags.file_id', '=', 'private_files.id')
-      .where(sql<string>`lower(file_tags.title)`, 'in', titles.map((title) => title.toLowerCase())),
+      // Both sides lowered by the store, as search does (likePattern).
+      .where(sql<boolean>`lower(file_tags.title) in (${sql.join(titles.map((title) => sql`lower(${title})`))})`),
   );
 }
 

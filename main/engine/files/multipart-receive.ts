@@ -44,6 +44,24 @@ export function asCutOffUpload(request: FastifyRequest, error: unknown): unknown
   return cutOff ? new ApiError(400, { detail: 'The upload was cut off before it was complete; nothing was kept.' }) : error;
 }
 
+/** What busboy throws about a body that is not well-formed multipart (no boundary, cut short). */
+const MALFORMED_MULTIPART = /^(Multipart: Boundary not found|Boundary required|Unsupported Content-Type\.|Unexpected end of multipart data|.+ terminated early due to unexpected end of multipart data)$/;
+
+/**
+ * A body that is not well-formed multipart is the client's error: 400 (and
+ * @fastify/multipart's own refusals, such as too many fields, keep their 4xx),
+ * not a 500. The rest of such a body is not read.
+ */
+function asMalformedMultipart(error: unknown): ApiError | null {
+  const statusCode = (error as { statusCode?: unknown } | undefined)?.statusCode;
+  const message = error instanceof Error ? error.message : '';
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new ApiError(statusCode, { detail: `The multipart body was refused (${message}); nothing was kept.` }, { connection: 'close' });
+  }
+  if (MALFORMED_MULTIPART.test(message)) return new ApiError(400, { detail: `The multipart body is malformed (${message}); nothing was kept.` }, { connection: 'close' });
+  return null;
+}
+
 /** A body that says up front it is larger than any acceptable upload is refused before a byte of it is read. */
 export function refuseDeclaredOversize(request: FastifyRequest, maxBytes: number, allowance = 0): void {
   const declared = Number(request.headers['content-length']);
@@ -74,7 +92,7 @@ export async function receiveMultipartFile(request: FastifyRequest, dataDir: str
   } catch (error) {
     if (received) await discardTempFile(received.tempPath);
     if (error instanceof FileTooLargeError) throw tooLarge(maxBytes);
-    throw asCutOffUpload(request, error);
+    throw asMalformedMultipart(error) ?? asCutOffUpload(request, error);
   }
   if (!received) throw fieldError(FILE_PART, 'No file was submitted.');
   return { received, fileName, fields };

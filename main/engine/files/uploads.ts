@@ -200,9 +200,10 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
 }
 
 /**
- * Removes expired uploads and their parts, and part folders no upload names (a
- * crash between writing a part and recording it). Runs at engine start and
- * periodically after.
+ * Removes expired uploads and their parts, part folders no open upload names, and
+ * part files no part row names (a crash between writing a part and recording it,
+ * or between completing an upload and removing its parts). Runs at engine start
+ * and periodically after.
  */
 export async function sweepExpiredUploads(context: EngineContext): Promise<number> {
   const { dataDir } = context.store;
@@ -216,11 +217,20 @@ export async function sweepExpiredUploads(context: EngineContext): Promise<numbe
   }
   const folders = await fsp.readdir(uploadsDir(dataDir)).catch(() => [] as string[]);
   if (folders.length > 0) {
-    const known = new Set(
-      (await context.db.selectFrom('file_uploads').select('id').where('id', 'in', folders).execute()).map((row) => row.id),
+    const open = new Set(
+      (await context.db.selectFrom('file_uploads').select('id').where('id', 'in', folders).where('completed_file_id', 'is', null).execute()).map((row) => row.id),
     );
     for (const folder of folders) {
-      if (!known.has(folder)) await uploadLock.run(folder, () => fsp.rm(uploadDir(dataDir, folder), { recursive: true, force: true }));
+      await uploadLock.run(folder, async () => {
+        // A crash can leave the folder of a completed upload (killed before its parts were
+        // removed) or a part moved into place but not recorded: neither is ever read again.
+        if (!open.has(folder)) return fsp.rm(uploadDir(dataDir, folder), { recursive: true, force: true });
+        const recorded = await context.db.selectFrom('file_upload_parts').select('part_number').where('upload_id', '=', folder).execute();
+        const wanted = new Set(recorded.map((row) => path.basename(partPath(dataDir, folder, row.part_number))));
+        for (const name of await fsp.readdir(uploadDir(dataDir, folder))) {
+          if (!wanted.has(name)) await fsp.rm(path.join(uploadDir(dataDir, folder), name), { force: true });
+        }
+      });
     }
   }
   return expired.length;

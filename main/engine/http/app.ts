@@ -49,6 +49,13 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
     bodyLimit: options.jsonBodyLimit ?? 2 * 1024 * 1024,
     forceCloseConnections: false,
     return503OnClosing: true,
+    // A path that cannot be decoded (`%ff`, a lone `%`) or with a parameter longer than
+    // any id names nothing: 404 in DRF's shape, as a malformed id is (not Fastify's own body).
+    frameworkErrors: (error, _request, reply) => {
+      const answer = reply as FastifyReply;
+      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') return answer.code(404).send({ detail: 'Not found.' });
+      return answer.code(error.statusCode ?? 500).send({ detail: error.message });
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -74,21 +81,68 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
   return app;
 }
 
+/** JSON nested deeper than this is refused (deeper input overflowed JSON.stringify's stack: a 500). */
+export const MAX_JSON_DEPTH = 100;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 /**
  * compatibility.md: clients send `Content-Type: application/json` on GET and DELETE
  * with no body, and `; charset=utf-8` on bodies. An empty JSON body is "no body".
+ * A body that is not UTF-8, holds a string no UTF-8 store can keep (a lone
+ * surrogate escape) or nests past MAX_JSON_DEPTH is a 400: it is never stored
+ * altered (U+FFFD in place of the bytes sent) and never reaches a stack overflow.
  */
 function acceptJsonLikeRealClients(app: App): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const refuse = (problem: string) => done(new ApiError(400, { detail: `JSON parse error - ${problem}` }), undefined);
+    let text: string;
     try {
-      done(null, JSON.parse(text));
-    } catch (error) {
-      done(new ApiError(400, { detail: `JSON parse error - ${(error as Error).message}` }), undefined);
+      text = strictUtf8.decode(body as Buffer).trim();
+    } catch {
+      return refuse('the body is not valid UTF-8.');
     }
+    if (text === '') return done(null, undefined);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return refuse(jsonErrorWithoutInput(error));
+    }
+    const problem = unstorableJson(value);
+    if (problem) return refuse(problem);
+    done(null, value);
   });
+}
+
+/**
+ * V8 quotes a piece of the body in some parse errors (`Unexpected token 's',
+ * "secret..." is not valid JSON`), and a body may carry a password: only the
+ * messages that name a position, not the input, are passed on.
+ */
+function jsonErrorWithoutInput(error: unknown): string {
+  const message = (error as Error).message;
+  return / in JSON at position \d+$/.test(message) || message === 'Unexpected end of JSON input' ? message : 'Unexpected token: the body is not valid JSON.';
+}
+
+/** Why a parsed body cannot be stored as sent, or null. Walks it without recursion. */
+function unstorableJson(root: unknown): string | null {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return 'a string holds an unpaired UTF-16 surrogate (\\ud800-\\udfff).';
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_JSON_DEPTH) return `the body is nested more than ${MAX_JSON_DEPTH} levels deep.`;
+    for (const [key, child] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) return 'a key holds an unpaired UTF-16 surrogate (\\ud800-\\udfff).';
+      stack.push([child, depth + 1]);
+    }
+  }
+  return null;
 }
 
 function answerErrorsLikeDrf(app: App): void {

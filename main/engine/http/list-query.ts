@@ -53,3 +53,15 @@ export function readOrdering<Field extends string>(
 }
 
 export const idParam = z.string().regex(/^\d{1,15}$/).transform(Number);
+
+/**
+ * `search` of the list routes: at most 200 characters and no NUL, which DRF refuses
+ * too ("Null characters are not allowed."): SQLite's LIKE stops at a NUL, so a
+ * search for "\0" matched every record.
+ */
+export const searchParam = () =>
+  z
+    .string()
+    .max(200)
+    .refine((text) => !text.includes('\u0000'), 'Null characters are not allowed.')
+    .optional();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
-import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
+import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
 import { loadRelations, serializeProject, viewFor, type Fieldset } from './project-serializer.ts';
@@ -21,7 +21,7 @@ const PROJECT_ORDERING_FIELDS = ['id', 'title', 'created_date', 'modified_date',
 const listQuery = z.object({
   ...pagingQuery,
   fieldset: z.enum(['list', 'studio']).optional().catch(undefined),
-  search: z.string().max(200).optional(),
+  search: searchParam(),
   stage: integerField().optional(),
   active_stage_id: integerField().optional(),
 });
@@ -29,9 +29,17 @@ const projectParams = z.object({ org_id: z.string(), id: idParam });
 const tags = ['projects'];
 
 export function registerProjectRoutes(app: TypedApp, context: EngineContext): void {
-  const respond = async (request: Parameters<typeof actorOf>[0], id: number, fieldset: Fieldset) => {
+  /**
+   * `created`: the project this request has just made. A user who sees only the
+   * projects they hold a role on may create one they hold none on; the create is
+   * done, so it answers 201 with it (it used to answer 403 after committing, and a
+   * client that believed it would make it again).
+   */
+  const respond = async (request: Parameters<typeof actorOf>[0], id: number, fieldset: Fieldset, options: { created?: boolean } = {}) => {
     const actor = actorOf(request);
-    const row = await getVisibleProject(context, actor, id);
+    const row = options.created
+      ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
+      : await getVisibleProject(context, actor, id);
     const relations = await loadRelations(context.db, context, actor.org.id, [row]);
     return serializeProject(context, viewFor(actor), row, relations, fieldset);
   };
@@ -61,7 +69,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
 
   app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {
     const id = await createProject(context, actorOf(request), request.body);
-    return reply.code(201).send(await respond(request, id, 'detail'));
+    return reply.code(201).send(await respond(request, id, 'detail', { created: true }));
   });
 
   app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams } }, (request) =>

@@ -50,9 +50,14 @@ export async function getVisibleProject(context: EngineContext, actor: Actor, id
   return row;
 }
 
-/** Case-insensitive substring match that treats % and _ in the user's text literally. */
-export function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+/**
+ * Case-insensitive substring match that treats % and _ in the user's text literally.
+ * The pattern is lowered by the store's own lower(), as the column is: lowering it
+ * in JavaScript folded more than SQLite's lower() (ASCII only) does, so a search
+ * for the exact text "Élodie" found nothing.
+ */
+export function likePattern(text: string) {
+  return sql<string>`lower(${`%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`})`;
 }
 
 export function applyProjectSearch<O>(query: SelectQueryBuilder<Database, 'projects', O>, search: string) {

@@ -10,6 +10,7 @@ import * as core from './migrations/0001-core.ts';
 import * as files from './migrations/0002-files.ts';
 import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-throttles.ts';
 import * as sync from './migrations/0004-sync.ts';
+import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0002-files': files,
   '0003-webhooks-events-throttles': webhooksEventsThrottles,
   '0004-sync': sync,
+  '0005-folders-uploads': foldersUploads,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

@@ -344,6 +344,36 @@ export interface SyncConflictsTable {
   created_date: string;
 }
 
+/** A private file create going up in parts (main/sync/push.ts): resumed from parts_done + 1 after a restart. */
+export interface SyncUploadsTable {
+  op_id: string;
+  upload_id: string;
+  part_bytes: number;
+  parts_done: number;
+  created_date: string;
+}
+
+/** A project's folder under the folder root (main/watch/). */
+export interface WatchProjectsTable {
+  project_id: number;
+  /** The folder's name under the root. */
+  folder: string;
+  /** The "<title> (<id>)" name it was last given; when that changes, the folder is renamed. */
+  canonical: string;
+  folder_ino: string | null;
+}
+
+/** A file in a project folder and the private file it is (main/watch/). */
+export interface WatchFilesTable {
+  project_id: number;
+  name: string;
+  file_id: number;
+  file_hash: string;
+  size: number;
+  mtime_ms: number;
+  ino: string;
+}
+
 export interface SyncStateTable {
   key: string;
   value: string;
@@ -354,6 +384,9 @@ export interface Database {
   sync_records: SyncRecordsTable;
   sync_conflicts: SyncConflictsTable;
   sync_state: SyncStateTable;
+  sync_uploads: SyncUploadsTable;
+  watch_projects: WatchProjectsTable;
+  watch_files: WatchFilesTable;
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_changes: WebhookChangesTable;
@@ -401,3 +434,6 @@ export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type OutboxRow = Selectable<SyncOutboxTable>;
 export type ConflictRow = Selectable<SyncConflictsTable>;
+export type SyncUploadRow = Selectable<SyncUploadsTable>;
+export type WatchProjectRow = Selectable<WatchProjectsTable>;
+export type WatchFileRow = Selectable<WatchFilesTable>;

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { makeTempDir, requestJson, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { startAgent, type Agent } from '../agent.ts';
+import { startAgent, type Agent, type AgentOptions } from '../agent.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 
@@ -22,10 +22,10 @@ export interface SyncHarness {
   close(): Promise<void>;
 }
 
-/** Outbox rows that will still go out on their own: not parked, not held only by open conflicts. */
+/** Outbox rows that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
 export async function changesStillMoving(agent: Agent): Promise<number> {
   const { db } = agent.context;
-  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', '!=', 'parked').execute();
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
   const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
   const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
   return rows.filter((row) => {
@@ -38,6 +38,8 @@ export interface SyncHarnessOptions {
   serverRates?: unknown;
   remoteRates?: ThrottleRates;
   pollIntervalSeconds?: number;
+  /** More agent options (project folders, upload sizes). */
+  agent?: Partial<AgentOptions>;
 }
 
 export async function startSyncHarness(options: SyncHarnessOptions = {}): Promise<SyncHarness> {
@@ -50,6 +52,7 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     retry: { firstDelayMs: 100, factor: 2, maxDelayMs: 1000 },
     offlineRetryMs: 100,
     remoteRates: options.remoteRates,
+    ...options.agent,
   };
   let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
   const remoteToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);

@@ -1,0 +1,368 @@
+// Access: every route of the OpenAPI document against every demo user (admin,
+// member and viewer of Sunrise Solar, the admin of Basic Solar, the admin of
+// Lapsed Solar whose trial ended), no token, a bad token and malformed headers;
+// in the user's own org, in a foreign org, in an org that does not exist, and
+// with another org's record ids. Each answer must be the expected status, and no
+// answer may carry another org's data (names, project titles and addresses,
+// contact and user emails, file titles, webhook endpoints). Then the signed
+// download link, tampered with in each of its parts.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fillPath, listOperations, operationName, type ApiOperation } from './api-routes.ts';
+import { sendChecked } from './checks.ts';
+import { RecordMaker, multipartBytes, pathValues, type OrgRecords } from './fixtures.ts';
+import { NO_QUOTAS, jsonRequest, startHardeningServer, type DemoUser, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
+import { StoreInspector } from './store-inspector.ts';
+import { newTally, reportTally } from './summary.ts';
+
+const tally = newTally('access');
+
+type Role = 'admin' | 'member' | 'viewer';
+const ORG_NAMES: Record<number, string> = { 1: 'Sunrise Solar', 2: 'Basic Solar', 3: 'Lapsed Solar' };
+
+/** A demo user, or a caller with no (usable) token. */
+interface Principal {
+  name: string;
+  authorization?: string;
+  user?: DemoUser;
+  home: 1 | 2 | 3 | null;
+  role?: Role;
+}
+
+interface Home {
+  org: 1 | 2;
+  records: OrgRecords;
+  maker: RecordMaker;
+  /** The other org a connection request from this org goes to. */
+  other: 1 | 2;
+}
+
+/** What a route needs beyond its path, and what each role of the org should get. */
+interface RouteRule {
+  expect: Record<Role, number>;
+  body?: (home: Home) => unknown;
+  multipart?: boolean;
+  rawBody?: Buffer;
+  query?: string;
+  /** Records the request uses up (deleted, completed): made fresh for it. */
+  fresh?: (home: Home) => Promise<Record<string, string>>;
+  /** Put the org in the state the request needs (run as the org's admin). */
+  prepare?: (home: Home, server: HardeningServer) => Promise<void>;
+}
+
+const all = (status: number): Record<Role, number> => ({ admin: status, member: status, viewer: status });
+/** The member holds no role on the org's fixture project. */
+const projectRule = (status: number): Record<Role, number> => ({ admin: status, member: 403, viewer: status });
+const adminOnly = (status: number): Record<Role, number> => ({ admin: status, member: 403, viewer: 403 });
+/** Private files are for Pro users; the viewer is not Pro. The fixture file is the admin's, on no project. */
+const proOnly = (status: number): Record<Role, number> => ({ admin: status, member: status, viewer: 403 });
+let tagCount = 0;
+
+const ORG_ROUTES: Record<string, RouteRule> = {
+  'GET /api/orgs/{org_id}/': { expect: all(200) },
+  'GET /api/orgs/{org_id}/workflows/': { expect: all(200) },
+  'GET /api/orgs/{org_id}/projects/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/projects/': { expect: all(201), body: () => ({ title: 'Access matrix project' }) },
+  'GET /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200) },
+  'PATCH /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200), body: () => ({ notes: 'access matrix' }) },
+  'PUT /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200), body: () => ({ notes: 'access matrix put' }) },
+  'DELETE /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('project') }) },
+  'GET /api/orgs/{org_id}/contacts/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/contacts/': { expect: all(201), body: () => ({ first_name: 'Access' }) },
+  'GET /api/orgs/{org_id}/contacts/{id}/': { expect: all(200) },
+  'PATCH /api/orgs/{org_id}/contacts/{id}/': { expect: all(200), body: () => ({ phone: '+61 400 000 000' }) },
+  'DELETE /api/orgs/{org_id}/contacts/{id}/': { expect: all(204), fresh: async (home) => ({ id: await home.maker.make('contact') }) },
+  'GET /api/orgs/{org_id}/roles/': { expect: all(200) },
+  'GET /api/orgs/{org_id}/roles/{id}/': { expect: all(200) },
+  // The target is the admin's own role: only the admin (or that person) may change it.
+  'PATCH /api/orgs/{org_id}/roles/{id}/': { expect: adminOnly(200), body: () => ({ job_title: 'Access matrix' }) },
+  'GET /api/orgs/{org_id}/projects/{id}/systems/details/': { expect: projectRule(200) },
+  'GET /api/orgs/{org_id}/projects/{id}/systems/{uuid}/image/': { expect: projectRule(200), query: 'width=64&height=48' },
+  'GET /api/orgs/{org_id}/connected_orgs/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/connected_orgs/': {
+    expect: adminOnly(201),
+    body: (home) => ({ connected_org: home.other, connected_org_name: ORG_NAMES[home.other] }),
+    // Any open request between the two orgs is withdrawn first, so a new one may be made.
+    prepare: async (home, server) => {
+      const token = await server.tokenFor(home.maker.admin);
+      const list = await server.request(jsonRequest('GET', `/api/orgs/${home.org}/connected_orgs/`, undefined, token));
+      for (const connection of list.json as Array<{ id: number; status: string; org_id: number; connected_org_id: number }>) {
+        if (connection.status === 'declined' || ![connection.org_id, connection.connected_org_id].includes(home.other)) continue;
+        await server.request(jsonRequest('PATCH', `/api/orgs/${home.org}/connected_orgs/${connection.id}/`, { status: 'declined' }, token));
+      }
+    },
+  },
+  'PATCH /api/orgs/{org_id}/connected_orgs/{id}/': { expect: adminOnly(200), body: () => ({ status: 'declined' }) },
+  'GET /api/orgs/{org_id}/events/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/events/': { expect: projectRule(201), body: (home) => ({ title: 'Access matrix note', project: home.records.project }) },
+  'GET /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200) },
+  'GET /api/orgs/{org_id}/webhooks/': { expect: adminOnly(200) },
+  'POST /api/orgs/{org_id}/webhooks/': { expect: adminOnly(201), body: () => ({ endpoint: 'https://hooks.example.invalid/access', enabled: false, debug: false }) },
+  'GET /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(200) },
+  'PATCH /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(200), body: () => ({ enabled: false }) },
+  'DELETE /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('webhook') }) },
+  'GET /api/orgs/{org_id}/webhook_process_logs/': { expect: adminOnly(200) },
+  'GET /api/orgs/{org_id}/private_files/': { expect: proOnly(200) },
+  'POST /api/orgs/{org_id}/private_files/': { expect: proOnly(201), multipart: true },
+  'GET /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(200) },
+  'PATCH /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(200), body: () => ({ title: 'Access matrix file' }) },
+  'DELETE /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('file') }) },
+  'GET /api/orgs/{org_id}/file_tags/': { expect: proOnly(200) },
+  'POST /api/orgs/{org_id}/file_tags/': { expect: proOnly(201), body: () => ({ title: `Access tag ${++tagCount}` }) },
+  'POST /api/orgs/{org_id}/private_files/uploads/': { expect: proOnly(201), body: () => ({ filename: 'access.bin' }) },
+  // Uploads belong to the user who started them: the admin's is the member's 403.
+  'GET /api/orgs/{org_id}/private_files/uploads/{upload_id}/': { expect: adminOnly(200) },
+  'POST /api/orgs/{org_id}/private_files/uploads/{upload_id}/complete/': { expect: adminOnly(201), fresh: async (home) => ({ upload_id: await home.maker.make('openUpload') }) },
+  'PUT /api/orgs/{org_id}/private_files/uploads/{upload_id}/parts/{part}/': {
+    expect: adminOnly(200),
+    rawBody: Buffer.from('part two'),
+    fresh: async (home) => ({ upload_id: await home.maker.make('openUpload'), part: '2' }),
+  },
+};
+
+/** Routes outside the org scope that need a token: what each signed-in user gets. */
+const USER_ROUTES: Record<string, { expect: (principal: Principal) => number; body?: unknown }> = {
+  'GET /api/fetch_token/': { expect: () => 200 },
+  // The target is the Sunrise admin: only they (or an admin of one of their orgs) may change them.
+  'PATCH /auth/users/{user_id}/': { expect: (principal) => (principal.user === 'sunriseAdmin' ? 200 : 403), body: { is_machine_user: false } },
+};
+
+/** Public routes: the same answer for everyone, whatever Authorization they send. */
+const PUBLIC_ROUTES: Record<string, { expect: number; body?: unknown }> = {
+  'POST /api-token-auth/': { expect: 400, body: { username: 'nobody@example.com', password: 'not the password' } },
+  'GET /api/roof_types/': { expect: 200 },
+  'GET /api/roof_types/{id}/': { expect: 200 },
+  'GET /api/countries/{iso2}/': { expect: 200 },
+  'GET /downloads/private_files/{id}/': { expect: 200 },
+};
+
+describe('access: every route, every demo user, no token, a bad token and a foreign org', () => {
+  let server: HardeningServer;
+  let operations: ApiOperation[];
+  const homes = {} as Record<1 | 2, Home>;
+  let principals: Principal[];
+  /** Per org: text only that org's records hold. */
+  let markers: Map<number, string[]>;
+
+  before(async () => {
+    server = await startHardeningServer({ throttleRates: NO_QUOTAS });
+    const basicProject = await server.request(jsonRequest('GET', '/api/orgs/2/projects/?ordering=id&limit=1', undefined, await server.tokenFor('basicAdmin')));
+    for (const [org, admin, project, other] of [[1, 'sunriseAdmin', 2, 2], [2, 'basicAdmin', basicProject.json[0].id as number, 1]] as const) {
+      const maker = new RecordMaker(server, admin, org);
+      homes[org] = { org, maker, other, records: await maker.makeAll(project) };
+    }
+    const token = (user: DemoUser) => server.tokenFor(user);
+    principals = [
+      { name: 'Sunrise admin', user: 'sunriseAdmin', home: 1, role: 'admin', authorization: `Bearer ${await token('sunriseAdmin')}` },
+      { name: 'Sunrise member', user: 'sunriseMember', home: 1, role: 'member', authorization: `Bearer ${await token('sunriseMember')}` },
+      { name: 'Sunrise viewer', user: 'sunriseViewer', home: 1, role: 'viewer', authorization: `Token ${await token('sunriseViewer')}` },
+      { name: 'Basic admin', user: 'basicAdmin', home: 2, role: 'admin', authorization: `Bearer ${await token('basicAdmin')}` },
+      { name: 'Lapsed admin', user: 'lapsedAdmin', home: 3, role: 'admin', authorization: `Bearer ${await token('lapsedAdmin')}` },
+      { name: 'no token', home: null },
+      { name: 'a bad token', home: null, authorization: 'Bearer 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH' },
+      { name: '"Bearer undefined"', home: null, authorization: 'Bearer undefined' },
+      { name: 'a malformed header', home: null, authorization: `Bearer ${await token('sunriseAdmin')} extra` },
+      { name: 'another scheme', home: null, authorization: `Basic ${Buffer.from(`admin@sunrise.example:solardesk-demo`).toString('base64')}` },
+    ];
+    operations = await listOperations(server);
+    markers = orgMarkers(server.dataDir);
+  });
+
+  after(async () => {
+    const code = await server?.stop();
+    if (server) fs.rmSync(path.dirname(server.dataDir), { recursive: true, force: true });
+    assert.equal(code, 0);
+  });
+
+  /** Strings that belong to exactly one org: its name, projects, contacts, people, files and webhooks. */
+  function orgMarkers(dataDir: string): Map<number, string[]> {
+    const store = new StoreInspector(dataDir);
+    try {
+      const texts = new Map<number, string[]>();
+      const add = (org: number, ...values: unknown[]) =>
+        texts.set(org, [...(texts.get(org) ?? []), ...values.filter((value): value is string => typeof value === 'string' && value.trim().length >= 6)]);
+      for (const row of store.all<{ id: number; name: string }>('select id, name from orgs')) add(row.id, row.name);
+      for (const row of store.all<{ org_id: number; title: string; address: string }>('select org_id, title, address from projects')) add(row.org_id, row.title, row.address);
+      for (const row of store.all<{ org_id: number; email: string }>('select org_id, email from contacts')) add(row.org_id, row.email);
+      for (const row of store.all<{ org_id: number; email: string; name: string }>("select r.org_id, u.email, r.first_name || ' ' || r.family_name as name from roles r left join users u on u.id = r.user_id")) add(row.org_id, row.email, row.name);
+      for (const row of store.all<{ org_id: number; title: string }>('select org_id, title from private_files')) add(row.org_id, row.title);
+      for (const row of store.all<{ org_id: number; endpoint: string }>('select org_id, endpoint from webhooks')) add(row.org_id, row.endpoint);
+      // A text that also appears in a record of another org, or in one of no org (a
+      // workflow stage called "Proposal sent"), is nobody's secret: only distinctive text
+      // counts. (User rows are the people of the orgs their roles are in.)
+      const corpus = new Map<number | null, string>();
+      for (const table of store.dataTables().filter((name) => name !== 'users')) {
+        for (const row of store.all<Record<string, unknown>>(`select * from "${table}"`)) {
+          const org = 'org_id' in row ? Number(row.org_id) : null;
+          corpus.set(org, `${corpus.get(org) ?? ''}\n${JSON.stringify(row)}`);
+        }
+      }
+      const elsewhere = (text: string, org: number) => [...corpus].some(([other, rows]) => other !== org && rows.includes(text));
+      return new Map([...texts].map(([org, values]) => [org, [...new Set(values)].filter((value) => !elsewhere(value, org))]));
+    } finally {
+      store.close();
+    }
+  }
+
+  /** No answer to a caller may hold a marker of an org other than theirs; org names may show in connection records. */
+  function assertNoForeignData(response: RawResponse, principal: Principal, label: string, connectionRoute: boolean): void {
+    for (const [org, values] of markers) {
+      if (org === principal.home) continue;
+      const leaked = values.find((value) => response.text.includes(value) && !(connectionRoute && value === ORG_NAMES[org]));
+      assert.equal(leaked, undefined, `${label}: the answer holds ${JSON.stringify(leaked)} of org ${org}: ${response.text.slice(0, 300)}`);
+    }
+  }
+
+  async function send(operation: ApiOperation, principal: Principal, values: Record<string, string>, rule?: RouteRule, home?: Home): Promise<RawResponse> {
+    const headers: Record<string, string> = principal.authorization ? { authorization: principal.authorization } : {};
+    let request: RawRequest = { method: operation.method, path: fillPath(operation.template, values), headers };
+    if (rule?.query) request.path += `?${rule.query}`;
+    const body = home && rule?.body ? rule.body(home) : undefined;
+    if (body !== undefined) request = { ...request, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    if (rule?.multipart) {
+      const multipart = multipartBytes({ title: 'Access matrix upload' }, { fileName: 'access.txt', bytes: Buffer.from('access matrix\n') });
+      request = { ...request, headers: { ...headers, 'content-type': multipart.contentType }, body: multipart.body };
+    }
+    if (rule?.rawBody) request = { ...request, headers: { ...headers, 'content-type': 'application/octet-stream' }, body: rule.rawBody };
+    const response = await sendChecked(server, request);
+    tally.inputs++;
+    // A signed download link serves its file to whoever holds it, by design: its bytes are the file's, not a leak.
+    if (!operation.template.startsWith('/downloads/')) {
+      assertNoForeignData(response, principal, `${principal.name} ${operation.method} ${request.path}`, operation.template.includes('connected_orgs'));
+    }
+    return response;
+  }
+
+  function expectStatus(response: RawResponse, expected: number, label: string): void {
+    assert.equal(response.status, expected, `${label}: expected ${expected}, got ${response.status} ${response.text.slice(0, 300)}`);
+  }
+
+  test('every route of the OpenAPI document has an access rule here', () => {
+    const known = new Set([...Object.keys(ORG_ROUTES), ...Object.keys(USER_ROUTES), ...Object.keys(PUBLIC_ROUTES)]);
+    const missing = operations.map(operationName).filter((name) => !known.has(name));
+    assert.deepEqual(missing, [], 'a new route needs its expected answers in main/hardening/access.hardening.ts');
+  });
+
+  test('the matrix: each route, each caller, own org, foreign org, missing org, foreign record ids', async () => {
+    let cells = 0;
+    for (const operation of operations) {
+      const name = operationName(operation);
+      const rule = ORG_ROUTES[name];
+      for (const principal of principals) {
+        const label = `${principal.name} ${name}`;
+        if (PUBLIC_ROUTES[name]) {
+          const values = pathValues(operation, homes[1].records);
+          const isDownload = operation.template.startsWith('/downloads/');
+          const query = isDownload ? homes[1].records.fileLink.split('?')[1] : undefined;
+          const body = PUBLIC_ROUTES[name].body;
+          const response = await send(operation, principal, values, { expect: all(0), query, body: body === undefined ? undefined : () => body }, homes[1]);
+          expectStatus(response, PUBLIC_ROUTES[name].expect, label);
+          cells++;
+          continue;
+        }
+        if (!principal.user) {
+          // No usable token: 401 on every route that needs one, whatever the org or record.
+          expectStatus(await send(operation, principal, pathValues(operation, homes[1].records)), 401, label);
+          cells++;
+          continue;
+        }
+        if (USER_ROUTES[name]) {
+          const body = USER_ROUTES[name].body;
+          const response = await send(operation, principal, pathValues(operation, homes[1].records), { expect: all(0), body: body === undefined ? undefined : () => body }, homes[1]);
+          expectStatus(response, USER_ROUTES[name].expect(principal), label);
+          cells++;
+          continue;
+        }
+        if (!rule) continue; // reported by the test above
+        const ownOrg = principal.home === 3 ? null : homes[principal.home!];
+        // Own org: the role's answer; Lapsed Solar's plan has ended, so its admin gets 403 everywhere.
+        if (ownOrg) {
+          if (rule.prepare && principal.role === 'admin') await rule.prepare(ownOrg, server);
+          const fresh = rule.fresh && rule.expect[principal.role!] < 300 ? await rule.fresh(ownOrg) : {};
+          const response = await send(operation, principal, { ...pathValues(operation, ownOrg.records), ...fresh }, rule, ownOrg);
+          expectStatus(response, rule.expect[principal.role!], `${label} in its own org`);
+        } else {
+          expectStatus(await send(operation, principal, { ...pathValues(operation, homes[1].records), org_id: '3' }, rule, homes[1]), 403, `${label} in its lapsed org`);
+        }
+        // A foreign org, with that org's real record ids; and an org that does not exist.
+        const foreign = homes[principal.home === 1 ? 2 : 1];
+        expectStatus(await send(operation, principal, pathValues(operation, foreign.records), rule, foreign), 403, `${label} in org ${foreign.org}`);
+        expectStatus(await send(operation, principal, { ...pathValues(operation, foreign.records), org_id: '999' }, rule, foreign), 403, `${label} in org 999`);
+        cells += 3;
+        // The admin, in their own org, naming the other org's records: they do not exist here.
+        const recordParams = operation.pathParams.filter((param) => param !== 'org_id' && param !== 'part');
+        if (ownOrg && principal.role === 'admin' && recordParams.length > 0) {
+          const values = { ...pathValues(operation, foreign.records), org_id: String(ownOrg.org) };
+          expectStatus(await send(operation, principal, values, rule, ownOrg), 404, `${label} with org ${foreign.org}'s record ids`);
+          cells++;
+        }
+      }
+    }
+    tally.notes.push(`${operations.length} routes x ${principals.length} callers: ${cells} cells, every answer checked for other orgs' data`);
+  });
+
+  test('fetch_token for a foreign org is 403', async () => {
+    for (const [user, org] of [['sunriseAdmin', 2], ['basicAdmin', 1], ['sunriseMember', 3]] as const) {
+      const response = await sendChecked(server, jsonRequest('GET', `/api/fetch_token/?org_id=${org}`, undefined, await server.tokenFor(user)));
+      tally.inputs++;
+      expectStatus(response, 403, `${user} fetch_token org ${org}`);
+    }
+  });
+
+  test('signed download links tampered with in each part are refused', async () => {
+    const sunrise = homes[1].records;
+    const link = new URL(sunrise.fileLink, server.baseUrl);
+    const params = Object.fromEntries(link.searchParams) as { user: string; expires: string; signature: string };
+    const fileId = Number(/(\d+)\/$/.exec(link.pathname)![1]);
+    const otherFile = Number(await homes[1].maker.make('file'));
+    const linkTo = (id: number | string, query: Record<string, string>) => `/downloads/private_files/${id}/?${new URLSearchParams(query)}`;
+    const download = async (urlPath: string) => {
+      const response = await sendChecked(server, { method: 'GET', path: urlPath });
+      tally.inputs++;
+      return response;
+    };
+    const untouched = await download(linkTo(fileId, params));
+    expectStatus(untouched, 200, 'the link as issued');
+
+    const signature = params.signature;
+    const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    const tampered: Array<[string, string]> = [
+      ['id: another file of the org', linkTo(otherFile, params)],
+      ["id: the other org's file", linkTo(homes[2].records.file, params)],
+      ['id: no such file', linkTo(999_999, params)],
+      ['user: another user', linkTo(fileId, { ...params, user: String(Number(params.user) + 1) })],
+      ['user: 0', linkTo(fileId, { ...params, user: '0' })],
+      ['user: a leading zero', linkTo(fileId, { ...params, user: `0${params.user}` })],
+      ['expires: a second later', linkTo(fileId, { ...params, expires: String(Number(params.expires) + 1) })],
+      ['expires: far future', linkTo(fileId, { ...params, expires: '99999999999' })],
+      ['expires: a leading zero', linkTo(fileId, { ...params, expires: `0${params.expires}` })],
+      ['signature: last character changed', linkTo(fileId, { ...params, signature: flipped })],
+      ['signature: cut short', linkTo(fileId, { ...params, signature: signature.slice(0, -2) })],
+      ['signature: a character added', linkTo(fileId, { ...params, signature: `${signature}A` })],
+      ['signature: junk added', linkTo(fileId, { ...params, signature: `${signature}!` })],
+      ['signature: junk inside', linkTo(fileId, { ...params, signature: `${signature.slice(0, 10)}.${signature.slice(10)}` })],
+      ['signature: padding added', linkTo(fileId, { ...params, signature: `${signature}=` })],
+      ['signature: standard base64', linkTo(fileId, { ...params, signature: `${signature.replace(/-/g, '+').replace(/_/g, '/')}+` })],
+      ['signature: upper case', linkTo(fileId, { ...params, signature: signature.toUpperCase() })],
+      ['signature: empty', linkTo(fileId, { ...params, signature: '' })],
+      ['signature: missing', linkTo(fileId, { user: params.user, expires: params.expires })],
+      ['user: missing', linkTo(fileId, { expires: params.expires, signature })],
+      ['expires: missing', linkTo(fileId, { user: params.user, signature })],
+      ["signature: the other org's link's", linkTo(fileId, { ...params, signature: new URL(homes[2].records.fileLink, server.baseUrl).searchParams.get('signature')! })],
+    ];
+    for (const [label, urlPath] of tampered) {
+      const response = await download(urlPath);
+      assert.ok([403, 404].includes(response.status), `${label}: ${response.status} ${response.text.slice(0, 200)}`);
+    }
+    // Parameters given twice are not a link the server made either.
+    for (const name of ['user', 'expires', 'signature'] as const) {
+      const response = await download(`${linkTo(fileId, params)}&${name}=${encodeURIComponent(params[name])}`);
+      assert.ok([400, 403, 404].includes(response.status), `${name} twice: ${response.status}`);
+    }
+    tally.notes.push(`${tampered.length + 3} tampered download links refused`);
+  });
+
+  test('summary', (t) => reportTally(t, tally));
+});

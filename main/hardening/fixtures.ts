@@ -1,0 +1,175 @@
+// Records of one org for the hardening suite to aim at, made through the API by
+// the org's admin: one of each kind a route's path can name, so every path
+// template of the OpenAPI document can be filled with ids that exist.
+import { randomBytes } from 'node:crypto';
+import type { ApiOperation } from './api-routes.ts';
+import { jsonRequest, type DemoUser, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
+
+export interface OrgRecords {
+  org: number;
+  /** A project with a design; in Sunrise Solar one the member holds no role on. */
+  project: number;
+  systemUuid: string;
+  contact: number;
+  /** The admin's own role. */
+  role: number;
+  /** The admin's user id. */
+  user: number;
+  event: number;
+  webhook: number;
+  /** The admin's, attached to no project. */
+  file: number;
+  /** Its signed `file_contents` link, as a path with its query. */
+  fileLink: string;
+  connection: number;
+  /** The admin's upload, completed. */
+  upload: string;
+}
+
+export type RecordKind = 'project' | 'contact' | 'event' | 'webhook' | 'file' | 'connection' | 'upload' | 'openUpload';
+
+/** A multipart body as bytes, fields first, then the file part (name `file_contents` unless told). */
+export function multipartBytes(
+  fields: Record<string, string>,
+  file: { fileName: string; bytes: Buffer; contentType?: string; partName?: string } | null,
+  boundary = `----hardening${randomBytes(8).toString('hex')}`,
+): { contentType: string; body: Buffer } {
+  const parts: Buffer[] = Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.partName ?? 'file_contents'}"; filename="${file.fileName}"\r\n` +
+          `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      ),
+      file.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat(parts) };
+}
+
+export function multipartRequest(urlPath: string, token: string, multipart: { contentType: string; body: Buffer }): RawRequest {
+  return { method: 'POST', path: urlPath, headers: { authorization: `Bearer ${token}`, 'content-type': multipart.contentType }, body: multipart.body };
+}
+
+/** Makes records as one org's admin. */
+export class RecordMaker {
+  private made = 0;
+
+  constructor(
+    private readonly server: HardeningServer,
+    readonly admin: DemoUser,
+    readonly org: number,
+  ) {}
+
+  private async send(request: (token: string) => RawRequest, expected: number[] = [200, 201]): Promise<RawResponse> {
+    const raw = request(await this.server.tokenFor(this.admin));
+    const response = await this.server.request(raw);
+    if (!expected.includes(response.status)) throw new Error(`fixture ${raw.method} ${raw.path}: ${response.status} ${response.text.slice(0, 300)}`);
+    return response;
+  }
+
+  private call(method: string, urlPath: string, body?: unknown): Promise<RawResponse> {
+    return this.send((token) => jsonRequest(method, urlPath, body, token));
+  }
+
+  private get prefix(): string {
+    return `/api/orgs/${this.org}`;
+  }
+
+  /** A fresh record of the kind; returns what a path names it by. */
+  async make(kind: RecordKind, project?: number): Promise<string> {
+    const label = `Hardening ${kind} ${this.org}-${++this.made}`;
+    switch (kind) {
+      case 'project':
+        return String((await this.call('POST', `${this.prefix}/projects/`, { title: label, address: `${this.made} Fixture Street` })).json.id);
+      case 'contact':
+        return String((await this.call('POST', `${this.prefix}/contacts/`, { first_name: label, email: `fixture${this.made}.org${this.org}@example.com` })).json.id);
+      case 'event':
+        return String((await this.call('POST', `${this.prefix}/events/`, { title: label, project })).json.id);
+      case 'webhook':
+        return String(
+          (await this.call('POST', `${this.prefix}/webhooks/`, { endpoint: `https://hooks.example.invalid/org${this.org}/${this.made}`, enabled: false, debug: false })).json.id,
+        );
+      case 'file': {
+        const multipart = multipartBytes({ title: label }, { fileName: `fixture-${this.org}-${this.made}.txt`, bytes: Buffer.from(`${label}\n`) });
+        return String((await this.send((token) => multipartRequest(`${this.prefix}/private_files/`, token, multipart))).json.id);
+      }
+      case 'connection': {
+        // Every org asks Lapsed Solar (org 3), which can never answer: the request stays pending.
+        return String((await this.call('POST', `${this.prefix}/connected_orgs/`, { connected_org: 3, connected_org_name: 'Lapsed Solar' })).json.id);
+      }
+      case 'openUpload':
+      case 'upload': {
+        const upload = (await this.call('POST', `${this.prefix}/private_files/uploads/`, { filename: `${label}.bin` })).json.upload_id as string;
+        await this.send((token) => ({
+          method: 'PUT',
+          path: `${this.prefix}/private_files/uploads/${upload}/parts/1/`,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+          body: Buffer.from(label),
+        }));
+        if (kind === 'upload') await this.call('POST', `${this.prefix}/private_files/uploads/${upload}/complete/`);
+        return upload;
+      }
+    }
+  }
+
+  /** One record of each kind, plus the ids the org already has. */
+  async makeAll(project: number): Promise<OrgRecords> {
+    const org = (await this.call('GET', `${this.prefix}/`)).json as { role_id: number };
+    const role = (await this.call('GET', `${this.prefix}/roles/${org.role_id}/`)).json as { user: string };
+    const systems = (await this.call('GET', `${this.prefix}/projects/${project}/systems/details/`)).json as { systems: Array<{ uuid: string }> };
+    if (!systems.systems[0]) throw new Error(`project ${project} of org ${this.org} has no system`);
+    const file = Number(await this.make('file'));
+    const link = new URL((await this.call('GET', `${this.prefix}/private_files/${file}/`)).json.file_contents as string);
+    return {
+      org: this.org,
+      project,
+      systemUuid: systems.systems[0].uuid,
+      contact: Number(await this.make('contact')),
+      role: org.role_id,
+      user: Number(/(\d+)\/?$/.exec(role.user)![1]),
+      event: Number(await this.make('event', project)),
+      webhook: Number(await this.make('webhook')),
+      file,
+      fileLink: `${link.pathname}${link.search}`,
+      connection: Number(await this.make('connection')),
+      upload: await this.make('upload'),
+    };
+  }
+}
+
+/** What an `{id}` names, by the path segment before it. */
+const ID_KINDS: Record<string, keyof OrgRecords> = {
+  projects: 'project',
+  contacts: 'contact',
+  roles: 'role',
+  events: 'event',
+  webhooks: 'webhook',
+  private_files: 'file',
+  connected_orgs: 'connection',
+};
+
+/**
+ * Values for every path parameter of the operation, from the org's records. A
+ * parameter nobody taught this function gets "1" (it is still attacked; the
+ * access matrix insists on an expectation of its own for every route).
+ */
+export function pathValues(operation: ApiOperation, records: OrgRecords): Record<string, string> {
+  const values: Record<string, string> = {};
+  const segments = operation.template.split('/');
+  for (const name of operation.pathParams) {
+    const before = segments[segments.indexOf(`{${name}}`) - 1] ?? '';
+    const kind = name === 'id' ? ID_KINDS[before] : undefined;
+    values[name] =
+      name === 'org_id' ? String(records.org)
+      : kind !== undefined ? String(records[kind])
+      : name === 'user_id' ? String(records.user)
+      : name === 'uuid' ? records.systemUuid
+      : name === 'upload_id' ? records.upload
+      : name === 'iso2' ? 'AU'
+      : '1';
+  }
+  return values;
+}

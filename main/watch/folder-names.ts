@@ -1,0 +1,119 @@
+// Names in project folders: valid on Windows, macOS and Linux alike, never two that
+// one of those disks would take for the same name (case, Unicode normalisation),
+// and which files the watcher leaves alone (temporary and system files).
+// sync-lessons.md "Names"; docs/project-folders.md.
+
+/** Characters Windows refuses in a name (the path separators of every OS among them). */
+const ILLEGAL_CHARACTERS = /[<>:"/\\|?*]/g;
+/** Windows' reserved device names, with or without an extension ("CON.txt" is reserved too). */
+const RESERVED_NAMES = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+/** Longest name kept, in characters; well under every OS's 255 and leaves room for Windows' 260-character paths. */
+export const MAX_NAME_LENGTH = 120;
+/** And in UTF-8 bytes: ext4 and APFS count bytes, and a name of 120 CJK characters is 360 of them. */
+const MAX_NAME_BYTES = 240;
+
+const isControlCharacter = (character: string) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f;
+
+function splitExtension(name: string): { stem: string; extension: string } {
+  const match = /^(.+?)(\.[^.\s]{1,10})$/.exec(name);
+  return match ? { stem: match[1]!, extension: match[2]! } : { stem: name, extension: '' };
+}
+
+function truncate(text: string, maxChars: number, maxBytes: number): string {
+  let result = [...text].slice(0, maxChars).join('');
+  while (Buffer.byteLength(result) > maxBytes) result = [...result].slice(0, -1).join('');
+  return result;
+}
+
+/**
+ * A name valid on every OS: illegal and control characters become spaces, runs of
+ * spaces one space, trailing dots and spaces go (Windows drops them silently),
+ * reserved device names get a leading "_", and long names are cut (keeping the
+ * extension). Same rules as main/core's download naming, so both pick one folder.
+ */
+export function safeName(name: string, fallback: string): string {
+  const printable = [...name.normalize('NFC')].map((character) => (isControlCharacter(character) ? ' ' : character)).join('');
+  let cleaned = printable.replace(ILLEGAL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim().replace(/[. ]+$/, '');
+  if (RESERVED_NAMES.test(cleaned)) cleaned = `_${cleaned}`;
+  if ([...cleaned].length > MAX_NAME_LENGTH || Buffer.byteLength(cleaned) > MAX_NAME_BYTES) {
+    const { stem, extension } = splitExtension(cleaned);
+    cleaned = `${truncate(stem, MAX_NAME_LENGTH - extension.length, MAX_NAME_BYTES - Buffer.byteLength(extension)).replace(/[. ]+$/, '')}${extension}`;
+  }
+  return cleaned.trim() === '' || cleaned === '.' || cleaned === '..' ? fallback : cleaned;
+}
+
+/** "<title> (<id>)": the id keeps two projects with one title apart, the title lets people find it. */
+export function projectFolderName(project: { id: number; title?: string | null; identifier?: string | null }): string {
+  const label = project.title?.trim() || project.identifier?.trim() || 'Project';
+  return `${safeName(label, 'Project')} (${project.id})`;
+}
+
+/** The project id a folder name ends with, "(<id>)", if any: how a folder renamed behind our back is found again. */
+export function idInFolderName(folderName: string): number | null {
+  const match = /\((\d{1,15})\)$/.exec(folderName);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Two names that a case-insensitive disk (Windows, macOS by default) or a
+ * normalising one (macOS: NFD) would take for one file have the same key.
+ */
+export function nameKey(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/**
+ * `name` if its key is free, else "stem (2).ext", "stem (3).ext"... The caller says
+ * which keys are taken (names on disk, names about to be used).
+ */
+export function uniqueName(name: string, isTaken: (key: string) => boolean): string {
+  if (!isTaken(nameKey(name))) return name;
+  const { stem, extension } = splitExtension(name);
+  for (let n = 2; ; n++) {
+    const candidate = `${stem} (${n})${extension}`;
+    if (!isTaken(nameKey(candidate))) return candidate;
+  }
+}
+
+/** A file name for a private file arriving in a folder: its title, with an extension from its bytes when the title has none. */
+export function arrivalFileName(title: string, fileName: string, mimeType: string, fallback: string): string {
+  let name = safeName(title, '') || safeName(fileName, fallback);
+  if (splitExtension(name).extension === '') {
+    const extension = splitExtension(fileName).extension || EXTENSIONS_BY_TYPE[mimeType] || '';
+    if (extension) name = safeName(`${name}${extension}`, fallback);
+  }
+  return name;
+}
+
+const EXTENSIONS_BY_TYPE: Record<string, string> = {
+  'application/pdf': '.pdf',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'application/zip': '.zip',
+};
+
+const IGNORED_EXACT = new Map([
+  ['thumbs.db', 'a Windows thumbnail cache'],
+  ['desktop.ini', 'a Windows folder settings file'],
+]);
+
+/**
+ * Why a file is left alone, or null when it is one to attach: office lock and
+ * owner files, partial downloads and temporary files, system files, dot-files.
+ */
+export function ignoreReason(name: string): string | null {
+  const lower = name.toLowerCase();
+  if (name.startsWith('~$')) return 'an Office owner file (~$...), made while a document is open';
+  if (name.startsWith('.~lock.')) return 'a LibreOffice lock file (.~lock....), made while a document is open';
+  if (lower === '.ds_store') return 'a macOS folder settings file';
+  if (name.startsWith('.')) return 'a hidden file (its name starts with a dot)';
+  const exact = IGNORED_EXACT.get(lower);
+  if (exact) return exact;
+  if (lower.endsWith('.tmp')) return 'a temporary file (.tmp)';
+  if (lower.endsWith('.part')) return 'a partial download (.part)';
+  if (lower.endsWith('.crdownload')) return 'a partial download (.crdownload)';
+  return null;
+}
+
+export const isIgnoredName = (name: string): boolean => ignoreReason(name) !== null;

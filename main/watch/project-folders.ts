@@ -1,0 +1,195 @@
+// One folder per project under the folder root, kept in step with the projects:
+// a new project gets its folder, a renamed (or re-keyed) project's folder is
+// renamed, a folder renamed or lost behind our back is found again by its inode or
+// the "(<id>)" its name ends with. The mapping lives in watch_projects (migration
+// 0005), so a re-key (main/sync/replica.ts) moves it in the same transaction.
+// Folders are never deleted: a project that goes away leaves its folder, which is
+// then reported as "not a project folder".
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database, WatchProjectRow } from '../engine/store/tables.ts';
+import { idInFolderName, nameKey, projectFolderName, uniqueName } from './folder-names.ts';
+
+/** The folder at the root that holds the agent's own temp and trash folders; dot-named, so never a project's. */
+export const AGENT_FOLDER = '.solardesk';
+
+export interface FolderChanges {
+  created: Array<{ projectId: number; folder: string }>;
+  renamed: Array<{ projectId: number; from: string; to: string }>;
+  /** A folder renamed behind our back, found again. */
+  adopted: Array<{ projectId: number; folder: string }>;
+  /** The folder was gone and could not be found; a new, empty one was made. Its files are lost locally. */
+  lost: Array<{ projectId: number; folder: string }>;
+  /** Projects that no longer exist: their folders stay, as ordinary folders. */
+  released: Array<{ projectId: number; folder: string }>;
+  /** What could not be done now (a rename refused while a file is open, on Windows), retried next time. */
+  problems: Array<{ folder: string; reason: string }>;
+}
+
+interface DiskFolder {
+  name: string;
+  ino: string | null;
+}
+
+export class ProjectFolders {
+  private byProject = new Map<number, WatchProjectRow>();
+  private byFolder = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly root: string,
+    private readonly orgId: number,
+  ) {}
+
+  async load(): Promise<void> {
+    this.index(await this.db.selectFrom('watch_projects').selectAll().execute());
+  }
+
+  private index(rows: WatchProjectRow[]): void {
+    this.byProject = new Map(rows.map((row) => [row.project_id, row]));
+    this.byFolder = new Map(rows.map((row) => [row.folder, row.project_id]));
+  }
+
+  /**
+   * The project a folder directly under the root belongs to, or null. The name must
+   * match exactly: on a case-sensitive disk "roof (1)" beside "Roof (1)" is not project 1's.
+   */
+  projectOfFolder(folder: string): number | null {
+    return this.byFolder.get(folder) ?? null;
+  }
+
+  /** The same from the store, not the cache: a re-key (in a sync transaction) may have moved it since the last pass. */
+  async projectOfFolderNow(folder: string): Promise<number | null> {
+    const row = await this.db.selectFrom('watch_projects').select('project_id').where('folder', '=', folder).executeTakeFirst();
+    return row?.project_id ?? null;
+  }
+
+  folderOf(projectId: number): string | null {
+    return this.byProject.get(projectId)?.folder ?? null;
+  }
+
+  pathOf(projectId: number): string | null {
+    const folder = this.folderOf(projectId);
+    return folder === null ? null : path.join(this.root, folder);
+  }
+
+  projectIds(): number[] {
+    return [...this.byProject.keys()];
+  }
+
+  get size(): number {
+    return this.byProject.size;
+  }
+
+  private async diskFolders(): Promise<Map<string, DiskFolder>> {
+    const entries = await fsp.readdir(this.root, { withFileTypes: true });
+    const folders = new Map<string, DiskFolder>();
+    for (const entry of entries) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      folders.set(entry.name, { name: entry.name, ino: null });
+    }
+    return folders;
+  }
+
+  private async inoOf(folder: string): Promise<string | null> {
+    try {
+      return String((await fsp.stat(path.join(this.root, folder))).ino);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Makes the folders match the projects. The root must exist (the caller checks it is healthy). */
+  async reconcile(): Promise<FolderChanges> {
+    const changes: FolderChanges = { created: [], renamed: [], adopted: [], lost: [], released: [], problems: [] };
+    const rows = new Map((await this.db.selectFrom('watch_projects').selectAll().execute()).map((row) => [row.project_id, row]));
+    const projects = await this.db.selectFrom('projects').select(['id', 'title', 'identifier']).where('org_id', '=', this.orgId).orderBy('id').execute();
+    const disk = await this.diskFolders();
+    // Keys of every name in use or about to be: on a case-insensitive disk "Roof (1)" and "roof (1)" are one folder.
+    const taken = new Map<string, number | null>();
+    for (const name of disk.keys()) taken.set(nameKey(name), null);
+    for (const row of rows.values()) taken.set(nameKey(row.folder), row.project_id);
+    const mappedFolders = new Set([...rows.values()].map((row) => row.folder));
+    const isFree = (key: string, projectId: number) => !taken.has(key) || taken.get(key) === projectId;
+    const existing = new Set(projects.map((project) => project.id));
+
+    for (const row of rows.values()) {
+      if (existing.has(row.project_id)) continue;
+      await this.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('watch_files').where('project_id', '=', row.project_id).execute();
+        await trx.deleteFrom('watch_projects').where('project_id', '=', row.project_id).execute();
+      });
+      rows.delete(row.project_id);
+      mappedFolders.delete(row.folder);
+      changes.released.push({ projectId: row.project_id, folder: row.folder });
+    }
+
+    for (const project of projects) {
+      const canonical = projectFolderName(project);
+      const row = rows.get(project.id);
+      try {
+        if (!row) {
+          // A folder of exactly that name that is no other project's (made by the app's
+          // "save to folder", or left from an earlier run) is taken over, not duplicated.
+          const reuse = disk.has(canonical) && !mappedFolders.has(canonical);
+          const folder = reuse ? canonical : uniqueName(canonical, (key) => !isFree(key, project.id));
+          if (!reuse) await fsp.mkdir(path.join(this.root, folder));
+          await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'insert');
+          taken.set(nameKey(folder), project.id);
+          mappedFolders.add(folder);
+          changes.created.push({ projectId: project.id, folder });
+          continue;
+        }
+        if (disk.has(row.folder)) {
+          if (row.canonical === canonical) continue;
+          const target = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
+          if (target !== row.folder) await fsp.rename(path.join(this.root, row.folder), path.join(this.root, target));
+          taken.delete(nameKey(row.folder));
+          taken.set(nameKey(target), project.id);
+          await this.save({ ...row, folder: target, canonical }, 'update');
+          changes.renamed.push({ projectId: project.id, from: row.folder, to: target });
+          continue;
+        }
+        // Gone from where it was: renamed or moved by someone, or a crash between our rename and its record.
+        const found = await this.findRenamed(row, disk, mappedFolders);
+        if (found) {
+          await this.save({ ...row, folder: found, folder_ino: await this.inoOf(found) }, 'update');
+          taken.set(nameKey(found), project.id);
+          mappedFolders.add(found);
+          changes.adopted.push({ projectId: project.id, folder: found });
+          continue;
+        }
+        const folder = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
+        await fsp.mkdir(path.join(this.root, folder), { recursive: true });
+        await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'update');
+        taken.set(nameKey(folder), project.id);
+        mappedFolders.add(folder);
+        changes.lost.push({ projectId: project.id, folder: row.folder });
+      } catch (error) {
+        changes.problems.push({ folder: row?.folder ?? canonical, reason: (error as Error).message });
+      }
+    }
+    await this.load();
+    return changes;
+  }
+
+  private async findRenamed(row: WatchProjectRow, disk: Map<string, DiskFolder>, mapped: Set<string>): Promise<string | null> {
+    const candidates = [...disk.keys()].filter((name) => !mapped.has(name));
+    if (row.folder_ino) {
+      for (const name of candidates) if ((await this.inoOf(name)) === row.folder_ino) return name;
+    }
+    return candidates.find((name) => idInFolderName(name) === row.project_id) ?? null;
+  }
+
+  private async save(row: WatchProjectRow, how: 'insert' | 'update'): Promise<void> {
+    if (how === 'insert') await this.db.insertInto('watch_projects').values(row).execute();
+    else await this.db.updateTable('watch_projects').set(row).where('project_id', '=', row.project_id).execute();
+  }
+
+  /** Folders under the root that are no project's (dot-folders aside). */
+  async outsideFolders(): Promise<string[]> {
+    const disk = await this.diskFolders();
+    return [...disk.keys()].filter((name) => this.projectOfFolder(name) === null);
+  }
+}

@@ -1,0 +1,100 @@
+// One folder per project: made, renamed with the project, kept through a re-key,
+// found again when renamed behind our back, never deleted.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { makeTempDir, startTestServer, type TestServer } from '../../engine/testing/test-server.ts';
+import { ProjectFolders } from '../project-folders.ts';
+import { rekey } from '../../sync/replica.ts';
+
+let server: TestServer;
+let root: string;
+before(async () => {
+  server = await startTestServer();
+  root = makeTempDir('solardesk-folders-');
+});
+after(async () => {
+  await server.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const db = () => server.engine.context.db;
+const listRoot = () => fs.readdirSync(root).filter((name) => !name.startsWith('.')).sort();
+
+test('every project gets "<title> (<id>)"; a renamed project renames its folder; a vanished project leaves its folder', async () => {
+  const folders = new ProjectFolders(db(), root, 1);
+  await folders.load();
+  const first = await folders.reconcile();
+  const projects = await db().selectFrom('projects').select(['id', 'title']).where('org_id', '=', 1).execute();
+  assert.equal(first.created.length, projects.length);
+  assert.equal(listRoot().length, projects.length);
+  const project = projects[0]!;
+  const folder = folders.folderOf(project.id)!;
+  assert.ok(folder.endsWith(` (${project.id})`), folder);
+  assert.equal(folders.projectOfFolder(folder), project.id);
+  fs.writeFileSync(path.join(root, folder, 'kept.txt'), 'kept');
+
+  assert.deepEqual((await folders.reconcile()).created, [], 'a second pass changes nothing');
+
+  await db().updateTable('projects').set({ title: 'Renamed: "new" title' }).where('id', '=', project.id).execute();
+  const renamed = await folders.reconcile();
+  assert.deepEqual(renamed.renamed, [{ projectId: project.id, from: folder, to: `Renamed new title (${project.id})` }]);
+  assert.equal(fs.readFileSync(path.join(root, `Renamed new title (${project.id})`, 'kept.txt'), 'utf8'), 'kept', 'the files moved with it');
+  assert.equal(folders.projectOfFolder(folder), null);
+
+  // Renamed by the user: found again by its inode, and the name they chose is kept.
+  fs.renameSync(path.join(root, `Renamed new title (${project.id})`), path.join(root, 'My roof job'));
+  const adopted = await folders.reconcile();
+  assert.deepEqual(adopted.adopted, [{ projectId: project.id, folder: 'My roof job' }]);
+  assert.deepEqual(adopted.created, []);
+  assert.equal(folders.projectOfFolder('My roof job'), project.id);
+});
+
+test('a project made offline keeps its folder when sync re-keys it, which is then renamed to the real id', async () => {
+  const folders = new ProjectFolders(db(), root, 1);
+  await folders.load();
+  const created = await server.request('POST', '/api/orgs/1/projects/', { token: await server.tokenFor('admin@sunrise.example'), body: { title: 'Offline job' } });
+  assert.equal(created.status, 201);
+  const provisional = created.json.id as number;
+  await folders.reconcile();
+  assert.equal(folders.folderOf(provisional), `Offline job (${provisional})`);
+  fs.writeFileSync(path.join(root, `Offline job (${provisional})`, 'photo.jpg'), 'jpeg');
+  const realId = provisional + 1000;
+  await db().transaction().execute(async (trx) => {
+    await rekey(trx, 'project', provisional, realId);
+    await sql`PRAGMA defer_foreign_keys = OFF`.execute(trx);
+  });
+  assert.equal(await folders.projectOfFolderNow(`Offline job (${provisional})`), realId, 'the mapping moved with the re-key');
+  const changes = await folders.reconcile();
+  assert.deepEqual(changes.renamed, [{ projectId: realId, from: `Offline job (${provisional})`, to: `Offline job (${realId})` }]);
+  assert.deepEqual(changes.created, []);
+  assert.equal(fs.readFileSync(path.join(root, `Offline job (${realId})`, 'photo.jpg'), 'utf8'), 'jpeg');
+});
+
+test('case-only clashes get distinct folders; a deleted project leaves its folder as an ordinary one', async () => {
+  const folders = new ProjectFolders(db(), root, 1);
+  await folders.load();
+  const token = await server.tokenFor('admin@sunrise.example');
+  const a = await server.request('POST', '/api/orgs/1/projects/', { token, body: { title: 'Clash' } });
+  await folders.reconcile();
+  // Someone made a folder whose name differs only in case from the one the project would get.
+  await db().updateTable('projects').set({ title: 'CLASH' }).where('id', '=', a.json.id).execute();
+  fs.mkdirSync(path.join(root, `clash (${a.json.id})x`));
+  fs.mkdirSync(path.join(root, `Something else`));
+  const b = await server.request('POST', '/api/orgs/1/projects/', { token, body: { title: 'Other' } });
+  const otherCanonical = `Other (${b.json.id})`;
+  fs.mkdirSync(path.join(root, otherCanonical.toLowerCase()));
+  await folders.reconcile();
+  assert.equal(folders.folderOf(b.json.id), `${otherCanonical.slice(0, -1)} (2)`.replace(`(${b.json.id} (2)`, `(${b.json.id}) (2)`));
+  assert.ok((await folders.outsideFolders()).includes('Something else'));
+  assert.ok((await folders.outsideFolders()).includes(otherCanonical.toLowerCase()));
+
+  const folderOfB = folders.folderOf(b.json.id)!;
+  assert.equal((await server.request('DELETE', `/api/orgs/1/projects/${b.json.id}/`, { token })).status, 204);
+  const changes = await folders.reconcile();
+  assert.deepEqual(changes.released, [{ projectId: b.json.id, folder: folderOfB }]);
+  assert.ok(fs.existsSync(path.join(root, folderOfB)), 'never deleted');
+  assert.ok((await folders.outsideFolders()).includes(folderOfB));
+});
