@@ -193,6 +193,10 @@ export class FolderWatcher {
   private loopDone: Promise<void> = Promise.resolve();
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeResolve: (() => void) | null = null;
+  private wokenWhileBusy = false;
+  private fetchDone: Promise<void> = Promise.resolve();
+  /** The root's inode: a root removed and made again (a remount) needs new watchers. */
+  private rootIno: number | null = null;
 
   private readonly events = new Queue<WatchEvent>();
   /** Paths with a probe queued: a file being written fires an event per write, one probe is enough. */
@@ -254,6 +258,7 @@ export class FolderWatcher {
     this.closed = true;
     this.wake();
     await this.loopDone;
+    await this.fetchDone;
     await this.stopChokidar();
     this.state = 'stopped';
   }
@@ -290,6 +295,7 @@ export class FolderWatcher {
       this.unlinks.size === 0 &&
       this.rescanFolders.size === 0 &&
       !this.fullRescanWanted &&
+      !this.rootScanWanted &&
       this.toFetch.length === 0 &&
       this.fetching.size === 0 &&
       this.ready.length === 0 &&
@@ -309,10 +315,16 @@ export class FolderWatcher {
     clearTimeout(this.wakeTimer);
     const resolve = this.wakeResolve;
     this.wakeResolve = null;
-    resolve?.();
+    // Woken while working: the next idle returns at once instead of missing it.
+    if (resolve) resolve();
+    else this.wokenWhileBusy = true;
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.wokenWhileBusy) {
+      this.wokenWhileBusy = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       this.wakeResolve = resolve;
       this.wakeTimer = setTimeout(() => this.wake(), Math.max(10, ms));
@@ -327,7 +339,8 @@ export class FolderWatcher {
         worked = await this.step();
       } catch (error) {
         this.note(`error: ${(error as Error).message}`);
-        await this.idle(1000);
+        // A pause, not an idle: an error that repeats must not spin.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         continue;
       } finally {
         this.stepping = false;
@@ -417,7 +430,9 @@ export class FolderWatcher {
       await this.pauseFor('root_empty', suspicious);
       return true;
     }
-    if (this.state === 'watching') return false;
+    if (this.state === 'watching' && this.rootIno === stat.ino) return false;
+    if (this.state === 'watching') this.note(`the folder root ${this.root} was replaced; watching it afresh`);
+    this.rootIno = stat.ino;
     this.state = 'watching';
     this.detail = null;
     await fsp.mkdir(path.join(this.root, AGENT_FOLDER), { recursive: true });
@@ -1157,7 +1172,7 @@ export class FolderWatcher {
       this.fetching.add(id);
       this.toFetch.push(id);
     }
-    if (this.toFetch.length > 0) void this.fetchLoop();
+    if (this.toFetch.length > 0 && !this.fetchLoopRunning) this.fetchDone = this.fetchLoop();
   }
 
   /** Brings missing bytes down (content on demand) off the worker loop, then hands the file to it. */

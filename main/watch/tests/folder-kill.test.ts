@@ -26,6 +26,7 @@ let proxy: FaultProxy;
 let serverDir: string;
 let dataDir: string;
 let root: string;
+let sourceDir: string;
 let remoteToken: string;
 before(async () => {
   serverDir = makeTempDir('solardesk-folder-kill-server-');
@@ -33,12 +34,13 @@ before(async () => {
   proxy = await startFaultProxy(server.baseUrl);
   dataDir = makeTempDir('solardesk-folder-kill-agent-');
   root = makeTempDir('solardesk-folder-kill-root-');
+  sourceDir = makeTempDir('solardesk-folder-kill-src-');
   remoteToken = await signIn(server.baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
 });
 after(async () => {
   await proxy.close();
   await stopServerProcess(server);
-  for (const dir of [dataDir, serverDir, root]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of [dataDir, serverDir, root, sourceDir]) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function localJson(agent: AgentProcess, urlPath: string) {
@@ -64,7 +66,8 @@ test('kill -9 during a 50 MB upload from a project folder, then a restart: one c
     proxy.addRule({ method: 'PUT', path: PART_PATH, action: { kind: 'delay', ms: 300 } });
     const bytes = randomBytes(SIZE);
     const hash = createHash('sha256').update(bytes).digest('hex');
-    const staging = path.join(makeTempDir('solardesk-folder-kill-src-'), 'Drone survey.mp4');
+    // Written beside the root and moved in, as a browser or a copy does with a finished file.
+    const staging = path.join(sourceDir, 'Drone survey.mp4');
     fs.writeFileSync(staging, bytes);
     fs.renameSync(staging, path.join(folder, 'Drone survey.mp4'));
 

@@ -25,7 +25,7 @@ async function startWithFolder(root: string, confirmDeletes = false): Promise<Sy
     remoteRates: UNTHROTTLED_RATES as ThrottleRates,
     agent: {
       folder: root,
-      folderOptions: { stabilityWindowMs: WINDOW_MS, pairWindowMs: 1200, reconcileIntervalMs: 500, confirmDeletes },
+      folderOptions: { stabilityWindowMs: WINDOW_MS, pairWindowMs: 1200, reconcileIntervalMs: 500, burstThreshold: 100, confirmDeletes },
       chunkedUploadAboveBytes: 1024 * 1024,
       uploadPartBytes: 512 * 1024,
       ...(process.env.FOLDER_TEST_LOG ? { log: (line: string) => console.log(`${new Date().toISOString()} ${line}`) } : {}),
@@ -320,6 +320,38 @@ describe('project folders, synced', () => {
     await writing;
     await waitFor('attached', async () => (await h.agent.engine.context.db.selectFrom('private_files').select('id').where('title', '=', 'still copying.mp4').execute()).length === 1);
     await settle(h);
+  });
+
+  test('a burst of files past the threshold drops the queue and rescans: every file attached exactly once', async () => {
+    const source = makeTempDir('solardesk-burst-');
+    const hashes = new Set<string>();
+    for (let i = 0; i < 250; i++) {
+      const bytes = Buffer.from(`burst file ${i} ${Date.now()}`);
+      hashes.add(sha256(bytes));
+      fs.writeFileSync(path.join(source, `reading ${i}.txt`), bytes);
+    }
+    const postsBefore = h.proxy.count('POST', CREATE_PATH);
+    const overflowsBefore = h.agent.folders!.counts.overflows;
+    const folder = folderOfProject(root, 22);
+    for (const name of fs.readdirSync(source)) fs.copyFileSync(path.join(source, name), path.join(folder, name));
+    await waitFor('all attached', async () => {
+      const rows = await h.agent.engine.context.db.selectFrom('private_files').select('file_hash').where('project_id', '=', 22).execute();
+      return rows.filter((row) => hashes.has(row.file_hash!)).length === hashes.size;
+    }, 60_000);
+    await settle(h);
+    assert.ok(h.agent.folders!.counts.overflows > overflowsBefore, 'the queue overflowed and the folder was rescanned');
+    assert.equal(h.proxy.count('POST', CREATE_PATH) - postsBefore, hashes.size, 'each file uploaded once');
+    const remote = ((await h.remote('GET', '/api/orgs/1/private_files/?project=22&limit=1000')).json as Json[]).filter((file) => hashes.has(file.file_hash));
+    assert.equal(remote.length, hashes.size);
+    fs.rmSync(source, { recursive: true, force: true });
+  });
+
+  test('a file the remote refuses is reported as failed, with the reason', async () => {
+    h.proxy.addRule({ method: 'POST', path: CREATE_PATH, action: { kind: 'status', status: 400, body: { file_contents: ['The submitted file is empty.'] } }, times: 1 });
+    fs.writeFileSync(path.join(folderOfProject(root, 23), 'refused.pdf'), 'the remote will refuse this one');
+    const failed = await waitFor('a failed entry', async () => (await folderStatus(h)).files.find((entry) => entry.state === 'failed' && entry.path.endsWith('refused.pdf')));
+    assert.match(failed.reason, /refused it: HTTP 400.*empty/);
+    h.proxy.clearRules();
   });
 
   test('a file moved to another project elsewhere moves folders; one deleted elsewhere leaves for the trash, kept', async () => {
