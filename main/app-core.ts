@@ -76,7 +76,14 @@ export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
     const settings = options.settings.read();
     let backend: LocalBackend;
     if (options.syncAgent && settings.remoteUrl && (password || isSignedIn(settings))) {
-      backend = await options.syncAgent.start({ dataDir: options.dataDir, remoteUrl: settings.remoteUrl, username: settings.username, password, orgId: settings.orgId });
+      backend = await options.syncAgent.start({
+        dataDir: options.dataDir,
+        remoteUrl: settings.remoteUrl,
+        username: settings.username,
+        password,
+        orgId: settings.orgId,
+        folderRoot: settings.folderRoot,
+      });
     } else {
       backend = await startEmbeddedBackend({ dataDir: options.dataDir, orgId: settings.orgId, allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false });
     }
@@ -176,7 +183,9 @@ export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
       // A sign-in belongs to the remote it was made with.
       if (after.remoteUrl !== before.remoteUrl) options.syncAgent?.forgetSignIn(options.dataDir);
       options.settings.write(after);
-      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl) await restartBackend();
+      // The agent watches the folder root: a new root while signed in means a new watcher.
+      const folderMoved = after.folderRoot !== before.folderRoot && isSignedIn(after);
+      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl || folderMoved) await restartBackend();
       else if (after.folderRoot !== before.folderRoot) events.emit('session.changed', await session());
       return after;
     },

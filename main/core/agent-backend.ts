@@ -20,6 +20,8 @@ export interface AgentStartOptions {
   /** Given at sign-in; later starts use the sign-in the agent saved. */
   password?: string;
   orgId: number | null;
+  /** The project folders' root (issue 6): the agent keeps one folder per project under it. */
+  folderRoot?: string | null;
 }
 
 export interface SyncAgentSettings {
@@ -118,6 +120,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           orgId: options.orgId ?? undefined,
           pollIntervalSeconds: settings.pollIntervalSeconds,
           remoteTokenStore: tokenStoreFor(options.dataDir),
+          folder: options.folderRoot ?? undefined,
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);
