@@ -3,6 +3,7 @@
 // size, and only a complete upload is moved (renamed) into place. A blob lives as
 // long as a private file names it in file_hash. See docs/files.md.
 import fs from 'node:fs';
+import { once } from 'node:events';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
@@ -80,14 +81,18 @@ export async function receiveToTempFile(dataDir: string, source: Readable | Read
   const tempPath = newTempPath(dataDir, purpose);
   await fsp.mkdir(path.dirname(tempPath), { recursive: true });
   const meter = new MeteringStream(maxBytes);
+  const output = fs.createWriteStream(tempPath, { flags: 'wx' });
   try {
     const sources = Array.isArray(source) ? source : [source];
-    const output = fs.createWriteStream(tempPath, { flags: 'wx' });
     // Several sources (the parts of a chunked upload) are written one after another.
     await pipeline(async function* () {
       for (const stream of sources) yield* stream;
     }, meter, output);
   } catch (error) {
+    // The file is opened asynchronously: a source that fails at once can fail before
+    // the open has created it. Removing it only after the stream has closed leaves no
+    // empty temp file behind.
+    if (!output.closed) await once(output, 'close').catch(() => undefined);
     await discardTempFile(tempPath);
     throw error;
   }
