@@ -6,9 +6,11 @@ import { createEngine, type Engine } from '../engine/engine.ts';
 import { createUser, findUserByEmail, issueToken, setMachineUser } from '../engine/auth/accounts.ts';
 import { addRole, createOrg, findOrg, type RolePermissions, setPlan } from '../engine/orgs/org-service.ts';
 import { API_PLAN_NAMES, isApiPlan } from '../../shared/plans.ts';
-import { CliError, parseOptions } from './cli-args.ts';
+import { CliError, parseOptions, readStoreOptions } from './cli-args.ts';
 
-const DATA_OPTION = '  --data DIR            The server’s data folder (default ./data)';
+const DATA_OPTION = `  --data DIR            The server’s data folder (default ./data)
+  --database URL        The server’s PostgreSQL store, when it has one: postgres://USER:PASS@HOST:PORT/DB
+                        (or set SOLARDESK_DATABASE_URL)`;
 const PERMISSION_OPTIONS = `  --admin               May manage the org's people and settings (implies every permission below)
   --pro                 A Pro user: may use private files
   --all-projects        Sees every project (otherwise only projects where they hold an assigned role)
@@ -28,7 +30,7 @@ const PERMISSION_FLAGS = {
 const SUBCOMMANDS = {
   'create-org': {
     summary: 'Create an organisation (with the default workflow)',
-    help: `Usage: solardesk admin create-org --name NAME [--id N] [--data DIR]
+    help: `Usage: solardesk admin create-org --name NAME [--id N] [--data DIR | --database URL]
 
 Creates an organisation and prints its id. It has no API plan until set-plan gives it one.
 
@@ -39,7 +41,7 @@ ${DATA_OPTION}`,
   },
   'create-user': {
     summary: 'Create a user with a password, optionally as a member of an org',
-    help: `Usage: solardesk admin create-user --email EMAIL (--password P | --password-stdin) [--org N [permissions]] [--data DIR]
+    help: `Usage: solardesk admin create-user --email EMAIL (--password P | --password-stdin) [--org N [permissions]] [--data DIR | --database URL]
 
 Creates a user who signs in with EMAIL and the password, and prints the user id.
 With --org, also adds them to that org with the permissions given.
@@ -64,7 +66,7 @@ ${DATA_OPTION}`,
   },
   'add-member': {
     summary: 'Give an existing user a role in an org, with permissions',
-    help: `Usage: solardesk admin add-member --org N --email EMAIL [permissions] [--data DIR]
+    help: `Usage: solardesk admin add-member --org N --email EMAIL [permissions] [--data DIR | --database URL]
 
 Adds the user to org N and prints the new role's id.
 
@@ -76,7 +78,7 @@ ${DATA_OPTION}`,
   },
   'set-plan': {
     summary: 'Set or remove an org’s API plan',
-    help: `Usage: solardesk admin set-plan --org N --plan PLAN [--start YYYY-MM-DD] [--end YYYY-MM-DD | --trial] [--data DIR]
+    help: `Usage: solardesk admin set-plan --org N --plan PLAN [--start YYYY-MM-DD] [--end YYYY-MM-DD | --trial] [--data DIR | --database URL]
 
   --org N               The organisation
   --plan PLAN           ${API_PLAN_NAMES.join(', ')}, or none to remove the plan
@@ -88,7 +90,7 @@ ${DATA_OPTION}`,
   },
   'issue-token': {
     summary: 'Print a new API token for a user',
-    help: `Usage: solardesk admin issue-token --email EMAIL [--machine] [--data DIR]
+    help: `Usage: solardesk admin issue-token --email EMAIL [--machine] [--data DIR | --database URL]
 
 Prints a new token (and nothing else) to standard output. Ordinary tokens expire
 after 7 days; --machine makes the user a machine user, whose tokens never expire.
@@ -100,7 +102,7 @@ ${DATA_OPTION}`,
   },
   show: {
     summary: 'List the orgs, their plans and their members',
-    help: `Usage: solardesk admin show [--data DIR]
+    help: `Usage: solardesk admin show [--data DIR | --database URL]
 
 ${DATA_OPTION}`,
     options: {},
@@ -126,14 +128,15 @@ export async function runAdminCommand(args: string[]): Promise<number> {
   }
   if (!(name in SUBCOMMANDS)) throw new CliError(`unknown subcommand "${name}".\n\n${ADMIN_HELP}`);
   const subcommand = SUBCOMMANDS[name as SubcommandName];
-  const { values } = parseOptions(rest, { ...subcommand.options, data: { type: 'string' } }, subcommand.help);
+  const { values } = parseOptions(rest, { ...subcommand.options, data: { type: 'string' }, database: { type: 'string' } }, subcommand.help);
   if (values.help) {
     console.log(subcommand.help);
     return 0;
   }
   const options = values as Record<string, string | boolean | undefined>;
   // Admin commands edit the store; the server that owns it delivers the webhooks.
-  const engine = await createEngine({ dataDir: path.resolve(String(options.data ?? 'data')), deliverWebhooks: false, maintainFileStorage: false });
+  const { database } = readStoreOptions(options);
+  const engine = await createEngine({ dataDir: path.resolve(String(options.data ?? 'data')), database, deliverWebhooks: false, maintainFileStorage: false });
   try {
     await ADMIN_ACTIONS[name as SubcommandName](engine, options);
   } finally {

@@ -1,6 +1,7 @@
 // Option parsing shared by the commands: node's parseArgs, with errors that say
 // what to type instead.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import path from 'node:path';
 
 export class CliError extends Error {
   constructor(
@@ -47,4 +48,17 @@ export function readPositiveNumber(flag: string, text: string | undefined): numb
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value <= 0) throw new CliError(`${flag} takes a number greater than 0, not "${text}".`);
   return value;
+}
+
+/** Read from the environment when --database is absent, so a password need not appear in the process list. */
+export const DATABASE_URL_ENV = 'SOLARDESK_DATABASE_URL';
+
+/** --database (or SOLARDESK_DATABASE_URL) and --blob-dir, checked; undefined means the SQLite file and the data folder. */
+export function readStoreOptions(values: { database?: string | boolean; 'blob-dir'?: string | boolean }): { database?: string; blobDir?: string } {
+  const database = typeof values.database === 'string' ? values.database : process.env[DATABASE_URL_ENV] || undefined;
+  if (database !== undefined && !/^postgres(ql)?:\/\/[^/]+\/[^/?]+/i.test(database)) {
+    throw new CliError('--database takes a PostgreSQL address: postgres://USER:PASSWORD@HOST:PORT/DATABASE. Leave it out to use the SQLite file in --data.');
+  }
+  const blobDir = typeof values['blob-dir'] === 'string' ? path.resolve(values['blob-dir']) : undefined;
+  return { database, blobDir };
 }

@@ -6,10 +6,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { makeTempDir } from '../engine/testing/test-server.ts';
+import { withTestDatabase } from '../engine/testing/test-database.ts';
 import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
 
+/** `solardesk ARGS`; on the PostgreSQL run a command naming --data also gets that folder's test schema. */
 function run(args: string[], input?: string) {
-  return spawnSync(process.execPath, [solardeskBin, ...args], { encoding: 'utf8', input, cwd: repoRoot, timeout: 60_000 });
+  return spawnSync(process.execPath, [solardeskBin, ...withTestDatabase(args)], { encoding: 'utf8', input, cwd: repoRoot, timeout: 60_000 });
 }
 
 const startServer = startServerProcess;

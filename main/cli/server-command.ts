@@ -4,7 +4,7 @@ import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import { createEngine } from '../engine/engine.ts';
 import { seedDemo } from '../engine/seed/demo-seed.ts';
-import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber, readStoreOptions } from './cli-args.ts';
 
 export const SERVER_HELP = `Usage: solardesk server [options]
 
@@ -14,6 +14,12 @@ Options:
   --port N           Port to listen on (default 8787; 0 picks a free port)
   --host HOST        Address to listen on (default 127.0.0.1)
   --data DIR         Folder for the SQLite store and file blobs (default ./data; created if missing)
+  --database URL     Keep the store in PostgreSQL instead of the SQLite file:
+                     postgres://USER:PASS@HOST:PORT/DB (or set SOLARDESK_DATABASE_URL,
+                     which keeps the password out of the process list). Several
+                     server processes on one database act as one server
+  --blob-dir DIR     Folder for file contents shared by every server process on the
+                     same database (default: the --data folder)
   --seed demo        Fill an empty store with the demo orgs, users and projects
                      (a store that already holds data is reused, never seeded twice)
   --public-url URL   Base of the "url" fields in responses (default http://HOST:PORT)
@@ -42,6 +48,8 @@ export async function runServerCommand(args: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       data: { type: 'string' },
+      database: { type: 'string' },
+      'blob-dir': { type: 'string' },
       seed: { type: 'string' },
       'public-url': { type: 'string' },
       'log-level': { type: 'string' },
@@ -65,8 +73,11 @@ export async function runServerCommand(args: string[]): Promise<number> {
   // Listen for the signals first: one that lands while starting up must stop the
   // server gracefully too, not kill it with the OS default.
   const shutdown = waitForShutdownSignal();
+  const { database, blobDir } = readStoreOptions(values);
   const engine = await createEngine({
     dataDir,
+    database,
+    blobDir,
     publicUrl: values['public-url'],
     logLevel: logLevel === 'silent' ? false : logLevel,
     throttleRates: readThrottleConfig(values['throttle-config']),
@@ -76,7 +87,8 @@ export async function runServerCommand(args: string[]): Promise<number> {
   });
   if (values.seed === 'demo') {
     const seeded = await seedDemo(engine.context);
-    console.error(seeded ? `seeded the demo data into ${dataDir}` : `${dataDir} already holds data; not seeding it again`);
+    const where = engine.store.location;
+    console.error(seeded ? `seeded the demo data into ${where}` : `${where} already holds data; not seeding it again`);
   }
   let address: string;
   try {

@@ -3,7 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { openSqliteStore, type Store } from './store/database.ts';
+import { openStore, type Store } from './store/database.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from './store/tables.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { type EngineContext, OrgCache } from './context.ts';
 import { type App, type TypedApp, buildApp } from './http/app.ts';
@@ -17,6 +19,10 @@ import { startFileStorage } from './files/file-storage.ts';
 
 export interface EngineOptions {
   dataDir: string;
+  /** A PostgreSQL address (`postgres://USER:PASS@HOST:PORT/DB`); the SQLite file in `dataDir` when absent. */
+  database?: string;
+  /** File contents in a folder every process on the same database shares; `dataDir` when absent. */
+  blobDir?: string;
   /** Base of the `url` fields; set after listening when not known before. */
   publicUrl?: string;
   clock?: Clock;
@@ -59,37 +65,42 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-const SECRET_FILE = 'server-secret';
+/** Where servers before the secret moved into the store kept it; still read, so links they signed keep working. */
+const LEGACY_SECRET_FILE = 'server-secret';
+const SECRET_SETTING = 'signing_secret';
 
-/** The secret that signs share links and download URLs, made once per data folder. */
-export function loadOrCreateSecret(dataDir: string): Buffer {
-  const file = path.join(dataDir, SECRET_FILE);
+/**
+ * The secret that signs share links and download URLs. It lives in the store, so
+ * every process on one database signs and checks with the same key: a link made by
+ * one works on all.
+ */
+export async function loadOrCreateSecret(db: Kysely<Database>, dataDir: string): Promise<Buffer> {
+  const read = async () => (await db.selectFrom('settings').select('value').where('key', '=', SECRET_SETTING).executeTakeFirst())?.value;
+  const stored = await read();
+  if (stored) return Buffer.from(stored, 'hex');
+  let candidate: string;
   try {
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+    candidate = fs.readFileSync(path.join(dataDir, LEGACY_SECRET_FILE), 'utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    candidate = randomBytes(32).toString('hex');
   }
-  const secret = randomBytes(32);
-  // 'wx' fails if another process made it first; then use theirs.
-  try {
-    fs.writeFileSync(file, secret.toString('hex'), { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch {
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-  }
+  // Processes starting together each offer one; the first insert wins and all read it back.
+  await db.insertInto('settings').values({ key: SECRET_SETTING, value: candidate }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
+  return Buffer.from((await read())!, 'hex');
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
-  const store = await openSqliteStore(options.dataDir);
+  const store = await openStore({ dataDir: options.dataDir, database: options.database, blobDir: options.blobDir });
   const clock = options.clock ?? systemClock;
   const context: EngineContext = {
     store,
     db: store.db,
     clock,
     publicUrl: (options.publicUrl ?? 'http://127.0.0.1').replace(/\/+$/, ''),
-    signingSecret: loadOrCreateSecret(options.dataDir),
+    signingSecret: await loadOrCreateSecret(store.db, options.dataDir),
     orgs: new OrgCache(store.db, clock, (options.planCacheSeconds ?? 60) * 1000),
-    throttle: new Throttle(store.db, clock, mergeThrottleRates(options.throttleRates)),
+    throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
     webhookWorker: null,
   };
@@ -102,6 +113,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     addChangeCapture(context, createWebhookCapture(context, () => context.webhookWorker?.wake()));
   }
   for (const capture of options.changeCaptures ?? []) addChangeCapture(context, capture);
+  await context.webhookWorker?.releaseStaleClaims();
   context.webhookWorker?.start();
   const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes });
   const stopFileStorage =

@@ -228,7 +228,7 @@ async function fetchBlobFromRemote(sync: SyncContext, file: PrivateFileRow): Pro
   if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
   let received;
   try {
-    received = await receiveToTempFile(sync.engine.store.dataDir, downloadStream(detail.body.file_contents), sync.engine.files.maxUploadBytes, 'download');
+    received = await receiveToTempFile(sync.engine.store.fileRoot, downloadStream(detail.body.file_contents), sync.engine.files.maxUploadBytes, 'download');
   } catch (error) {
     throw unavailable((error as Error).message);
   }

@@ -347,7 +347,7 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
       if (projectId !== null) form.append('project', projectUrl(sync, projectId)!);
       if ((view.file_tags as number[]).length) form.append('file_tags', (view.file_tags as number[]).map((id) => fileTagUrl(sync, id)).join(','));
       // Streams from the blob store: the bytes are never all in memory.
-      const blob = await fs.openAsBlob(blobPath(sync.engine.store.dataDir, row.file_hash!), { type: row.mime_type });
+      const blob = await fs.openAsBlob(blobPath(sync.engine.store.fileRoot, row.file_hash!), { type: row.mime_type });
       form.append('file_contents', blob, row.file_name);
       return form;
     }
@@ -435,7 +435,7 @@ async function pushChunkedCreate(sync: SyncContext, group: OutboxGroup, json: Js
     return requests;
   };
   progress(Math.min(upload.parts_done * upload.part_bytes, total));
-  const blob = await fsp.open(blobPath(sync.engine.store.dataDir, file.file_hash!), 'r');
+  const blob = await fsp.open(blobPath(sync.engine.store.fileRoot, file.file_hash!), 'r');
   try {
     for (let part = upload.parts_done + 1; part <= parts; part++) {
       if (isStopped()) {

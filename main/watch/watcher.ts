@@ -722,7 +722,7 @@ export class FolderWatcher {
     let received: ReceivedFile | null = null;
     try {
       try {
-        received = await receiveToTempFile(this.options.engine.store.dataDir, fs.createReadStream(file), this.options.engine.files.maxUploadBytes, 'watch');
+        received = await receiveToTempFile(this.options.engine.store.fileRoot, fs.createReadStream(file), this.options.engine.files.maxUploadBytes, 'watch');
       } catch (error) {
         if (errorCode(error) === 'ENOENT') {
           this.candidates.delete(file);
@@ -1187,7 +1187,7 @@ export class FolderWatcher {
             this.fetching.delete(id);
             continue;
           }
-          if (!fs.existsSync(blobPath(this.options.engine.store.dataDir, file.file_hash))) {
+          if (!fs.existsSync(blobPath(this.options.engine.store.fileRoot, file.file_hash))) {
             if (!this.options.engine.fetchMissingBlob) throw new Error('its contents are not on this machine');
             await this.options.engine.fetchMissingBlob(file);
           }
@@ -1219,7 +1219,7 @@ export class FolderWatcher {
         this.root,
         path.join(this.root, folder),
         arrivalFileName(file.title, file.file_name, file.mime_type, `file-${file.id}`),
-        blobPath(this.options.engine.store.dataDir, file.file_hash),
+        blobPath(this.options.engine.store.fileRoot, file.file_hash),
         file.file_hash,
         (key) => claimed.has(key),
       );

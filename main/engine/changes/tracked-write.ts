@@ -51,6 +51,11 @@ export async function writeTracked<T>(
 ): Promise<T> {
   const captures = capturesByEngine.get(context) ?? [];
   return context.db.transaction().execute(async (trx) => {
+    // Writes read, then write (re-read the project, then merge the PATCH; the next
+    // stage position; the before snapshot). SQLite runs one write at a time; on a
+    // shared PostgreSQL, processes writing to the same org queue here instead, so
+    // every write sees the one before it, whichever process made it.
+    await context.store.lock(trx, [`org-writes:${orgId}`]);
     const pending = new Map<string, { model: TrackedModel; id: number; before: RecordSnapshot | null }>();
     const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
       const key = `${model}:${id}`;

@@ -72,6 +72,8 @@ export async function requestConnection(context: EngineContext, actor: Actor, in
   if (other.id === actor.org.id) throw fieldError('connected_org', 'An organisation cannot connect to itself.');
   // Checked and written in one transaction, so two quick requests cannot both be opened.
   return context.db.transaction().execute(async (trx) => {
+    // Either org may ask; both name the same pair, so the two requests queue on one key.
+    await context.store.lock(trx, [`org-connection:${Math.min(actor.org.id, other.id)}:${Math.max(actor.org.id, other.id)}`]);
     const open = await connectionsOf(trx, actor.org.id)
       .where('connected_orgs.status', '!=', 'declined')
       .where((builder) => builder.or([builder('connected_orgs.org_id', '=', other.id), builder('connected_orgs.connected_org_id', '=', other.id)]))

@@ -36,7 +36,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 
 export async function sendStoredFile(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: PrivateFileRow): Promise<FastifyReply> {
   if (!file.file_hash) throw notFound('This file has no contents.');
-  const path = blobPath(context.store.dataDir, file.file_hash);
+  const path = blobPath(context.store.fileRoot, file.file_hash);
   if (context.fetchMissingBlob && !fs.existsSync(path)) await context.fetchMissingBlob(file);
   const size = await fsp.stat(path).then(
     (stats) => stats.size,

@@ -1,6 +1,7 @@
-// File contents on disk, content-addressed: DATA/blobs/ab/cd/<sha256>. An upload
-// streams into DATA/tmp/ while it is hashed, so memory stays flat whatever its
-// size, and only a complete upload is moved (renamed) into place. A blob lives as
+// File contents on disk, content-addressed: ROOT/blobs/ab/cd/<sha256>, where ROOT
+// is the data folder or the --blob-dir that several server processes share. An
+// upload streams into ROOT/tmp/ while it is hashed, so memory stays flat whatever its
+// size, and only a complete upload is linked into place. A blob lives as
 // long as a private file names it in file_hash. See docs/files.md.
 import fs from 'node:fs';
 import { once } from 'node:events';
@@ -33,17 +34,17 @@ export class FileTooLargeError extends Error {
   }
 }
 
-export const tempDir = (dataDir: string) => path.join(dataDir, 'tmp');
-export const blobsDir = (dataDir: string) => path.join(dataDir, 'blobs');
+export const tempDir = (fileRoot: string) => path.join(fileRoot, 'tmp');
+export const blobsDir = (fileRoot: string) => path.join(fileRoot, 'blobs');
 
-export function blobPath(dataDir: string, sha256: string): string {
+export function blobPath(fileRoot: string, sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
-  return path.join(blobsDir(dataDir), sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  return path.join(blobsDir(fileRoot), sha256.slice(0, 2), sha256.slice(2, 4), sha256);
 }
 
-/** A fresh path under DATA/tmp/ for bytes on their way in. */
-export function newTempPath(dataDir: string, purpose: string): string {
-  return path.join(tempDir(dataDir), `${purpose}-${randomBytes(12).toString('hex')}.partial`);
+/** A fresh path under ROOT/tmp/ for bytes on their way in. */
+export function newTempPath(fileRoot: string, purpose: string): string {
+  return path.join(tempDir(fileRoot), `${purpose}-${randomBytes(12).toString('hex')}.partial`);
 }
 
 /** Counts, hashes and caps the bytes that flow through it. */
@@ -77,8 +78,8 @@ class MeteringStream extends Transform {
  * Streams `source` into a new temp file while hashing it. On any failure (too
  * large, the client went away) the temp file is removed before the error is rethrown.
  */
-export async function receiveToTempFile(dataDir: string, source: Readable | Readable[], maxBytes: number, purpose = 'upload'): Promise<ReceivedFile> {
-  const tempPath = newTempPath(dataDir, purpose);
+export async function receiveToTempFile(fileRoot: string, source: Readable | Readable[], maxBytes: number, purpose = 'upload'): Promise<ReceivedFile> {
+  const tempPath = newTempPath(fileRoot, purpose);
   await fsp.mkdir(path.dirname(tempPath), { recursive: true });
   const meter = new MeteringStream(maxBytes);
   const output = fs.createWriteStream(tempPath, { flags: 'wx' });
@@ -103,39 +104,72 @@ export async function discardTempFile(tempPath: string): Promise<void> {
   await fsp.rm(tempPath, { force: true });
 }
 
-// Work on one blob is serialised, so that "is any file still using it?" and "a new
-// file now uses it" never interleave: the check and the unlink happen together.
+// Work on one blob is serialised within a process, so "is any file still using
+// it?" and "a new file now uses it" never interleave here. Other processes on the
+// same file root (--blob-dir) are not held by this lock, so removal and adoption
+// also follow a protocol that is safe across processes without one:
+//  - removal first renames the blob aside, then checks the store, and puts it back
+//    if a file names it after all;
+//  - adoption keeps its own copy until its row has committed, then checks the blob
+//    is still there and puts its copy in place if a removal took it meanwhile.
+// Whichever order the two interleave in, a committed row never names a missing blob.
 const blobLock = new KeyedLock();
-const withBlobLock = <T>(dataDir: string, sha256: string, work: () => Promise<T>) => blobLock.run(`${dataDir}\0${sha256}`, work);
+const withBlobLock = <T>(fileRoot: string, sha256: string, work: () => Promise<T>) => blobLock.run(`${fileRoot}\0${sha256}`, work);
 
 async function isBlobReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
   const row = await db.selectFrom('private_files').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
-async function unlinkIfUnreferenced(context: EngineContext, sha256: string): Promise<void> {
-  if (await isBlobReferenced(context.db, sha256)) return;
-  await fsp.rm(blobPath(context.store.dataDir, sha256), { force: true });
+const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException).code === code;
+
+/** Hard-links `from` to `to` unless `to` exists already (same name, same bytes). */
+async function linkUnlessPresent(from: string, to: string): Promise<void> {
+  try {
+    await fsp.link(from, to);
+  } catch (error) {
+    if (!isCode(error, 'EEXIST')) throw error;
+  }
+}
+
+async function unlinkIfUnreferenced(db: Kysely<Database>, fileRoot: string, sha256: string): Promise<void> {
+  const target = blobPath(fileRoot, sha256);
+  const aside = `${target}.${randomBytes(6).toString('hex')}.removing`;
+  try {
+    await fsp.rename(target, aside);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  try {
+    if (await isBlobReferenced(db, sha256)) await linkUnlessPresent(aside, target);
+  } finally {
+    await fsp.rm(aside, { force: true });
+  }
 }
 
 /**
- * Moves a received file into the blob store and runs `persist` (which writes the
+ * Links a received file into the blob store and runs `persist` (which writes the
  * row that names the blob) under the blob's lock. If `persist` fails, a blob that
  * no file names is removed again: nothing is left behind.
  */
 export async function adoptBlob<T>(context: EngineContext, received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
-  const target = blobPath(context.store.dataDir, received.sha256);
-  return withBlobLock(context.store.dataDir, received.sha256, async () => {
+  const { fileRoot } = context.store;
+  const target = blobPath(fileRoot, received.sha256);
+  return withBlobLock(fileRoot, received.sha256, async () => {
     try {
       await fsp.mkdir(path.dirname(target), { recursive: true });
-      // Same name, same bytes: an existing blob is kept and the new copy dropped.
-      if (fs.existsSync(target)) await discardTempFile(received.tempPath);
-      else await fsp.rename(received.tempPath, target);
-      return await persist();
+      // An existing blob has the same bytes (same name); the received copy waits as a spare.
+      await linkUnlessPresent(received.tempPath, target);
+      const result = await persist();
+      // A removal in another process may have taken the blob between the link and the commit.
+      await linkUnlessPresent(received.tempPath, target);
+      return result;
     } catch (error) {
-      await discardTempFile(received.tempPath);
-      await unlinkIfUnreferenced(context, received.sha256);
+      await unlinkIfUnreferenced(context.db, fileRoot, received.sha256);
       throw error;
+    } finally {
+      await discardTempFile(received.tempPath);
     }
   });
 }
@@ -143,23 +177,40 @@ export async function adoptBlob<T>(context: EngineContext, received: ReceivedFil
 /** Call after a write that stopped naming a blob (file deleted, contents replaced); run outside any transaction. */
 export async function releaseBlob(context: EngineContext, sha256: string | null): Promise<void> {
   if (!sha256) return;
-  await withBlobLock(context.store.dataDir, sha256, () => unlinkIfUnreferenced(context, sha256));
+  const { fileRoot } = context.store;
+  await withBlobLock(fileRoot, sha256, () => unlinkIfUnreferenced(context.db, fileRoot, sha256));
 }
 
 /** Stores bytes made in memory (demo files, rendered system images) as a received file ready to adopt. */
-export async function receiveBuffer(dataDir: string, bytes: Buffer, purpose: string): Promise<ReceivedFile> {
-  return receiveToTempFile(dataDir, Readable.from([bytes]), Number.MAX_SAFE_INTEGER, purpose);
+export async function receiveBuffer(fileRoot: string, bytes: Buffer, purpose: string): Promise<ReceivedFile> {
+  return receiveToTempFile(fileRoot, Readable.from([bytes]), Number.MAX_SAFE_INTEGER, purpose);
 }
 
 /**
- * At engine start, before any request: temp files are leftovers of uploads cut
- * off by a crash, and blobs no file names are leftovers of a crash between the
- * move into place and the commit of the row.
+ * How long a temp file or an unnamed blob must have sat untouched before a process
+ * sharing the file root treats it as a crash leftover: an upload in progress writes
+ * to its temp file all the time, and a blob waits unnamed only for one commit.
  */
-export async function removeStorageLeftovers(db: Kysely<Database>, dataDir: string): Promise<void> {
-  await fsp.rm(tempDir(dataDir), { recursive: true, force: true });
-  await fsp.mkdir(tempDir(dataDir), { recursive: true });
-  const onDisk = await listBlobHashes(dataDir);
+export const SHARED_LEFTOVER_AGE_MS = 60 * 60_000;
+
+/**
+ * Temp files are leftovers of uploads cut off by a crash, and blobs no file names
+ * are leftovers of a crash between the link into place and the commit of the row.
+ * A process alone with its files (SQLite) removes them all at start, before any
+ * request; processes sharing a file root remove only those untouched for
+ * `SHARED_LEFTOVER_AGE_MS`, since a neighbour may be writing the rest right now.
+ */
+export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: string, options: { shared: boolean; now?: number }): Promise<void> {
+  const cutoff = options.shared ? (options.now ?? Date.now()) - SHARED_LEFTOVER_AGE_MS : Number.POSITIVE_INFINITY;
+  const modifiedAt = async (file: string) => (await fsp.stat(file).catch(() => null))?.mtimeMs ?? Number.POSITIVE_INFINITY;
+  await fsp.mkdir(tempDir(fileRoot), { recursive: true });
+  for (const name of await fsp.readdir(tempDir(fileRoot))) {
+    const file = path.join(tempDir(fileRoot), name);
+    if ((await modifiedAt(file)) < cutoff) await fsp.rm(file, { recursive: true, force: true });
+  }
+  const { hashes: onDisk, setAside } = await listBlobFolder(fileRoot);
+  // A removal cut off between its rename and its unlink.
+  for (const file of setAside) if ((await modifiedAt(file)) < cutoff) await fsp.rm(file, { force: true });
   if (onDisk.length === 0) return;
   const referenced = new Set<string>();
   const batchSize = 500;
@@ -168,20 +219,28 @@ export async function removeStorageLeftovers(db: Kysely<Database>, dataDir: stri
     const rows = await db.selectFrom('private_files').select('file_hash').where('file_hash', 'in', batch).execute();
     for (const row of rows) if (row.file_hash) referenced.add(row.file_hash);
   }
-  for (const sha256 of onDisk) if (!referenced.has(sha256)) await fsp.rm(blobPath(dataDir, sha256), { force: true });
+  for (const sha256 of onDisk) {
+    if (referenced.has(sha256) || (await modifiedAt(blobPath(fileRoot, sha256))) >= cutoff) continue;
+    await withBlobLock(fileRoot, sha256, () => unlinkIfUnreferenced(db, fileRoot, sha256));
+  }
 }
 
-async function listBlobHashes(dataDir: string): Promise<string[]> {
+/** The blobs under ROOT/blobs/, and the files a removal set aside there. */
+async function listBlobFolder(fileRoot: string): Promise<{ hashes: string[]; setAside: string[] }> {
   const hashes: string[] = [];
+  const setAside: string[] = [];
   const readDir = async (dir: string) => (await fsp.readdir(dir, { withFileTypes: true }).catch(() => []));
-  for (const first of await readDir(blobsDir(dataDir))) {
+  for (const first of await readDir(blobsDir(fileRoot))) {
     if (!first.isDirectory()) continue;
-    for (const second of await readDir(path.join(blobsDir(dataDir), first.name))) {
+    for (const second of await readDir(path.join(blobsDir(fileRoot), first.name))) {
       if (!second.isDirectory()) continue;
-      for (const entry of await readDir(path.join(blobsDir(dataDir), first.name, second.name))) {
-        if (entry.isFile() && /^[0-9a-f]{64}$/.test(entry.name)) hashes.push(entry.name);
+      const folder = path.join(blobsDir(fileRoot), first.name, second.name);
+      for (const entry of await readDir(folder)) {
+        if (!entry.isFile()) continue;
+        if (/^[0-9a-f]{64}$/.test(entry.name)) hashes.push(entry.name);
+        else if (entry.name.endsWith('.removing')) setAside.push(path.join(folder, entry.name));
       }
     }
   }
-  return hashes;
+  return { hashes, setAside };
 }

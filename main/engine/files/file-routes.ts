@@ -127,7 +127,7 @@ function registerFileRoutes(app: TypedApp, context: EngineContext): void {
     async (request, reply) => {
       const actor = actorOf(request);
       requireFilesUser(actor);
-      const upload = await receiveMultipartFile(request as FastifyRequest, context.store.dataDir, context.files.maxUploadBytes);
+      const upload = await receiveMultipartFile(request as FastifyRequest, context.store.fileRoot, context.files.maxUploadBytes);
       let id: number;
       try {
         id = await storeNewFile(context, upload.received, await describeNewFile(context, actor, upload));

@@ -6,7 +6,8 @@ import { startUploadSweeper, sweepExpiredUploads } from './uploads.ts';
 
 /** Returns what to call on close. */
 export async function startFileStorage(context: EngineContext, onSweepError: (error: unknown) => void): Promise<() => Promise<void>> {
-  await removeStorageLeftovers(context.db, context.store.dataDir);
+  const { db, store } = context;
+  await removeStorageLeftovers(db, store.fileRoot, { shared: store.shared });
   await sweepExpiredUploads(context);
   return startUploadSweeper(context, onSweepError);
 }

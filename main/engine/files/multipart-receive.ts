@@ -68,7 +68,7 @@ export function refuseDeclaredOversize(request: FastifyRequest, maxBytes: number
   if (Number.isFinite(declared) && declared > maxBytes + allowance) throw tooLarge(maxBytes);
 }
 
-export async function receiveMultipartFile(request: FastifyRequest, dataDir: string, maxBytes: number): Promise<MultipartFile> {
+export async function receiveMultipartFile(request: FastifyRequest, fileRoot: string, maxBytes: number): Promise<MultipartFile> {
   if (!request.isMultipart()) {
     throw new ApiError(415, { detail: `Send the file as multipart/form-data, with the file in a part named "${FILE_PART}".` });
   }
@@ -84,7 +84,7 @@ export async function receiveMultipartFile(request: FastifyRequest, dataDir: str
         if (typeof part.value === 'string') fields[part.fieldname] ??= part.value;
       } else if (part.fieldname === FILE_PART && !received) {
         fileName = part.filename;
-        received = await receiveToTempFile(dataDir, part.file, maxBytes);
+        received = await receiveToTempFile(fileRoot, part.file, maxBytes);
       } else {
         await drain(part.file);
       }

@@ -15,7 +15,7 @@ import { nowIso } from '../clock.ts';
 import { ApiError, fieldError, forbidden, nonFieldError, notFound } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { UploadCreate, UploadJson } from '../../../shared/schemas/private-file.ts';
-import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
+import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile, SHARED_LEFTOVER_AGE_MS } from './blob-store.ts';
 import { resolveProjectReference, storeNewFile } from './file-service.ts';
 import type { UploadPart } from './file-serializer.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
@@ -24,9 +24,9 @@ import { tooLarge } from './multipart-receive.ts';
 
 export const MAX_PART_NUMBER = 10_000;
 
-export const uploadsDir = (dataDir: string) => path.join(dataDir, 'uploads');
-const uploadDir = (dataDir: string, uploadId: string) => path.join(uploadsDir(dataDir), uploadId);
-const partPath = (dataDir: string, uploadId: string, part: number) => path.join(uploadDir(dataDir, uploadId), `${part}.part`);
+export const uploadsDir = (fileRoot: string) => path.join(fileRoot, 'uploads');
+const uploadDir = (fileRoot: string, uploadId: string) => path.join(uploadsDir(fileRoot), uploadId);
+const partPath = (fileRoot: string, uploadId: string, part: number) => path.join(uploadDir(fileRoot, uploadId), `${part}.part`);
 
 /** Parts of one upload are written, completed and swept one at a time. */
 const uploadLock = new KeyedLock();
@@ -109,13 +109,13 @@ export const alreadyCompleted = () =>
  * part. The limit is what the other parts leave of the maximum upload size.
  */
 export async function receivePart(context: EngineContext, upload: FileUploadRow, part: number, body: Readable): Promise<UploadPart> {
-  const { dataDir } = context.store;
+  const { fileRoot } = context.store;
   const maxBytes = context.files.maxUploadBytes;
   const others = (await loadParts(context, upload.id)).filter((existing) => existing.part !== part);
   const room = maxBytes - others.reduce((total, existing) => total + existing.size, 0);
   let received: ReceivedFile;
   try {
-    received = await receiveToTempFile(dataDir, body, room, 'part');
+    received = await receiveToTempFile(fileRoot, body, room, 'part');
   } catch (error) {
     if (error instanceof FileTooLargeError) throw tooLarge(maxBytes);
     throw error;
@@ -126,8 +126,8 @@ export async function receivePart(context: EngineContext, upload: FileUploadRow,
       const current = await context.db.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
       if (!current) throw notFound('No such upload, or it has expired. Start a new upload.');
       if (current.completed_file_id !== null) throw alreadyCompleted();
-      await fsp.mkdir(uploadDir(dataDir, upload.id), { recursive: true });
-      await fsp.rename(received.tempPath, partPath(dataDir, upload.id, part));
+      await fsp.mkdir(uploadDir(fileRoot, upload.id), { recursive: true });
+      await fsp.rename(received.tempPath, partPath(fileRoot, upload.id, part));
       await context.db
         .insertInto('file_upload_parts')
         .values({ upload_id: upload.id, part_number: part, size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) })
@@ -158,7 +158,7 @@ function checkPartsComplete(upload: FileUploadRow, parts: readonly UploadPart[],
  * answers with the file it made.
  */
 export async function completeUpload(context: EngineContext, actor: Actor, upload: FileUploadRow): Promise<{ fileId: number; created: boolean }> {
-  const { dataDir } = context.store;
+  const { fileRoot } = context.store;
   const result = await uploadLock.run(upload.id, async () => {
     const current = await context.db.selectFrom('file_uploads').selectAll().where('id', '=', upload.id).executeTakeFirstOrThrow();
     if (current.completed_file_id !== null) return { fileId: current.completed_file_id, created: false };
@@ -169,8 +169,8 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
       const resolved = await resolveProjectReference(context.db, actor, current.project_id);
       if ('error' in resolved) throw fieldError('project', resolved.error);
     }
-    const sources = parts.map((part) => fs.createReadStream(partPath(dataDir, upload.id, part.part)));
-    const received = await receiveToTempFile(dataDir, sources, context.files.maxUploadBytes, 'assemble');
+    const sources = parts.map((part) => fs.createReadStream(partPath(fileRoot, upload.id, part.part)));
+    const received = await receiveToTempFile(fileRoot, sources, context.files.maxUploadBytes, 'assemble');
     try {
       const completedOn = nowIso(context.clock);
       const fileId = await storeNewFile(
@@ -195,7 +195,7 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
     }
   });
   // The file holds the bytes now; its parts are no longer needed.
-  if (result.created) await fsp.rm(uploadDir(dataDir, upload.id), { recursive: true, force: true });
+  if (result.created) await fsp.rm(uploadDir(fileRoot, upload.id), { recursive: true, force: true });
   return result;
 }
 
@@ -206,16 +206,20 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
  * and periodically after.
  */
 export async function sweepExpiredUploads(context: EngineContext): Promise<number> {
-  const { dataDir } = context.store;
+  const { fileRoot } = context.store;
   const expired = await context.db.selectFrom('file_uploads').select('id').where('expires_at', '<=', nowIso(context.clock)).execute();
   for (const { id } of expired) {
     await uploadLock.run(id, async () => {
       await context.db.deleteFrom('file_upload_parts').where('upload_id', '=', id).execute();
       await context.db.deleteFrom('file_uploads').where('id', '=', id).execute();
-      await fsp.rm(uploadDir(dataDir, id), { recursive: true, force: true });
+      await fsp.rm(uploadDir(fileRoot, id), { recursive: true, force: true });
     });
   }
-  const folders = await fsp.readdir(uploadsDir(dataDir)).catch(() => [] as string[]);
+  // Alone with its files, a process knows nothing else is writing them; sharing a
+  // --blob-dir, it leaves alone what a neighbour may be writing right now.
+  const leftoverBefore = context.store.shared ? Date.now() - SHARED_LEFTOVER_AGE_MS : Number.POSITIVE_INFINITY;
+  const isLeftover = async (file: string) => ((await fsp.stat(file).catch(() => null))?.mtimeMs ?? Number.POSITIVE_INFINITY) < leftoverBefore;
+  const folders = await fsp.readdir(uploadsDir(fileRoot)).catch(() => [] as string[]);
   if (folders.length > 0) {
     const open = new Set(
       (await context.db.selectFrom('file_uploads').select('id').where('id', 'in', folders).where('completed_file_id', 'is', null).execute()).map((row) => row.id),
@@ -224,11 +228,15 @@ export async function sweepExpiredUploads(context: EngineContext): Promise<numbe
       await uploadLock.run(folder, async () => {
         // A crash can leave the folder of a completed upload (killed before its parts were
         // removed) or a part moved into place but not recorded: neither is ever read again.
-        if (!open.has(folder)) return fsp.rm(uploadDir(dataDir, folder), { recursive: true, force: true });
+        if (!open.has(folder)) {
+          if (await isLeftover(uploadDir(fileRoot, folder))) await fsp.rm(uploadDir(fileRoot, folder), { recursive: true, force: true });
+          return;
+        }
         const recorded = await context.db.selectFrom('file_upload_parts').select('part_number').where('upload_id', '=', folder).execute();
-        const wanted = new Set(recorded.map((row) => path.basename(partPath(dataDir, folder, row.part_number))));
-        for (const name of await fsp.readdir(uploadDir(dataDir, folder))) {
-          if (!wanted.has(name)) await fsp.rm(path.join(uploadDir(dataDir, folder), name), { force: true });
+        const wanted = new Set(recorded.map((row) => path.basename(partPath(fileRoot, folder, row.part_number))));
+        for (const name of await fsp.readdir(uploadDir(fileRoot, folder))) {
+          const file = path.join(uploadDir(fileRoot, folder), name);
+          if (!wanted.has(name) && (await isLeftover(file))) await fsp.rm(file, { force: true });
         }
       });
     }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, NewRole, OrgRow, RoleRow } from '../store/tables.ts';
 import { type Clock, nowIso, todayIso } from '../clock.ts';
 import { type ApiPlan, API_PLANS, FREE_TRIAL_DAYS } from '../../../shared/plans.ts';
+import { advanceIdSequence } from '../store/sequences.ts';
 
 /** Every new org gets this workflow; each stage belongs to a legacy milestone (service.md 3). */
 export const DEFAULT_WORKFLOW = {
@@ -41,6 +42,7 @@ export async function createOrg(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (org.id !== undefined) await advanceIdSequence(trx, 'orgs');
     const workflow = await trx
       .insertInto('workflows')
       .values({ org_id: created.id, title: DEFAULT_WORKFLOW.title, is_default: 1 })

@@ -71,7 +71,7 @@ async function seedOrgFiles(context: EngineContext, orgId: number, memberEmail: 
     const project = file.place === null ? null : 'memberSees' in file.place ? memberSees[file.place.memberSees] : hidden[file.place.hidden];
     const produced = await file.contents(project ? projectDesign(project) : null);
     const bytes = typeof produced === 'string' ? Buffer.from(produced) : produced;
-    const received = await receiveBuffer(context.store.dataDir, bytes, 'seed');
+    const received = await receiveBuffer(context.store.fileRoot, bytes, 'seed');
     await adoptBlob(context, received, () =>
       context.db.transaction().execute((trx) =>
         insertFileRow(trx, context, received, {

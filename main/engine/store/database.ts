@@ -1,23 +1,51 @@
-// Opens the store: a SQLite file in WAL mode behind Kysely, with the numbered
-// migrations applied at start. See docs/store.md.
+// Opens the store: a SQLite file in WAL mode (the default, one process) or a
+// PostgreSQL database (`--database postgres://...`, any number of processes), both
+// behind the same Kysely query code, with the numbered migrations applied at start.
+// See docs/store.md and docs/scale-out.md.
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, type Migration, type MigrationProvider, Migrator, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { CompiledQuery, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
-import type { Dialect } from './dialect.ts';
+import { type Dialect, postgresColumnTypes } from './dialect.ts';
 import * as core from './migrations/0001-core.ts';
 import * as files from './migrations/0002-files.ts';
 import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-throttles.ts';
 import * as sync from './migrations/0004-sync.ts';
 import * as foldersUploads from './migrations/0005-folders-uploads.ts';
+import * as scaleOut from './migrations/0006-scale-out.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
-  /** The folder holding the database file and, later, file blobs and secrets. */
+  /** This process's own folder: the SQLite file, and file contents unless `fileRoot` says otherwise. */
   readonly dataDir: string;
+  /** Where file contents live (blobs/, uploads/, tmp/): `--blob-dir` when several processes share them, else the data folder. */
+  readonly fileRoot: string;
+  /**
+   * True when other processes may be using the same database and file root right now
+   * (PostgreSQL). Then nothing may assume it is alone: crash leftovers are only those
+   * nobody has touched for a while, and writes that read-then-write take locks.
+   */
+  readonly shared: boolean;
+  /** Where the data is, for logs and messages; never includes a password. */
+  readonly location: string;
+  /**
+   * Holds locks named by `keys` until `trx` ends, so transactions in other processes
+   * that name the same key wait for this one. SQLite runs one write transaction at a
+   * time already, so there it does nothing.
+   */
+  lock(trx: Transaction<Database>, keys: readonly string[]): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  /** `postgres://USER:PASS@HOST:PORT/DB[?schema=NAME]`; the SQLite file in the data folder when absent. */
+  database?: string;
+  /** A folder for file contents shared by every process on the same database. */
+  blobDir?: string;
 }
 
 type MigrationModule = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -28,13 +56,31 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0003-webhooks-events-throttles': webhooksEventsThrottles,
   '0004-sync': sync,
   '0005-folders-uploads': foldersUploads,
+  '0006-scale-out': scaleOut,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
 
-export async function openSqliteStore(dataDir: string): Promise<Store> {
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const fileRoot = path.resolve(options.blobDir ?? options.dataDir);
+  fs.mkdirSync(fileRoot, { recursive: true });
+  if (options.database && !isPostgresUrl(options.database)) {
+    throw new Error(`--database must be a postgres://USER:PASS@HOST:PORT/DB address (got "${redactUrl(options.database)}"); leave it out to use the SQLite file in the data folder`);
+  }
+  return options.database
+    ? openPostgresStore(options.database, options.dataDir, fileRoot)
+    : openSqliteStore(options.dataDir, fileRoot);
+}
+
+export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Promise<Store> {
   fs.mkdirSync(dataDir, { recursive: true });
-  const sqlite = new BetterSqlite3(path.join(dataDir, DATABASE_FILE_NAME));
+  const file = path.join(dataDir, DATABASE_FILE_NAME);
+  const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash or power
   // loss can lose the last transactions, and FULL costs an fsync per commit.
@@ -48,20 +94,109 @@ export async function openSqliteStore(dataDir: string): Promise<Store> {
     await db.destroy();
     throw error;
   }
-  return { db, dialect: 'sqlite', dataDir, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    dataDir,
+    fileRoot,
+    shared: false,
+    location: `SQLite file ${file}`,
+    lock: async () => {},
+    close: () => db.destroy(),
+  };
 }
 
-async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+/** pg returns 64-bit integers and numerics as strings; every such value here (ids, counts, ms timestamps) fits a double. */
+const NUMERIC_TYPES = [20 /* int8 */, 1700 /* numeric */];
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (NUMERIC_TYPES.includes(oid)) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/** Connections per process. Requests wait for one rather than fail; PostgreSQL's default max_connections (100) fits several processes. */
+const POOL_SIZE = 16;
+
+export async function openPostgresStore(url: string, dataDir: string, fileRoot: string): Promise<Store> {
+  const { connectionString, schema } = splitSchema(url);
+  const location = `PostgreSQL ${redactUrl(connectionString)}${schema ? ` (schema ${schema})` : ''}`;
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE, types: pgTypes, connectionTimeoutMillis: 30_000 });
+  // An idle connection the server dropped must not take the process down.
+  pool.on('error', (error) => console.error(`PostgreSQL connection error (${location}):`, error.message));
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool,
+      onCreateConnection: schema
+        ? (connection) => connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`)).then(() => undefined)
+        : undefined,
+    }),
+  });
+  try {
+    if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    // The migrator must look for its own tables in this store's schema only: another
+    // store in the same database has tables of the same names.
+    const { rows } = await sql<{ current: string | null }>`select current_schema() as current`.execute(db);
+    const current = rows[0]?.current;
+    if (!current) throw new Error('the database has no schema this user may create tables in (check search_path and grants)');
+    await migrate(db, 'postgres', current);
+  } catch (error) {
+    await db.destroy();
+    throw new Error(`Could not open ${location}: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    db,
+    dialect: 'postgres',
+    dataDir,
+    fileRoot,
+    shared: true,
+    location,
+    async lock(trx, keys) {
+      // Sorted, so two transactions naming the same keys always queue in the same order and never deadlock.
+      for (const key of [...new Set(keys)].sort()) {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** `?schema=NAME` lets one database hold several stores (the test suite gives each test server its own). */
+function splitSchema(url: string): { connectionString: string; schema: string | null } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { connectionString: url, schema: null };
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`the schema in --database must be lower-case letters, digits and _ (got "${schema}")`);
+  }
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema };
+}
+
+/** The address with its password replaced, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSchema?: string): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const migrations: Record<string, Migration> = {};
       for (const [name, module] of Object.entries(MIGRATIONS)) {
-        migrations[name] = { up: (kysely) => module.up(kysely, dialect) };
+        // Migrations are written once with SQLite's column types; PostgreSQL gets its equivalents.
+        migrations[name] = { up: (kysely) => module.up(dialect === 'postgres' ? kysely.withPlugin(postgresColumnTypes) : kysely, dialect) };
       }
       return migrations;
     },
   };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Several processes may start at once on one PostgreSQL; the migrator holds a lock while it works.
+  const { error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Could not migrate the store (migration ${failed}): ${String(error)}`);

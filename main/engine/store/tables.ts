@@ -200,6 +200,9 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_date: string;
   finished_at: string | null;
+  /** The process whose worker is delivering it now (its claim), and until when the claim holds. */
+  claimed_by: string | null;
+  claimed_until: string | null;
 }
 
 export interface WebhookProcessLogsTable {

@@ -66,7 +66,7 @@ export async function systemImageFile(
     const existing = await findImageFile(context, project, system.uuid);
     if (existing && isCurrent(existing, input, hash)) return existing;
     const png = await renderSystemImage(design, system.uuid, size.width, size.height);
-    const received = await receiveBuffer(context.store.dataDir, png, 'system-image');
+    const received = await receiveBuffer(context.store.fileRoot, png, 'system-image');
     if (existing) {
       await replaceFileContents(context, existing, received, { inputData: input, inputDataHash: hash });
     } else {

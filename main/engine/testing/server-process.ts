@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withTestDatabase } from './test-database.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const solardeskBin = path.join(repoRoot, 'main/solardesk.js');
@@ -13,8 +14,13 @@ export interface ServerProcess {
   stderr: () => string;
 }
 
+/**
+ * Starts `solardesk server` with `args`. When the suite runs on PostgreSQL and the
+ * args name a data folder but no --database, the folder's test schema is added.
+ */
 export async function startServerProcess(args: string[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [solardeskBin, 'server', '--port', '0', '--log-level', 'silent', ...args], { cwd: repoRoot });
+  const fullArgs = [solardeskBin, 'server', '--port', '0', '--log-level', 'silent', ...withTestDatabase(args)];
+  const child = spawn(process.execPath, fullArgs, { cwd: repoRoot });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));

@@ -1,5 +1,7 @@
 // A real engine on 127.0.0.1 over a temp data folder, for HTTP-level tests.
-// Nothing is faked but the clock, which a test may pass in to move time.
+// Nothing is faked but the clock, which a test may pass in to move time. With
+// SOLARDESK_TEST_POSTGRES_URL set (npm run test:postgres), the store is a fresh
+// schema in that PostgreSQL instead of a SQLite file.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +10,7 @@ import { seedDemo, DEMO_PASSWORD } from '../seed/demo-seed.ts';
 import type { Clock } from '../clock.ts';
 import type { DeliveryWorkerOptions } from '../webhooks/delivery-worker.ts';
 import { DEFAULT_THROTTLE_RATES } from '../../../shared/throttle-rates.ts';
+import { testDatabaseFor, dropTestDatabase } from './test-database.ts';
 
 export interface TestServer {
   readonly baseUrl: string;
@@ -81,8 +84,10 @@ export interface TestServerOptions {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeTempDir();
+  const database = testDatabaseFor(dataDir);
   const engine = await createEngine({
     dataDir,
+    database,
     clock: options.clock,
     planCacheSeconds: options.planCacheSeconds,
     throttleRates: options.throttleRates ?? UNTHROTTLED_RATES,
@@ -112,7 +117,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async close(options: { keepData?: boolean } = {}) {
       await engine.close();
-      if (!options.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (options.keepData) return;
+      await dropTestDatabase(dataDir);
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -11,6 +11,7 @@ import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { ManualClock } from '../clock.ts';
 import { multipartBody, postMultipart } from '../testing/multipart-upload.ts';
 import { blobNames, createFile, download, tempFiles, uploadFile } from '../testing/file-testing.ts';
+import { SHARED_LEFTOVER_AGE_MS } from '../files/blob-store.ts';
 
 type JsonType = 'string' | 'integer' | 'boolean' | 'array' | 'object' | 'null' | 'any';
 
@@ -401,11 +402,22 @@ describe('private files: limits, expiry and crash leftovers', () => {
     fs.writeFileSync(strayTemp, 'half an upload');
     fs.mkdirSync(path.dirname(orphanBlob), { recursive: true });
     fs.writeFileSync(orphanBlob, 'orphan');
+    // On a shared store (PostgreSQL) a neighbour process may be writing fresh files, so
+    // only leftovers untouched for SHARED_LEFTOVER_AGE_MS go; these two are made old,
+    // and a fresh one must stay.
+    const shared = server.engine.store.shared;
+    const freshTemp = path.join(server.dataDir, 'tmp', 'upload-in-progress.partial');
+    if (shared) {
+      const old = new Date(Date.now() - SHARED_LEFTOVER_AGE_MS - 60_000);
+      for (const file of [strayTemp, orphanBlob]) fs.utimesSync(file, old, old);
+      fs.writeFileSync(freshTemp, 'a neighbour is writing this');
+    }
     await server.close({ keepData: true });
     server = await startTestServer({ clock, maxUploadBytes, dataDir: server.dataDir });
     admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
     assert.ok(!fs.existsSync(strayTemp));
     assert.ok(!fs.existsSync(orphanBlob));
+    if (shared) assert.ok(fs.existsSync(freshTemp), 'a fresh temp file on a shared store is left to its writer');
     assert.ok(blobNames(server).includes(kept.file_hash));
     const again = await server.request('GET', `/api/orgs/1/private_files/${kept.id}/`, { token: admin });
     assert.deepEqual((await download(again.json.file_contents)).body, Buffer.from('kept'));

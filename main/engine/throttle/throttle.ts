@@ -6,6 +6,7 @@
 // worst a client waits one slice (1/60 of the window) longer than it had to.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
+import type { Store } from '../store/database.ts';
 import type { Clock } from '../clock.ts';
 import {
   DEFAULT_THROTTLE_RATES,
@@ -44,12 +45,14 @@ interface Scope {
 export class Throttle {
   private admissionsSincePrune = 0;
   private readonly longestWindowMs: number;
+  private readonly db: Kysely<Database>;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly store: Store,
     private readonly clock: Clock,
     readonly rates: ThrottleRates,
   ) {
+    this.db = store.db;
     this.longestWindowMs = Math.max(
       ...Object.values(rates).flatMap((quota) => [quota.user, quota.org].filter(isRate).map((rate) => parseRate(rate).windowSeconds * 1000)),
     );
@@ -76,6 +79,9 @@ export class Throttle {
     if (scopes.length === 0) return { allowed: true, limit: 0, remaining: 0, resetSeconds: 0 };
     const now = this.clock.now().getTime();
     const decision = await this.db.transaction().execute(async (trx) => {
+      // Count, then add: processes sharing a PostgreSQL queue per bucket, so a quota
+      // holds exactly however requests are spread over them.
+      await this.store.lock(trx, scopes.map((scope) => `throttle:${scope.key}`));
       const oldestCutoff = Math.min(...scopes.map((scope) => sliceStart(now - scope.windowMs, scope.sliceMs)));
       const rows = await trx
         .selectFrom('throttle_buckets')

@@ -2,6 +2,14 @@
 // waits for the one before it), webhooks in parallel (a slow or dead endpoint
 // holds up only itself), retried with exponential backoff and jitter, every
 // attempt logged. Runs beside the HTTP server, never inside a request.
+//
+// Several server processes may share one PostgreSQL store, each with a worker. A
+// worker claims a delivery before it posts it (a row lock skips rows another worker
+// is claiming), and the claim lapses after the longest an attempt can take, so a
+// process that dies mid-delivery leaves its deliveries to the others: each change
+// is posted once per webhook normally, and never lost.
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
 import got, { type Response } from 'got';
 import type { EngineContext } from '../context.ts';
 import type { DeliveryRow, WebhookRow } from '../store/tables.ts';
@@ -56,7 +64,12 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => n
 
 type Outcome = { successful: true; notes: string } | { successful: false; notes: string; permanent: boolean };
 
+/** Time a claim holds past the attempt's own timeout: posting, then recording the outcome. */
+const CLAIM_MARGIN_MS = 15_000;
+
 export class WebhookDeliveryWorker {
+  /** Names this worker's claims; unique per process start. */
+  readonly workerId = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Map<number, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
@@ -71,6 +84,16 @@ export class WebhookDeliveryWorker {
   start(): void {
     this.stopped = false;
     this.wake();
+  }
+
+  /**
+   * A store no other process uses (SQLite) can drop every claim at start: they are
+   * all from an earlier run of this process, which has ended. Shared stores wait
+   * for each claim to lapse instead, as its owner may still be working on it.
+   */
+  async releaseStaleClaims(): Promise<void> {
+    if (this.context.store.shared) return;
+    await this.context.db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('claimed_by', 'is not', null).execute();
   }
 
   /** Look for due deliveries now (called after a change is queued). */
@@ -118,11 +141,12 @@ export class WebhookDeliveryWorker {
   private async scan(): Promise<void> {
     const { db } = this.context;
     const now = nowIso(this.context.clock);
-    // The head of each enabled webhook's queue: its oldest pending delivery.
+    // The head of each enabled webhook's queue: its oldest pending delivery. A head
+    // claimed by another worker holds its webhook's queue until that worker is done.
     const heads = await db
       .selectFrom('webhook_deliveries as delivery')
       .innerJoin('webhooks', 'webhooks.id', 'delivery.webhook_id')
-      .selectAll('delivery')
+      .select(['delivery.id', 'delivery.webhook_id', 'delivery.next_attempt_at', 'delivery.claimed_by', 'delivery.claimed_until'])
       .where('delivery.status', '=', 'pending')
       .where('webhooks.enabled', '=', 1)
       .where('delivery.id', '=', (builder) =>
@@ -134,15 +158,48 @@ export class WebhookDeliveryWorker {
       )
       .orderBy('delivery.next_attempt_at')
       .execute();
-    for (const delivery of heads) {
-      if (this.stopped || this.inFlight.size >= this.options.concurrency) break;
-      if (this.inFlight.has(delivery.webhook_id) || delivery.next_attempt_at > now) continue;
+    const room = this.options.concurrency - this.inFlight.size;
+    const deadClaimants = new Set(heads.map((head) => head.claimed_by).filter((owner): owner is string => owner !== null && isDeadLocalWorker(owner)));
+    const due = heads
+      .filter((head) => !this.inFlight.has(head.webhook_id) && head.next_attempt_at <= now)
+      .filter((head) => head.claimed_until === null || head.claimed_until < now || deadClaimants.has(head.claimed_by!))
+      .slice(0, Math.max(0, room));
+    if (this.stopped || due.length === 0) return;
+    for (const delivery of await this.claim(due.map((head) => head.id), now, [...deadClaimants])) {
       const attempt = this.attempt(delivery).finally(() => {
         this.inFlight.delete(delivery.webhook_id);
         this.wake();
       });
       this.inFlight.set(delivery.webhook_id, attempt);
     }
+  }
+
+  /** Claims those of `ids` no other live worker holds; returns the ones this worker got. */
+  private async claim(ids: number[], now: string, deadClaimants: string[]): Promise<DeliveryRow[]> {
+    const { db, store } = this.context;
+    const until = new Date(this.context.clock.now().getTime() + this.options.timeoutMs + CLAIM_MARGIN_MS).toISOString();
+    return db
+      .updateTable('webhook_deliveries')
+      .set({ claimed_by: this.workerId, claimed_until: until })
+      .where('id', 'in', (builder) =>
+        builder
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('id', 'in', ids)
+          .where('status', '=', 'pending')
+          .where((free) =>
+            free.or([
+              free('claimed_until', 'is', null),
+              free('claimed_until', '<', now),
+              ...(deadClaimants.length > 0 ? [free('claimed_by', 'in', deadClaimants)] : []),
+            ]),
+          )
+          // Rows another worker is claiming this instant are passed over, not waited for.
+          // SQLite has one writer at a time and no row locks to skip.
+          .$if(store.dialect === 'postgres', (query) => query.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .execute();
   }
 
   private async attempt(delivery: DeliveryRow): Promise<void> {
@@ -161,7 +218,7 @@ export class WebhookDeliveryWorker {
       : outcome.notes;
 
     await db.transaction().execute(async (trx) => {
-      await trx
+      const recorded = await trx
         .updateTable('webhook_deliveries')
         .set({
           attempts: attemptNumber,
@@ -172,9 +229,14 @@ export class WebhookDeliveryWorker {
             ? delivery.next_attempt_at
             : new Date(now.getTime() + retryDelayMs(this.options.retry, attemptNumber, this.options.random)).toISOString(),
           finished_at: outcome.successful || givingUp ? now.toISOString() : null,
+          claimed_by: null,
+          claimed_until: null,
         })
         .where('id', '=', delivery.id)
-        .execute();
+        // A claim that lapsed (this process stalled past it) belongs to another worker now; its outcome counts.
+        .where('claimed_by', '=', this.workerId)
+        .executeTakeFirst();
+      if (Number(recorded.numUpdatedRows) === 0) return;
       await trx
         .insertInto('webhook_process_logs')
         .values({
@@ -213,6 +275,26 @@ export class WebhookDeliveryWorker {
     } catch (error) {
       return describeFailure(error);
     }
+  }
+}
+
+/**
+ * A claim made by a process on this machine that is no longer running (killed,
+ * crashed, or this server before a restart) need not wait for its claim to lapse.
+ * Claims from other machines always wait: their processes cannot be seen from here.
+ */
+function isDeadLocalWorker(workerId: string): boolean {
+  const [host, pidText] = workerId.split(':');
+  const pid = Number(pidText);
+  if (host !== os.hostname() || !Number.isSafeInteger(pid) || pid <= 0) return false;
+  // Another engine in this same process (tests run several) is alive by definition.
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: alive, but another user's.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 
