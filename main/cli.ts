@@ -4,6 +4,7 @@ import { runAdminCommand } from './cli/admin-command.ts';
 import { runStartCommand } from './cli/start-command.ts';
 import { runWebCommand } from './cli/web-command.ts';
 import { runAgentCommand } from './cli/agent-command.ts';
+import { runMigrateStoreCommand } from './cli/migrate-store-command.ts';
 import { CliError } from './cli/cli-args.ts';
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
@@ -12,13 +13,14 @@ const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promi
   server: { summary: 'Serve the API engine over HTTP', run: runServerCommand },
   admin: { summary: 'Set up orgs, users, roles, plans and tokens in a server’s data folder', run: runAdminCommand },
   agent: { summary: 'Keep a local replica of a remote org, serve it on 127.0.0.1, and sync both ways', run: runAgentCommand },
+  'migrate-store': { summary: 'Copy a SQLite server’s store and file contents into an empty PostgreSQL store', run: runMigrateStoreCommand },
 };
 
 export const MAIN_HELP = `Usage: solardesk <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`)
+  .map(([name, command]) => `  ${name.padEnd(13)} ${command.summary}`)
   .join('\n')}
 
 Run "solardesk <command> --help" for a command's options.`;

@@ -14,5 +14,6 @@ export function isPostgres(db: AnyKysely): boolean {
 /** Moves `table`'s id sequence past the largest id in it. */
 export async function advanceIdSequence(db: AnyKysely, table: string): Promise<void> {
   if (!isPostgres(db)) return;
-  await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest((select max(id) from ${sql.table(table)}), 1))`.execute(db);
+  // is_called = false: the next id handed out is exactly max + 1 (1 in an empty table).
+  await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(db);
 }
