@@ -8,6 +8,7 @@
 // is claiming), and the claim lapses after the longest an attempt can take, so a
 // process that dies mid-delivery leaves its deliveries to the others: each change
 // is posted once per webhook normally, and never lost.
+import fs from 'node:fs';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import got, { type Response } from 'got';
@@ -64,12 +65,27 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => n
 
 type Outcome = { successful: true; notes: string } | { successful: false; notes: string; permanent: boolean };
 
+/**
+ * This machine as its processes see one another: the hostname and, on Linux, the
+ * pid namespace, because containers can share a hostname without seeing each
+ * other's processes.
+ */
+const LOCAL_MACHINE = (() => {
+  let namespace = '';
+  try {
+    namespace = fs.readlinkSync('/proc/self/ns/pid').replace(/\D/g, '');
+  } catch {
+    // not Linux: the hostname alone
+  }
+  return namespace ? `${os.hostname()}/${namespace}` : os.hostname();
+})();
+
 /** Time a claim holds past the attempt's own timeout: posting, then recording the outcome. */
 const CLAIM_MARGIN_MS = 15_000;
 
 export class WebhookDeliveryWorker {
   /** Names this worker's claims; unique per process start. */
-  readonly workerId = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly workerId = `${LOCAL_MACHINE}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Map<number, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
@@ -284,9 +300,9 @@ export class WebhookDeliveryWorker {
  * Claims from other machines always wait: their processes cannot be seen from here.
  */
 function isDeadLocalWorker(workerId: string): boolean {
-  const [host, pidText] = workerId.split(':');
+  const [machine, pidText] = workerId.split(':');
   const pid = Number(pidText);
-  if (host !== os.hostname() || !Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (machine !== LOCAL_MACHINE || !Number.isSafeInteger(pid) || pid <= 0) return false;
   // Another engine in this same process (tests run several) is alive by definition.
   if (pid === process.pid) return false;
   try {
