@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
-import type { FileUploadRow } from '../store/tables.ts';
+import type { Kysely } from 'kysely';
+import type { Database, FileUploadRow } from '../store/tables.ts';
 import { nowIso } from '../clock.ts';
 import { ApiError, fieldError, forbidden, nonFieldError, notFound } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
@@ -72,8 +73,9 @@ export async function getOwnUpload(context: EngineContext, actor: Actor, uploadI
   return upload;
 }
 
-async function loadParts(context: EngineContext, uploadId: string): Promise<UploadPart[]> {
-  const rows = await context.db
+/** `db` is the store or a transaction. */
+async function loadParts(db: Kysely<Database>, uploadId: string): Promise<UploadPart[]> {
+  const rows = await db
     .selectFrom('file_upload_parts')
     .select(['part_number', 'size', 'etag'])
     .where('upload_id', '=', uploadId)
@@ -83,7 +85,7 @@ async function loadParts(context: EngineContext, uploadId: string): Promise<Uplo
 }
 
 export async function uploadJson(context: EngineContext, upload: FileUploadRow): Promise<UploadJson> {
-  const parts = await loadParts(context, upload.id);
+  const parts = await loadParts(context.db, upload.id);
   return {
     upload_id: upload.id,
     url: absoluteUrl(context, apiPaths.fileUpload(upload.org_id, upload.id)),
@@ -100,6 +102,12 @@ export async function uploadJson(context: EngineContext, upload: FileUploadRow):
   };
 }
 
+/** Serialises a part's recording with the upload's completion, across processes too. */
+const uploadLockKey = (uploadId: string) => `file-upload:${uploadId}`;
+
+/** The upload was completed by another request while this one assembled it. */
+class CompletedElsewhere extends Error {}
+
 /** 409, closing the connection so an unread part body is not drained. */
 export const alreadyCompleted = () =>
   new ApiError(409, { detail: 'This upload is already complete; its parts can no longer change.' }, { connection: 'close' });
@@ -111,7 +119,7 @@ export const alreadyCompleted = () =>
 export async function receivePart(context: EngineContext, upload: FileUploadRow, part: number, body: Readable): Promise<UploadPart> {
   const { fileRoot } = context.store;
   const maxBytes = context.files.maxUploadBytes;
-  const others = (await loadParts(context, upload.id)).filter((existing) => existing.part !== part);
+  const others = (await loadParts(context.db, upload.id)).filter((existing) => existing.part !== part);
   const room = maxBytes - others.reduce((total, existing) => total + existing.size, 0);
   let received: ReceivedFile;
   try {
@@ -122,18 +130,20 @@ export async function receivePart(context: EngineContext, upload: FileUploadRow,
   }
   const stored = { part, size: received.size, etag: received.sha256 };
   try {
-    await uploadLock.run(upload.id, async () => {
-      const current = await context.db.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
+    await uploadLock.run(upload.id, () => context.db.transaction().execute(async (trx) => {
+      // Another process may be completing this upload (parts can arrive anywhere behind a load balancer).
+      await context.store.lock(trx, [uploadLockKey(upload.id)]);
+      const current = await trx.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
       if (!current) throw notFound('No such upload, or it has expired. Start a new upload.');
       if (current.completed_file_id !== null) throw alreadyCompleted();
       await fsp.mkdir(uploadDir(fileRoot, upload.id), { recursive: true });
       await fsp.rename(received.tempPath, partPath(fileRoot, upload.id, part));
-      await context.db
+      await trx
         .insertInto('file_upload_parts')
         .values({ upload_id: upload.id, part_number: part, size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) })
         .onConflict((conflict) => conflict.columns(['upload_id', 'part_number']).doUpdateSet({ size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) }))
         .execute();
-    });
+    }));
   } finally {
     await discardTempFile(received.tempPath);
   }
@@ -159,10 +169,15 @@ function checkPartsComplete(upload: FileUploadRow, parts: readonly UploadPart[],
  */
 export async function completeUpload(context: EngineContext, actor: Actor, upload: FileUploadRow): Promise<{ fileId: number; created: boolean }> {
   const { fileRoot } = context.store;
-  const result = await uploadLock.run(upload.id, async () => {
+  const completedFile = async () => {
     const current = await context.db.selectFrom('file_uploads').selectAll().where('id', '=', upload.id).executeTakeFirstOrThrow();
-    if (current.completed_file_id !== null) return { fileId: current.completed_file_id, created: false };
-    const parts = await loadParts(context, upload.id);
+    return current.completed_file_id === null ? null : { fileId: current.completed_file_id, created: false };
+  };
+  const result = await uploadLock.run(upload.id, async () => {
+    const done = await completedFile();
+    if (done) return done;
+    const current = await context.db.selectFrom('file_uploads').selectAll().where('id', '=', upload.id).executeTakeFirstOrThrow();
+    const parts = await loadParts(context.db, upload.id);
     checkPartsComplete(current, parts, context.files.maxUploadBytes);
     // The project may have moved out of the actor's sight since the upload started.
     if (current.project_id !== null) {
@@ -186,10 +201,21 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
           upload: { id: current.id, parts, completedOn },
         },
         async (trx, id) => {
-          await trx.updateTable('file_uploads').set({ completed_file_id: id }).where('id', '=', current.id).execute();
+          // A retried completion may have reached another process, and a part may have
+          // been replaced there while this one assembled: whichever commits first wins,
+          // and this one rolls back rather than make a second file or record stale parts.
+          await context.store.lock(trx, [uploadLockKey(current.id)]);
+          const marked = await trx.updateTable('file_uploads').set({ completed_file_id: id }).where('id', '=', current.id).where('completed_file_id', 'is', null).executeTakeFirst();
+          if (Number(marked.numUpdatedRows) === 0) throw new CompletedElsewhere();
+          if (JSON.stringify(await loadParts(trx, current.id)) !== JSON.stringify(parts)) {
+            throw nonFieldError('A part was sent again while the upload was being completed. Complete it again to use the new part.');
+          }
         },
       );
       return { fileId, created: true };
+    } catch (error) {
+      if (error instanceof CompletedElsewhere) return (await completedFile())!;
+      throw error;
     } finally {
       await discardTempFile(received.tempPath);
     }

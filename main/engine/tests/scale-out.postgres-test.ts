@@ -249,6 +249,26 @@ describe('scale-out: files', () => {
     assert.equal(again.status, 200, 'completing again through another process answers with the same file');
     assert.equal(again.json.id, completed.json.id);
   });
+
+  test('the same upload completed through three processes at once makes one file', { timeout: 60_000 }, async () => {
+    const uploadsPath = '/api/orgs/1/private_files/uploads/';
+    // Big enough that assembling takes a moment, so the three completions overlap.
+    const bytes = randomBytes(24 * 1024 * 1024);
+    const started = await requestJson(servers[0]!.baseUrl, 'POST', uploadsPath, { token: tokens.member, body: { title: 'Retried', filename: 'retried.bin', size: bytes.length } });
+    assert.equal(started.status, 201, started.text);
+    const uploadId = started.json.upload_id as string;
+    const put = await fetch(`${servers[1]!.baseUrl}${uploadsPath}${uploadId}/parts/1/`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${tokens.member}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    assert.equal(put.status, 200, await put.text());
+    const answers = await Promise.all(servers.map((server) => requestJson(server.baseUrl, 'POST', `${uploadsPath}${uploadId}/complete/`, { token: tokens.member })));
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 200, 201], answers.map((answer) => answer.text.slice(0, 200)).join('\n'));
+    assert.equal(new Set(answers.map((answer) => answer.json.id)).size, 1, 'every completion answers with the same file');
+    const listed = await requestJson(servers[2]!.baseUrl, 'GET', '/api/orgs/1/private_files/?search=Retried&limit=100', { token: tokens.member });
+    assert.equal(listed.json.filter((file: { title: string }) => file.title === 'Retried').length, 1, 'one file, not one per completion');
+  });
 });
 
 describe('scale-out: webhooks', () => {
