@@ -40,7 +40,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const row = options.created
       ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
       : await getVisibleProject(context, actor, id);
-    const relations = await loadRelations(context.db, context, actor.org.id, [row]);
+    const relations = await loadRelations(context.db, context, actor.org.id, [row], fieldset);
     return serializeProject(context, viewFor(actor), row, relations, fieldset);
   };
 
@@ -62,9 +62,10 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
       .limit(limit)
       .offset(pageOffset({ page, limit }))
       .execute();
-    const relations = await loadRelations(context.db, context, actor.org.id, rows);
+    const shown = fieldset ?? 'list';
+    const relations = await loadRelations(context.db, context, actor.org.id, rows, shown);
     const view = viewFor(actor);
-    return rows.map((row) => serializeProject(context, view, row, relations, fieldset ?? 'list'));
+    return rows.map((row) => serializeProject(context, view, row, relations, shown));
   });
 
   app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {

@@ -37,24 +37,49 @@ export interface ProjectRelations {
   files: Map<number, FileWithTags[]>;
 }
 
-/** `db` is the store or the write's transaction (SQLite has one connection: reads inside a write must use the transaction). */
+/** The fields a fieldset shows; every field for `detail`. */
+const FIELDSET_FIELDS: Record<Exclude<Fieldset, 'detail'>, ReadonlySet<string>> = {
+  list: new Set(LIST_FIELDSET),
+  studio: new Set(STUDIO_FIELDSET),
+};
+
+/** Whether `fieldset` shows `field`: what a row of it need not compute or load. */
+export function showsField(fieldset: Fieldset, field: string): boolean {
+  return fieldset === 'detail' || FIELDSET_FIELDS[fieldset].has(field);
+}
+
+const ROLE_FIELDS = [
+  ...ROLE_REFERENCE_FIELDS.flatMap((field) => [field, `${field}_data`]),
+  ...ROLE_SUMMARY_PREFIXES.flatMap((prefix) => ['id', 'name', 'email', 'phone'].map((part) => `${prefix}_${part}`)),
+  'assigned_role_accreditation',
+];
+const showsAny = (fieldset: Fieldset, fields: readonly string[]) => fields.some((field) => showsField(fieldset, field));
+
+/**
+ * Loads what the rows' `fieldset` shows of their related records, in a few queries
+ * per page. A list page loads no events, files or roles it would not show.
+ * `db` is the store or the write's transaction (SQLite has one connection: reads
+ * inside a write must use the transaction).
+ */
 export async function loadRelations(
   db: Kysely<Database>,
   context: EngineContext,
   orgId: number,
   rows: readonly ProjectRow[],
+  fieldset: Fieldset = 'detail',
 ): Promise<ProjectRelations> {
-  const roleIds = rows.flatMap((row) => ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]])).filter(
-    (id): id is number => id !== null,
-  );
+  const roleIds = showsAny(fieldset, ROLE_FIELDS)
+    ? rows.flatMap((row) => ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]])).filter((id): id is number => id !== null)
+    : [];
   const projectIds = rows.map((row) => row.id);
-  const [contacts, roles, workflows, events] = await Promise.all([
-    loadProjectContacts(db, projectIds),
-    loadRoles(db, orgId, roleIds),
+  const none = <T>() => Promise.resolve(new Map<number, T>());
+  const [contacts, roles, workflows, events, files] = await Promise.all([
+    showsAny(fieldset, ['contacts', 'contacts_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
+    roleIds.length > 0 ? loadRoles(db, orgId, roleIds) : none<RoleWithUser>(),
     loadOrgWorkflows(db, orgId),
-    loadProjectEvents(db, projectIds),
+    showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventRow[]>(),
+    showsAny(fieldset, ['private_files', 'private_files_data']) ? loadProjectFiles(db, projectIds) : none<FileWithTags[]>(),
   ]);
-  const files = await loadProjectFiles(db, projectIds);
   return { contacts, roles, workflows, events, files };
 }
 
@@ -85,6 +110,11 @@ export function viewFor(actor: Actor): ProjectView {
   return { orgName: actor.org.name, includeDesign: API_PLANS[actor.plan].includesDesignData, fileViewer: fileViewerFor(actor) };
 }
 
+/** The fields kept in the attributes JSON column, with their defaults. */
+const ATTRIBUTE_FIELDS = Object.entries({ ...WRITABLE_PLAIN_FIELDS, ...STORED_READ_ONLY_FIELDS });
+/** A default object or array is copied, so no answer shares (and no caller mutates) the table's own. */
+const copyDefault = (value: unknown) => (value !== null && typeof value === 'object' ? structuredClone(value) : value);
+
 export function serializeProject(
   context: EngineContext,
   view: ProjectView,
@@ -97,8 +127,9 @@ export function serializeProject(
   const url = absoluteUrl(context, projectPath);
   const json: Record<string, unknown> = {};
 
-  for (const [field, spec] of Object.entries({ ...WRITABLE_PLAIN_FIELDS, ...STORED_READ_ONLY_FIELDS })) {
-    json[field] = field in attributes ? attributes[field] : structuredClone(spec.default);
+  for (const [field, spec] of ATTRIBUTE_FIELDS) {
+    if (!showsField(fieldset, field)) continue;
+    json[field] = field in attributes ? attributes[field] : copyDefault(spec.default);
   }
   for (const field of COLUMN_FIELDS) {
     const value = row[field];
@@ -112,12 +143,13 @@ export function serializeProject(
     org: absoluteUrl(context, apiPaths.org(row.org_id)),
     org_name: view.orgName,
     country: row.country_iso2 ? absoluteUrl(context, apiPaths.country(row.country_iso2)) : null,
-    country_name: countryName(row.country_iso2),
+    country_name: showsField(fieldset, 'country_name') ? countryName(row.country_iso2) : '',
     roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
     created_date: row.created_date,
     modified_date: row.modified_date,
-    share_link: `${absoluteUrl(context, `/shared/projects/${row.id}/`)}?token=${shareToken(context, row.id)}`,
   });
+  // An HMAC and a locale lookup per row: only where the fieldset shows them.
+  if (showsField(fieldset, 'share_link')) json.share_link = `${absoluteUrl(context, `/shared/projects/${row.id}/`)}?token=${shareToken(context, row.id)}`;
 
   for (const field of ROLE_REFERENCE_FIELDS) {
     const roleId = row[ROLE_COLUMNS[field]];
@@ -155,10 +187,12 @@ export function serializeProject(
   const usage = row.usage === null ? null : (JSON.parse(row.usage) as Usage);
   json.usage = usage;
   json.usage_annual_or_guess = annualUsageOrGuess(usage, row.is_residential === 1);
-  json.systems = ((json.systems as Array<Record<string, unknown>>) ?? []).map((system) => ({
-    ...system,
-    url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
-  }));
+  if (showsField(fieldset, 'systems')) {
+    json.systems = ((json.systems as Array<Record<string, unknown>>) ?? []).map((system) => ({
+      ...system,
+      url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
+    }));
+  }
   json.design = view.includeDesign ? row.design : null;
 
   return pickFieldset(json, fieldset);

@@ -108,6 +108,18 @@ describe('projects', () => {
     }
   });
 
+  test('every field a list or studio row shows is the value the detail of its project shows', async () => {
+    // Rows load only the related records their fieldset shows; this holds them to the detail's values.
+    for (const fieldset of ['list', 'studio']) {
+      const rows = await server.request('GET', `${projectsPath}?limit=20&ordering=id&fieldset=${fieldset}`, { token });
+      assert.equal(rows.json.length, 20);
+      for (const row of rows.json) {
+        const detail = await server.request('GET', `${projectsPath}${row.id}/`, { token });
+        for (const [field, value] of Object.entries(row)) assert.deepEqual(value, detail.json[field], `${fieldset} row ${row.id}: ${field}`);
+      }
+    }
+  });
+
   test('create accepts the service.md example body with numbers as strings, and answers 201 with the whole project', async () => {
     const roles = await server.request('GET', '/api/orgs/1/roles/', { token });
     const installer = roles.json.find((role: { job_title: string }) => role.job_title === 'Installer');
