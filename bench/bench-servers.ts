@@ -48,9 +48,14 @@ export async function createBenchStore(sunriseProjects: number, options: { newes
  * Adds generated projects to Sunrise Solar until it holds `target`; the same seed
  * always adds the same projects. `newest` dates them after every demo project
  * (one a minute from 2027 on), so the default list order shows them first.
+ * `database` grows a PostgreSQL store the same way (bench/scale.bench.ts).
  */
-export async function growSunrise(dataDir: string, target: number, options: { newest?: boolean } = {}): Promise<void> {
-  const engine = await createEngine({ dataDir, deliverWebhooks: false, maintainFileStorage: false });
+export async function growSunrise(
+  dataDir: string,
+  target: number,
+  options: { newest?: boolean; database?: string; blobDir?: string } = {},
+): Promise<void> {
+  const engine = await createEngine({ dataDir, database: options.database, blobDir: options.blobDir, deliverWebhooks: false, maintainFileStorage: false });
   try {
     const { count } = await engine.context.db
       .selectFrom('projects')

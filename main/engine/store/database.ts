@@ -152,10 +152,11 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
     shared: true,
     location,
     async lock(trx, keys) {
-      // Sorted, so two transactions naming the same keys always queue in the same order and never deadlock.
-      for (const key of [...new Set(keys)].sort()) {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
-      }
+      if (keys.length === 0) return;
+      // Taken in key order (PostgreSQL evaluates a volatile function in the select
+      // list after sorting), so two transactions naming the same keys queue in the
+      // same order and never deadlock; one round trip for all of them.
+      await sql`select pg_advisory_xact_lock(hashtextextended(key, 0)) from unnest(${[...new Set(keys)]}::text[]) as key order by key`.execute(trx);
     },
     close: () => db.destroy(),
   };

@@ -102,13 +102,12 @@ export class Throttle {
         const tightest = full[0]!;
         return { allowed: false, limit: tightest.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
       }
-      for (const { scope } of states) {
-        await trx
-          .insertInto('throttle_buckets')
-          .values({ scope_key: scope.key, bucket_start: sliceStart(now, scope.sliceMs), hits: 1 })
-          .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`throttle_buckets.hits + 1` }))
-          .execute();
-      }
+      // One statement for every scope: on a shared store the bucket locks are held until commit, so each round trip counts.
+      await trx
+        .insertInto('throttle_buckets')
+        .values(states.map(({ scope }) => ({ scope_key: scope.key, bucket_start: sliceStart(now, scope.sliceMs), hits: 1 })))
+        .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`throttle_buckets.hits + 1` }))
+        .execute();
       const tightest = states.reduce((a, b) => (b.scope.limit - b.used < a.scope.limit - a.used ? b : a));
       const oldest = tightest.slices[0] ? Number(tightest.slices[0].bucket_start) : sliceStart(now, tightest.scope.sliceMs);
       return {
