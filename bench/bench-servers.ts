@@ -18,6 +18,16 @@ const benchDir = path.dirname(fileURLToPath(import.meta.url));
 
 /** The seed of the generated projects added to Sunrise Solar (not the demo's own). */
 const EXTRA_SEED = DEMO_SEED + 500;
+
+/** The engine load of engine.bench.ts and scale.bench.ts: connections, warm-up, and what is asked for. */
+export const ENGINE_LOAD = {
+  connections: 10,
+  warmUpSeconds: 2,
+  /** Sunrise Solar grown to a full 100-item page and more. */
+  sunriseProjects: 200,
+  detailPath: '/api/orgs/1/projects/1/',
+  listPath: '/api/orgs/1/projects/?limit=100',
+} as const;
 const NEWEST_FROM = Date.UTC(2027, 0, 1);
 
 export interface BenchStore {

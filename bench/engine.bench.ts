@@ -8,15 +8,10 @@
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { requireAllOk, runLoad, type LoadOptions, type LoadRequest } from '../main/hardening/load-generator.ts';
-import { UNTHROTTLED_NOTE, createBenchStore, startBareServer, startBenchEngine, type BareServer, type BenchEngine } from './bench-servers.ts';
+import { ENGINE_LOAD, UNTHROTTLED_NOTE, createBenchStore, startBareServer, startBenchEngine, type BareServer, type BenchEngine } from './bench-servers.ts';
 
-const CONNECTIONS = 10;
-const WARM_UP_SECONDS = 2;
+const { connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS, sunriseProjects: SUNRISE_PROJECTS, detailPath: DETAIL_PATH, listPath: LIST_PATH } = ENGINE_LOAD;
 const SECONDS = 10;
-/** Enough projects for a full 100-item page. */
-const SUNRISE_PROJECTS = 200;
-const DETAIL_PATH = '/api/orgs/1/projects/1/';
-const LIST_PATH = '/api/orgs/1/projects/?limit=100';
 
 interface Servers {
   engine: BenchEngine;

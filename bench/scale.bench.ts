@@ -22,7 +22,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Benchmark, BenchResult } from './bench-types.ts';
-import { UNTHROTTLED_NOTE, createBenchStore, growSunrise, startBenchEngine, type BenchEngine, type BenchStore } from './bench-servers.ts';
+import { ENGINE_LOAD, UNTHROTTLED_NOTE, createBenchStore, growSunrise, startBenchEngine, type BenchEngine, type BenchStore } from './bench-servers.ts';
 import { DATABASE_URL_ENV } from '../main/cli/cli-args.ts';
 import { createEngine } from '../main/engine/engine.ts';
 import { seedDemo } from '../main/engine/seed/demo-seed.ts';
@@ -32,15 +32,10 @@ import { UNTHROTTLED_RATES, makeTempDir } from '../main/engine/testing/test-serv
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { requireAllOk, runLoad, type LoadOptions, type LoadRequest } from '../main/hardening/load-generator.ts';
 
-const CONNECTIONS = 10;
-const WARM_UP_SECONDS = 2;
+const { connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS, sunriseProjects: SUNRISE_PROJECTS, detailPath: DETAIL_PATH, listPath: LIST_PATH } = ENGINE_LOAD;
 /** Measured seconds per side: GETs in two halves, baseline-value-value-baseline; a PATCH side in one go. */
 const SECONDS = 8;
-/** engine.bench's store: Sunrise Solar grown to a full 100-item page and more. */
-const SUNRISE_PROJECTS = 200;
 const SCALED_PROCESSES = 3;
-const DETAIL_PATH = '/api/orgs/1/projects/1/';
-const LIST_PATH = '/api/orgs/1/projects/?limit=100';
 
 // ---------------------------------------------------------------------------
 // Resources, each stopped again by the scope that started it (last in, first out).
