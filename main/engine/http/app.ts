@@ -156,11 +156,46 @@ function answerErrorsLikeDrf(app: App): void {
       return reply.code(400).send(drfFieldErrors(error.validation, error.validationContext));
     }
     const status = error.statusCode ?? 500;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Answered before the body was read, the 413 races the client's upload: the
+      // connection closes under a client still writing, which may then see a reset
+      // instead of the answer. Reading the rest first (within bounds) lets it arrive.
+      return drainRefusedBody(request.raw).then(() => reply.code(413).send({ detail: clientErrorDetail(error) }));
+    }
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: clientErrorDetail(error) });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ detail: 'The server failed to handle this request. It has been logged.' });
+  });
+}
+
+/** How much of a refused body is read and dropped before answering; past either bound the connection is cut. */
+const REFUSED_BODY_DRAIN = { maxBytes: 16 * 1024 * 1024, maxMs: 5_000 };
+
+/** Reads and drops what is left of a request body, up to REFUSED_BODY_DRAIN, as servers do before closing (lingering close). */
+function drainRefusedBody(raw: NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean }): Promise<void> {
+  if (raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.removeListener('data', count);
+      raw.removeListener('end', done);
+      raw.removeListener('error', done);
+      raw.removeListener('close', done);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > REFUSED_BODY_DRAIN.maxBytes) done();
+    };
+    const timer = setTimeout(done, REFUSED_BODY_DRAIN.maxMs);
+    raw.on('data', count);
+    raw.once('end', done);
+    raw.once('error', done);
+    raw.once('close', done);
+    raw.resume();
   });
 }
 
