@@ -98,7 +98,13 @@ export interface BenchEngine {
 /** `solardesk server` on the store, in its own process, with quotas the load never reaches. */
 export async function startBenchEngine(store: BenchStore, extraArgs: string[] = []): Promise<BenchEngine> {
   const server = await startServerProcess(['--data', store.dataDir, '--throttle-config', store.throttleConfig, ...extraArgs]);
-  const token = await signIn(server.baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
+  let token: string;
+  try {
+    token = await signIn(server.baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
+  } catch (error) {
+    await stopServerProcess(server, 'SIGKILL');
+    throw error;
+  }
   return {
     server,
     token,

@@ -25,7 +25,11 @@ export async function startServerProcess(args: string[]): Promise<ServerProcess>
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Not left running behind a test that has given up on it.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 60 s: ${stderr}`));
+    }, 60_000);
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
       const match = /^listening on (http:\/\/\S+)$/m.exec(stdout);
