@@ -31,6 +31,22 @@ export const ROLE_COLUMNS = {
   assigned_salesperson_role: 'assigned_salesperson_role_id',
 } as const satisfies Record<RoleReferenceField, keyof ProjectsTable>;
 
+/** Every column of `projects`; the compiler checks none is missing. */
+const PROJECT_COLUMNS = [
+  'id', 'org_id', 'title', 'identifier', 'address', 'locality', 'state', 'zip', 'country_iso2', 'lat', 'lon',
+  'business_name', 'priority', 'is_residential', 'is_lite', 'roof_type_id', 'workflow_id', 'active_stage_id',
+  'assigned_role_id', 'assigned_installer_role_id', 'assigned_site_inspector_role_id', 'assigned_designer_role_id',
+  'assigned_salesperson_role_id', 'usage', 'design', 'attributes', 'created_date', 'modified_date',
+] as const satisfies ReadonlyArray<keyof ProjectsTable>;
+const everyColumnListed: Exclude<keyof ProjectsTable, (typeof PROJECT_COLUMNS)[number]> extends never ? true : never = true;
+void everyColumnListed;
+
+/**
+ * The columns a list reads: all but `design`, which is tens of KB of base64 per
+ * designed project and which no list fieldset shows.
+ */
+export const PROJECT_COLUMNS_BUT_DESIGN = PROJECT_COLUMNS.filter((column): column is Exclude<(typeof PROJECT_COLUMNS)[number], 'design'> => column !== 'design');
+
 export function parseAttributes(text: string): Record<string, unknown> {
   const parsed: unknown = JSON.parse(text);
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};

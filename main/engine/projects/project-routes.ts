@@ -6,7 +6,9 @@ import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
-import { loadRelations, serializeProject, viewFor, type Fieldset } from './project-serializer.ts';
+import { loadRelations, serializeProject, showsField, viewFor, type Fieldset } from './project-serializer.ts';
+import { PROJECT_COLUMNS_BUT_DESIGN } from './project-columns.ts';
+import { sql } from 'kysely';
 import {
   applyProjectSearch,
   createProject,
@@ -48,7 +50,13 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const actor = actorOf(request);
     const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId } = request.query;
     const order = readOrdering(ordering, PROJECT_ORDERING_FIELDS, { field: 'modified_date', direction: 'desc' });
-    let query = context.db.selectFrom('projects').selectAll('projects').where(visibleTo(actor));
+    const shown = fieldset ?? 'list';
+    let query = context.db
+      .selectFrom('projects')
+      .select(PROJECT_COLUMNS_BUT_DESIGN.map((column) => `projects.${column}` as const))
+      // The design is read only where the fieldset shows it.
+      .select(showsField(shown, 'design') ? sql<string | null>`projects.design`.as('design') : sql<string | null>`null`.as('design'))
+      .where(visibleTo(actor));
     if (search) query = applyProjectSearch(query, search);
     if (activeStageId !== undefined) query = query.where('projects.active_stage_id', '=', activeStageId);
     if (stage !== undefined) {
@@ -62,7 +70,6 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
       .limit(limit)
       .offset(pageOffset({ page, limit }))
       .execute();
-    const shown = fieldset ?? 'list';
     const relations = await loadRelations(context.db, context, actor.org.id, rows, shown);
     const view = viewFor(actor);
     return rows.map((row) => serializeProject(context, view, row, relations, shown));
