@@ -6,6 +6,7 @@ import { runWebCommand } from './cli/web-command.ts';
 import { runAgentCommand } from './cli/agent-command.ts';
 import { runMigrateStoreCommand } from './cli/migrate-store-command.ts';
 import { CliError } from './cli/cli-args.ts';
+import { StoreOpenError } from './engine/store/database.ts';
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   start: { summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)', run: runStartCommand },
@@ -42,6 +43,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CliError) {
       console.error(`solardesk ${name}: ${error.message}`);
       return error.exitCode;
+    }
+    if (error instanceof StoreOpenError) {
+      console.error(`solardesk ${name}: ${error.message}`);
+      return 1;
     }
     throw error;
   }

@@ -21,6 +21,14 @@ describe('solardesk command', () => {
   const dataDir = makeTempDir('solardesk-cli-');
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
+  test('a PostgreSQL store that cannot be reached is one line saying what to check, without the password', () => {
+    const result = run(['server', '--data', dataDir, '--database', 'postgres://solardesk:not-this-secret@127.0.0.1:1/solardesk']);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /^solardesk server: could not open PostgreSQL postgres:\/\/solardesk:\*\*\*@127\.0\.0\.1:1\/solardesk: .*Check that PostgreSQL is running/);
+    assert.ok(!result.stderr.includes('not-this-secret'), 'the password is never printed');
+    assert.ok(!/\n\s+at /.test(result.stderr), `no stack trace: ${result.stderr}`);
+  });
+
   test('--help works on every command and subcommand', () => {
     for (const args of [['--help'], ['server', '--help'], ['start', '--help'], ['admin', '--help'],
       ...['create-org', 'create-user', 'add-member', 'set-plan', 'issue-token', 'show'].map((name) => ['admin', name, '--help'])]) {

@@ -40,6 +40,9 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The store could not be opened; the message says which and what to check, for the person starting SolarDesk. */
+export class StoreOpenError extends Error {}
+
 export interface StoreOptions {
   dataDir: string;
   /** `postgres://USER:PASS@HOST:PORT/DB[?schema=NAME]`; the SQLite file in the data folder when absent. */
@@ -142,7 +145,10 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
     await migrate(db, 'postgres', current);
   } catch (error) {
     await db.destroy();
-    throw new Error(`Could not open ${location}: ${(error as Error).message}`, { cause: error });
+    throw new StoreOpenError(
+      `could not open ${location}: ${(error as Error).message}. Check that PostgreSQL is running at that address and accepts this user, password and database.`,
+      { cause: error },
+    );
   }
   return {
     db,
