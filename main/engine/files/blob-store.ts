@@ -194,23 +194,32 @@ export async function receiveBuffer(fileRoot: string, bytes: Buffer, purpose: st
 export const SHARED_LEFTOVER_AGE_MS = 60 * 60_000;
 
 /**
+ * Whether a file is a crash leftover this process may remove: any file, for a
+ * process alone with its files (SQLite); for processes sharing a file root, only
+ * one nobody has touched for `SHARED_LEFTOVER_AGE_MS`, since a neighbour may be
+ * writing the rest right now.
+ */
+export function crashLeftoverTest(shared: boolean): (file: string) => Promise<boolean> {
+  if (!shared) return async () => true;
+  const cutoff = Date.now() - SHARED_LEFTOVER_AGE_MS;
+  return async (file) => ((await fsp.stat(file).catch(() => null))?.mtimeMs ?? Number.POSITIVE_INFINITY) < cutoff;
+}
+
+/**
  * Temp files are leftovers of uploads cut off by a crash, and blobs no file names
  * are leftovers of a crash between the link into place and the commit of the row.
- * A process alone with its files (SQLite) removes them all at start, before any
- * request; processes sharing a file root remove only those untouched for
- * `SHARED_LEFTOVER_AGE_MS`, since a neighbour may be writing the rest right now.
+ * Removed at start, before any request, as far as `crashLeftoverTest` allows.
  */
-export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: string, options: { shared: boolean; now?: number }): Promise<void> {
-  const cutoff = options.shared ? (options.now ?? Date.now()) - SHARED_LEFTOVER_AGE_MS : Number.POSITIVE_INFINITY;
-  const modifiedAt = async (file: string) => (await fsp.stat(file).catch(() => null))?.mtimeMs ?? Number.POSITIVE_INFINITY;
+export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: string, options: { shared: boolean }): Promise<void> {
+  const isLeftover = crashLeftoverTest(options.shared);
   await fsp.mkdir(tempDir(fileRoot), { recursive: true });
   for (const name of await fsp.readdir(tempDir(fileRoot))) {
     const file = path.join(tempDir(fileRoot), name);
-    if ((await modifiedAt(file)) < cutoff) await fsp.rm(file, { recursive: true, force: true });
+    if (await isLeftover(file)) await fsp.rm(file, { recursive: true, force: true });
   }
   const { hashes: onDisk, setAside } = await listBlobFolder(fileRoot);
   // A removal cut off between its rename and its unlink.
-  for (const file of setAside) if ((await modifiedAt(file)) < cutoff) await fsp.rm(file, { force: true });
+  for (const file of setAside) if (await isLeftover(file)) await fsp.rm(file, { force: true });
   if (onDisk.length === 0) return;
   const referenced = new Set<string>();
   const batchSize = 500;
@@ -220,7 +229,7 @@ export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: str
     for (const row of rows) if (row.file_hash) referenced.add(row.file_hash);
   }
   for (const sha256 of onDisk) {
-    if (referenced.has(sha256) || (await modifiedAt(blobPath(fileRoot, sha256))) >= cutoff) continue;
+    if (referenced.has(sha256) || !(await isLeftover(blobPath(fileRoot, sha256)))) continue;
     await withBlobLock(fileRoot, sha256, () => unlinkIfUnreferenced(db, fileRoot, sha256));
   }
 }

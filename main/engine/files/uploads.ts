@@ -16,7 +16,7 @@ import { nowIso } from '../clock.ts';
 import { ApiError, fieldError, forbidden, nonFieldError, notFound } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { UploadCreate, UploadJson } from '../../../shared/schemas/private-file.ts';
-import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile, SHARED_LEFTOVER_AGE_MS } from './blob-store.ts';
+import { crashLeftoverTest, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
 import { resolveProjectReference, storeNewFile } from './file-service.ts';
 import type { UploadPart } from './file-serializer.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
@@ -241,10 +241,8 @@ export async function sweepExpiredUploads(context: EngineContext): Promise<numbe
       await fsp.rm(uploadDir(fileRoot, id), { recursive: true, force: true });
     });
   }
-  // Alone with its files, a process knows nothing else is writing them; sharing a
-  // --blob-dir, it leaves alone what a neighbour may be writing right now.
-  const leftoverBefore = context.store.shared ? Date.now() - SHARED_LEFTOVER_AGE_MS : Number.POSITIVE_INFINITY;
-  const isLeftover = async (file: string) => ((await fsp.stat(file).catch(() => null))?.mtimeMs ?? Number.POSITIVE_INFINITY) < leftoverBefore;
+  // Sharing a --blob-dir, a process leaves alone what a neighbour may be writing right now.
+  const isLeftover = crashLeftoverTest(context.store.shared);
   const folders = await fsp.readdir(uploadsDir(fileRoot)).catch(() => [] as string[]);
   if (folders.length > 0) {
     const open = new Set(
