@@ -27,6 +27,7 @@ import { DATABASE_URL_ENV } from '../main/cli/cli-args.ts';
 import { createEngine } from '../main/engine/engine.ts';
 import { seedDemo } from '../main/engine/seed/demo-seed.ts';
 import { TEST_POSTGRES_ENV, startThrowawayPostgres } from '../main/engine/testing/postgres-for-tests.ts';
+import { dropStoreSchema } from '../main/engine/testing/test-database.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../main/engine/testing/round-robin-proxy.ts';
 import { UNTHROTTLED_RATES, makeTempDir } from '../main/engine/testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
@@ -110,7 +111,7 @@ async function createPostgresStore(defer: Defer, postgres: PostgresServer, root:
   url.searchParams.set('schema', schema);
   const database = url.toString();
   const blobDir = path.join(root, `${schema}-blobs`);
-  defer(() => dropSchema(postgres.url, schema));
+  defer(() => dropStoreSchema(database));
   const seedDir = path.join(root, `${schema}-seed`);
   const engine = await createEngine({ dataDir: seedDir, database, blobDir, deliverWebhooks: false, maintainFileStorage: false });
   try {
@@ -120,16 +121,6 @@ async function createPostgresStore(defer: Defer, postgres: PostgresServer, root:
   }
   await growSunrise(seedDir, SUNRISE_PROJECTS, { database, blobDir });
   return { database, blobDir };
-}
-
-async function dropSchema(serverUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
 }
 
 /** A temp folder for the processes' data folders and the unthrottled throttle config (as createBenchStore writes it). */

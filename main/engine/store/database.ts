@@ -169,7 +169,7 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
 }
 
 /** `?schema=NAME` lets one database hold several stores (the test suite gives each test server its own). */
-function splitSchema(url: string): { connectionString: string; schema: string | null } {
+export function splitSchema(url: string): { connectionString: string; schema: string | null } {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   if (schema === null) return { connectionString: url, schema: null };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { TEST_POSTGRES_ENV } from './postgres-for-tests.ts';
+import { splitSchema } from '../store/database.ts';
 
 const ADDRESS_FILE = 'test-database-url';
 
@@ -31,18 +32,29 @@ export function testDatabaseFor(dataDir: string): string | undefined {
 /** Drops the schema a test engine on `dataDir` used, if any. */
 export async function dropTestDatabase(dataDir: string): Promise<void> {
   const file = path.join(dataDir, ADDRESS_FILE);
-  if (!fs.existsSync(file)) return;
-  const url = new URL(fs.readFileSync(file, 'utf8').trim());
-  const schema = url.searchParams.get('schema');
-  url.searchParams.delete('schema');
+  if (fs.existsSync(file)) await dropStoreSchema(fs.readFileSync(file, 'utf8').trim());
+}
+
+/** Drops the schema a `...?schema=NAME` store address names, with everything in it. */
+export async function dropStoreSchema(database: string): Promise<void> {
+  const { connectionString, schema } = splitSchema(database);
   if (!schema) return;
-  const client = new pg.Client({ connectionString: url.toString() });
+  const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     await client.query(`drop schema if exists "${schema}" cascade`);
   } finally {
     await client.end();
   }
+}
+
+/** A client on the store a `...?schema=NAME` address names, for tests that look into its tables. */
+export async function connectToStore(database: string): Promise<pg.Client> {
+  const { connectionString, schema } = splitSchema(database);
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  if (schema) await client.query(`set search_path to "${schema}"`);
+  return client;
 }
 
 /** `args` of a `solardesk` command, plus `--database` for its --data folder's test schema on the PostgreSQL run. */

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { makeTempDir, requestJson, type TestResponse } from '../testing/test-server.ts';
-import { dropTestDatabase, testDatabaseFor, testPostgresUrl } from '../testing/test-database.ts';
+import { connectToStore, dropTestDatabase, testDatabaseFor, testPostgresUrl } from '../testing/test-database.ts';
 import { signIn, startServerProcess, stopServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../testing/round-robin-proxy.ts';
 import { startWebhookReceiver, type ReceivedCall, type WebhookReceiver } from '../testing/webhook-receiver.ts';
@@ -287,12 +287,7 @@ describe('scale-out: webhooks', () => {
       holdNext = undefined;
       return new Promise<number>((resolve) => hold(call, resolve));
     });
-    const url = new URL(database);
-    const schema = url.searchParams.get('schema')!;
-    url.searchParams.delete('schema');
-    db = new pg.Client({ connectionString: url.toString() });
-    await db.connect();
-    await db.query(`set search_path to "${schema}"`);
+    db = await connectToStore(database);
   });
   after(async () => {
     await db?.end();
