@@ -42,8 +42,11 @@ test('the demo projects are listed, searched by title, contact and identifier, a
 
   await page.getByRole('combobox', { name: 'Sort projects' }).selectOption({ label: 'Title A–Z' });
   await expect(page.getByTestId('project-count')).toHaveText('48 projects');
-  const titles = await rows.locator('.row-title').allTextContents();
-  expect(titles.slice(0, 6)).toEqual([...titles.slice(0, 6)].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
+  // The count reads 48 before and after the sort, so it cannot say the new order is on screen: retry until it is.
+  await expect(async () => {
+    const titles = await rows.locator('.row-title').allTextContents();
+    expect(titles.slice(0, 6)).toEqual([...titles.slice(0, 6)].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
+  }).toPass({ timeout: 10_000 });
   expect(pageProblems(page)).toEqual([]);
 });
 
