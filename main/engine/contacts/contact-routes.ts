@@ -3,12 +3,12 @@ import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
-import { notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
 import { nowIso } from '../clock.ts';
 import { likePattern } from '../projects/project-service.ts';
 import { insertContact, serializeContact } from './contacts.ts';
+import { contactVisibleTo, getVisibleContact } from './contact-access.ts';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
@@ -25,12 +25,6 @@ async function trackContactAndItsProjects(trx: Transaction<Database>, track: Cha
 }
 
 export function registerContactRoutes(app: TypedApp, context: EngineContext): void {
-  const findContact = async (orgId: number, id: number) => {
-    const contact = await context.db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-    if (!contact) throw notFound();
-    return contact;
-  };
-
   app.get(
     '/contacts/',
     { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: searchParam() }) } },
@@ -38,7 +32,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
       const actor = actorOf(request);
       const { page, limit, ordering, search } = request.query;
       const order = readOrdering(ordering, CONTACT_ORDERING_FIELDS, { field: 'id', direction: 'asc' });
-      let query = context.db.selectFrom('contacts').selectAll().where('org_id', '=', actor.org.id);
+      let query = context.db.selectFrom('contacts').selectAll().where(contactVisibleTo(actor));
       if (search) {
         const pattern = likePattern(search);
         query = query.where(
@@ -51,9 +45,9 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
   );
 
   app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
-    const orgId = actorOf(request).org.id;
-    const contact = await writeTracked(context, orgId, async (trx, track) => {
-      const created = await insertContact(trx, context, orgId, request.body);
+    const actor = actorOf(request);
+    const contact = await writeTracked(context, actor.org.id, async (trx, track) => {
+      const created = await insertContact(trx, context, actor, request.body);
       await track.contact(created.id, { created: true });
       return created;
     });
@@ -61,12 +55,12 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
   });
 
   app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params } }, async (request) =>
-    serializeContact(context, await findContact(actorOf(request).org.id, request.params.id)),
+    serializeContact(context, await getVisibleContact(context.db, actorOf(request), request.params.id)),
   );
 
   app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema } }, async (request) => {
     const actor = actorOf(request);
-    const contact = await findContact(actor.org.id, request.params.id);
+    const contact = await getVisibleContact(context.db, actor, request.params.id);
     const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));
     const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
       await trackContactAndItsProjects(trx, track, contact.id);
@@ -81,7 +75,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
   });
 
   app.delete('/contacts/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request, reply) => {
-    const contact = await findContact(actorOf(request).org.id, request.params.id);
+    const contact = await getVisibleContact(context.db, actorOf(request), request.params.id);
     await writeTracked(context, contact.org_id, async (trx, track) => {
       await trackContactAndItsProjects(trx, track, contact.id);
       await trx.deleteFrom('project_contacts').where('contact_id', '=', contact.id).execute();

@@ -5,6 +5,7 @@ import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContactWrite } from '../../../shared/schemas/contact-write.ts';
 import { nowIso } from '../clock.ts';
+import type { Actor } from '../auth/actor.ts';
 
 export function serializeContact(context: EngineContext, contact: ContactRow) {
   return {
@@ -53,16 +54,17 @@ export function contactRowValues(orgId: number, contact: ContactWrite, createdDa
   };
 }
 
+/** A new contact in the actor's org, recorded as theirs so they keep seeing it (docs/access.md). */
 export async function insertContact(
   db: Kysely<Database> | Transaction<Database>,
   context: EngineContext,
-  orgId: number,
+  actor: Actor,
   contact: ContactWrite,
 ): Promise<ContactRow> {
   const now = nowIso(context.clock);
   return db
     .insertInto('contacts')
-    .values(contactRowValues(orgId, contact, now, now))
+    .values({ ...contactRowValues(actor.org.id, contact, now, now), created_by_user_id: actor.user.id })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

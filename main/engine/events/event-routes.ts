@@ -8,7 +8,7 @@ import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { stringField } from '../../../shared/schemas/coercing-fields.ts';
 import { writeTracked } from '../changes/tracked-write.ts';
-import { getVisibleProject, visibleTo } from '../projects/project-service.ts';
+import { getVisibleProject, visibleProjectIds } from '../projects/project-service.ts';
 import { insertEvent, serializeEvent } from './events.ts';
 
 const eventWriteSchema = z.object({
@@ -43,7 +43,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
         query = query.where((builder) =>
           builder.or([
             builder('events.project_id', 'is', null),
-            builder('events.project_id', 'in', builder.selectFrom('projects').select('projects.id').where(visibleTo(actor))),
+            builder('events.project_id', 'in', visibleProjectIds(actor)),
           ]),
         );
       }

@@ -9,7 +9,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database, PrivateFileRow, RoleRow } from '../store/tables.ts';
 import type { Actor } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { visibleTo } from '../projects/project-service.ts';
+import { visibleProjectIds } from '../projects/project-service.ts';
 import { EXPORT_TAG_TITLE, isExportTag } from '../../../shared/file-tags.ts';
 
 export const isFilesUser = (role: RoleRow): boolean => role.is_pro === 1;
@@ -31,7 +31,7 @@ export function fileVisibleTo(actor: Actor) {
       conditions.push(
         builder.or([
           builder('private_files.user_id', '=', actor.user.id),
-          builder('private_files.project_id', 'in', builder.selectFrom('projects').select('projects.id').where(visibleTo(actor))),
+          builder('private_files.project_id', 'in', visibleProjectIds(actor)),
         ]),
       );
     }

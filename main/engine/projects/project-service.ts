@@ -1,6 +1,6 @@
 // Reading projects a user may see, and writing them: reference resolution,
 // validation that needs the store, and the one transaction per write.
-import { sql, type ExpressionBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { expressionBuilder, sql, type ExpressionBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
@@ -11,6 +11,7 @@ import { findRoofType } from '../../../shared/roof-types.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { insertContact } from '../contacts/contacts.ts';
+import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
@@ -29,6 +30,14 @@ export function visibleTo(actor: Actor) {
       builder.or(Object.values(ROLE_COLUMNS).map((column) => builder(`projects.${column}`, '=', roleId))),
     ]);
   };
+}
+
+/**
+ * The ids of the projects the actor may see, as a subquery for `column in (...)`:
+ * records that follow their projects' visibility (private files, contacts, events) use it.
+ */
+export function visibleProjectIds(actor: Actor) {
+  return expressionBuilder<Database, never>().selectFrom('projects').select('projects.id').where(visibleTo(actor));
 }
 
 export function isVisibleTo(actor: Actor, row: ProjectRow): boolean {
@@ -125,8 +134,12 @@ async function resolveWrite(
       ids.push(parsed.id);
     }
     if (ids.length === 0) return ids;
-    const table = kind === 'roles' ? 'roles' : 'contacts';
-    const found = await context.db.selectFrom(table).select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute();
+    // A contact hidden from the writer is answered as if it did not exist: attaching it
+    // to a project they can open would show it to them (docs/access.md).
+    const found =
+      kind === 'roles'
+        ? await context.db.selectFrom('roles').select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute()
+        : [...(await visibleContactIds(context.db, actor, ids))];
     if (found.length !== new Set(ids).size) {
       (errors[field] ??= []).push(INVALID_HYPERLINK);
       return undefined;
@@ -221,7 +234,7 @@ async function attachContacts(
       .executeTakeFirst();
     let position = (last?.position ?? -1) + 1;
     for (const contact of input.contacts_new) {
-      const created = await insertContact(trx, context, actor.org.id, contact);
+      const created = await insertContact(trx, context, actor, contact);
       await track.contact(created.id, { created: true });
       await trx.insertInto('project_contacts').values({ project_id: projectId, contact_id: created.id, position: position++ }).execute();
     }

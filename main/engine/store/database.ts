@@ -15,6 +15,7 @@ import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-thro
 import * as sync from './migrations/0004-sync.ts';
 import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 import * as scaleOut from './migrations/0006-scale-out.ts';
+import * as contactCreator from './migrations/0007-contact-creator.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0004-sync': sync,
   '0005-folders-uploads': foldersUploads,
   '0006-scale-out': scaleOut,
+  '0007-contact-creator': contactCreator,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

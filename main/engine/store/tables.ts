@@ -134,6 +134,8 @@ export interface ContactsTable {
   gender: number;
   created_date: string;
   modified_date: string;
+  /** Who made the contact on this instance (null for older and replicated contacts): they keep seeing it (docs/access.md). */
+  created_by_user_id: number | null;
 }
 
 export interface ProjectContactsTable {
