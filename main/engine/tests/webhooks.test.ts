@@ -247,6 +247,18 @@ describe('webhook delivery', () => {
 });
 
 describe('private-address guard', () => {
+  type LogRow = { successful: boolean; notes: string };
+  /** The delivery log of the webhook once its first attempt is written (bounded: 100 polls of 50 ms). */
+  async function firstAttempts(server: TestServer, token: string, webhookId: number): Promise<LogRow[]> {
+    let log: LogRow[] = [];
+    for (let i = 0; i < 100 && log.length === 0; i++) {
+      await server.engine.context.webhookWorker!.idle();
+      log = (await server.request('GET', `/api/orgs/1/webhook_process_logs/?webhook=${webhookId}`, { token })).json;
+      if (log.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return log;
+  }
+
   test('by default an endpoint on a loopback address is refused at delivery and logged', async () => {
     const server = await startTestServer({ webhookDelivery: { allowPrivateEndpoints: false, ...FAST_RETRIES } });
     const receiver = await startWebhookReceiver();
@@ -255,16 +267,38 @@ describe('private-address guard', () => {
       for (const endpoint of [receiver.url, receiver.url.replace('127.0.0.1', 'localhost')]) {
         const webhook = (await server.request('POST', '/api/orgs/1/webhooks/', { token, body: { endpoint, enabled: true, debug: false, trigger_fields: ['project.notes'] } })).json;
         await server.request('PATCH', '/api/orgs/1/projects/18/', { token, body: { notes: `guarded ${endpoint}` } });
-        let log: Array<{ successful: boolean; notes: string }> = [];
-        for (let i = 0; i < 100 && log.length === 0; i++) {
-          await server.engine.context.webhookWorker!.idle();
-          log = (await server.request('GET', `/api/orgs/1/webhook_process_logs/?webhook=${webhook.id}`, { token })).json;
-          if (log.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const log = await firstAttempts(server, token, webhook.id);
         assert.equal(log.length, 1, endpoint);
         assert.equal(log[0]!.successful, false);
         assert.match(log[0]!.notes, /refused: .*non-public address.*--allow-private-webhook-endpoints/);
         await server.engine.context.db.updateTable('webhooks').set({ enabled: 0 }).where('id', '=', webhook.id).execute();
+      }
+      assert.equal(receiver.calls.length, 0, 'nothing reached the private endpoint');
+    } finally {
+      await receiver.close();
+      await server.close();
+    }
+  });
+
+  // Issue 19, finding 11. Each endpoint hides 127.0.0.1 (with the receiver's port) in
+  // an IPv6 form; the guard must refuse it before any connection is attempted.
+  test('an IPv6 endpoint that embeds a private IPv4 address is refused before connecting, naming the address', async () => {
+    const server = await startTestServer({ webhookDelivery: { allowPrivateEndpoints: false, ...FAST_RETRIES } });
+    const receiver = await startWebhookReceiver();
+    try {
+      const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const port = new URL(receiver.url).port;
+      const forms = ['64:ff9b::7f00:1', '::127.0.0.1', '0:0:0:0:0:ffff:7f00:1', '::ffff:0:7f00:1', '2002:7f00:1::1', '2001:0:808:808::80ff:fffe'];
+      for (const [index, form] of forms.entries()) {
+        const endpoint = `http://[${form}]:${port}/hook`;
+        const created = await server.request('POST', '/api/orgs/1/webhooks/', { token, body: { endpoint, enabled: true, debug: false, trigger_fields: ['project.notes'] } });
+        assert.equal(created.status, 201, `${endpoint}: ${created.text}`);
+        await server.request('PATCH', '/api/orgs/1/projects/18/', { token, body: { notes: `guarded ${index}` } });
+        const log = await firstAttempts(server, token, created.json.id);
+        assert.equal(log.length, 1, endpoint);
+        assert.equal(log[0]!.successful, false, endpoint);
+        assert.match(log[0]!.notes, /^refused: the endpoint resolves to a non-public address \(.+, which embeds 127\.0\.0\.1\)\. .*--allow-private-webhook-endpoints/, endpoint);
+        await server.engine.context.db.updateTable('webhooks').set({ enabled: 0 }).where('id', '=', created.json.id).execute();
       }
       assert.equal(receiver.calls.length, 0, 'nothing reached the private endpoint');
     } finally {
