@@ -71,9 +71,10 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'DELETE /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('project') }) },
   'GET /api/orgs/{org_id}/contacts/': { expect: all(200) },
   'POST /api/orgs/{org_id}/contacts/': { expect: all(201), body: () => ({ first_name: 'Access' }) },
-  'GET /api/orgs/{org_id}/contacts/{id}/': { expect: all(200) },
-  'PATCH /api/orgs/{org_id}/contacts/{id}/': { expect: all(200), body: () => ({ phone: '+61 400 000 000' }) },
-  'DELETE /api/orgs/{org_id}/contacts/{id}/': { expect: all(204), fresh: async (home) => ({ id: await home.maker.make('contact') }) },
+  // Contacts follow project visibility (docs/access.md): the fixture contact is the admin's, on no project.
+  'GET /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(200) },
+  'PATCH /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(200), body: () => ({ phone: '+61 400 000 000' }) },
+  'DELETE /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('contact') }) },
   'GET /api/orgs/{org_id}/roles/': { expect: all(200) },
   'GET /api/orgs/{org_id}/roles/{id}/': { expect: all(200) },
   // The target is the admin's own role: only the admin (or that person) may change it.
