@@ -63,7 +63,8 @@ export interface SyncConflictJson {
   created_date: string;
 }
 
-export type ConflictChoice = { choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown };
+/** `local_value`: the local value the user was shown; a choice made on a value edited since is refused (409). */
+export type ConflictChoice = ({ choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown }) & { local_value?: unknown };
 
 const AGENT_STATES: Record<string, SyncStateName> = {
   idle: 'synced',

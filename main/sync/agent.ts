@@ -46,6 +46,8 @@ export interface AgentOptions {
   /** Private files above this size go up in resumable parts (default 16 MiB), of this size (default 8 MiB). */
   chunkedUploadAboveBytes?: number;
   uploadPartBytes?: number;
+  /** `off` treats the remote as one that ignores If-Match, as the hosted service does (default: detect). */
+  remotePreconditions?: 'detect' | 'off';
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -169,6 +171,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       localUserId: config.user_id,
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
+      preconditions: { mode: options.remotePreconditions ?? 'detect' },
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
         partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,

@@ -6,23 +6,35 @@ import type { Database } from '../engine/store/tables.ts';
 import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../shared/project-fields.ts';
 import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
-import { fieldError, notFound } from '../engine/http/errors.ts';
+import { ApiError, fieldError, notFound } from '../engine/http/errors.ts';
+import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { applyProjectView } from './replica.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { requeueFields } from './push.ts';
 import { dropFieldsFromOutbox } from './pull.ts';
 import type { SyncContext } from './sync-context.ts';
-import type { RecordView, SyncedModel } from './sync-models.ts';
+import { type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 
 export type ConflictChoice = 'local' | 'remote' | 'value';
 
-export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown): Promise<void> {
+/**
+ * `seenLocalValue`: the local value the user was shown, when the client sends it. A
+ * settlement never replaces a local edit made after that: "local" keeps the field's
+ * value as it is now, and a choice made on an older local value is refused (409).
+ */
+export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown, seenLocalValue?: unknown): Promise<void> {
   await sync.db.transaction().execute(async (trx) => {
     const conflict = await trx.selectFrom('sync_conflicts').selectAll().where('id', '=', conflictId).executeTakeFirst();
     if (!conflict) throw notFound('No such conflict: it may have been settled already.');
     const model = conflict.model as SyncedModel;
     const remoteValue = JSON.parse(conflict.remote_value) as unknown;
-    const chosen = choice === 'local' ? (JSON.parse(conflict.local_value) as unknown) : choice === 'remote' ? remoteValue : checkValue(model, conflict.field, value);
+    const localValue = await currentLocalValue(trx, sync, model, conflict.record_id, conflict.field, JSON.parse(conflict.local_value) as unknown);
+    if (seenLocalValue !== undefined && !sameJson(seenLocalValue, localValue)) {
+      throw new ApiError(409, {
+        detail: `The local value of ${conflict.field} changed after you looked at this conflict; it is now ${JSON.stringify(localValue)}. Look at the conflict again and choose.`,
+      });
+    }
+    const chosen = choice === 'local' ? localValue : choice === 'remote' ? remoteValue : checkValue(model, conflict.field, value);
     await applyLocally(trx, model, conflict.record_id, { [conflict.field]: chosen });
     const record = await trx.selectFrom('sync_records').select('base').where('model', '=', model).where('record_id', '=', conflict.record_id).executeTakeFirst();
     if (record) {
@@ -37,6 +49,12 @@ export async function resolveConflict(sync: SyncContext, conflictId: number, cho
       await requeueFields(trx, sync, model, conflict.record_id, [conflict.field]);
     }
   });
+}
+
+/** The field's value in the replica now (the conflict row's copy only if the record is gone). */
+async function currentLocalValue(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, id: number, field: string, fallback: unknown): Promise<unknown> {
+  const snapshot = await snapshotRecord(trx, sync.engine, sync.orgId, model, id);
+  return snapshot ? (viewOf(model, snapshot)[field] ?? null) : fallback;
 }
 
 /** A typed value must be valid for its field, as a write through the API would be. */

@@ -6,7 +6,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
-import { SYNCED_MODELS, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
+import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
 
 export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeCapture {
   return {
@@ -18,14 +18,33 @@ export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeC
         const model = change.model as SyncedModel;
         if (!SYNCED_MODELS.includes(model)) continue;
         const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
-        const fields = op === 'update' ? changedFields(viewOf(model, change.before!), viewOf(model, change.after!)) : [];
+        const after = op === 'update' ? viewOf(model, change.after!) : {};
+        const fields = op === 'update' ? changedFields(viewOf(model, change.before!), after) : [];
         if (op === 'update' && fields.length === 0) continue;
         await insertOutboxRow(trx, now, { model, recordId: change.id, op, fields });
+        if (op === 'update') await followLocalEdit(trx, model, change.id, fields, after);
         queued++;
       }
       if (queued > 0) setImmediate(onQueued); // after the commit
     },
   };
+}
+
+/**
+ * An open conflict shows the field's local value as it is now: a local edit made
+ * after the conflict was raised becomes the conflict's local side, so settling it
+ * "local" keeps that edit and never an older value (issue 19, finding 1).
+ */
+async function followLocalEdit(trx: Transaction<Database>, model: SyncedModel, id: number, fields: readonly string[], after: RecordView): Promise<void> {
+  for (const field of fields) {
+    await trx
+      .updateTable('sync_conflicts')
+      .set({ local_value: JSON.stringify(after[field] ?? null) })
+      .where('model', '=', model)
+      .where('record_id', '=', id)
+      .where('field', '=', field)
+      .execute();
+  }
 }
 
 /** Queues one change, due now, with a fresh client-made op id. */

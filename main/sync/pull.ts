@@ -134,6 +134,12 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     if (localView) {
       for (const field of Object.keys(remoteView)) {
         const existing = conflicted.get(field);
+        if (existing && sameJson(localView[field], remoteView[field])) {
+          // Both sides now hold the same value: nothing is left to settle.
+          await trx.deleteFrom('sync_conflicts').where('id', '=', existing.id).execute();
+          agreed.push(field);
+          continue;
+        }
         if (existing) {
           keep[field] = localView[field];
           newBase[field] = base?.[field] ?? null;

@@ -16,6 +16,7 @@ import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
 import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, upsertProject, upsertWebhook } from './replica.ts';
+import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -127,16 +128,81 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     return 1;
   }
 
-  const conflicted = await openConflictFields(sync, group.model, group.recordId);
-  const fields = pushableFields(group.model, [...group.fields]).filter((field) => !conflicted.has(field));
-  if (fields.length === 0) return conflicted.size > 0 ? 0 : finishRows(sync, group.rows);
+  return pushUpdate(sync, group, done);
+}
+
+/**
+ * An update goes up conditionally (write-preconditions.ts): with If-Match on a
+ * remote that honours it, after a re-read on one that does not. A 412 re-reads and
+ * merges the record, which turns a field changed on both sides into a conflict, and
+ * sends what is left with the new version. Returns how many requests it made.
+ */
+async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<string>): Promise<number> {
+  const { model, recordId } = initial;
+  let group = initial;
   let requests = 0;
-  if (group.model === 'project' && fields.includes('contacts')) requests += await pushNewContactsFirst(sync, json, done);
-  const fresh = requests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
-  const body = await updateBody(sync, group.model, fresh, fields);
-  const outcome = await send(sync, group, { method: 'PATCH', path: remotePath(sync, group.model, group.recordId), json: body, action: WRITE_ACTIONS[group.model].update });
-  if (outcome.kind === 'ok') await finishUpdate(sync, group, outcome.body, fields);
-  return requests + 1;
+  for (let round = 1; ; round++) {
+    const prepared = await prepareConditionalUpdate(sync, model, recordId);
+    requests += prepared.requests;
+    if (round > 1 || prepared.requests > 0) {
+      // The merge may have settled fields (same value on both sides) or made them conflicts.
+      const reloaded = await reloadGroup(sync, group);
+      if (!reloaded) return requests;
+      group = reloaded;
+    }
+    const conflicted = await openConflictFields(sync, model, recordId);
+    const fields = pushableFields(model, [...group.fields]).filter((field) => !conflicted.has(field));
+    if (fields.length === 0) return requests + (conflicted.size > 0 ? 0 : await finishRows(sync, group.rows));
+    const json = await localJson(sync, model, recordId);
+    if (!json) return requests + (await finishRows(sync, group.rows));
+    const contactRequests = model === 'project' && fields.includes('contacts') ? await pushNewContactsFirst(sync, json, done) : 0;
+    requests += contactRequests;
+    const fresh = contactRequests > 0 ? ((await localJson(sync, model, recordId)) ?? json) : json;
+    const body = await updateBody(sync, model, fresh, fields);
+    const outcome = await send(sync, group, {
+      method: 'PATCH',
+      path: remotePath(sync, model, recordId),
+      json: body,
+      action: WRITE_ACTIONS[model].update,
+      ...(prepared.ifMatch ? { headers: { 'if-match': prepared.ifMatch } } : {}),
+    });
+    requests++;
+    if (outcome.kind === 'ok') {
+      await finishUpdate(sync, group, outcome.body, fields);
+      return requests;
+    }
+    if (!isPreconditionFailed(outcome)) return requests;
+    if (round >= MAX_PRECONDITION_ROUNDS) {
+      await retryLater(sync, group, 'the record kept changing on the remote while this change was being sent');
+      return requests;
+    }
+    await rereadAndMerge(sync, model, recordId);
+    requests++;
+  }
+}
+
+const isPreconditionFailed = (outcome: RemoteOutcome) => outcome.kind === 'rejected' && outcome.status === 412;
+
+/** The record's queued changes as they are now. */
+async function reloadGroup(sync: SyncContext, group: OutboxGroup): Promise<OutboxGroup | undefined> {
+  const rows = await sync.db
+    .selectFrom('sync_outbox')
+    .selectAll()
+    .where('model', '=', group.model)
+    .where('record_id', '=', group.recordId)
+    .where('status', 'in', ['pending', 'in_flight'])
+    .orderBy('id')
+    .execute();
+  return groupOutbox(rows)[0];
+}
+
+async function retryLater(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
+  const attempts = Math.max(...group.rows.map((row) => row.attempts)) + 1;
+  await sync.db
+    .updateTable('sync_outbox')
+    .set({ status: 'pending', attempts, last_error: reason, next_attempt_at: new Date(sync.clock.now().getTime() + retryDelay(sync.retry, attempts)).toISOString() })
+    .where('id', 'in', group.rows.map((row) => row.id))
+    .execute();
 }
 
 /** Marks the rows sent, sends, and sorts the outcome into done / retry / park / stop. */
@@ -179,6 +245,11 @@ async function send(
     }
     case 'rejected':
       if (outcome.status === 404 && (request.method === 'DELETE' || options.returnNotFound)) return outcome;
+      if (outcome.status === 412 && request.headers?.['if-match']) {
+        // Not a rejection of the change: the record moved. The caller re-reads and merges.
+        await sync.db.updateTable('sync_outbox').set({ status: 'pending', sent_at: null }).where('id', 'in', ids).execute();
+        return outcome;
+      }
       // One change the remote will not take is parked with its reason; the rest go on.
       await sync.db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: outcome.message, sent_at: null }).where('id', 'in', ids).execute();
       return outcome;

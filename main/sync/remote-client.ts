@@ -6,7 +6,8 @@ import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { QuotaPacer } from './quota-pacer.ts';
 
 export type RemoteOutcome =
-  | { kind: 'ok'; status: number; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+  /** `etag`: the record's version when the remote sent one (main/sync/write-preconditions.ts). */
+  | { kind: 'ok'; status: number; body: any; etag?: string } // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
   /** 4xx other than 401 and 429: the remote will not take this change as it is. */
   | { kind: 'rejected'; status: number; body: unknown; message: string }
   /** 401: the token is no good; the user must sign in again. */
@@ -29,6 +30,8 @@ export interface RemoteRequest {
   action: ThrottleAction;
   /** Overrides the client's timeout (a large body needs longer). */
   timeoutMs?: number;
+  /** Extra request headers (If-Match on a conditional write). */
+  headers?: Record<string, string>;
 }
 
 export interface RemoteClientOptions {
@@ -67,6 +70,7 @@ export class RemoteClient {
           accept: 'application/json',
           ...(request.bytes ? { 'content-type': 'application/octet-stream' } : {}),
           ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...request.headers,
         },
         timeout: { request: request.timeoutMs ?? this.options.timeoutMs ?? 30_000 },
         retry: { limit: 0 },
@@ -86,7 +90,10 @@ export class RemoteClient {
     }
     const status = response.statusCode;
     const detail = typeof body === 'object' && body !== null ? JSON.stringify(body).slice(0, 500) : String(body).slice(0, 200);
-    if (status >= 200 && status < 300) return { kind: 'ok', status, body };
+    if (status >= 200 && status < 300) {
+      const etag = response.headers.etag;
+      return { kind: 'ok', status, body, ...(typeof etag === 'string' ? { etag } : {}) };
+    }
     if (status === 401) return { kind: 'unauthorized', message: `the remote refused the token (${detail})` };
     if (status === 429) {
       const retryAfterSeconds = Number(response.headers['retry-after'] ?? '1') || 1;

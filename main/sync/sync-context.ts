@@ -26,6 +26,20 @@ export interface SyncContext {
   readonly retry: RetrySchedule;
   /** How private file creates go up: chunked and resumable above a size, with progress (main/sync/push.ts). */
   readonly uploads?: UploadSettings;
+  /** Whether updates go up with If-Match (main/sync/write-preconditions.ts); detected when absent. */
+  readonly preconditions?: RemotePreconditions;
+}
+
+/**
+ * `detect`: the first update of a run reads its record first and learns from the
+ * answer whether the remote honours If-Match; `off`: treat the remote as one that
+ * does not (the hosted service), so every update re-reads its record right before
+ * it writes. `honoured` holds what was learnt, for this run only: a remote may be
+ * upgraded between runs.
+ */
+export interface RemotePreconditions {
+  mode: 'detect' | 'off';
+  honoured?: boolean;
 }
 
 export interface UploadSettings {

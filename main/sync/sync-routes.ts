@@ -107,12 +107,16 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
         tags,
         summary: 'Settle a conflict',
         params: z.object({ org_id: z.string(), id: idParam }),
-        body: z.object({ choice: z.enum(['local', 'remote', 'value']), value: z.unknown().optional() }),
+        body: z.object({
+          choice: z.enum(['local', 'remote', 'value']),
+          value: z.unknown().optional(),
+          local_value: z.unknown().optional().describe('The local value the user was shown; if the field was edited here since, the answer is 409'),
+        }),
       },
     },
     async (request) => {
       const { sync, engine } = running();
-      await resolveConflict(sync, request.params.id, request.body.choice, request.body.value);
+      await resolveConflict(sync, request.params.id, request.body.choice, request.body.value, request.body.local_value);
       engine.wake();
       return engine.status();
     },

@@ -5,7 +5,7 @@ import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
-import { nowIso } from '../clock.ts';
+import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { likePattern } from '../projects/project-service.ts';
 import { insertContact, serializeContact } from './contacts.ts';
 import { contactVisibleTo, getVisibleContact } from './contact-access.ts';
@@ -54,23 +54,27 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
     return reply.code(201).send(serializeContact(context, contact));
   });
 
-  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params } }, async (request) =>
-    serializeContact(context, await getVisibleContact(context.db, actorOf(request), request.params.id)),
-  );
+  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params } }, async (request, reply) => {
+    const contact = await getVisibleContact(context.db, actorOf(request), request.params.id);
+    reply.header('etag', versionTag(contact.modified_date));
+    return serializeContact(context, contact);
+  });
 
-  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema } }, async (request) => {
+  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema, ...conditionalWriteSchema } }, async (request, reply) => {
     const actor = actorOf(request);
     const contact = await getVisibleContact(context.db, actor, request.params.id);
     const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));
     const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
+      const version = await checkPrecondition(trx, 'contacts', contact.id, readIfMatch(request.headers['if-match']));
       await trackContactAndItsProjects(trx, track, contact.id);
       return trx
         .updateTable('contacts')
-        .set({ ...changes, modified_date: nowIso(context.clock) })
+        .set({ ...changes, modified_date: nextVersion(context.clock, version) })
         .where('id', '=', contact.id)
         .returningAll()
         .executeTakeFirstOrThrow();
     });
+    reply.header('etag', versionTag(updated.modified_date));
     return serializeContact(context, updated);
   });
 

@@ -25,6 +25,7 @@ import { applyFileFilters, fileListQuery, projectFilterId } from './file-list.ts
 import { downloadUrlsFor, fileJson, serializeFile, serializeFileTag, withTags } from './file-serializer.ts';
 import { deleteFile, type NewFileRecord, resolveProjectReference, storeNewFile, updateFile } from './file-service.ts';
 import { findTagByTitle, resolveTagReferences } from './file-tags.ts';
+import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
 import { type MultipartFile, receiveMultipartFile, recogniseMultipartSentAsJson } from './multipart-receive.ts';
 import { registerUploadRoutes } from './upload-routes.ts';
@@ -142,10 +143,12 @@ function registerFileRoutes(app: TypedApp, context: EngineContext): void {
   app.get(
     '/private_files/:id/',
     { config: { throttle: 'private_file_detail' }, schema: { tags, summary: 'Get a private file', params: fileParams, response: { 200: privateFileJsonSchema } } },
-    async (request) => {
+    async (request, reply) => {
       const actor = actorOf(request);
       const file = await getVisibleFile(context.db, actor, request.params.id);
-      return fileJson(context, actor, file.id);
+      const json = await fileJson(context, actor, file.id);
+      reply.header('etag', versionTag(json.modified_date));
+      return json;
     },
   );
 
@@ -153,13 +156,22 @@ function registerFileRoutes(app: TypedApp, context: EngineContext): void {
     '/private_files/:id/',
     {
       config: { throttle: 'private_file_partial_update' },
-      schema: { tags, summary: 'Change a private file', params: fileParams, body: privateFilePatchSchema, response: { 200: privateFileJsonSchema } },
+      schema: {
+        tags,
+        summary: 'Change a private file',
+        params: fileParams,
+        body: privateFilePatchSchema,
+        ...conditionalWriteSchema,
+        response: { 200: privateFileJsonSchema },
+      },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = actorOf(request);
       const file = await getVisibleFile(context.db, actor, request.params.id);
-      await updateFile(context, actor, file, request.body ?? {});
-      return fileJson(context, actor, file.id);
+      await updateFile(context, actor, file, request.body ?? {}, readIfMatch(request.headers['if-match']));
+      const json = await fileJson(context, actor, file.id);
+      reply.header('etag', versionTag(json.modified_date));
+      return json;
     },
   );
 

@@ -13,6 +13,7 @@ import { parseOrgReference } from '../../../shared/api-paths.ts';
 import type { PrivateFilePatch } from '../../../shared/schemas/private-file.ts';
 import { adoptBlob, releaseBlob, type ReceivedFile } from './blob-store.ts';
 import { resolveTagReferences, setFileTags } from './file-tags.ts';
+import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
 import type { UploadPart } from './file-serializer.ts';
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
@@ -141,10 +142,11 @@ async function resolvePatch(db: Kysely<Database>, actor: Actor, patch: PrivateFi
   return { projectId, tagIds };
 }
 
-/** PATCH: title, show_customer, project (attach, move, detach) and file_tags. */
-export async function updateFile(context: EngineContext, actor: Actor, file: PrivateFileRow, patch: PrivateFilePatch): Promise<void> {
+/** PATCH: title, show_customer, project (attach, move, detach) and file_tags; `ifMatch`: the client's precondition. */
+export async function updateFile(context: EngineContext, actor: Actor, file: PrivateFileRow, patch: PrivateFilePatch, ifMatch: IfMatch | null = null): Promise<void> {
   const { projectId, tagIds } = await resolvePatch(context.db, actor, patch);
   await writeTracked(context, file.org_id, async (trx, track) => {
+    const version = await checkPrecondition(trx, 'private_files', file.id, ifMatch);
     const current = await currentFile(trx, file.id);
     // A title or tag change shows in the project's private_files_data, so its project is tracked too.
     await trackProjects(track, current.project_id, projectId);
@@ -155,7 +157,7 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
         ...(patch.title === undefined ? {} : { title: patch.title }),
         ...(patch.show_customer === undefined ? {} : { show_customer: patch.show_customer ? 1 : 0 }),
         ...(projectId === undefined ? {} : { project_id: projectId }),
-        modified_date: nowIso(context.clock),
+        modified_date: nextVersion(context.clock, version),
       })
       .where('id', '=', file.id)
       .execute();

@@ -9,6 +9,7 @@ import { integerField } from '../../../shared/schemas/coercing-fields.ts';
 import { loadRelations, serializeProject, showsField, viewFor, type Fieldset } from './project-serializer.ts';
 import { PROJECT_COLUMNS_BUT_DESIGN } from './project-columns.ts';
 import { sql } from 'kysely';
+import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import {
   applyProjectSearch,
   createProject,
@@ -37,12 +38,20 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
    * done, so it answers 201 with it (it used to answer 403 after committing, and a
    * client that believed it would make it again).
    */
-  const respond = async (request: Parameters<typeof actorOf>[0], id: number, fieldset: Fieldset, options: { created?: boolean } = {}) => {
+  const respond = async (
+    request: Parameters<typeof actorOf>[0],
+    reply: { header(name: string, value: string): unknown },
+    id: number,
+    fieldset: Fieldset,
+    options: { created?: boolean } = {},
+  ) => {
     const actor = actorOf(request);
     const row = options.created
       ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
       : await getVisibleProject(context, actor, id);
     const relations = await loadRelations(context.db, context, actor.org.id, [row], fieldset);
+    // The version a later If-Match names (main/engine/http/preconditions.ts).
+    reply.header('etag', versionTag(row.modified_date));
     return serializeProject(context, viewFor(actor), row, relations, fieldset);
   };
 
@@ -77,21 +86,25 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
 
   app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {
     const id = await createProject(context, actorOf(request), request.body);
-    return reply.code(201).send(await respond(request, id, 'detail', { created: true }));
+    return reply.code(201).send(await respond(request, reply, id, 'detail', { created: true }));
   });
 
-  app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams } }, (request) =>
-    respond(request, request.params.id, 'detail'),
+  app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams } }, (request, reply) =>
+    respond(request, reply, request.params.id, 'detail'),
   );
 
-  const update = async (request: { params: { id: number }; body: z.output<typeof projectWriteSchema> } & Parameters<typeof actorOf>[0]) => {
+  const update = async (
+    request: { params: { id: number }; body: z.output<typeof projectWriteSchema>; headers: { 'if-match'?: string } } & Parameters<typeof actorOf>[0],
+    reply: { header(name: string, value: string): unknown },
+  ) => {
     const actor = actorOf(request);
     const existing = await getVisibleProject(context, actor, request.params.id);
-    await updateProject(context, actor, existing, request.body);
-    return respond(request, existing.id, 'detail');
+    await updateProject(context, actor, existing, request.body, readIfMatch(request.headers['if-match']));
+    return respond(request, reply, existing.id, 'detail');
   };
-  app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { tags, summary: 'Update some fields of a project', params: projectParams, body: projectWriteSchema } }, update);
-  app.put('/projects/:id/', { config: { throttle: 'project_update' }, schema: { tags, summary: 'Update a project', params: projectParams, body: projectWriteSchema } }, update);
+  const writeSchema = { tags, params: projectParams, body: projectWriteSchema, ...conditionalWriteSchema };
+  app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { ...writeSchema, summary: 'Update some fields of a project' } }, update);
+  app.put('/projects/:id/', { config: { throttle: 'project_update' }, schema: { ...writeSchema, summary: 'Update a project' } }, update);
 
   app.delete('/projects/:id/', { schema: { tags, summary: 'Delete a project', params: projectParams } }, async (request, reply) => {
     const project = await getVisibleProject(context, actorOf(request), request.params.id);

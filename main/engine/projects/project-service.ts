@@ -6,6 +6,7 @@ import type { EngineContext } from '../context.ts';
 import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
 import { forbidden, notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
+import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
 import { parseOrgReference, parseRoofTypeReference, type OrgRecordKind } from '../../../shared/api-paths.ts';
 import { findRoofType } from '../../../shared/roof-types.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
@@ -269,16 +270,18 @@ export async function createProject(context: EngineContext, actor: Actor, input:
   });
 }
 
-export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite): Promise<void> {
+/** `ifMatch`: the client's precondition (If-Match), checked inside the write's transaction. */
+export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite, ifMatch: IfMatch | null = null): Promise<void> {
   const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, existing);
   await writeTracked(context, actor.org.id, async (trx, track) => {
+    const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
     await track.project(existing.id);
     // Re-read inside the transaction so two concurrent writes to different fields both land.
     const current = await trx.selectFrom('projects').select('attributes').where('id', '=', existing.id).executeTakeFirstOrThrow();
     const merged = { ...parseAttributes(current.attributes), ...attributes };
     await trx
       .updateTable('projects')
-      .set({ ...columns, attributes: JSON.stringify(merged), modified_date: nowIso(context.clock) })
+      .set({ ...columns, attributes: JSON.stringify(merged), modified_date: nextVersion(context.clock, version) })
       .where('id', '=', existing.id)
       .execute();
     await attachContacts(trx, track, context, actor, existing.id, input, contactIds);

@@ -10,6 +10,7 @@ import { forbidden, notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { nowIso } from '../clock.ts';
 import { writeTracked } from '../changes/tracked-write.ts';
+import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
 import { normaliseFieldList, serializeWebhook, webhookCreateSchema, webhookPath, webhookUpdateSchema } from './webhook-settings.ts';
 
@@ -65,11 +66,13 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
     return reply.code(201).send(serializeWebhook(context, webhook));
   });
 
-  app.get('/webhooks/:id/', { schema: { tags, summary: 'Get a webhook', params } }, async (request) =>
-    serializeWebhook(context, await findWebhook(adminOf(request).org.id, request.params.id)),
-  );
+  app.get('/webhooks/:id/', { schema: { tags, summary: 'Get a webhook', params } }, async (request, reply) => {
+    const webhook = await findWebhook(adminOf(request).org.id, request.params.id);
+    reply.header('etag', versionTag(webhook.modified_date));
+    return serializeWebhook(context, webhook);
+  });
 
-  app.patch('/webhooks/:id/', { schema: { tags, summary: 'Update a webhook', params, body: webhookUpdateSchema } }, async (request) => {
+  app.patch('/webhooks/:id/', { schema: { tags, summary: 'Update a webhook', params, body: webhookUpdateSchema, ...conditionalWriteSchema } }, async (request, reply) => {
     const actor = adminOf(request);
     const webhook = await findWebhook(actor.org.id, request.params.id);
     const body = request.body;
@@ -91,15 +94,17 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
       }).filter(([, value]) => value !== undefined),
     );
     const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
+      const version = await checkPrecondition(trx, 'webhooks', webhook.id, readIfMatch(request.headers['if-match']));
       await track.webhook(webhook.id);
       return trx
         .updateTable('webhooks')
-        .set({ ...changes, modified_date: nowIso(context.clock) })
+        .set({ ...changes, modified_date: nextVersion(context.clock, version) })
         .where('id', '=', webhook.id)
         .returningAll()
         .executeTakeFirstOrThrow();
     });
     context.webhookWorker?.wake(); // an enabled webhook may have deliveries waiting
+    reply.header('etag', versionTag(updated.modified_date));
     return serializeWebhook(context, updated);
   });
 

@@ -9,6 +9,8 @@ export type FaultAction =
   /** Forward, let the remote apply it, then cut the connection before the answer. */
   | { kind: 'drop_response' }
   | { kind: 'delay'; ms: number }
+  /** Run something first (another client's write landing at this exact moment), then forward. */
+  | { kind: 'before'; run: () => Promise<void> }
   | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> };
 
 export interface FaultRule {
@@ -89,6 +91,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       request.pipe(upstream);
     };
     if (action?.kind === 'delay') setTimeout(forward, action.ms);
+    else if (action?.kind === 'before') void action.run().then(forward, forward);
     else forward();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

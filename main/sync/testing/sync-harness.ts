@@ -19,7 +19,30 @@ export interface SyncHarness {
   /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
   synced(timeoutMs?: number): Promise<void>;
   restartAgent(): Promise<void>;
+  /** Another agent on the same server (through the proxy), signed in as `username`; closed with the harness. */
+  addAgent(username: string, options?: Partial<AgentOptions>): Promise<SyncedAgent>;
   close(): Promise<void>;
+}
+
+/** An agent with its local API and a way to wait for it to be synced. */
+export interface SyncedAgent {
+  readonly agent: Agent;
+  local(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  synced(timeoutMs?: number): Promise<void>;
+}
+
+/** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
+async function waitSynced(agent: Agent, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    agent.sync.wake();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await agent.sync.settled();
+    const status = await agent.sync.status();
+    if ((await changesStillMoving(agent)) === 0 && status.state === 'idle') return;
+    if (Date.now() > deadline) throw new Error(`not synced after ${timeoutMs} ms: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Outbox rows that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
@@ -55,6 +78,8 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     ...options.agent,
   };
   let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
+  const extraAgents: Agent[] = [];
+  const extraDirs: string[] = [];
   const remoteToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);
 
   const harness: SyncHarness = {
@@ -66,23 +91,27 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     dataDir,
     local: (method, path, body) => requestJson(agent.localApiUrl, method, path, { token: agent.localToken, body }),
     remote: (method, path, body) => requestJson(server.baseUrl, method, path, { token: remoteToken, body }),
-    async synced(timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        agent.sync.wake();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        await agent.sync.settled();
-        const status = await agent.sync.status();
-        if ((await changesStillMoving(agent)) === 0 && status.state === 'idle') return;
-        if (Date.now() > deadline) throw new Error(`not synced after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
+    synced: (timeoutMs) => waitSynced(agent, timeoutMs),
     async restartAgent() {
       await agent.close();
       agent = await startAgent(agentOptions);
     },
+    async addAgent(username, options = {}) {
+      const extraDir = makeTempDir('solardesk-agent-');
+      extraDirs.push(extraDir);
+      const extra = await startAgent({ ...agentOptions, dataDir: extraDir, remote: proxy.url, username, password: DEMO_PASSWORD, ...options });
+      extraAgents.push(extra);
+      const handle: SyncedAgent = {
+        agent: extra,
+        local: (method, path, body) => requestJson(extra.localApiUrl, method, path, { token: extra.localToken, body }),
+        synced: (timeoutMs) => waitSynced(extra, timeoutMs),
+      };
+      await handle.synced();
+      return handle;
+    },
     async close() {
+      for (const extra of extraAgents) await extra.close();
+      for (const extraDir of extraDirs) fs.rmSync(extraDir, { recursive: true, force: true });
       await agent.close();
       await proxy.close();
       await server.close();

@@ -84,8 +84,12 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
 
     async resolve(id, choice) {
       const orgId = orgIdOrThrow();
-      await apiOk('POST', syncPaths.resolveConflict(orgId, id), { body: choice });
-      await get().load(orgId);
+      try {
+        await apiOk('POST', syncPaths.resolveConflict(orgId, id), { body: choice });
+      } finally {
+        // Also after a 409 (the field was edited since): the inbox then shows the value as it is now.
+        await get().load(orgId);
+      }
     },
 
     async setPaused(isPaused) {

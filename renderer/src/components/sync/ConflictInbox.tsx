@@ -40,7 +40,8 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
         return;
       }
     }
-    const body = choice === 'value' ? { choice, value } : { choice };
+    // What the user saw: a local edit made since must not be replaced by this choice.
+    const body = { ...(choice === 'value' ? { choice, value } : { choice }), local_value: conflict.local_value };
     void useSyncStore.getState().resolve(conflict.id, body).catch((error) => toast(messageOf(error), 'error'));
   };
   return (
