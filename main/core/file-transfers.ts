@@ -6,7 +6,8 @@ import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgr
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
 import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
-import { projectFolderName, safeFileName, saveWithoutOverwriting } from './project-folders.ts';
+import { projectFolderName, safeName } from '../watch/folder-names.ts';
+import { saveWithoutOverwriting } from './project-folders.ts';
 
 export const UPLOAD_PART_BYTES = 1024 * 1024;
 
@@ -69,7 +70,7 @@ export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: 
   const bytes = new Uint8Array(await response.arrayBuffer());
   const project = parseOrgReference(file.project, 'projects');
   const folder = project ? await projectFolder(callApi, orgId, folderRoot, project.id) : folderRoot;
-  const saved = await saveWithoutOverwriting(folder, safeFileName(fileNameOf(response, file), `file-${fileId}`), bytes);
+  const saved = await saveWithoutOverwriting(folder, safeName(fileNameOf(response, file), `file-${fileId}`), bytes);
   return { path: saved, bytes: bytes.length };
 }
 

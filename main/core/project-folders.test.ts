@@ -1,20 +1,10 @@
-// Project folders: names valid on every OS, and downloads that never replace a different file.
+// Downloads into project folders never replace a different file (names: main/watch/tests/folder-names.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeTempDir } from '../engine/testing/test-server.ts';
-import { projectFolderName, safeFileName, saveWithoutOverwriting } from './project-folders.ts';
-
-test('names lose what Windows refuses, keep what people wrote, and never end up empty or reserved', () => {
-  assert.equal(safeFileName('Roof: north/south? "final"*.pdf', 'x'), 'Roof north south final .pdf');
-  assert.equal(safeFileName('bill\u0000\u001f.pdf', 'x'), 'bill .pdf');
-  assert.equal(safeFileName('CON', 'x'), '_CON');
-  assert.equal(safeFileName('trailing dots...', 'x'), 'trailing dots');
-  assert.equal(safeFileName('???', 'fallback'), 'fallback');
-  assert.equal(projectFolderName({ id: 12, title: '21 Victoria Pde, Sandy Bay', identifier: 'SD-1' }), '21 Victoria Pde, Sandy Bay (12)');
-  assert.equal(projectFolderName({ id: 3, title: '', identifier: 'SD-3' }), 'SD-3 (3)');
-});
+import { saveWithoutOverwriting } from './project-folders.ts';
 
 test('a download never replaces a different file, and the same bytes are not saved twice', async () => {
   const folder = makeTempDir('solardesk-folder-');
