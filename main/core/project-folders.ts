@@ -6,9 +6,12 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isRealFolder } from '../watch/project-folders.ts';
 
 async function sameBytes(file: string, bytes: Uint8Array): Promise<boolean> {
   try {
+    // A link of that name is not "already saved", whatever it points to (and is not read).
+    if (!(await fsp.lstat(file)).isFile()) return false;
     const existing = await fsp.readFile(file);
     return existing.length === bytes.length && existing.equals(bytes);
   } catch {
@@ -41,4 +44,16 @@ export async function saveWithoutOverwriting(folder: string, name: string, bytes
     }
   }
   throw new Error(`too many files named like ${name} in ${folder}`);
+}
+
+/**
+ * The same, into a project's folder, which must be a real folder: one replaced by a
+ * link to elsewhere is refused, as the folder watcher refuses it (docs/project-folders.md).
+ */
+export async function saveIntoProjectFolder(folder: string, name: string, bytes: Uint8Array): Promise<string> {
+  await fsp.mkdir(folder, { recursive: true });
+  if (!(await isRealFolder(folder))) {
+    throw new Error(`${folder} is a link to another folder (or a file), not a project folder: nothing is saved through it. Put a real folder in its place, or remove it.`);
+  }
+  return saveWithoutOverwriting(folder, name, bytes);
 }
