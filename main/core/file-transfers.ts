@@ -6,7 +6,8 @@ import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgr
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
 import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
-import { projectFolderName, safeFileName, saveWithoutOverwriting } from './project-folders.ts';
+import { projectFolderName, safeName } from '../watch/folder-names.ts';
+import { saveIntoProjectFolder, saveWithoutOverwriting } from './project-folders.ts';
 
 export const UPLOAD_PART_BYTES = 1024 * 1024;
 
@@ -68,8 +69,10 @@ export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: 
   if (!response.ok) throw new BridgeError(`Could not download ${file.title}: the local API answered ${response.status}.`, { status: response.status });
   const bytes = new Uint8Array(await response.arrayBuffer());
   const project = parseOrgReference(file.project, 'projects');
-  const folder = project ? await projectFolder(callApi, orgId, folderRoot, project.id) : folderRoot;
-  const saved = await saveWithoutOverwriting(folder, safeFileName(fileNameOf(response, file), `file-${fileId}`), bytes);
+  const name = safeName(fileNameOf(response, file), `file-${fileId}`);
+  const saved = project
+    ? await saveIntoProjectFolder(await projectFolder(callApi, orgId, folderRoot, project.id), name, bytes)
+    : await saveWithoutOverwriting(folderRoot, name, bytes);
   return { path: saved, bytes: bytes.length };
 }
 

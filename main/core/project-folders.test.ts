@@ -1,20 +1,10 @@
-// Project folders: names valid on every OS, and downloads that never replace a different file.
+// Downloads into project folders never replace a different file (names: main/watch/tests/folder-names.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeTempDir } from '../engine/testing/test-server.ts';
-import { projectFolderName, safeFileName, saveWithoutOverwriting } from './project-folders.ts';
-
-test('names lose what Windows refuses, keep what people wrote, and never end up empty or reserved', () => {
-  assert.equal(safeFileName('Roof: north/south? "final"*.pdf', 'x'), 'Roof north south final .pdf');
-  assert.equal(safeFileName('bill\u0000\u001f.pdf', 'x'), 'bill .pdf');
-  assert.equal(safeFileName('CON', 'x'), '_CON');
-  assert.equal(safeFileName('trailing dots...', 'x'), 'trailing dots');
-  assert.equal(safeFileName('???', 'fallback'), 'fallback');
-  assert.equal(projectFolderName({ id: 12, title: '21 Victoria Pde, Sandy Bay', identifier: 'SD-1' }), '21 Victoria Pde, Sandy Bay (12)');
-  assert.equal(projectFolderName({ id: 3, title: '', identifier: 'SD-3' }), 'SD-3 (3)');
-});
+import { saveIntoProjectFolder, saveWithoutOverwriting } from './project-folders.ts';
 
 test('a download never replaces a different file, and the same bytes are not saved twice', async () => {
   const folder = makeTempDir('solardesk-folder-');
@@ -28,5 +18,27 @@ test('a download never replaces a different file, and the same bytes are not sav
     assert.deepEqual(fs.readdirSync(folder).sort(), ['photo (2).jpg', 'photo.jpg']);
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test('a project folder that is a link to another folder is not saved into, and a link in the folder is not taken for the file', async () => {
+  const root = makeTempDir('solardesk-folder-');
+  const elsewhere = makeTempDir('solardesk-elsewhere-');
+  try {
+    const linked = path.join(root, 'Vault (7)');
+    fs.symlinkSync(elsewhere, linked, 'dir');
+    await assert.rejects(saveIntoProjectFolder(linked, 'plan.pdf', new Uint8Array([1])), /is a link to another folder/);
+    assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing written where the link points');
+
+    const real = path.join(root, 'Roof (8)');
+    fs.writeFileSync(path.join(elsewhere, 'secret'), new Uint8Array([1, 2, 3]));
+    fs.mkdirSync(real);
+    fs.symlinkSync(path.join(elsewhere, 'secret'), path.join(real, 'photo.jpg'));
+    const saved = await saveIntoProjectFolder(real, 'photo.jpg', new Uint8Array([1, 2, 3]));
+    assert.equal(saved, path.join(real, 'photo (2).jpg'), 'saved beside the link, not "already there" because of it');
+    assert.ok(fs.lstatSync(saved).isFile());
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(elsewhere, { recursive: true, force: true });
   }
 });

@@ -1,31 +1,17 @@
-// Each project's folder under the folder root, and saving downloads into it
-// without ever replacing a different file (sync-lessons.md: downloads go to a
-// temporary name and are renamed into place).
+// Saving downloads into a project's folder without ever replacing a different file
+// (sync-lessons.md: downloads go to a temporary name and are renamed into place).
+// Folder and file names come from main/watch/folder-names.ts, the folder watcher's
+// own rule: were there two, "save to folder" and the watcher would pick different
+// folders for one project.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-
-// Characters Windows refuses in names (control characters too), and its reserved names.
-const ILLEGAL_CHARACTERS = /[<>:"/\\|?*]/g;
-const RESERVED_NAMES = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
-const isControlCharacter = (character: string) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f;
-
-/** A name that is valid on Windows, macOS and Linux alike. */
-export function safeFileName(name: string, fallback: string): string {
-  const printable = [...name].map((character) => (isControlCharacter(character) ? ' ' : character)).join('');
-  let cleaned = printable.replace(ILLEGAL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim().replace(/[. ]+$/, '');
-  if (RESERVED_NAMES.test(cleaned)) cleaned = `_${cleaned}`;
-  return cleaned.slice(0, 120).trim() || fallback;
-}
-
-/** "<title> (<id>)": the id keeps two projects with one title apart, the title lets people find it. */
-export function projectFolderName(project: { id: number; title?: string | null; identifier?: string | null }): string {
-  const label = project.title?.trim() || project.identifier?.trim() || 'Project';
-  return `${safeFileName(label, 'Project')} (${project.id})`;
-}
+import { isRealFolder } from '../watch/project-folders.ts';
 
 async function sameBytes(file: string, bytes: Uint8Array): Promise<boolean> {
   try {
+    // A link of that name is not "already saved", whatever it points to (and is not read).
+    if (!(await fsp.lstat(file)).isFile()) return false;
     const existing = await fsp.readFile(file);
     return existing.length === bytes.length && existing.equals(bytes);
   } catch {
@@ -58,4 +44,16 @@ export async function saveWithoutOverwriting(folder: string, name: string, bytes
     }
   }
   throw new Error(`too many files named like ${name} in ${folder}`);
+}
+
+/**
+ * The same, into a project's folder, which must be a real folder: one replaced by a
+ * link to elsewhere is refused, as the folder watcher refuses it (docs/project-folders.md).
+ */
+export async function saveIntoProjectFolder(folder: string, name: string, bytes: Uint8Array): Promise<string> {
+  await fsp.mkdir(folder, { recursive: true });
+  if (!(await isRealFolder(folder))) {
+    throw new Error(`${folder} is a link to another folder (or a file), not a project folder: nothing is saved through it. Put a real folder in its place, or remove it.`);
+  }
+  return saveWithoutOverwriting(folder, name, bytes);
 }

@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import { AGENT_FOLDER } from './project-folders.ts';
+import { AGENT_FOLDER, isRealFolder } from './project-folders.ts';
 import { nameKey, uniqueName } from './folder-names.ts';
 
 export const agentTempDir = (root: string) => path.join(root, AGENT_FOLDER, 'tmp');
@@ -42,11 +42,15 @@ export async function placeArrival(
   hash: string,
   isClaimed: (key: string) => boolean,
 ): Promise<PlacedFile> {
+  // Checked here, right before writing, not only when the folders were last reconciled:
+  // a project folder swapped for a link since then would have us write wherever it points.
+  if (!(await isRealFolder(folder))) throw new Error(`${folder} is not a real folder (a link to elsewhere?): nothing is written through a link`);
   const existing = new Set((await fsp.readdir(folder)).map(nameKey));
   const exact = path.join(folder, desired);
   if (existing.has(nameKey(desired)) && !isClaimed(nameKey(desired))) {
     try {
-      const stat = await fsp.stat(exact);
+      // lstat: a link of that name is not "the same bytes already there", whatever it points to.
+      const stat = await fsp.lstat(exact);
       if (stat.isFile() && (await sha256OfFile(exact)) === hash) return { name: desired, size: stat.size, mtimeMs: stat.mtimeMs, ino: String(stat.ino), wasThere: true };
     } catch {
       // a different case on a case-sensitive disk, or gone meanwhile: just pick another name
@@ -76,7 +80,7 @@ export async function placeArrival(
         }
         await fsp.rename(temp, target);
       }
-      const stat = await fsp.stat(target);
+      const stat = await fsp.lstat(target);
       return { name, size: stat.size, mtimeMs: stat.mtimeMs, ino: String(stat.ino), wasThere: false };
     }
     throw new Error(`no free name like ${desired} in ${folder}`);

@@ -25,21 +25,28 @@ function truncate(text: string, maxChars: number, maxBytes: number): string {
   return result;
 }
 
+/** A leading run of dots (and the spaces between them): what would make the name hidden, or "..". */
+const LEADING_DOTS = /^\.[. ]*/;
+
 /**
- * A name valid on every OS: illegal and control characters become spaces, runs of
- * spaces one space, trailing dots and spaces go (Windows drops them silently),
- * reserved device names get a leading "_", and long names are cut (keeping the
- * extension). Same rules as main/core's download naming, so both pick one folder.
+ * A name valid on every OS and visible in every file manager: illegal and control
+ * characters become spaces, runs of spaces one space, trailing dots and spaces go
+ * (Windows drops them silently), a leading run of dots becomes "_" (a dot-name is
+ * hidden, and the watcher leaves hidden names alone, so ".env" would never
+ * round-trip), reserved device names get a leading "_", and long names are cut
+ * (keeping the extension). main/core's downloads use this function too, so both
+ * pick one folder.
  */
 export function safeName(name: string, fallback: string): string {
   const printable = [...name.normalize('NFC')].map((character) => (isControlCharacter(character) ? ' ' : character)).join('');
   let cleaned = printable.replace(ILLEGAL_CHARACTERS, ' ').replace(/\s+/g, ' ').trim().replace(/[. ]+$/, '');
+  if (cleaned !== '' && LEADING_DOTS.test(cleaned)) cleaned = cleaned.replace(LEADING_DOTS, '_');
   if (RESERVED_NAMES.test(cleaned)) cleaned = `_${cleaned}`;
   if ([...cleaned].length > MAX_NAME_LENGTH || Buffer.byteLength(cleaned) > MAX_NAME_BYTES) {
     const { stem, extension } = splitExtension(cleaned);
     cleaned = `${truncate(stem, MAX_NAME_LENGTH - extension.length, MAX_NAME_BYTES - Buffer.byteLength(extension)).replace(/[. ]+$/, '')}${extension}`;
   }
-  return cleaned.trim() === '' || cleaned === '.' || cleaned === '..' ? fallback : cleaned;
+  return cleaned.trim() === '' ? fallback : cleaned;
 }
 
 /** "<title> (<id>)": the id keeps two projects with one title apart, the title lets people find it. */

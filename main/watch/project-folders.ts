@@ -4,7 +4,9 @@
 // the "(<id>)" its name ends with. The mapping lives in watch_projects (migration
 // 0005), so a re-key (main/sync/replica.ts) moves it in the same transaction.
 // Folders are never deleted: a project that goes away leaves its folder, which is
-// then reported as "not a project folder".
+// then reported as "not a project folder". A project folder is a real directory:
+// one replaced by a link (or a file) is refused, neither read nor written into,
+// until someone puts a real folder back or removes the link (issue 19, finding 5).
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
@@ -25,6 +27,14 @@ export interface FolderChanges {
   released: Array<{ projectId: number; folder: string }>;
   /** What could not be done now (a rename refused while a file is open, on Windows), retried next time. */
   problems: Array<{ folder: string; reason: string }>;
+  /** Project folders that are not real folders (a link to elsewhere): refused until they are. All of them, every pass. */
+  refused: RefusedFolder[];
+}
+
+export interface RefusedFolder {
+  projectId: number;
+  folder: string;
+  reason: string;
 }
 
 interface DiskFolder {
@@ -32,9 +42,34 @@ interface DiskFolder {
   ino: string | null;
 }
 
+interface RootListing {
+  /** Real directories: project folders, and folders that may become one. */
+  folders: Map<string, DiskFolder>;
+  /** Every name at the root (links and files too): a new folder never takes one of them. */
+  names: string[];
+}
+
+/** A directory itself, not a link to one (lstat: the last step of the path is not followed). */
+export async function isRealFolder(dir: string): Promise<boolean> {
+  return (await fsp.lstat(dir).catch(() => null))?.isDirectory() ?? false;
+}
+
+/** Why a name that should be a project folder is not used as one, or null for a real directory (or nothing there). */
+async function notARealFolder(dir: string): Promise<string | null> {
+  const stat = await fsp.lstat(dir).catch(() => null);
+  if (!stat || stat.isDirectory()) return null;
+  if (stat.isSymbolicLink()) {
+    const target = await fsp.readlink(dir).catch(() => 'somewhere else');
+    return `it is a link to ${target}, not a folder: links are not followed, so nothing in it is attached and nothing is written into it. Put a real folder in its place, or remove the link and a new folder is made`;
+  }
+  return 'it is a file, not a folder: nothing is attached from it or written into it. Move it away and a new folder is made';
+}
+
 export class ProjectFolders {
   private byProject = new Map<number, WatchProjectRow>();
   private byFolder = new Map<string, number>();
+  /** Projects whose folder is a link or a file: left out of the index, so nothing reads or writes there. */
+  private refused = new Map<number, RefusedFolder>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -47,8 +82,24 @@ export class ProjectFolders {
   }
 
   private index(rows: WatchProjectRow[]): void {
-    this.byProject = new Map(rows.map((row) => [row.project_id, row]));
-    this.byFolder = new Map(rows.map((row) => [row.folder, row.project_id]));
+    const usable = rows.filter((row) => !this.refused.has(row.project_id));
+    this.byProject = new Map(usable.map((row) => [row.project_id, row]));
+    this.byFolder = new Map(usable.map((row) => [row.folder, row.project_id]));
+  }
+
+  /** Projects whose folder is refused (a link, a file), as of the last reconcile. */
+  refusedProjectIds(): number[] {
+    return [...this.refused.keys()];
+  }
+
+  /**
+   * The project's folder, checked on disk just now to be a real directory (not a
+   * link to elsewhere), or null: what is read from or written into a folder goes
+   * through this, so a folder swapped for a link since the last reconcile is not used.
+   */
+  async realPathOf(projectId: number): Promise<string | null> {
+    const dir = this.pathOf(projectId);
+    return dir !== null && (await isRealFolder(dir)) ? dir : null;
   }
 
   /**
@@ -82,19 +133,25 @@ export class ProjectFolders {
     return this.byProject.size;
   }
 
-  private async diskFolders(): Promise<Map<string, DiskFolder>> {
+  /**
+   * What is at the root. Dot-folders are hidden and not projects', except one a
+   * project already has (made before names lost their leading dots): it is listed,
+   * so it is renamed to its visible name rather than believed lost on every pass.
+   */
+  private async listRoot(mapped: Set<string> = new Set()): Promise<RootListing> {
     const entries = await fsp.readdir(this.root, { withFileTypes: true });
     const folders = new Map<string, DiskFolder>();
     for (const entry of entries) {
-      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      if (!entry.isDirectory() || entry.name === AGENT_FOLDER) continue;
+      if (entry.name.startsWith('.') && !mapped.has(entry.name)) continue;
       folders.set(entry.name, { name: entry.name, ino: null });
     }
-    return folders;
+    return { folders, names: entries.map((entry) => entry.name) };
   }
 
   private async inoOf(folder: string): Promise<string | null> {
     try {
-      return String((await fsp.stat(path.join(this.root, folder))).ino);
+      return String((await fsp.lstat(path.join(this.root, folder))).ino);
     } catch {
       return null;
     }
@@ -102,15 +159,17 @@ export class ProjectFolders {
 
   /** Makes the folders match the projects. The root must exist (the caller checks it is healthy). */
   async reconcile(): Promise<FolderChanges> {
-    const changes: FolderChanges = { created: [], renamed: [], adopted: [], lost: [], released: [], problems: [] };
+    const changes: FolderChanges = { created: [], renamed: [], adopted: [], lost: [], released: [], problems: [], refused: [] };
     const rows = new Map((await this.db.selectFrom('watch_projects').selectAll().execute()).map((row) => [row.project_id, row]));
     const projects = await this.db.selectFrom('projects').select(['id', 'title', 'identifier']).where('org_id', '=', this.orgId).orderBy('id').execute();
-    const disk = await this.diskFolders();
-    // Keys of every name in use or about to be: on a case-insensitive disk "Roof (1)" and "roof (1)" are one folder.
-    const taken = new Map<string, number | null>();
-    for (const name of disk.keys()) taken.set(nameKey(name), null);
-    for (const row of rows.values()) taken.set(nameKey(row.folder), row.project_id);
     const mappedFolders = new Set([...rows.values()].map((row) => row.folder));
+    const { folders: disk, names: rootNames } = await this.listRoot(mappedFolders);
+    // Keys of every name in use or about to be: on a case-insensitive disk "Roof (1)" and "roof (1)" are one folder.
+    // Links and files count too: a folder is never made (or renamed) onto one of them.
+    const taken = new Map<string, number | null>();
+    for (const name of rootNames) taken.set(nameKey(name), null);
+    for (const row of rows.values()) taken.set(nameKey(row.folder), row.project_id);
+    this.refused = new Map();
     const isFree = (key: string, projectId: number) => !taken.has(key) || taken.get(key) === projectId;
     const existing = new Set(projects.map((project) => project.id));
 
@@ -151,6 +210,15 @@ export class ProjectFolders {
           changes.renamed.push({ projectId: project.id, from: row.folder, to: target });
           continue;
         }
+        // Something else has its name (a link to elsewhere, a file): refused, not lost. Making a
+        // folder "through" a link would read and write wherever it points.
+        const refusal = await notARealFolder(path.join(this.root, row.folder));
+        if (refusal) {
+          const refused = { projectId: project.id, folder: row.folder, reason: refusal };
+          this.refused.set(project.id, refused);
+          changes.refused.push(refused);
+          continue;
+        }
         // Gone from where it was: renamed or moved by someone, or a crash between our rename and its record.
         const found = await this.findRenamed(row, disk, mappedFolders);
         if (found) {
@@ -161,7 +229,8 @@ export class ProjectFolders {
           continue;
         }
         const folder = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
-        await fsp.mkdir(path.join(this.root, folder), { recursive: true });
+        // Not recursive: a link made meanwhile under that name must fail the mkdir (EEXIST), not be used.
+        await fsp.mkdir(path.join(this.root, folder));
         await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'update');
         taken.set(nameKey(folder), project.id);
         mappedFolders.add(folder);
@@ -189,7 +258,7 @@ export class ProjectFolders {
 
   /** Folders under the root that are no project's (dot-folders aside). */
   async outsideFolders(): Promise<string[]> {
-    const disk = await this.diskFolders();
-    return [...disk.keys()].filter((name) => this.projectOfFolder(name) === null);
+    const { folders } = await this.listRoot();
+    return [...folders.keys()].filter((name) => this.projectOfFolder(name) === null);
   }
 }

@@ -6,7 +6,7 @@
 // folders runs on one worker loop, one step at a time, so no two steps race.
 // docs/project-folders.md explains the behaviour; sync-lessons.md "Files" why.
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import type { Kysely } from 'kysely';
@@ -17,7 +17,7 @@ import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempF
 import { type AfterInsert, insertFileRow, type NewFileRecord, storeNewFile, updateFile } from '../engine/files/file-service.ts';
 import { writeTracked } from '../engine/changes/tracked-write.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
-import { AGENT_FOLDER, ProjectFolders } from './project-folders.ts';
+import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
 import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
 import { confirmHeldDelete, dropStaleHolds, holdDelete, releaseHeldDelete } from './held-deletes.ts';
 import { moveToTrash, placeArrival } from './arrivals.ts';
@@ -74,6 +74,8 @@ export interface FolderStatus {
   files: FolderFileStatus[];
   ignored: Array<{ path: string; reason: string }>;
   outside: Array<{ path: string; reason: string }>;
+  /** Links, devices and project folders that are links: never read, never written into. */
+  refused: Array<{ path: string; reason: string }>;
   guards: Array<{ scope: string; lost: number; total: number; at: string }>;
   recent: string[];
   counts: Record<string, number>;
@@ -85,6 +87,8 @@ interface Candidate {
   name: string;
   size: number;
   mtimeMs: number;
+  /** Which file this is (lstat): what is read must be this very file, not whatever the name points to by then. */
+  dev: number;
   ino: string;
   /** When this size and mtime were first seen. */
   since: number;
@@ -162,12 +166,25 @@ class CappedMap<V> extends Map<string, V> {
 const fileKey = (projectId: number, name: string) => `${projectId}\0${name}`;
 const sameStat = (row: Pick<WatchFileRow, 'size' | 'mtime_ms' | 'ino'>, stat: fs.Stats) =>
   row.size === stat.size && row.mtime_ms === stat.mtimeMs && row.ino === String(stat.ino);
+const sameCandidateFile = (candidate: Pick<Candidate, 'size' | 'mtimeMs' | 'dev' | 'ino'>, stat: fs.Stats) =>
+  candidate.size === stat.size && candidate.mtimeMs === stat.mtimeMs && candidate.dev === stat.dev && candidate.ino === String(stat.ino);
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 const toSlash = (rel: string) => rel.split(path.sep).join('/');
 
-async function statOrNull(file: string): Promise<fs.Stats | null> {
+/**
+ * How a stable file is opened: never through a link (O_NOFOLLOW: a link swapped in
+ * since the last lstat fails the open), and never blocking (O_NONBLOCK: a pipe swapped
+ * in would otherwise stall the worker loop until someone writes to it). Windows has
+ * neither flag; there the fstat check after the open is what catches a swap.
+ */
+const OPEN_FOR_STAGING = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+/** What an O_NOFOLLOW open of a link fails with: ELOOP (Linux, macOS), EMLINK (FreeBSD). */
+const isLinkRefusal = (error: unknown) => errorCode(error) === 'ELOOP' || errorCode(error) === 'EMLINK';
+
+/** A name's own stat, never its link's target's: everything in the folders is looked at this way. */
+async function lstatOrNull(file: string): Promise<fs.Stats | null> {
   try {
-    return await fsp.stat(file);
+    return await fsp.lstat(file);
   } catch (error) {
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
     throw error;
@@ -230,6 +247,12 @@ export class FolderWatcher {
   private readonly problems = new CappedMap<{ projectId: number | null; reason: string }>();
   private readonly ignored = new CappedMap<string>();
   private readonly outside = new CappedMap<string>();
+  /** Files refused (links, devices), by "folder/name". */
+  private readonly refusedFiles = new CappedMap<string>();
+  /** Those refused before the last full rescan: listed again, but not said again in `recent` every ten minutes. */
+  private refusedBeforeRescan = new Set<string>();
+  /** Project folders refused (links, files), by "folder/", as of the last reconcile. */
+  private refusedFolders = new Map<string, string>();
   private readonly guards: FolderStatus['guards'] = [];
   private readonly recent: string[] = [];
   private readonly uploadProgress = new Map<number, { sent: number; total: number }>();
@@ -418,7 +441,8 @@ export class FolderWatcher {
 
   /** Returns true when the state changed. A missing or emptied root stops everything but watching for its return. */
   private async checkRoot(): Promise<boolean> {
-    const stat = await statOrNull(this.root).catch(() => null);
+    // The root itself is followed: a root that is a link (~/SolarDesk on a data disk) is the user's choice.
+    const stat = await fsp.stat(this.root).catch(() => null);
     if (!stat?.isDirectory()) {
       if (this.state === 'root_missing') return false;
       await this.pauseFor('root_missing', `The folder root ${this.root} is missing (a drive not connected, a share not mounted?). Nothing is deleted; watching resumes when it is back.`);
@@ -602,6 +626,7 @@ export class FolderWatcher {
       }
       if (where.kind === 'file') {
         this.outside.delete(`${where.folder}/${where.name}/`);
+        this.refusedFiles.delete(`${where.folder}/${where.name}`);
         await this.fileGone(where.projectId, where.folder, where.name, event.path);
       }
       return;
@@ -619,14 +644,18 @@ export class FolderWatcher {
           // before its watcher started are found by looking, now and once the watcher surely runs.
           this.requestReconcile();
           this.rescanFolderSoon(where.name);
-        } else this.outside.set(where.name, 'directly in the folder root, not in a project folder: not attached');
+        } else {
+          // Perhaps a project folder replaced by a link or a file: the reconcile says so, and refuses it.
+          this.requestReconcile();
+          if (!this.refusedFolders.has(`${where.name}/`)) this.outside.set(where.name, 'directly in the folder root, not in a project folder: not attached');
+        }
         return;
       case 'file':
         if (event.type === 'addDir') {
           this.outside.set(`${where.folder}/${where.name}/`, 'a subfolder of a project folder: its files are not attached');
           return;
         }
-        await this.considerFile(where.projectId, where.folder, where.name, event.path, event.stat?.isSymbolicLink() ? event.stat : null);
+        await this.considerFile(where.projectId, where.folder, where.name, event.path, event.stat);
         return;
       default:
         return;
@@ -641,12 +670,15 @@ export class FolderWatcher {
 
   /** A file appeared or changed: nothing to do, a rename (same inode), or a candidate for the stability gate. */
   private async considerFile(projectId: number, folder: string, name: string, file: string, known: fs.Stats | null): Promise<void> {
-    const stat = known ?? (await statOrNull(file));
+    const stat = known ?? (await lstatOrNull(file));
     if (!stat) return;
     if (!stat.isFile()) {
-      this.ignored.set(`${folder}/${name}`, 'not a regular file (a link or a device): links are not followed');
+      // A file waiting to become stable that is now a link (mv -T) stops waiting: its target is never read.
+      this.candidates.delete(file);
+      await this.refuseFile(`${folder}/${name}`, file, stat.isSymbolicLink());
       return;
     }
+    this.refusedFiles.delete(`${folder}/${name}`);
     this.problems.delete(`${folder}/${name}`);
     const row = await this.fileRow(projectId, name);
     this.unlinks.delete(fileKey(projectId, name)); // it is there
@@ -660,8 +692,21 @@ export class FolderWatcher {
       return;
     }
     const existing = this.candidates.get(file);
-    if (existing && existing.size === stat.size && existing.mtimeMs === stat.mtimeMs && existing.ino === String(stat.ino)) return;
-    this.addCandidate(file, { projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, ino: String(stat.ino), since: Date.now(), generation: 0, note: null });
+    if (existing && sameCandidateFile(existing, stat)) return;
+    this.addCandidate(file, { projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: Date.now(), generation: 0, note: null });
+  }
+
+  /** Links and devices in a project folder are listed as refused, with why; what a link points to is never read. */
+  private async refuseFile(label: string, file: string, isLink: boolean): Promise<void> {
+    const known = this.refusedFiles.has(label) || this.refusedBeforeRescan.has(label);
+    const target = isLink ? await fsp.readlink(file).catch(() => null) : null;
+    this.refusedFiles.set(
+      label,
+      isLink
+        ? `a link${target ? ` to ${target}` : ''}: links are not followed, so it is not attached and what it points to is not read. Put the file itself in the folder to attach it.`
+        : 'not a regular file (a device, a pipe or a socket): not attached.',
+    );
+    if (!known) this.note(`${label} refused: ${isLink ? 'a link, not followed' : 'not a regular file'}`);
   }
 
   private addCandidate(file: string, candidate: Candidate): void {
@@ -682,21 +727,33 @@ export class FolderWatcher {
       if (fileKey(row.project_id, row.name) === here || !sameStat(row, stat)) continue;
       const folder = this.folders.folderOf(row.project_id);
       if (folder === null) continue;
-      if (await statOrNull(path.join(this.root, folder, row.name))) continue; // a hard link: both names exist
+      if (await lstatOrNull(path.join(this.root, folder, row.name))) continue; // a hard link: both names exist
       return { row, folder, at: Date.now() };
     }
     return null;
   }
 
   private async checkCandidate(file: string, candidate: Candidate): Promise<void> {
-    const stat = await statOrNull(file);
-    if (!stat?.isFile()) {
+    const label = `${candidate.folder}/${candidate.name}`;
+    // Its folder must still be a real one: through a folder swapped for a link, the same name is a file elsewhere.
+    if (!(await isRealFolder(path.dirname(file)))) {
+      this.candidates.delete(file);
+      this.requestReconcile();
+      return;
+    }
+    const stat = await lstatOrNull(file);
+    if (!stat) {
       this.candidates.delete(file);
       return;
     }
+    if (!stat.isFile()) {
+      this.candidates.delete(file);
+      await this.refuseFile(label, file, stat.isSymbolicLink());
+      return;
+    }
     const now = Date.now();
-    if (stat.size !== candidate.size || stat.mtimeMs !== candidate.mtimeMs || String(stat.ino) !== candidate.ino) {
-      this.addCandidate(file, { ...candidate, size: stat.size, mtimeMs: stat.mtimeMs, ino: String(stat.ino), since: now, note: 'still being written' });
+    if (!sameCandidateFile(candidate, stat)) {
+      this.addCandidate(file, { ...candidate, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: now, note: 'still being written' });
       return;
     }
     if (now - candidate.since < this.windowMs) {
@@ -704,30 +761,54 @@ export class FolderWatcher {
       this.due.push({ path: file, at: candidate.since + this.windowMs, generation: candidate.generation });
       return;
     }
-    // Stable. One more test: can it be opened (Windows refuses while another program writes it)?
+    // Stable. It must open (Windows refuses while another program writes it), without
+    // following a link, and be the very file that became stable: a name can be pointed
+    // elsewhere between the lstat above and the open (mv -T of a link over it).
+    let handle: FileHandle;
     try {
-      const handle = await fsp.open(file, 'r');
-      await handle.close();
+      handle = await fsp.open(file, OPEN_FOR_STAGING);
     } catch (error) {
-      this.addCandidate(file, { ...candidate, since: candidate.since, note: `cannot be opened yet (${errorCode(error) ?? (error as Error).message})` });
+      if (isLinkRefusal(error)) {
+        this.candidates.delete(file);
+        await this.refuseFile(label, file, true);
+      } else if (errorCode(error) === 'ENOENT') this.candidates.delete(file);
+      else this.addCandidate(file, { ...candidate, since: candidate.since, note: `cannot be opened yet (${errorCode(error) ?? (error as Error).message})` });
       return;
     }
-    await this.stage(file, candidate);
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile() || !sameCandidateFile(candidate, opened)) {
+        this.addCandidate(file, { ...candidate, size: opened.size, mtimeMs: opened.mtimeMs, dev: opened.dev, ino: String(opened.ino), since: Date.now(), note: 'replaced by another file as it was opened' });
+        return;
+      }
+      if (!(await isRealFolder(path.dirname(file)))) {
+        this.candidates.delete(file);
+        this.requestReconcile();
+        return;
+      }
+      await this.stage(file, candidate, handle);
+    } finally {
+      await handle.close();
+    }
   }
 
-  /** Copies the stable file into staging (hashing it), checks it did not change meanwhile, and attaches it. */
-  private async stage(file: string, candidate: Candidate): Promise<void> {
+  /**
+   * Copies the stable file, from the descriptor checked to be it, into staging
+   * (hashing it), checks it did not change meanwhile and still has its name, and attaches it.
+   */
+  private async stage(file: string, candidate: Candidate, handle: FileHandle): Promise<void> {
     const label = `${candidate.folder}/${candidate.name}`;
     this.current = { path: label, note: 'copying into staging' };
     let received: ReceivedFile | null = null;
     try {
       try {
-        received = await receiveToTempFile(this.options.engine.store.fileRoot, fs.createReadStream(file), this.options.engine.files.maxUploadBytes, 'watch');
+        received = await receiveToTempFile(
+          this.options.engine.store.fileRoot,
+          handle.createReadStream({ start: 0, autoClose: false }),
+          this.options.engine.files.maxUploadBytes,
+          'watch',
+        );
       } catch (error) {
-        if (errorCode(error) === 'ENOENT') {
-          this.candidates.delete(file);
-          return;
-        }
         if (error instanceof FileTooLargeError) {
           this.candidates.delete(file);
           this.problems.set(label, { projectId: candidate.projectId, reason: `too large to attach: the limit is ${error.limitBytes} bytes` });
@@ -736,11 +817,16 @@ export class FolderWatcher {
         this.addCandidate(file, { ...candidate, note: `could not be read: ${(error as Error).message}` });
         return;
       }
-      // Re-checked after the copy: the bytes staged must be those of the stable file.
-      const after = await statOrNull(file);
-      if (!after || after.size !== candidate.size || after.mtimeMs !== candidate.mtimeMs || received.size !== candidate.size) {
-        if (after) this.addCandidate(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, since: Date.now(), note: 'changed while being copied' });
-        else this.candidates.delete(file);
+      // Re-checked after the copy: the bytes staged must be those of the stable file, and
+      // the name must still be that file (the mapping records its size, mtime and inode).
+      const copied = await handle.stat();
+      const after = await lstatOrNull(file);
+      if (!after || !sameCandidateFile(candidate, copied) || !after.isFile() || !sameCandidateFile(candidate, after) || received.size !== candidate.size) {
+        if (after?.isFile()) this.addCandidate(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, dev: after.dev, ino: String(after.ino), since: Date.now(), note: 'changed while being copied' });
+        else if (after) {
+          this.candidates.delete(file);
+          await this.refuseFile(label, file, after.isSymbolicLink());
+        } else this.candidates.delete(file);
         return;
       }
       this.candidates.delete(file);
@@ -925,7 +1011,7 @@ export class FolderWatcher {
       const folder = this.folders.folderOf(pending.row.project_id);
       const row = await this.fileRow(pending.row.project_id, pending.row.name);
       if (!row || row.file_id !== pending.row.file_id || folder === null) continue;
-      if (await statOrNull(path.join(this.root, folder, row.name))) continue;
+      if (await lstatOrNull(path.join(this.root, folder, row.name))) continue;
       due.push({ ...pending, row, folder });
     }
     if (due.length === 0) return;
@@ -979,6 +1065,8 @@ export class FolderWatcher {
     this.counts.rescans++;
     this.ignored.clear();
     this.outside.clear();
+    this.refusedBeforeRescan = new Set(this.refusedFiles.keys());
+    this.refusedFiles.clear();
     await this.reconcile();
     for (const projectId of this.folders.projectIds()) this.rescanFolders.add(projectId);
     this.rootScanWanted = true;
@@ -990,6 +1078,11 @@ export class FolderWatcher {
     if (folder === null) return;
     this.overflowed.delete(folder);
     const dir = path.join(this.root, folder);
+    if (!(await isRealFolder(dir))) {
+      // Gone, or swapped for a link since the last reconcile: never listed through the link.
+      this.requestReconcile();
+      return;
+    }
     let entries: fs.Dirent[];
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -1016,11 +1109,11 @@ export class FolderWatcher {
         continue;
       }
       if (!entry.isFile()) {
-        this.ignored.set(rel, 'not a regular file (a link or a device): links are not followed');
+        await this.refuseFile(rel, path.join(dir, entry.name), entry.isSymbolicLink());
         continue;
       }
       const file = path.join(dir, entry.name);
-      const stat = await statOrNull(file);
+      const stat = await lstatOrNull(file);
       if (!stat) continue;
       const row = rows.get(entry.name);
       if (row && sameStat(row, stat)) {
@@ -1035,7 +1128,7 @@ export class FolderWatcher {
   private async scanRoot(): Promise<void> {
     const entries = await fsp.readdir(this.root, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
     for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
+      if (entry.name.startsWith('.') || this.refusedFolders.has(`${entry.name}/`)) continue;
       if (!entry.isDirectory()) {
         const reason = ignoreReason(entry.name);
         if (reason) this.ignored.set(entry.name, reason);
@@ -1066,6 +1159,13 @@ export class FolderWatcher {
       this.rescanFolders.add(projectId);
     }
     for (const { folder, reason } of changes.problems) this.problems.set(`${folder}/`, { projectId: null, reason: `the folder could not be updated: ${reason}` });
+    const refusedBefore = this.refusedFolders;
+    this.refusedFolders = new Map(changes.refused.map(({ projectId, folder, reason }) => [`${folder}/`, `The folder of project ${projectId} is refused: ${reason}.`]));
+    for (const { projectId, folder } of changes.refused) {
+      this.outside.delete(folder);
+      // Said once when it happens, not on every pass.
+      if (!refusedBefore.has(`${folder}/`)) this.note(`folder "${folder}" of project ${projectId} is not a real folder (a link?): refused, nothing read from it or written into it`);
+    }
     await this.followDeletionsElsewhere();
     await this.followMovesElsewhere();
     await this.queueArrivals();
@@ -1084,7 +1184,7 @@ export class FolderWatcher {
       await this.db.deleteFrom('watch_files').where('project_id', '=', row.project_id).where('name', '=', row.name).execute();
       if (folder === null) continue;
       const file = path.join(this.root, folder, row.name);
-      const stat = await statOrNull(file);
+      const stat = await lstatOrNull(file);
       if (!stat) continue;
       if (sameStat(row, stat)) {
         const kept = await moveToTrash(this.root, file, folder);
@@ -1113,7 +1213,7 @@ export class FolderWatcher {
       const toFolder = row.now_project === null ? null : this.folders.folderOf(row.now_project);
       if (fromFolder === null || toFolder === null || row.now_project === null) continue;
       const source = path.join(this.root, fromFolder, row.name);
-      const stat = await statOrNull(source);
+      const stat = await lstatOrNull(source);
       if (!stat || !sameStat(row, stat)) continue;
       const claimed = new Set((await this.db.selectFrom('watch_files').select('name').where('project_id', '=', row.now_project).execute()).map((other) => nameKey(other.name)));
       const placed = await placeArrival(this.root, path.join(this.root, toFolder), row.name, source, row.file_hash, (key) => claimed.has(key));
@@ -1135,6 +1235,8 @@ export class FolderWatcher {
       .select('private_files.id')
       .where('private_files.org_id', '=', this.options.orgId)
       .where('private_files.file_hash', 'is not', null)
+      // A project whose folder is refused (a link) gets nothing written: not fetched for it either.
+      .$if(this.folders.refusedProjectIds().length > 0, (query) => query.where('private_files.project_id', 'not in', this.folders.refusedProjectIds()))
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('watch_files').select('file_id').whereRef('watch_files.file_id', '=', 'private_files.id'))),
       )
@@ -1313,9 +1415,16 @@ export class FolderWatcher {
       files,
       ignored: [...this.ignored].map(([file, reason]) => ({ path: file, reason })),
       outside: [...this.outside].map(([file, reason]) => ({ path: file, reason })),
+      refused: [...this.refusedFolders, ...this.refusedFiles].map(([file, reason]) => ({ path: file, reason })),
       guards: [...this.guards],
       recent: [...this.recent],
-      counts: { ...this.counts, ...byState, ignored: this.ignored.size + this.ignored.overflow, outside: this.outside.size + this.outside.overflow },
+      counts: {
+        ...this.counts,
+        ...byState,
+        ignored: this.ignored.size + this.ignored.overflow,
+        outside: this.outside.size + this.outside.overflow,
+        refused: this.refusedFolders.size + this.refusedFiles.size + this.refusedFiles.overflow,
+      },
     };
   }
 }

@@ -25,6 +25,18 @@ test('characters illegal on Windows, macOS or Linux are replaced; trailing dots 
   assert.equal(safeName('', 'fallback'), 'fallback');
 });
 
+test('names never start with a dot (hidden, and left alone by the watcher): the leading dots become "_"', () => {
+  assert.equal(safeName('.solardesk', 'x'), '_solardesk');
+  assert.equal(safeName('.env-notes', 'x'), '_env-notes');
+  assert.equal(safeName('../../outside', 'x'), '_outside');
+  assert.equal(safeName(' . .hidden. ', 'x'), '_hidden');
+  assert.equal(safeName('...', 'fallback'), 'fallback');
+  assert.equal(projectFolderName({ id: 4, title: '.solardesk' }), '_solardesk (4)');
+  assert.equal(arrivalFileName('.env-notes', '.env-notes', 'text/plain', 'file-1'), '_env-notes');
+  // Names that were fine stay exactly as they were: no existing folder is renamed.
+  for (const name of ['v1.2 final', 'Roof (2).pdf', 'a.b.c', 'SD-3']) assert.equal(safeName(name, 'x'), name);
+});
+
 test('reserved device names get a prefix, with or without an extension', () => {
   for (const name of ['CON', 'prn', 'Aux', 'NUL', 'COM1', 'com9', 'LPT1', 'lpt9', 'con.txt', 'NUL.tar.gz']) {
     assert.equal(safeName(name, 'x'), `_${name}`, name);

@@ -5,50 +5,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
-import { startSyncHarness, type SyncHarness } from '../../sync/testing/sync-harness.ts';
-import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
-import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
+import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { folderOfProject, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
-import type { FolderStatus } from '../watcher.ts';
+import { folderStatus, localFilesWithHash, remoteFilesWithHash, settle, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../testing/folder-harness.ts';
 
-const WINDOW_MS = 300;
 const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
-async function startWithFolder(root: string, confirmDeletes = false): Promise<SyncHarness> {
-  const h = await startSyncHarness({
-    // The server in these tests is unthrottled; so is the agent's pacing, or the polling below would spend its budget.
-    remoteRates: UNTHROTTLED_RATES as ThrottleRates,
-    agent: {
-      folder: root,
-      folderOptions: { stabilityWindowMs: WINDOW_MS, pairWindowMs: 1200, reconcileIntervalMs: 500, burstThreshold: 100, confirmDeletes },
-      chunkedUploadAboveBytes: 1024 * 1024,
-      uploadPartBytes: 512 * 1024,
-      ...(process.env.FOLDER_TEST_LOG ? { log: (line: string) => console.log(`${new Date().toISOString()} ${line}`) } : {}),
-    },
-  });
-  await settle(h);
-  return h;
-}
-
-/** The watcher has nothing queued and sync has nothing moving. */
-async function settle(h: SyncHarness): Promise<void> {
-  for (let round = 0; round < 3; round++) {
-    await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
-    await h.synced();
-    await sleep(100);
-  }
-  await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
-}
-
-const folderStatus = async (h: SyncHarness): Promise<FolderStatus> => (await h.local('GET', '/api/orgs/1/sync/folder/')).json;
-const remoteFilesWithHash = async (h: SyncHarness, hash: string): Promise<Json[]> =>
-  ((await h.remote('GET', `/api/orgs/1/private_files/?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
-const localFilesWithHash = async (h: SyncHarness, hash: string) => h.agent.engine.context.db.selectFrom('private_files').selectAll().where('file_hash', '=', hash).execute();
 const projectIdOf = (file: Json) => Number(/\/projects\/(\d+)\/$/.exec(file.project ?? '')?.[1] ?? NaN);
 
 describe('project folders, synced', () => {
@@ -115,7 +80,7 @@ describe('project folders, synced', () => {
     fs.mkdirSync(path.join(folder, 'old versions'));
     fs.writeFileSync(path.join(folder, 'old versions', 'v1.pdf'), 'in a subfolder');
     const filesBefore = await h.agent.engine.context.db.selectFrom('private_files').select('id').execute();
-    await sleep(WINDOW_MS * 4);
+    await sleep(TEST_WINDOW_MS * 4);
     await settle(h);
     const filesAfter = await h.agent.engine.context.db.selectFrom('private_files').select('id').execute();
     assert.equal(filesAfter.length, filesBefore.length, 'nothing attached');
@@ -173,7 +138,7 @@ describe('project folders, synced', () => {
     fs.writeFileSync(path.join(folderOfProject(root, 10), 'meter.jpg'), bytes);
     fs.writeFileSync(path.join(folderOfProject(root, 10), 'meter copy.jpg'), bytes);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
-    await sleep(WINDOW_MS * 3);
+    await sleep(TEST_WINDOW_MS * 3);
     await settle(h);
     assert.equal((await localFilesWithHash(h, sha256(bytes))).length, 1);
     fs.writeFileSync(path.join(folderOfProject(root, 11), 'meter.jpg'), bytes);
@@ -222,7 +187,7 @@ describe('project folders, synced', () => {
     assert.ok(fs.readFileSync(path.join(folder, arrived)).equals(remoteBytes));
     assert.ok(fs.readFileSync(path.join(folder, 'Notes.txt')).equals(local), 'the local file is untouched');
     assert.deepEqual([...sizesSeen], [remoteBytes.length], 'the arrival was never seen half-written');
-    await sleep(WINDOW_MS * 3);
+    await sleep(TEST_WINDOW_MS * 3);
     await settle(h);
     assert.equal((await remoteFilesWithHash(h, sha256(remoteBytes))).length, 1, 'the arrival is not uploaded back');
     assert.equal((await remoteFilesWithHash(h, sha256(local))).length, 1);
@@ -414,7 +379,7 @@ describe('project folders with --confirm-deletes', () => {
   let root: string;
   before(async () => {
     root = makeTempDir('solardesk-folders-confirm-');
-    h = await startWithFolder(root, true);
+    h = await startWithFolder(root, { confirmDeletes: true });
   });
   after(async () => {
     await h.close();

@@ -98,3 +98,58 @@ test('case-only clashes get distinct folders; a deleted project leaves its folde
   assert.ok(fs.existsSync(path.join(root, folderOfB)), 'never deleted');
   assert.ok((await folders.outsideFolders()).includes(folderOfB));
 });
+
+test('a folder made when names could start with a dot is renamed to its visible name, not believed lost', async () => {
+  const folders = new ProjectFolders(db(), root, 1);
+  await folders.load();
+  const token = await server.tokenFor('admin@sunrise.example');
+  const created = await server.request('POST', '/api/orgs/1/projects/', { token, body: { title: '.hidden job' } });
+  const id = created.json.id as number;
+  // What an earlier version made and recorded for this title: a hidden folder.
+  fs.mkdirSync(path.join(root, `.hidden job (${id})`));
+  fs.writeFileSync(path.join(root, `.hidden job (${id})`, 'survey.pdf'), 'pdf');
+  await db().insertInto('watch_projects').values({ project_id: id, folder: `.hidden job (${id})`, canonical: `.hidden job (${id})`, folder_ino: null }).execute();
+  const changes = await folders.reconcile();
+  assert.deepEqual(changes.renamed, [{ projectId: id, from: `.hidden job (${id})`, to: `_hidden job (${id})` }]);
+  assert.deepEqual(changes.lost, []);
+  assert.equal(fs.readFileSync(path.join(root, `_hidden job (${id})`, 'survey.pdf'), 'utf8'), 'pdf', 'its files moved with it');
+  const again = await folders.reconcile();
+  assert.deepEqual([again.lost, again.renamed, again.created], [[], [], []], 'a second pass changes nothing');
+});
+
+test('a project folder replaced by a link is refused on every pass: not lost, not made again through the link, not written into', async () => {
+  const folders = new ProjectFolders(db(), root, 1);
+  await folders.load();
+  const elsewhere = makeTempDir('solardesk-elsewhere-');
+  try {
+    const token = await server.tokenFor('admin@sunrise.example');
+    const created = await server.request('POST', '/api/orgs/1/projects/', { token, body: { title: 'Linked' } });
+    const id = created.json.id as number;
+    await folders.reconcile();
+    const folder = folders.folderOf(id)!;
+    fs.rmdirSync(path.join(root, folder));
+    fs.symlinkSync(elsewhere, path.join(root, folder), 'dir');
+    for (let pass = 0; pass < 3; pass++) {
+      const changes = await folders.reconcile();
+      assert.deepEqual(changes.lost, []);
+      assert.equal(changes.refused.length, 1);
+      assert.match(changes.refused[0]!.reason, /link/);
+      assert.equal(folders.folderOf(id), null, 'not used as the project\'s folder');
+      assert.equal(await folders.realPathOf(id), null);
+    }
+    assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing made in the folder the link points to');
+    fs.rmSync(path.join(root, folder));
+    const replaced = await folders.reconcile();
+    assert.deepEqual(replaced.refused, [], 'the link gone, a real folder is made');
+    assert.ok(fs.lstatSync(path.join(root, folders.folderOf(id)!)).isDirectory());
+    // A link that has the name a renamed project's folder would take is not renamed onto: the folder takes another name.
+    fs.symlinkSync(elsewhere, path.join(root, `Relinked (${id})`), 'dir');
+    await db().updateTable('projects').set({ title: 'Relinked' }).where('id', '=', id).execute();
+    const renamed = await folders.reconcile();
+    assert.equal(renamed.renamed[0]?.to, `Relinked (${id}) (2)`);
+    assert.ok(fs.lstatSync(path.join(root, `Relinked (${id})`)).isSymbolicLink(), 'the link is left alone');
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+  } finally {
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  }
+});

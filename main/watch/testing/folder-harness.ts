@@ -1,0 +1,67 @@
+// A real server, the fault proxy and a real agent with --folder (main/sync/testing/
+// sync-harness.ts), with the short timings the project-folder tests use, and waits
+// for "nothing left to do" in the watcher and in sync alike.
+import { createHash } from 'node:crypto';
+import { startSyncHarness, type SyncHarness } from '../../sync/testing/sync-harness.ts';
+import { UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
+import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
+import type { FolderStatus } from '../watcher.ts';
+import { sleep, waitFor } from './folder-testing.ts';
+
+/** The stability window of these tests: short, so they are quick. */
+export const TEST_WINDOW_MS = 300;
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+export interface FolderHarnessOptions {
+  confirmDeletes?: boolean;
+  /** The stability window; TEST_WINDOW_MS unless a test needs time to act inside it. */
+  stabilityWindowMs?: number;
+  /** Receives the agent's log lines (also printed when FOLDER_TEST_LOG is set). */
+  log?: (line: string) => void;
+}
+
+export async function startWithFolder(root: string, options: FolderHarnessOptions = {}): Promise<SyncHarness> {
+  const printing = process.env.FOLDER_TEST_LOG;
+  const log = (line: string) => {
+    options.log?.(line);
+    if (printing) console.log(`${new Date().toISOString()} ${line}`);
+  };
+  const h = await startSyncHarness({
+    // The server in these tests is unthrottled; so is the agent's pacing, or the polling below would spend its budget.
+    remoteRates: UNTHROTTLED_RATES as ThrottleRates,
+    agent: {
+      folder: root,
+      folderOptions: {
+        stabilityWindowMs: options.stabilityWindowMs ?? TEST_WINDOW_MS,
+        pairWindowMs: 1200,
+        reconcileIntervalMs: 500,
+        burstThreshold: 100,
+        confirmDeletes: options.confirmDeletes ?? false,
+      },
+      chunkedUploadAboveBytes: 1024 * 1024,
+      uploadPartBytes: 512 * 1024,
+      ...(printing || options.log ? { log } : {}),
+    },
+  });
+  await settle(h);
+  return h;
+}
+
+/** The watcher has nothing queued and sync has nothing moving. */
+export async function settle(h: SyncHarness): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
+    await h.synced();
+    await sleep(100);
+  }
+  await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
+}
+
+export const folderStatus = async (h: SyncHarness): Promise<FolderStatus> => (await h.local('GET', '/api/orgs/1/sync/folder/')).json as FolderStatus;
+
+export const remoteFilesWithHash = async (h: SyncHarness, hash: string): Promise<Json[]> =>
+  ((await h.remote('GET', `/api/orgs/1/private_files/?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
+export const localFilesWithHash = async (h: SyncHarness, hash: string) =>
+  h.agent.engine.context.db.selectFrom('private_files').selectAll().where('file_hash', '=', hash).execute();
