@@ -46,6 +46,8 @@ export interface AgentOptions {
   /** Private files above this size go up in resumable parts (default 16 MiB), of this size (default 8 MiB). */
   chunkedUploadAboveBytes?: number;
   uploadPartBytes?: number;
+  /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps). */
+  pullPageSize?: number;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -169,6 +171,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       localUserId: config.user_id,
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
+      pullPageSize: options.pullPageSize,
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
         partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,

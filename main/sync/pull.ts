@@ -24,7 +24,8 @@ import {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
-const PAGE = 100;
+const CHANGES_PAGE = 100;
+const SWEEP_PAGE = 1000;
 /** A full sweep of ids (to notice remote deletions) every this many pulls. */
 export const DELETION_SWEEP_EVERY = 10;
 
@@ -82,8 +83,9 @@ async function pullChanged(sync: SyncContext, model: 'project' | 'contact' | 'pr
   const highWater = await getSyncState(sync.db, markKey);
   let newest = highWater ?? '';
   let changed = 0;
+  const pageSize = sync.pullPageSize ?? CHANGES_PAGE;
   for (let page = 1; ; page++) {
-    const query = { ordering: '-modified_date', limit: PAGE, page, ...(model === 'project' ? { fieldset: 'list' } : {}) };
+    const query = { ordering: '-modified_date', limit: pageSize, page, ...(model === 'project' ? { fieldset: 'list' } : {}) };
     const items = await get(sync, remotePath(sync, model), query, LIST_ACTIONS[model]);
     if (!Array.isArray(items) || items.length === 0) break;
     let reachedKnown = false;
@@ -99,7 +101,7 @@ async function pullChanged(sync: SyncContext, model: 'project' | 'contact' | 'pr
       const detail = await detailOf(item);
       if (detail) changed += await mergeRemote(sync, model, detail);
     }
-    if (reachedKnown || items.length < PAGE) break;
+    if (reachedKnown || items.length < pageSize) break;
   }
   if (newest) await setSyncState(sync.db, markKey, newest);
   return changed;
@@ -192,11 +194,12 @@ export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: Sy
 
 async function sweepDeletions(sync: SyncContext, model: 'project' | 'contact' | 'private_file', query: Record<string, string>): Promise<number> {
   const remoteIds = new Set<number>();
+  const pageSize = sync.pullPageSize ?? SWEEP_PAGE;
   for (let page = 1; ; page++) {
-    const items = await get(sync, remotePath(sync, model), { ...query, ordering: 'id', limit: 1000, page }, LIST_ACTIONS[model]);
+    const items = await get(sync, remotePath(sync, model), { ...query, ordering: 'id', limit: pageSize, page }, LIST_ACTIONS[model]);
     if (!Array.isArray(items)) return 0; // not allowed to list: do not guess
     for (const item of items) remoteIds.add(item.id);
-    if (items.length < 1000) break;
+    if (items.length < pageSize) break;
   }
   return removeMissing(sync, model, remoteIds);
 }

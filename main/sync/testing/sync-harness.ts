@@ -19,7 +19,30 @@ export interface SyncHarness {
   /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
   synced(timeoutMs?: number): Promise<void>;
   restartAgent(): Promise<void>;
+  /** One more agent (another computer) on the same remote, through the same proxy, with its own data folder; closed with the harness. */
+  addAgent(options?: Partial<AgentOptions>): Promise<AnotherAgent>;
   close(): Promise<void>;
+}
+
+export interface AnotherAgent {
+  agent: Agent;
+  dataDir: string;
+  local(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  synced(timeoutMs?: number): Promise<void>;
+}
+
+/** Wakes the agent's sync and waits until nothing is pending and it is idle (or `timeoutMs` passes). */
+export async function waitUntilSynced(agent: Agent, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    agent.sync.wake();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await agent.sync.settled();
+    const status = await agent.sync.status();
+    if ((await changesStillMoving(agent)) === 0 && status.state === 'idle') return;
+    if (Date.now() > deadline) throw new Error(`not synced after ${timeoutMs} ms: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Outbox rows that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
@@ -56,6 +79,7 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
   };
   let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
   const remoteToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+  const others: Array<{ agent: Agent; dataDir: string }> = [];
 
   const harness: SyncHarness = {
     server,
@@ -66,23 +90,29 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     dataDir,
     local: (method, path, body) => requestJson(agent.localApiUrl, method, path, { token: agent.localToken, body }),
     remote: (method, path, body) => requestJson(server.baseUrl, method, path, { token: remoteToken, body }),
-    async synced(timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        agent.sync.wake();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        await agent.sync.settled();
-        const status = await agent.sync.status();
-        if ((await changesStillMoving(agent)) === 0 && status.state === 'idle') return;
-        if (Date.now() > deadline) throw new Error(`not synced after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
+    synced: (timeoutMs) => waitUntilSynced(agent, timeoutMs),
     async restartAgent() {
       await agent.close();
       agent = await startAgent(agentOptions);
     },
+    async addAgent(more = {}) {
+      const otherDir = makeTempDir('solardesk-agent-');
+      const other = await startAgent({ ...agentOptions, ...more, dataDir: otherDir, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
+      others.push({ agent: other, dataDir: otherDir });
+      const handle: AnotherAgent = {
+        agent: other,
+        dataDir: otherDir,
+        local: (method, path, body) => requestJson(other.localApiUrl, method, path, { token: other.localToken, body }),
+        synced: (timeoutMs) => waitUntilSynced(other, timeoutMs),
+      };
+      await handle.synced();
+      return handle;
+    },
     async close() {
+      for (const other of others) {
+        await other.agent.close();
+        fs.rmSync(other.dataDir, { recursive: true, force: true });
+      }
       await agent.close();
       await proxy.close();
       await server.close();
