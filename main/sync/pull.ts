@@ -51,7 +51,8 @@ const LIST_QUERY: Record<PagedModel, Record<string, string>> = { project: { fiel
  */
 const SWEEP_ORDERING: Record<PagedModel, string> = { project: 'id', contact: 'id', private_file: 'created_date' };
 
-async function get(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<Json | Json[] | null> {
+/** A GET of the remote: its JSON, or null when it is not for this user (403, 404); throws what stops a cycle (offline, busy, signed out). */
+export async function getRemoteJson(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<Json | Json[] | null> {
   const outcome = await sync.remote.request({ method: 'GET', path, query, action });
   switch (outcome.kind) {
     case 'ok':
@@ -97,11 +98,11 @@ async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: Json[]
     let lastId: unknown = undefined;
     let moved = false;
     for (let page = 1; page <= MAX_PAGES && !moved; page++) {
-      const items = await get(sync, walk.path, { ...walk.query, limit: walk.pageSize, page }, walk.action);
+      const items = await getRemoteJson(sync, walk.path, { ...walk.query, limit: walk.pageSize, page }, walk.action);
       if (!Array.isArray(items)) return { outcome: 'refused', shifted };
       if (page > 1) {
         // The position of the last record read, as a page of one.
-        const probe = await get(sync, walk.path, { ...walk.query, limit: 1, page: (page - 1) * walk.pageSize }, walk.action);
+        const probe = await getRemoteJson(sync, walk.path, { ...walk.query, limit: 1, page: (page - 1) * walk.pageSize }, walk.action);
         moved = !Array.isArray(probe) || probe[0]?.id !== lastId;
         if (moved) break;
       }
@@ -137,7 +138,7 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
     for (const role of roles.items) await upsertRole(trx, sync.orgId, role, sync.localUserId);
   });
   const projectDetail = async (item: Json) => {
-    const detail = await get(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
+    const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
     return Array.isArray(detail) ? null : detail;
   };
   const asListed = async (item: Json) => item;

@@ -11,7 +11,7 @@ import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { download } from '../../engine/testing/file-testing.ts';
-import { folderOfProject, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
+import { folderOfProject, settleFolders, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
 import type { FolderStatus } from '../watcher.ts';
 
 const WINDOW_MS = 300;
@@ -35,15 +35,7 @@ async function startWithFolder(root: string, confirmDeletes = false): Promise<Sy
   return h;
 }
 
-/** The watcher has nothing queued and sync has nothing moving. */
-async function settle(h: SyncHarness): Promise<void> {
-  for (let round = 0; round < 3; round++) {
-    await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
-    await h.synced();
-    await sleep(100);
-  }
-  await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
-}
+const settle = settleFolders;
 
 const folderStatus = async (h: SyncHarness): Promise<FolderStatus> => (await h.local('GET', '/api/orgs/1/sync/folder/')).json;
 const remoteFilesWithHash = async (h: SyncHarness, hash: string): Promise<Json[]> =>
