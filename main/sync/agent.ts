@@ -48,6 +48,8 @@ export interface AgentOptions {
   uploadPartBytes?: number;
   /** `off` treats the remote as one that ignores If-Match, as the hosted service does (default: detect). */
   remotePreconditions?: 'detect' | 'off';
+  /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps). */
+  pullPageSize?: number;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -172,6 +174,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
       preconditions: { mode: options.remotePreconditions ?? 'detect' },
+      pullPageSize: options.pullPageSize,
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
         partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,

@@ -1,7 +1,11 @@
 // Pulls the remote into the replica, incrementally: lists ordered by
 // -modified_date, stopping at what the replica already has, details only for
-// projects that changed; every few pulls a sweep of ids notices remote deletions.
-// Each remote record is merged field by field against its merge base.
+// records that changed; every few pulls (and at once after a list shifted under a
+// pull) a sweep lists every record, fetches what the replica lacks or holds at an
+// older version, and removes what the remote no longer has. Lists are read by
+// offset pages (`page`, `limit`: all the hosted API offers) and a walk never skips
+// a record (walkList). Each remote record is merged field by field against its
+// merge base.
 import type { Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
@@ -24,11 +28,31 @@ import {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
-const PAGE = 100;
-/** A full sweep of ids (to notice remote deletions) every this many pulls. */
+const CHANGES_PAGE = 100;
+const SWEEP_PAGE = 1000;
+/** A full sweep every this many pulls (it also runs when a pull's list shifted, and until one completes). */
 export const DELETION_SWEEP_EVERY = 10;
+/** Set while a sweep could not read a list through: the next pull sweeps again. */
+const SWEEP_DUE_KEY = 'sweep_due';
+/** Walks of one list that may start over after it shifted, before the rest is left to the next pull. */
+const WALK_ATTEMPTS = 3;
+/** A bound on the pages of one walk (ten million records at the sweep's page size). */
+const MAX_PAGES = 10_000;
 
-async function get(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<Json | Json[] | null> {
+type PagedModel = 'project' | 'contact' | 'private_file';
+const LIST_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { private_file: 'private_file_list' };
+/** What a list of each model is asked for besides paging: projects in their light list fieldset. */
+const LIST_QUERY: Record<PagedModel, Record<string, string>> = { project: { fieldset: 'list' }, contact: {}, private_file: {} };
+/**
+ * The order a sweep reads each model in: a field a record never changes and new
+ * records sort last by, so the only thing that moves records between pages is a
+ * deletion, which walkList notices. Files cannot be ordered by id on the hosted
+ * service (service.md 4.2), so by creation date.
+ */
+const SWEEP_ORDERING: Record<PagedModel, string> = { project: 'id', contact: 'id', private_file: 'created_date' };
+
+/** A GET of the remote: its JSON, or null when it is not for this user (403, 404); throws what stops a cycle (offline, busy, signed out). */
+export async function getRemoteJson(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<Json | Json[] | null> {
   const outcome = await sync.remote.request({ method: 'GET', path, query, action });
   switch (outcome.kind) {
     case 'ok':
@@ -44,65 +68,128 @@ async function get(sync: SyncContext, path: string, query: Record<string, string
   }
 }
 
+/**
+ * complete: read to the end; stopped: the visitor had enough; unsettled: the list
+ * kept shifting (or had no end), so some records may have been missed; refused:
+ * this user may not list it.
+ */
+type WalkOutcome = 'complete' | 'stopped' | 'unsettled' | 'refused';
+
+interface ListWalk {
+  path: string;
+  query: Record<string, string>;
+  action?: ThrottleAction;
+  pageSize: number;
+}
+
+/**
+ * Reads a list page by page and hands each page to `visit`, without skipping a
+ * record. With offset pages, a record removed from an earlier page (or moved to
+ * the front by an edit) between two requests shifts every later record by one
+ * place, and the first record of the next page would never be read. So before a
+ * page N+1 is used, a one-record request checks that the record read last on page
+ * N is still in its place; if it is not, the walk starts over from page 1 (a
+ * visitor that collects the whole list starts afresh there). `shifted` says whether
+ * that happened: a deletion, most likely, which the caller may want to sweep for.
+ */
+async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: Json[], page: number) => Promise<'more' | 'enough'>): Promise<{ outcome: WalkOutcome; shifted: boolean }> {
+  let shifted = false;
+  for (let attempt = 1; attempt <= WALK_ATTEMPTS; attempt++) {
+    let lastId: unknown = undefined;
+    let moved = false;
+    for (let page = 1; page <= MAX_PAGES && !moved; page++) {
+      const items = await getRemoteJson(sync, walk.path, { ...walk.query, limit: walk.pageSize, page }, walk.action);
+      if (!Array.isArray(items)) return { outcome: 'refused', shifted };
+      if (page > 1) {
+        // The position of the last record read, as a page of one.
+        const probe = await getRemoteJson(sync, walk.path, { ...walk.query, limit: 1, page: (page - 1) * walk.pageSize }, walk.action);
+        moved = !Array.isArray(probe) || probe[0]?.id !== lastId;
+        if (moved) break;
+      }
+      if ((await visit(items, page)) === 'enough') return { outcome: 'stopped', shifted };
+      if (items.length < walk.pageSize) return { outcome: 'complete', shifted };
+      lastId = items.at(-1)?.id;
+    }
+    if (!moved) return { outcome: 'unsettled', shifted }; // MAX_PAGES full pages: a remote that ignores paging
+    shifted = true;
+  }
+  return { outcome: 'unsettled', shifted };
+}
+
+/** Every record of a small list (roles, tags, workflows, webhooks), or null if this user may not list it. */
+async function listAll(sync: SyncContext, path: string, query: Record<string, string> = {}): Promise<{ items: Json[]; complete: boolean } | null> {
+  const byId = new Map<unknown, Json>();
+  const { outcome } = await walkList(sync, { path, query, pageSize: sync.pullPageSize ?? SWEEP_PAGE }, async (items, page) => {
+    if (page === 1) byId.clear();
+    for (const item of items) byId.set(item.id, item);
+    return 'more';
+  });
+  return outcome === 'refused' ? null : { items: [...byId.values()], complete: outcome === 'complete' };
+}
+
 export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
   const pulls = Number((await getSyncState(sync.db, 'pull_count')) ?? '0');
-  const sweep = pulls % DELETION_SWEEP_EVERY === 0;
+  let sweep = pulls % DELETION_SWEEP_EVERY === 0 || (await getSyncState(sync.db, SWEEP_DUE_KEY)) === 'true';
   let changed = 0;
-  const workflows = await get(sync, `/api/orgs/${sync.orgId}/workflows/`, {});
-  if (Array.isArray(workflows)) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows));
-  const roles = await get(sync, `/api/orgs/${sync.orgId}/roles/`, { limit: 1000 });
-  if (Array.isArray(roles)) await sync.db.transaction().execute(async (trx) => {
-    for (const role of roles) await upsertRole(trx, sync.orgId, role, sync.localUserId);
+  const workflows = await listAll(sync, `/api/orgs/${sync.orgId}/workflows/`);
+  if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items));
+  const roles = await listAll(sync, `/api/orgs/${sync.orgId}/roles/`, { ordering: 'id' });
+  if (roles) await sync.db.transaction().execute(async (trx) => {
+    for (const role of roles.items) await upsertRole(trx, sync.orgId, role, sync.localUserId);
   });
-  changed += await pullChanged(sync, 'contact', async (item) => item);
-  changed += await pullChanged(sync, 'project', async (item) => {
-    const detail = await get(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
+  const projectDetail = async (item: Json) => {
+    const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
     return Array.isArray(detail) ? null : detail;
-  });
-  const tags = await get(sync, `/api/orgs/${sync.orgId}/file_tags/`, { limit: 1000 });
-  if (Array.isArray(tags)) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags));
-  changed += await pullChanged(sync, 'private_file', async (item) => item);
-  const webhooks = await get(sync, remotePath(sync, 'webhook'), { limit: 1000 });
-  if (Array.isArray(webhooks)) for (const webhook of webhooks) changed += await mergeRemote(sync, 'webhook', webhook);
+  };
+  const asListed = async (item: Json) => item;
+  const contacts = await pullChanged(sync, 'contact', asListed);
+  const projects = await pullChanged(sync, 'project', projectDetail);
+  const tags = await listAll(sync, `/api/orgs/${sync.orgId}/file_tags/`);
+  if (tags) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags.items));
+  const files = await pullChanged(sync, 'private_file', asListed);
+  changed += contacts.changed + projects.changed + files.changed;
+  const webhooks = await listAll(sync, remotePath(sync, 'webhook'), { ordering: 'id' });
+  if (webhooks) for (const webhook of webhooks.items) changed += await mergeRemote(sync, 'webhook', webhook);
+  // A list that shifted under this pull most likely lost a record: find out now, not pulls later.
+  if (contacts.shifted || projects.shifted || files.shifted) sweep = true;
   if (sweep) {
-    changed += await sweepDeletions(sync, 'project', { fieldset: 'list' });
-    changed += await sweepDeletions(sync, 'contact', {});
-    changed += await sweepDeletions(sync, 'private_file', {});
-    if (Array.isArray(webhooks)) changed += await removeMissing(sync, 'webhook', new Set(webhooks.map((webhook) => webhook.id as number)));
+    const swept = [await sweepModel(sync, 'project', projectDetail), await sweepModel(sync, 'contact', asListed), await sweepModel(sync, 'private_file', asListed)];
+    for (const result of swept) changed += result.changed;
+    if (webhooks?.complete) changed += await removeMissing(sync, 'webhook', new Set(webhooks.items.map((webhook) => webhook.id as number)));
+    const complete = swept.every((result) => result.complete) && webhooks?.complete !== false;
+    await setSyncState(sync.db, SWEEP_DUE_KEY, complete ? 'false' : 'true');
   }
   await setSyncState(sync.db, 'pull_count', String(pulls + 1));
   return { changed };
 }
 
-/** Walks the list newest first until it reaches records the replica already has. */
-const LIST_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { private_file: 'private_file_list' };
+/** Merges a listed record unless the replica has that version already (often our own push). */
+async function pullIfNewer(sync: SyncContext, model: PagedModel, item: Json, detailOf: (item: Json) => Promise<Json | null>): Promise<number> {
+  const known = await sync.db.selectFrom('sync_records').select('remote_modified').where('model', '=', model).where('record_id', '=', item.id).executeTakeFirst();
+  if (known && known.remote_modified === (item.modified_date ?? null)) return 0;
+  const detail = await detailOf(item);
+  return detail ? mergeRemote(sync, model, detail) : 0;
+}
 
-async function pullChanged(sync: SyncContext, model: 'project' | 'contact' | 'private_file', detailOf: (item: Json) => Promise<Json | null>): Promise<number> {
+/** Walks the list newest first until it reaches records the replica already has. */
+async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: (item: Json) => Promise<Json | null>): Promise<{ changed: number; shifted: boolean }> {
   const markKey = `${model}_high_water`;
   const highWater = await getSyncState(sync.db, markKey);
   let newest = highWater ?? '';
   let changed = 0;
-  for (let page = 1; ; page++) {
-    const query = { ordering: '-modified_date', limit: PAGE, page, ...(model === 'project' ? { fieldset: 'list' } : {}) };
-    const items = await get(sync, remotePath(sync, model), query, LIST_ACTIONS[model]);
-    if (!Array.isArray(items) || items.length === 0) break;
-    let reachedKnown = false;
+  const walk = { path: remotePath(sync, model), query: { ordering: '-modified_date', ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? CHANGES_PAGE };
+  const { outcome, shifted } = await walkList(sync, walk, async (items) => {
     for (const item of items) {
       const modified = String(item.modified_date ?? '');
-      if (highWater && modified < highWater) {
-        reachedKnown = true;
-        break;
-      }
+      if (highWater && modified < highWater) return 'enough';
       if (modified > newest) newest = modified;
-      const known = await sync.db.selectFrom('sync_records').select('remote_modified').where('model', '=', model).where('record_id', '=', item.id).executeTakeFirst();
-      if (known?.remote_modified === modified) continue; // already have this version (often our own push)
-      const detail = await detailOf(item);
-      if (detail) changed += await mergeRemote(sync, model, detail);
+      changed += await pullIfNewer(sync, model, item, detailOf);
     }
-    if (reachedKnown || items.length < PAGE) break;
-  }
-  if (newest) await setSyncState(sync.db, markKey, newest);
-  return changed;
+    return 'more';
+  });
+  // A walk that may have missed records leaves the mark where it was: the next pull looks again.
+  if (newest && (outcome === 'complete' || outcome === 'stopped')) await setSyncState(sync.db, markKey, newest);
+  return { changed, shifted: shifted || outcome === 'unsettled' };
 }
 
 /**
@@ -196,15 +283,26 @@ export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: Sy
   }
 }
 
-async function sweepDeletions(sync: SyncContext, model: 'project' | 'contact' | 'private_file', query: Record<string, string>): Promise<number> {
-  const remoteIds = new Set<number>();
-  for (let page = 1; ; page++) {
-    const items = await get(sync, remotePath(sync, model), { ...query, ordering: 'id', limit: 1000, page }, LIST_ACTIONS[model]);
-    if (!Array.isArray(items)) return 0; // not allowed to list: do not guess
-    for (const item of items) remoteIds.add(item.id);
-    if (items.length < 1000) break;
-  }
-  return removeMissing(sync, model, remoteIds);
+/**
+ * Lists every record of a model and brings the replica level with it: records it
+ * lacks or holds at another version come down (an incremental pull stops at its
+ * high-water mark, so it never looks at them again), and records the remote no
+ * longer lists are removed, but only after a walk read the list through without
+ * it shifting, so a record that merely moved is never taken for a deleted one.
+ */
+async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: (item: Json) => Promise<Json | null>): Promise<{ changed: number; complete: boolean }> {
+  const listed = new Map<number, Json>();
+  const walk = { path: remotePath(sync, model), query: { ordering: SWEEP_ORDERING[model], ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? SWEEP_PAGE };
+  const { outcome } = await walkList(sync, walk, async (items, page) => {
+    if (page === 1) listed.clear();
+    for (const item of items) listed.set(item.id, item);
+    return 'more';
+  });
+  if (outcome === 'refused') return { changed: 0, complete: true }; // not allowed to list: do not guess
+  let changed = 0;
+  for (const item of listed.values()) changed += await pullIfNewer(sync, model, item, detailOf);
+  if (outcome === 'complete') changed += await removeMissing(sync, model, new Set(listed.keys()));
+  return { changed, complete: outcome === 'complete' };
 }
 
 /** Removes synced records the remote no longer has, unless they carry local changes still waiting. */

@@ -17,6 +17,7 @@ import type { RemoteOutcome } from './remote-client.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
 import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, upsertProject, upsertWebhook } from './replica.ts';
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
+import { getRemoteJson } from './pull.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -102,6 +103,15 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
   if (!json) return finishRows(sync, group.rows); // gone locally without a delete row: nothing to send
 
   if (group.created) {
+    if (group.model === 'private_file' && (await isFromProjectFolder(sync, group.recordId))) {
+      // The same bytes may be a file of this project on the remote already (dropped
+      // into its folder on another computer): this file becomes that one, never a second.
+      const same = await findSameContentsInProject(sync, json);
+      if (same) {
+        await finishCreate(sync, group, same);
+        return 1;
+      }
+    }
     if (group.model === 'private_file' && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
       return pushChunkedCreate(sync, group, json, createRow!, wasSent, isStopped);
     }
@@ -445,6 +455,36 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
     case 'webhook':
       return view;
   }
+}
+
+/**
+ * A file dropped into a project folder follows the folder's rule on the remote too:
+ * the same contents in one project are one file (docs/project-folders.md). A file
+ * uploaded through the app is the user's explicit choice and is not merged.
+ */
+async function isFromProjectFolder(sync: SyncContext, fileId: number): Promise<boolean> {
+  return (await sync.db.selectFrom('watch_files').select('file_id').where('file_id', '=', fileId).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * A remote private file of the same project with the same sha256 (`file_hash`,
+ * which the list's `search` matches), one this replica is not about to delete.
+ * Null when the file has no project on the remote yet, or none matches.
+ */
+async function findSameContentsInProject(sync: SyncContext, json: Json): Promise<Json | null> {
+  const view = viewOf('private_file', json);
+  const projectId = view.project as number | null;
+  if (!view.file_hash || projectId === null || isProvisional(projectId)) return null;
+  const query = { project: projectId, search: String(view.file_hash), limit: 100 };
+  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
+  if (!Array.isArray(listed)) return null; // may not list: the create itself will say why
+  for (const file of listed) {
+    const candidate = viewOf('private_file', file);
+    if (candidate.file_hash !== view.file_hash || candidate.project !== projectId) continue;
+    const deleting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', 'private_file').where('record_id', '=', file.id).where('op', '=', 'delete').executeTakeFirst();
+    if (!deleting) return file;
+  }
+  return null;
 }
 
 /** Long enough for a body at a slow 32 KiB/s uplink, never under the usual 30 s. */

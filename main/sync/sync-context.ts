@@ -26,6 +26,8 @@ export interface SyncContext {
   readonly retry: RetrySchedule;
   /** How private file creates go up: chunked and resumable above a size, with progress (main/sync/push.ts). */
   readonly uploads?: UploadSettings;
+  /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps); tests use small pages to cross page boundaries. */
+  readonly pullPageSize?: number;
   /** Whether updates go up with If-Match (main/sync/write-preconditions.ts); detected when absent. */
   readonly preconditions?: RemotePreconditions;
 }

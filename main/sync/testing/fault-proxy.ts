@@ -9,14 +9,16 @@ export type FaultAction =
   /** Forward, let the remote apply it, then cut the connection before the answer. */
   | { kind: 'drop_response' }
   | { kind: 'delay'; ms: number }
-  /** Run something first (another client's write landing at this exact moment), then forward. */
-  | { kind: 'before'; run: () => Promise<void> }
+  /** Run `run` (a change on the remote, say) and then forward: what happens between two of the agent's requests. */
+  | { kind: 'hook'; run: () => Promise<void> }
   | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> };
 
 export interface FaultRule {
   method?: string;
   /** Matched against the path without the query. */
   path?: RegExp;
+  /** Matched against the query string (without the `?`), e.g. to pick one page of a list. */
+  query?: RegExp;
   action: FaultAction;
   /** How many matching requests it applies to (default: all). */
   times?: number;
@@ -46,7 +48,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const log: ProxiedRequest[] = [];
 
   const server = http.createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0]!;
+    const [path = '/', query = ''] = (request.url ?? '/').split('?');
     const method = request.method ?? 'GET';
     if (offline) {
       log.push({ method, path, status: 'offline' });
@@ -55,7 +57,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
     const rule = rules.find(
       (candidate) =>
-        (!candidate.method || candidate.method === method) && (!candidate.path || candidate.path.test(path)) && (candidate.times === undefined || candidate.used < candidate.times),
+        (!candidate.method || candidate.method === method) && (!candidate.path || candidate.path.test(path)) &&
+        (!candidate.query || candidate.query.test(query)) &&
+        (candidate.times === undefined || candidate.used < candidate.times),
     );
     if (rule) rule.used++;
     const action = rule?.action;
@@ -91,8 +95,14 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       request.pipe(upstream);
     };
     if (action?.kind === 'delay') setTimeout(forward, action.ms);
-    else if (action?.kind === 'before') void action.run().then(forward, forward);
-    else forward();
+    else if (action?.kind === 'hook') {
+      request.pause(); // its body waits until the hook is done
+      action.run().then(forward, (error: unknown) => {
+        log.push({ method, path, status: 'offline' });
+        console.error('fault proxy hook failed:', error);
+        request.socket.destroy();
+      });
+    } else forward();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

@@ -27,6 +27,7 @@ export interface SyncHarness {
 /** An agent with its local API and a way to wait for it to be synced. */
 export interface SyncedAgent {
   readonly agent: Agent;
+  readonly dataDir: string;
   local(method: string, path: string, body?: unknown): Promise<TestResponse>;
   synced(timeoutMs?: number): Promise<void>;
 }
@@ -103,6 +104,7 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
       extraAgents.push(extra);
       const handle: SyncedAgent = {
         agent: extra,
+        dataDir: extraDir,
         local: (method, path, body) => requestJson(extra.localApiUrl, method, path, { token: extra.localToken, body }),
         synced: (timeoutMs) => waitSynced(extra, timeoutMs),
       };

@@ -30,7 +30,7 @@ describe('sync conflicts and write preconditions', () => {
 
   before(async () => {
     h = await startSyncHarness();
-    admin = { agent: h.agent, local: h.local, synced: h.synced };
+    admin = { agent: h.agent, dataDir: h.dataDir, local: h.local, synced: h.synced };
     const adminToken = await h.server.tokenFor(DEMO_USERS.sunriseAdmin);
     member = await h.addAgent(DEMO_USERS.sunriseMember);
     shared = ((await member.local('GET', '/api/orgs/1/projects/?limit=100&ordering=id')).json as Array<{ id: number }>).map((project) => project.id);
@@ -126,7 +126,7 @@ describe('sync conflicts and write preconditions', () => {
     const path = `/api/orgs/1/projects/${id}/`;
     const patches = () => h.proxy.log.filter((entry) => entry.method === 'PATCH' && entry.path === path).map((entry) => entry.status);
     // Another user's write lands between this agent's pull and its PATCH.
-    h.proxy.addRule({ method: 'PATCH', path: new RegExp(`^${path}$`), times: 1, action: { kind: 'before', run: async () => void (await h.remote('PATCH', path, { notes: 'landed in between', site_notes: 'theirs' })) } });
+    h.proxy.addRule({ method: 'PATCH', path: new RegExp(`^${path}$`), times: 1, action: { kind: 'hook', run: async () => void (await h.remote('PATCH', path, { notes: 'landed in between', site_notes: 'theirs' })) } });
     await admin.local('PATCH', path, { notes: 'mine', lead_source: 'mine too' });
     await admin.synced();
     h.proxy.clearRules();
@@ -151,7 +151,7 @@ describe('sync conflicts and write preconditions', () => {
     await pause(hosted);
     await hosted.local('PATCH', path, { notes: 'from the hosted-mode agent' });
     // Another user's write lands after this agent's pull, as its re-read leaves.
-    h.proxy.addRule({ method: 'GET', path: new RegExp(`^${path}$`), times: 1, action: { kind: 'before', run: async () => void (await h.remote('PATCH', path, { notes: 'just before the write' })) } });
+    h.proxy.addRule({ method: 'GET', path: new RegExp(`^${path}$`), times: 1, action: { kind: 'hook', run: async () => void (await h.remote('PATCH', path, { notes: 'just before the write' })) } });
     await resume(hosted);
     await hosted.synced();
     h.proxy.clearRules();

@@ -6,7 +6,7 @@ import { startSyncHarness, type SyncHarness } from '../../sync/testing/sync-harn
 import { UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import type { FolderStatus } from '../watcher.ts';
-import { sleep, waitFor } from './folder-testing.ts';
+import { settleFolders } from './folder-testing.ts';
 
 /** The stability window of these tests: short, so they are quick. */
 export const TEST_WINDOW_MS = 300;
@@ -45,18 +45,8 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
       ...(printing || options.log ? { log } : {}),
     },
   });
-  await settle(h);
+  await settleFolders(h);
   return h;
-}
-
-/** The watcher has nothing queued and sync has nothing moving. */
-export async function settle(h: SyncHarness): Promise<void> {
-  for (let round = 0; round < 3; round++) {
-    await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
-    await h.synced();
-    await sleep(100);
-  }
-  await waitFor('the folders to be quiet', () => h.agent.folders!.isQuiet(), 30_000);
 }
 
 export const folderStatus = async (h: SyncHarness): Promise<FolderStatus> => (await h.local('GET', '/api/orgs/1/sync/folder/')).json as FolderStatus;

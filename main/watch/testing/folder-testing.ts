@@ -48,3 +48,19 @@ export function folderOfProject(root: string, projectId: number): string {
   if (!name) throw new Error(`no folder for project ${projectId} in ${root}`);
   return path.join(root, name);
 }
+
+/** An agent with project folders and a way to wait for its sync (a SyncHarness, or another agent of one). */
+export interface FolderSide {
+  agent: { folders: { isQuiet(): boolean } | null };
+  synced(): Promise<void>;
+}
+
+/** The watcher has nothing queued and sync has nothing moving, a few rounds over (each can start the other). */
+export async function settleFolders(side: FolderSide): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    await waitFor('the folders to be quiet', () => side.agent.folders!.isQuiet(), 30_000);
+    await side.synced();
+    await sleep(100);
+  }
+  await waitFor('the folders to be quiet', () => side.agent.folders!.isQuiet(), 30_000);
+}

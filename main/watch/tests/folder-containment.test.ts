@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
-import { folderOfProject, sleep, waitFor } from '../testing/folder-testing.ts';
-import { folderStatus, localFilesWithHash, remoteFilesWithHash, settle, sha256, startWithFolder } from '../testing/folder-harness.ts';
+import { folderOfProject, settleFolders, sleep, waitFor } from '../testing/folder-testing.ts';
+import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder } from '../testing/folder-harness.ts';
 
 // Long enough for the test to swap a file for a link while the watcher still waits for it to be stable.
 const WINDOW_MS = 1000;
@@ -34,7 +34,7 @@ describe('project folders: only real files in real folders are read', () => {
   async function newProject(title: string): Promise<number> {
     const created = await h.remote('POST', '/api/orgs/1/projects/', { title });
     assert.equal(created.status, 201, JSON.stringify(created.json));
-    await settle(h);
+    await settleFolders(h);
     return created.json.id as number;
   }
 
@@ -68,7 +68,7 @@ describe('project folders: only real files in real folders are read', () => {
     fs.symlinkSync(secretFile, link);
     fs.renameSync(link, target);
     await sleep(WINDOW_MS * 3);
-    await settle(h);
+    await settleFolders(h);
 
     await assertNowhere(secret, 'the file the link points to');
     assert.equal((await localFilesWithHash(h, sha256(dropped))).length, 0, 'the swap happened before the drop became stable');
@@ -87,12 +87,12 @@ describe('project folders: only real files in real folders are read', () => {
     fs.rmSync(folder, { recursive: true });
     fs.symlinkSync(elsewhere, folder, 'dir');
     await sleep(WINDOW_MS * 3);
-    await settle(h);
+    await settleFolders(h);
     const arriving = Buffer.from('attached on the remote, for the Vault project');
     await attachOnRemote(projectId, 'Arrival.txt', arriving);
-    await settle(h);
+    await settleFolders(h);
     await sleep(WINDOW_MS * 2);
-    await settle(h);
+    await settleFolders(h);
 
     for (const [name, bytes] of Object.entries(secrets)) await assertNowhere(bytes, name);
     assert.deepEqual(fs.readdirSync(elsewhere).sort(), Object.keys(secrets).sort(), 'nothing was written into the folder the link points to');
@@ -107,10 +107,10 @@ describe('project folders: only real files in real folders are read', () => {
     const climbingProject = await newProject('../../outside');
     const notes = Buffer.from('API_KEY is in the vault, not here\n');
     await attachOnRemote(dotProject, '.env-notes', notes);
-    await settle(h);
+    await settleFolders(h);
     const logsBefore = logs.length;
     await sleep(3000); // six reconcile passes (every 500 ms)
-    await settle(h);
+    await settleFolders(h);
 
     for (const projectId of [dotProject, climbingProject]) {
       const lostAgain = logs.slice(logsBefore).filter((line) => line.includes(`folder of project ${projectId} is now`));
@@ -135,7 +135,7 @@ describe('project folders: only real files in real folders are read', () => {
     const edited = Buffer.from('API_KEY moved to the office vault\n');
     fs.writeFileSync(path.join(folder, arrived), edited);
     await waitFor('the edit attached', async () => (await localFilesWithHash(h, sha256(edited))).length === 1, 20_000);
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await remoteFilesWithHash(h, sha256(edited))).length, 1, 'the edit reached the server once');
   });
 });

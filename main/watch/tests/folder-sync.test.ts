@@ -9,8 +9,8 @@ import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { download } from '../../engine/testing/file-testing.ts';
-import { folderOfProject, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
-import { folderStatus, localFilesWithHash, remoteFilesWithHash, settle, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../testing/folder-harness.ts';
+import { folderOfProject, settleFolders, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
+import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../testing/folder-harness.ts';
 
 const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
 
@@ -61,7 +61,7 @@ describe('project folders, synced', () => {
     assert.equal(local.filesize, bytes.length);
     assert.equal(local.title, 'Site survey.pdf');
     assert.equal(local.project_id, 5);
-    await settle(h);
+    await settleFolders(h);
     const remote = await remoteFilesWithHash(h, sha256(bytes));
     assert.equal(remote.length, 1, 'exactly one remote file');
     assert.equal(remote[0]!.filesize, bytes.length);
@@ -81,7 +81,7 @@ describe('project folders, synced', () => {
     fs.writeFileSync(path.join(folder, 'old versions', 'v1.pdf'), 'in a subfolder');
     const filesBefore = await h.agent.engine.context.db.selectFrom('private_files').select('id').execute();
     await sleep(TEST_WINDOW_MS * 4);
-    await settle(h);
+    await settleFolders(h);
     const filesAfter = await h.agent.engine.context.db.selectFrom('private_files').select('id').execute();
     assert.equal(filesAfter.length, filesBefore.length, 'nothing attached');
     const status = await waitFor('the status to list them', async () => {
@@ -100,19 +100,19 @@ describe('project folders, synced', () => {
     const bytes = Buffer.from('%PDF-1.4\nroof plan\n%%EOF\n');
     fs.writeFileSync(path.join(folderOfProject(root, 7), 'plan.pdf'), bytes);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
-    await settle(h);
+    await settleFolders(h);
     const [uploaded] = await remoteFilesWithHash(h, sha256(bytes));
     assert.ok(uploaded);
     const postsBefore = h.proxy.count('POST', CREATE_PATH);
 
     fs.renameSync(path.join(folderOfProject(root, 7), 'plan.pdf'), path.join(folderOfProject(root, 7), 'Roof plan v2.pdf'));
     await waitFor('the title to follow', async () => (await localFilesWithHash(h, sha256(bytes)))[0]?.title === 'Roof plan v2.pdf');
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await h.remote('GET', `/api/orgs/1/private_files/${uploaded.id}/`)).json.title, 'Roof plan v2.pdf');
 
     fs.renameSync(path.join(folderOfProject(root, 7), 'Roof plan v2.pdf'), path.join(folderOfProject(root, 8), 'Roof plan v2.pdf'));
     await waitFor('the project to follow', async () => (await localFilesWithHash(h, sha256(bytes)))[0]?.project_id === 8);
-    await settle(h);
+    await settleFolders(h);
     const moved = (await h.remote('GET', `/api/orgs/1/private_files/${uploaded.id}/`)).json;
     assert.equal(projectIdOf(moved), 8);
     assert.equal(moved.title, 'Roof plan v2.pdf');
@@ -122,7 +122,7 @@ describe('project folders, synced', () => {
     fs.copyFileSync(path.join(folderOfProject(root, 8), 'Roof plan v2.pdf'), target);
     fs.rmSync(path.join(folderOfProject(root, 8), 'Roof plan v2.pdf'));
     await waitFor('the copy-and-delete move to follow', async () => (await localFilesWithHash(h, sha256(bytes)))[0]?.project_id === 9);
-    await settle(h);
+    await settleFolders(h);
     const copied = (await h.remote('GET', `/api/orgs/1/private_files/${uploaded.id}/`)).json;
     assert.equal(projectIdOf(copied), 9);
     assert.equal(copied.title, 'copied plan.pdf');
@@ -139,18 +139,18 @@ describe('project folders, synced', () => {
     fs.writeFileSync(path.join(folderOfProject(root, 10), 'meter copy.jpg'), bytes);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
     await sleep(TEST_WINDOW_MS * 3);
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await localFilesWithHash(h, sha256(bytes))).length, 1);
     fs.writeFileSync(path.join(folderOfProject(root, 11), 'meter.jpg'), bytes);
     await waitFor('attached to the other project', async () => (await localFilesWithHash(h, sha256(bytes))).length === 2);
-    await settle(h);
+    await settleFolders(h);
     const remote = await remoteFilesWithHash(h, sha256(bytes));
     assert.deepEqual(remote.map(projectIdOf).sort((a, b) => a - b), [10, 11]);
     assert.equal(h.proxy.count('POST', CREATE_PATH) - postsBefore, 2);
     // One of the two names going away is no deletion: the other still shows the file.
     fs.rmSync(path.join(folderOfProject(root, 10), 'meter copy.jpg'));
     await sleep(1500);
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await h.local('GET', '/api/orgs/1/sync/pending/')).json.filter((row: Json) => row.status === 'held').length, 0);
   });
 
@@ -159,7 +159,7 @@ describe('project folders, synced', () => {
     const local = Buffer.from('my own notes, not the office copy');
     fs.writeFileSync(path.join(folder, 'Notes.txt'), local);
     await waitFor('the local file attached', async () => (await localFilesWithHash(h, sha256(local))).length === 1);
-    await settle(h);
+    await settleFolders(h);
     // A big arrival, so a half-written file would be visible to the poller below.
     const remoteBytes = Buffer.alloc(6 * 1024 * 1024, 7);
     remoteBytes.write('office notes');
@@ -180,7 +180,7 @@ describe('project folders, synced', () => {
       multipartBody({ title: 'Notes.txt', project: '12' }, { fileName: 'Notes.txt', contents: remoteBytes }),
     );
     assert.equal(added.status, 201);
-    await settle(h);
+    await settleFolders(h);
     const arrived = await waitFor('the arrival', () => fs.readdirSync(folder).find((name) => name === 'Notes (2).txt'));
     polling = false;
     await poller;
@@ -188,14 +188,14 @@ describe('project folders, synced', () => {
     assert.ok(fs.readFileSync(path.join(folder, 'Notes.txt')).equals(local), 'the local file is untouched');
     assert.deepEqual([...sizesSeen], [remoteBytes.length], 'the arrival was never seen half-written');
     await sleep(TEST_WINDOW_MS * 3);
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await remoteFilesWithHash(h, sha256(remoteBytes))).length, 1, 'the arrival is not uploaded back');
     assert.equal((await remoteFilesWithHash(h, sha256(local))).length, 1);
   });
 
   test('a renamed project renames its folder; a project made offline keeps its folder through the re-key', async () => {
     await h.remote('PATCH', '/api/orgs/1/projects/13/', { title: 'Renamed on the remote' });
-    await settle(h);
+    await settleFolders(h);
     await waitFor('the folder to be renamed', () => fs.existsSync(path.join(root, 'Renamed on the remote (13)')));
 
     h.proxy.setOffline(true);
@@ -207,7 +207,7 @@ describe('project folders, synced', () => {
     fs.writeFileSync(path.join(offlineFolder, 'offline photo.jpg'), bytes);
     await waitFor('attached offline', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
     h.proxy.setOffline(false);
-    await settle(h);
+    await settleFolders(h);
     const remoteProjects = ((await h.remote('GET', '/api/orgs/1/projects/?search=Made%20offline&limit=10&fieldset=list')).json as Json[]).filter((project) => project.title === 'Made offline');
     assert.equal(remoteProjects.length, 1);
     const realId = remoteProjects[0]!.id as number;
@@ -223,13 +223,13 @@ describe('project folders, synced', () => {
     const file = path.join(folderOfProject(root, 14), 'invoice.pdf');
     fs.writeFileSync(file, bytes);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
-    await settle(h);
+    await settleFolders(h);
     const [remote] = await remoteFilesWithHash(h, sha256(bytes));
     assert.ok(remote);
     fs.rmSync(file);
     const held = await waitFor('the delete to be held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held' && row.record_id === remote.id));
     assert.match(held.reason, /Deleted in the project folder .*invoice\.pdf.*Confirm/);
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await h.remote('GET', `/api/orgs/1/private_files/${remote.id}/`)).status, 200, 'still on the remote');
     assert.ok(!fs.existsSync(file), 'not brought back while held');
     const status = await folderStatus(h);
@@ -237,7 +237,7 @@ describe('project folders, synced', () => {
 
     const confirmed = await h.local('POST', `/api/orgs/1/sync/pending/${held.id}/confirm/`);
     assert.equal(confirmed.status, 200, confirmed.text);
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await h.remote('GET', `/api/orgs/1/private_files/${remote.id}/`)).status, 404, 'deleted on the remote once confirmed');
 
     // Restore instead of confirm: the file comes back into its folder.
@@ -245,12 +245,12 @@ describe('project folders, synced', () => {
     const keepFile = path.join(folderOfProject(root, 14), 'mistake.jpg');
     fs.writeFileSync(keepFile, keep);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(keep))).length === 1);
-    await settle(h);
+    await settleFolders(h);
     fs.rmSync(keepFile);
     const heldAgain = await waitFor('held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held'));
     assert.equal((await h.local('POST', `/api/orgs/1/sync/pending/${heldAgain.id}/restore/`)).status, 200);
     await waitFor('the file back in its folder', () => fs.existsSync(keepFile) && fs.readFileSync(keepFile).equals(keep));
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await remoteFilesWithHash(h, sha256(keep))).length, 1);
   });
 
@@ -263,7 +263,7 @@ describe('project folders, synced', () => {
       fs.writeFileSync(path.join(folder, `panel ${i}.jpg`), bytes);
     }
     await waitFor('all attached', async () => (await Promise.all(hashes.map((hash) => localFilesWithHash(h, hash)))).every((rows) => rows.length === 1));
-    await settle(h);
+    await settleFolders(h);
     const deletesBefore = h.proxy.count('DELETE', /private_files/);
     for (const name of fs.readdirSync(folder)) fs.rmSync(path.join(folder, name), { recursive: true });
     const status = await waitFor('the guard', async () => {
@@ -272,7 +272,7 @@ describe('project folders, synced', () => {
     });
     assert.ok(status.guards.some((guard) => guard.lost >= 8));
     await waitFor('all held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).filter((row) => row.status === 'held' && /mass-delete guard/.test(row.reason)).length >= 8);
-    await settle(h);
+    await settleFolders(h);
     assert.equal(h.proxy.count('DELETE', /private_files/), deletesBefore, 'no remote delete');
     for (const hash of hashes) assert.equal((await remoteFilesWithHash(h, hash)).length, 1);
   });
@@ -284,7 +284,7 @@ describe('project folders, synced', () => {
     assert.match(waiting.reason, /Waiting/);
     await writing;
     await waitFor('attached', async () => (await h.agent.engine.context.db.selectFrom('private_files').select('id').where('title', '=', 'still copying.mp4').execute()).length === 1);
-    await settle(h);
+    await settleFolders(h);
   });
 
   test('a burst of files past the threshold drops the queue and rescans: every file attached exactly once', async () => {
@@ -303,7 +303,7 @@ describe('project folders, synced', () => {
       const rows = await h.agent.engine.context.db.selectFrom('private_files').select('file_hash').where('project_id', '=', 22).execute();
       return rows.filter((row) => hashes.has(row.file_hash!)).length === hashes.size;
     }, 60_000);
-    await settle(h);
+    await settleFolders(h);
     assert.ok(h.agent.folders!.counts.overflows > overflowsBefore, 'the queue overflowed and the folder was rescanned');
     assert.equal(h.proxy.count('POST', CREATE_PATH) - postsBefore, hashes.size, 'each file uploaded once');
     const remote = ((await h.remote('GET', '/api/orgs/1/private_files/?project=22&limit=1000')).json as Json[]).filter((file) => hashes.has(file.file_hash));
@@ -324,10 +324,10 @@ describe('project folders, synced', () => {
     const file = path.join(folderOfProject(root, 18), 'wiring.pdf');
     fs.writeFileSync(file, bytes);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
-    await settle(h);
+    await settleFolders(h);
     const [remote] = await remoteFilesWithHash(h, sha256(bytes));
     assert.equal((await h.remote('PATCH', `/api/orgs/1/private_files/${remote!.id}/`, { project: '19' })).status, 200);
-    await settle(h);
+    await settleFolders(h);
     const moved = path.join(folderOfProject(root, 19), 'wiring.pdf');
     await waitFor('the copy to follow its project', () => fs.existsSync(moved) && !fs.existsSync(file));
     assert.ok(fs.readFileSync(moved).equals(bytes));
@@ -340,7 +340,7 @@ describe('project folders, synced', () => {
     const kept = fs.readdirSync(trash, { recursive: true }).map(String).find((entry) => entry.endsWith('wiring.pdf'));
     assert.ok(kept, 'kept in .solardesk/trash');
     assert.ok(fs.readFileSync(path.join(trash, kept)).equals(bytes));
-    await settle(h);
+    await settleFolders(h);
     assert.equal((await remoteFilesWithHash(h, sha256(bytes))).length, 0, 'not uploaded again');
   });
 
@@ -353,7 +353,7 @@ describe('project folders, synced', () => {
     fs.writeFileSync(path.join(folder, 'before.txt'), renamed);
     fs.writeFileSync(path.join(folder, 'gone.txt'), deleted);
     await waitFor('attached', async () => (await Promise.all([kept, renamed, deleted].map((bytes) => localFilesWithHash(h, sha256(bytes))))).every((rows) => rows.length === 1));
-    await settle(h);
+    await settleFolders(h);
     const postsBefore = h.proxy.count('POST', CREATE_PATH);
     const [gone] = await remoteFilesWithHash(h, sha256(deleted));
 
@@ -367,7 +367,7 @@ describe('project folders, synced', () => {
     await waitFor('the new file attached', async () => (await localFilesWithHash(h, sha256(added))).length === 1);
     await waitFor('the rename', async () => (await localFilesWithHash(h, sha256(renamed)))[0]?.title === 'after.txt');
     await waitFor('the delete held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).some((row) => row.status === 'held' && row.record_id === gone!.id));
-    await settle(h);
+    await settleFolders(h);
     assert.equal(h.proxy.count('POST', CREATE_PATH) - postsBefore, 1, 'only the new file was uploaded');
     assert.equal((await remoteFilesWithHash(h, sha256(renamed)))[0]!.title, 'after.txt');
     assert.equal((await remoteFilesWithHash(h, sha256(deleted))).length, 1, 'the delete is held, not sent');
@@ -390,7 +390,7 @@ describe('project folders with --confirm-deletes', () => {
     const one = Buffer.from('to be deleted for real');
     fs.writeFileSync(path.join(folderOfProject(root, 20), 'one.txt'), one);
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(one))).length === 1);
-    await settle(h);
+    await settleFolders(h);
     fs.rmSync(path.join(folderOfProject(root, 20), 'one.txt'));
     await waitFor('deleted on the remote', async () => {
       await h.synced();
@@ -405,10 +405,10 @@ describe('project folders with --confirm-deletes', () => {
       fs.writeFileSync(path.join(folder, `bill ${i}.pdf`), bytes);
     }
     await waitFor('all attached', async () => (await Promise.all(hashes.map((hash) => localFilesWithHash(h, hash)))).every((rows) => rows.length === 1));
-    await settle(h);
+    await settleFolders(h);
     for (const name of fs.readdirSync(folder)) fs.rmSync(path.join(folder, name));
     await waitFor('held by the guard', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).filter((row) => row.status === 'held').length >= 7);
-    await settle(h);
+    await settleFolders(h);
     for (const hash of hashes) assert.equal((await remoteFilesWithHash(h, hash)).length, 1, 'not confirmed automatically');
 
     // The whole root emptied (a drive that went away): nothing is deleted, nothing recreated.

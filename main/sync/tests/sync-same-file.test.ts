@@ -1,0 +1,95 @@
+// Issue 19, finding 9: the same bytes dropped into one project's folder on two
+// computers become one remote file, and deleting it in one folder deletes that one
+// file. Two real agents with real project folders (the real watcher on the real
+// filesystem), one real server, all on 127.0.0.1. Nothing is faked: the second
+// computer's sync is paused (through its API) so both drops happen before either
+// knows of the other's.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startSyncHarness, type SyncedAgent, type SyncHarness } from '../testing/sync-harness.ts';
+import type { AgentOptions } from '../agent.ts';
+import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
+import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
+import { folderOfProject, settleFolders, waitFor } from '../../watch/testing/folder-testing.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
+import { sha256, type Json } from '../../watch/testing/folder-harness.ts';
+import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+
+const PROJECT = 5;
+const withFolder = (root: string): Partial<AgentOptions> => ({
+  folder: root,
+  folderOptions: { stabilityWindowMs: 300, pairWindowMs: 1200, reconcileIntervalMs: 500, burstThreshold: 100 },
+});
+
+describe('the same bytes dropped into one project on two computers', () => {
+  let first: SyncHarness;
+  let second: SyncedAgent;
+  const firstRoot = makeTempDir('solardesk-folders-first-');
+  const secondRoot = makeTempDir('solardesk-folders-second-');
+  before(async () => {
+    // The server is unthrottled; so is the agents' pacing, or the waits below would spend its budget.
+    first = await startSyncHarness({ remoteRates: UNTHROTTLED_RATES as ThrottleRates, agent: withFolder(firstRoot) });
+    second = await first.addAgent(DEMO_USERS.sunriseAdmin, withFolder(secondRoot));
+    await settleFolders(first);
+    await settleFolders(second);
+  });
+  after(async () => {
+    await first.close();
+    fs.rmSync(firstRoot, { recursive: true, force: true });
+    fs.rmSync(secondRoot, { recursive: true, force: true });
+  });
+
+  const remoteFilesWithHash = async (hash: string): Promise<Json[]> =>
+    ((await first.remote('GET', `/api/orgs/1/private_files/?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
+  const secondsFilesWithHash = (hash: string) => second.agent.engine.context.db.selectFrom('private_files').selectAll().where('file_hash', '=', hash).execute();
+  const sameBytesIn = (folder: string, bytes: Buffer) => fs.readdirSync(folder).filter((name) => fs.readFileSync(path.join(folder, name)).equals(bytes));
+
+  test('end as one remote file; deleted in one folder, it is deleted remotely and leaves the other folder', async () => {
+    const bytes = Buffer.from('%PDF-1.4\nthe same site survey, on two laptops\n%%EOF\n');
+    const hash = sha256(bytes);
+    assert.equal((await second.local('POST', '/api/orgs/1/sync/pause/')).status, 200);
+    fs.writeFileSync(path.join(folderOfProject(firstRoot, PROJECT), 'survey.pdf'), bytes);
+    fs.writeFileSync(path.join(folderOfProject(secondRoot, PROJECT), 'survey copy.pdf'), bytes);
+    await waitFor('the first computer to upload it', async () => (await remoteFilesWithHash(hash)).length === 1);
+    await waitFor('the second computer to attach it locally', async () => (await secondsFilesWithHash(hash)).length === 1);
+    assert.equal((await second.local('POST', '/api/orgs/1/sync/resume/')).status, 200);
+    await settleFolders(second);
+    await settleFolders(first);
+
+    const remote = await remoteFilesWithHash(hash);
+    assert.equal(remote.length, 1, 'one remote file');
+    const [local] = await secondsFilesWithHash(hash);
+    assert.equal(local!.id, remote[0]!.id, "the second computer's file is linked to it");
+    assert.deepEqual(sameBytesIn(folderOfProject(secondRoot, PROJECT), bytes), ['survey copy.pdf'], 'and its folder still shows it once');
+
+    fs.rmSync(path.join(folderOfProject(firstRoot, PROJECT), 'survey.pdf'));
+    const held = await waitFor('the delete to be held', async () =>
+      ((await first.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held' && row.record_id === remote[0]!.id),
+    );
+    assert.equal((await first.local('POST', `/api/orgs/1/sync/pending/${held.id}/confirm/`)).status, 200);
+    await settleFolders(first);
+    assert.equal((await remoteFilesWithHash(hash)).length, 0, 'the one remote file is deleted');
+
+    // The second computer notices the deletion at its next sweep, and its unchanged copy goes to its trash.
+    await second.agent.context.db.updateTable('sync_state').set({ value: '0' }).where('key', '=', 'pull_count').execute();
+    await settleFolders(second);
+    await waitFor('the copy to leave the second folder', () => sameBytesIn(folderOfProject(secondRoot, PROJECT), bytes).length === 0);
+    const trash = path.join(secondRoot, '.solardesk', 'trash');
+    assert.ok(fs.readdirSync(trash, { recursive: true }).map(String).some((entry) => entry.endsWith('survey copy.pdf')), 'kept in its trash');
+    await settleFolders(second);
+    assert.equal((await remoteFilesWithHash(hash)).length, 0, 'not uploaded again');
+  });
+
+  test('the same bytes uploaded twice through the app stay two files: an explicit upload is never merged', async () => {
+    const bytes = Buffer.from('%PDF-1.4\nuploaded on purpose, twice\n%%EOF\n');
+    for (const title of ['quote v1.pdf', 'quote v1 (signed).pdf']) {
+      const body = multipartBody({ title, project: '6' }, { fileName: title, contents: bytes });
+      assert.equal((await postMultipart(`${second.agent.localApiUrl}/api/orgs/1/private_files/`, second.agent.localToken, body)).status, 201);
+    }
+    await settleFolders(second);
+    const titles = (await remoteFilesWithHash(sha256(bytes))).map((file) => file.title).sort();
+    assert.deepEqual(titles, ['quote v1 (signed).pdf', 'quote v1.pdf']);
+  });
+});
