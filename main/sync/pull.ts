@@ -13,7 +13,7 @@ import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
-import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './push.ts';
+import { throwUnlessAnswered } from './remote-errors.ts';
 import {
   deleteReplicaRecord,
   isProvisional,
@@ -54,18 +54,8 @@ const SWEEP_ORDERING: Record<PagedModel, string> = { project: 'id', contact: 'id
 /** A GET of the remote: its JSON, or null when it is not for this user (403, 404); throws what stops a cycle (offline, busy, signed out). */
 export async function getRemoteJson(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<Json | Json[] | null> {
   const outcome = await sync.remote.request({ method: 'GET', path, query, action });
-  switch (outcome.kind) {
-    case 'ok':
-      return outcome.body;
-    case 'unreachable':
-      throw new RemoteUnreachableError(outcome.message);
-    case 'unauthorized':
-      throw new SignInRequiredError(outcome.message);
-    case 'retry':
-      throw new RemoteBusyError(outcome.message, outcome.retryAfterMs); // try the whole pull again later
-    case 'rejected':
-      return null; // 403 (not for this user) or 404: nothing to replicate
-  }
+  throwUnlessAnswered(outcome); // busy: the whole pull is tried again later
+  return outcome.kind === 'ok' ? outcome.body : null; // refused: 403 (not for this user) or 404, nothing to replicate
 }
 
 /**

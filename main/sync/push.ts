@@ -18,20 +18,10 @@ import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retry
 import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, upsertProject, upsertWebhook } from './replica.ts';
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 import { getRemoteJson } from './pull.ts';
+import { RemoteUnreachableError, SignInRequiredError, throwUnlessAnswered } from './remote-errors.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
-export class RemoteUnreachableError extends Error {}
-/** The remote answered, but asked to come back later (429, 5xx): reachable, not done. */
-export class RemoteBusyError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(message);
-  }
-}
-export class SignInRequiredError extends Error {}
 
 const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: ThrottleAction; remove: ThrottleAction }> = {
   project: { create: 'project_create', update: 'project_partial_update', remove: 'default' },
@@ -598,8 +588,8 @@ async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: 
   const view = json ? viewOf(group.model, json) : null;
   const list = async (query: Record<string, string | number>) => {
     const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, group.model), query, action: 'default' });
-    if (outcome.kind === 'unreachable') throw new RemoteUnreachableError(outcome.message);
-    if (outcome.kind === 'unauthorized') throw new SignInRequiredError(outcome.message);
+    // A busy remote (429, 5xx) has not said the create is missing: creating again could make it twice.
+    throwUnlessAnswered(outcome);
     return outcome.kind === 'ok' && Array.isArray(outcome.body) ? (outcome.body as Json[]) : [];
   };
   switch (group.model) {
@@ -608,7 +598,7 @@ async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: 
       const match = recent.find((project) => project.custom_data?.[CLIENT_OP_KEY] === createRow.op_id);
       if (!match) return null;
       const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'project', match.id), action: 'project_detail' });
-      if (detail.kind === 'unreachable') throw new RemoteUnreachableError(detail.message);
+      throwUnlessAnswered(detail);
       return detail.kind === 'ok' ? detail.body : null;
     }
     case 'contact': {

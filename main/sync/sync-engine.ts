@@ -2,7 +2,8 @@
 // after every local write, every poll interval, and as soon as the remote is
 // reachable after being offline. One state at a time, each change reported.
 import type { SyncContext } from './sync-context.ts';
-import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError, pushOutbox } from './push.ts';
+import { pushOutbox } from './push.ts';
+import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
 

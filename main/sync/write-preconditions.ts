@@ -11,7 +11,7 @@ import { versionTag } from '../engine/http/preconditions.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { SyncedModel } from './sync-models.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
-import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './push.ts';
+import { throwUnlessAnswered } from './remote-errors.ts';
 import { mergeRemote } from './pull.ts';
 
 /** Records whose remote updates can be conditional (events are never updated in place). */
@@ -30,24 +30,14 @@ export const MAX_PRECONDITION_ROUNDS = 3;
  */
 export async function rereadAndMerge(sync: SyncContext, model: SyncedModel, id: number): Promise<boolean> {
   const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, model, id), action: DETAIL_ACTIONS[model] ?? 'default' });
-  switch (outcome.kind) {
-    case 'unreachable':
-      throw new RemoteUnreachableError(outcome.message);
-    case 'unauthorized':
-      throw new SignInRequiredError(outcome.message);
-    case 'retry':
-      throw new RemoteBusyError(outcome.message, outcome.retryAfterMs);
-    case 'rejected':
-      return false;
-    case 'ok': {
-      const preconditions = sync.preconditions;
-      if (preconditions && preconditions.mode === 'detect' && preconditions.honoured === undefined) {
-        preconditions.honoured = typeof outcome.body?.modified_date === 'string' && outcome.etag === versionTag(outcome.body.modified_date);
-      }
-      await mergeRemote(sync, model, outcome.body);
-      return true;
-    }
+  throwUnlessAnswered(outcome);
+  if (outcome.kind !== 'ok') return false;
+  const preconditions = sync.preconditions;
+  if (preconditions && preconditions.mode === 'detect' && preconditions.honoured === undefined) {
+    preconditions.honoured = typeof outcome.body?.modified_date === 'string' && outcome.etag === versionTag(outcome.body.modified_date);
   }
+  await mergeRemote(sync, model, outcome.body);
+  return true;
 }
 
 /**
