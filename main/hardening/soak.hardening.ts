@@ -54,7 +54,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../engine/testing/we
 import { killAgent, startAgentProcess, type AgentProcess } from '../sync/testing/agent-process.ts';
 import { viewOf, type SyncedModel } from '../sync/sync-models.ts';
 import { folderOfProject, waitFor } from '../watch/testing/folder-testing.ts';
-import { apiPaths } from '../../shared/api-paths.ts';
+import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { NO_QUOTAS, jsonRequest, sendRaw, startHardeningServer, type DemoUser, type HardeningServer, type RawResponse } from './hardening-server.ts';
 import { StoreInspector } from './store-inspector.ts';
@@ -119,6 +119,8 @@ interface AgentSlot {
 }
 
 const writes: Write[] = [];
+/** Seen at once after a resolution: its "local" value replaced a later local edit. */
+const resolveProblems: string[] = [];
 const resolutions: Resolution[] = [];
 const counts: Record<string, number> = {};
 const count = (what: string) => (counts[what] = (counts[what] ?? 0) + 1);
@@ -217,8 +219,15 @@ const ok = (response: RawResponse | null): response is RawResponse => response !
 const describeAnswer = (response: RawResponse | null) => (response ? `${response.status} ${response.text.slice(0, 200)}` : 'no answer');
 
 async function listAll(get: (urlPath: string) => Promise<RawResponse | null>, listPath: string): Promise<Array<Record<string, unknown>>> {
-  const response = await get(`${listPath}?limit=1000`);
+  // Projects in the studio fieldset, which carries notes and most fields the list leaves out.
+  const response = await get(`${listPath}?limit=1000${listPath === apiPaths.projects(ORG) ? '&fieldset=studio' : ''}`);
   if (!ok(response) || !Array.isArray(response.json)) throw new Error(`GET ${listPath}: ${describeAnswer(response)}`);
+  return response.json;
+}
+
+async function detail(get: (urlPath: string) => Promise<RawResponse | null>, urlPath: string): Promise<Record<string, unknown>> {
+  const response = await get(urlPath);
+  if (!ok(response)) throw new Error(`GET ${urlPath}: ${describeAnswer(response)}`);
   return response.json;
 }
 
@@ -305,7 +314,8 @@ async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
   const conflict = pick(listed.json as Array<{ id: number; model: Model; record_id: number; field: Field; remote_value: unknown }>);
   const choice = pick(['local', 'remote', 'value'] as const);
   // A person often edits the field again before settling it "local": that later edit is what must win.
-  if (choice === 'local' && random() < 0.5) await localEdit(slot, conflict.model, conflict.record_id, conflict.field, nextValue(`${slot.name}-local`));
+  const laterEdit = choice === 'local' && random() < 0.5 ? nextValue(`${slot.name}-local`) : null;
+  if (laterEdit !== null) await localEdit(slot, conflict.model, conflict.record_id, conflict.field, laterEdit);
   const value = choice === 'value' ? nextValue(`${slot.name}-resolve`) : undefined;
   const at = elapsed();
   const write: Write | null = value === undefined ? null : { model: conflict.model, recordId: conflict.record_id, field: conflict.field, value, who: `agent ${slot.name} (resolved)`, agent: slot.name, via: 'resolve', sentAt: at, ackedAt: null, seen: conflict.remote_value, writerLive: !slot.paused };
@@ -315,6 +325,14 @@ async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
   if (write) write.ackedAt = elapsed();
   resolutions.push({ agent: slot.name, model: conflict.model, recordId: conflict.record_id, field: conflict.field, choice, remoteValue: conflict.remote_value, at });
   count(`conflicts resolved "${choice}"`);
+  const edited = laterEdit === null ? undefined : writes.findLast((write) => write.value === laterEdit);
+  if (edited?.ackedAt == null) return;
+  // "Keep mine" keeps what is mine now: the edit just made, not the value the conflict recorded earlier.
+  const urlPath = conflict.model === 'project' ? apiPaths.project(ORG, conflict.record_id) : apiPaths.privateFile(ORG, conflict.record_id);
+  const after = await localRequest(slot, 'GET', urlPath);
+  if (ok(after) && !sameJson(after.json[conflict.field], laterEdit)) {
+    resolveProblems.push(`LOST ${conflict.model} ${conflict.record_id} ${conflict.field} ${describe(edited, laterEdit)}: agent ${slot.name}'s conflict resolved "local" at ${seconds(at)} replaced it with ${JSON.stringify(after.json[conflict.field])}`);
+  }
 }
 
 let lastKillAt = -Infinity;
@@ -422,8 +440,17 @@ async function replicaDiff(slot: AgentSlot, conflicts: OpenConflict[], pending: 
   }
   const lists: Array<[SyncedModel, string]> = [['project', apiPaths.projects(ORG)], ['contact', apiPaths.contacts(ORG)], ['private_file', apiPaths.privateFiles(ORG)]];
   for (const [model, listPath] of lists) {
-    const remote = new Map((await listAll((urlPath) => remoteRequest(slot.user, 'GET', urlPath), listPath)).map((row) => [Number(row.id), viewOf(model, row)]));
-    const local = new Map((await listAll((urlPath) => localRequest(slot, 'GET', urlPath), listPath)).map((row) => [Number(row.id), viewOf(model, row)]));
+    const remoteGet = (urlPath: string) => remoteRequest(slot.user, 'GET', urlPath);
+    const localGet = (urlPath: string) => localRequest(slot, 'GET', urlPath);
+    const remote = new Map((await listAll(remoteGet, listPath)).map((row) => [Number(row.id), viewOf(model, row)]));
+    const local = new Map((await listAll(localGet, listPath)).map((row) => [Number(row.id), viewOf(model, row)]));
+    if (model === 'project') {
+      // The projects the chaos edits are compared in full, as their detail shows them.
+      for (const id of projectsOf(slot)) {
+        remote.set(id, viewOf(model, await detail(remoteGet, apiPaths.project(ORG, id))));
+        local.set(id, viewOf(model, await detail(localGet, apiPaths.project(ORG, id))));
+      }
+    }
     for (const id of new Set([...remote.keys(), ...local.keys()])) {
       if (held.has(`${model}:${id}:*`)) continue;
       const [want, got] = [remote.get(id), local.get(id)];
@@ -441,6 +468,25 @@ async function replicaDiff(slot: AgentSlot, conflicts: OpenConflict[], pending: 
   return diffs;
 }
 
+/**
+ * An agent polling every second is often mid-cycle, and each cycle asks its watcher
+ * to reconcile: it counts as idle and quiet when it is so in one of a few samples.
+ */
+async function idleAtSomePoint(slot: AgentSlot): Promise<{ state: string; folderQuiet: boolean; busyFiles: string }> {
+  let state = '';
+  let folderQuiet = false;
+  let busyFiles = '';
+  for (let sample = 0; sample < 8 && (state !== 'idle' || !folderQuiet); sample++) {
+    if (sample > 0) await sleep(150);
+    const status = await agentJson<{ state: string }>(slot, `/api/orgs/${ORG}/sync/status/`);
+    const folder = await agentJson<{ quiet: boolean; files: Array<{ path: string; state: string; reason: string }> }>(slot, `/api/orgs/${ORG}/sync/folder/`);
+    if (state !== 'idle') state = status.state;
+    folderQuiet ||= folder.quiet;
+    busyFiles = folder.files.filter((file) => file.state !== 'delete_held').map((file) => `${file.path} ${file.state}: ${file.reason}`).join('; ');
+  }
+  return { state, folderQuiet, busyFiles };
+}
+
 interface Settled { conflicts: OpenConflict[]; pending: Record<AgentName, PendingRow[]>; diffs: string[] }
 
 async function settle(): Promise<Settled> {
@@ -456,13 +502,14 @@ async function settle(): Promise<Settled> {
     try {
       const names = ['A', 'B'] as const;
       const pending = { A: await agentJson<PendingRow[]>(agents.A, `/api/orgs/${ORG}/sync/pending/`), B: await agentJson<PendingRow[]>(agents.B, `/api/orgs/${ORG}/sync/pending/`) };
-      const folderQuiet = await Promise.all(names.map(async (name) => (await agentJson<{ quiet: boolean }>(agents[name], `/api/orgs/${ORG}/sync/folder/`)).quiet));
-      const states = await Promise.all(names.map(async (name) => (await agentJson<{ state: string }>(agents[name], `/api/orgs/${ORG}/sync/status/`)).state));
+      const idle = await Promise.all(names.map((name) => idleAtSomePoint(agents[name])));
+      const folderQuiet = idle.map((sample) => sample.folderQuiet);
+      const states = idle.map((sample) => sample.state);
       const conflicts = (await Promise.all(names.map(async (name) => (await agentJson<Array<Omit<OpenConflict, 'agent'>>>(agents[name], `/api/orgs/${ORG}/sync/conflicts/`)).map((c) => ({ ...c, agent: name }))))).flat();
       const diffs = [...(await replicaDiff(agents.A, conflicts, pending.A)), ...(await replicaDiff(agents.B, conflicts, pending.B))];
       last = { conflicts, pending, diffs };
       const moving = names.map((name) => pending[name].filter(isMoving).length);
-      settleReport = `round ${round}: states ${states.join('/')}, changes still moving ${moving.join('/')}, folders quiet ${folderQuiet.join('/')}, ${diffs.length} differences`;
+      settleReport = `round ${round}: states ${states.join('/')}, changes still moving ${moving.join('/')}, folders quiet ${folderQuiet.join('/')}${idle.map((sample, index) => (sample.busyFiles ? ` (agent ${names[index]}'s folder: ${sample.busyFiles})` : '')).join('')}, ${diffs.length} differences`;
       // Converged only when nothing moves and the comparison holds twice in a row (a pull may still have been on its way).
       quietRounds = moving.every((n) => n === 0) && folderQuiet.every(Boolean) && states.every((s) => s === 'idle') && diffs.length === 0 ? quietRounds + 1 : 0;
       if (quietRounds >= 2) return last;
@@ -554,7 +601,7 @@ function checkTitleWrites(finalTitles: Map<number, unknown>, conflicts: OpenConf
 
 let settled: Settled;
 let serverStore: StoreInspector;
-let finalNotes = new Map<number, unknown>();
+const finalNotes = new Map<number, unknown>();
 let finalFiles: Array<Record<string, unknown>> = [];
 
 before(async () => {
@@ -599,7 +646,7 @@ before(async () => {
 
   settled = await settle();
   serverStore = new StoreInspector(serverDataDir);
-  finalNotes = new Map((await listAll((urlPath) => remoteRequest('sunriseAdmin', 'GET', urlPath), apiPaths.projects(ORG))).map((row) => [Number(row.id), row.notes]));
+  for (const id of projectsOf(agents.A)) finalNotes.set(id, (await detail((urlPath) => remoteRequest('sunriseAdmin', 'GET', urlPath), apiPaths.project(ORG, id))).notes);
   finalFiles = await listAll((urlPath) => remoteRequest('sunriseAdmin', 'GET', urlPath), apiPaths.privateFiles(ORG));
 
   const heldOrParked = (['A', 'B'] as const).map((name) => `agent ${name}: ${settled.pending[name].filter((row) => row.status === 'held').length} held, ${settled.pending[name].filter((row) => row.status === 'parked').length} parked`);
@@ -632,7 +679,7 @@ function verdict(what: string, problems: string[]): void {
 }
 
 test('soak: every acknowledged write is final, superseded by a later one, or in an open conflict', (t) => {
-  const problems = [...checkNotesWrites(notesLog(serverStore), finalNotes, settled.conflicts), ...checkTitleWrites(new Map(finalFiles.map((file) => [Number(file.id), file.title])), settled.conflicts)];
+  const problems = [...resolveProblems, ...checkNotesWrites(notesLog(serverStore), finalNotes, settled.conflicts), ...checkTitleWrites(new Map(finalFiles.map((file) => [Number(file.id), file.title])), settled.conflicts)];
   tally.lost += problems.length;
   reportTally(t, tally);
   verdict(`${problems.length} acknowledged writes lost`, problems);
@@ -644,17 +691,25 @@ test('soak: both replicas equal the remote, apart from open conflicts and held c
 
 test('soak: no file from outside the project folders reached the server', () => {
   const leaked = filesBelow(serverDataDir).filter((file) => fs.readFileSync(path.join(serverDataDir, file)).includes(secret));
-  verdict('the secret planted outside the folders is on the server', leaked.map((file) => `${file} holds the secret`));
+  const filesNamed = (hash: string) => serverStore.all<{ id: number; title: string; file_name: string; project_id: number | null }>('select id, title, file_name, project_id from private_files where file_hash = ?', hash);
+  verdict(
+    'the secret planted outside the folders is on the server',
+    leaked.map((file) => `${file} holds the secret; private files: ${JSON.stringify(filesNamed(path.basename(file)))}`),
+  );
 });
 
 test('soak: one remote file per contents per project', () => {
+  const droppedAs = (id: number) => serverStore.all<{ file_name: string }>('select file_name from private_files where id = ?', id)[0]?.file_name;
   const byContents = new Map<string, Array<Record<string, unknown>>>();
   for (const file of finalFiles) {
     const key = `${file.project} ${file.file_hash}`;
     byContents.set(key, [...(byContents.get(key) ?? []), file]);
   }
   const duplicates = [...byContents.values()].filter((files) => files.length > 1);
-  verdict('the same contents are several remote files of one project', duplicates.map((files) => `${files.length} files with sha256 ${String(files[0]!.file_hash).slice(0, 12)}… in ${files[0]!.project}: ${files.map((file) => `${file.id} "${file.title}"`).join(', ')}`));
+  verdict(
+    'the same contents are several remote files of one project',
+    duplicates.map((files) => `${files.length} files with sha256 ${String(files[0]!.file_hash).slice(0, 12)}… in project ${parseOrgReference(files[0]!.project, 'projects')?.id}: ${files.map((file) => `${file.id} "${file.title}" (dropped as ${droppedAs(Number(file.id))})`).join(', ')}`),
+  );
 });
 
 test("soak: the server's store passes integrity_check and foreign_key_check", () => {
