@@ -119,6 +119,9 @@ interface AgentSlot {
 }
 
 const writes: Write[] = [];
+/** What happened to the processes and to conflicts, and when: printed beside each loss. */
+const timeline: Array<{ at: number; what: string; recordId?: number }> = [];
+const happened = (what: string, recordId?: number) => timeline.push({ at: elapsed(), what, recordId });
 /** Seen at once after a resolution: its "local" value replaced a later local edit. */
 const resolveProblems: string[] = [];
 const resolutions: Resolution[] = [];
@@ -182,8 +185,10 @@ async function killServer(): Promise<void> {
   const victim = server!;
   server = null;
   await victim.stop('SIGKILL');
+  happened('server SIGKILLed');
   serverRestarting = restartLater('the server', between(300, 2500), async () => {
     server = await startServer();
+    happened('server restarted');
   }).finally(() => (serverRestarting = null));
 }
 
@@ -191,7 +196,11 @@ async function killAgentSlot(slot: AgentSlot): Promise<void> {
   const victim = slot.process!;
   slot.process = null;
   await killAgent(victim, 'SIGKILL');
-  slot.restarting = restartLater(`agent ${slot.name}`, between(300, 2500), () => startAgent(slot, false)).finally(() => (slot.restarting = null));
+  happened(`agent ${slot.name} SIGKILLed`);
+  slot.restarting = restartLater(`agent ${slot.name}`, between(300, 2500), async () => {
+    await startAgent(slot, false);
+    happened(`agent ${slot.name} restarted`);
+  }).finally(() => (slot.restarting = null));
 }
 
 // ---------- requests ----------
@@ -311,7 +320,7 @@ async function symlinkTrick(slot: AgentSlot): Promise<void> {
 async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
   const listed = await localRequest(slot, 'GET', `/api/orgs/${ORG}/sync/conflicts/`);
   if (!ok(listed) || !Array.isArray(listed.json) || listed.json.length === 0) return;
-  const conflict = pick(listed.json as Array<{ id: number; model: Model; record_id: number; field: Field; remote_value: unknown }>);
+  const conflict = pick(listed.json as Array<{ id: number; model: Model; record_id: number; field: Field; local_value: unknown; remote_value: unknown }>);
   const choice = pick(['local', 'remote', 'value'] as const);
   // A person often edits the field again before settling it "local": that later edit is what must win.
   const laterEdit = choice === 'local' && random() < 0.5 ? nextValue(`${slot.name}-local`) : null;
@@ -321,7 +330,13 @@ async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
   const write: Write | null = value === undefined ? null : { model: conflict.model, recordId: conflict.record_id, field: conflict.field, value, who: `agent ${slot.name} (resolved)`, agent: slot.name, via: 'resolve', sentAt: at, ackedAt: null, seen: conflict.remote_value, writerLive: !slot.paused };
   if (write) writes.push(write);
   const answer = await localRequest(slot, 'POST', `/api/orgs/${ORG}/sync/conflicts/${conflict.id}/resolve/`, { choice, value });
-  if (!ok(answer)) return;
+  const conflictText = `conflict on ${conflict.model} ${conflict.record_id} ${conflict.field} (local ${JSON.stringify(conflict.local_value)}, remote ${JSON.stringify(conflict.remote_value)})`;
+  happened(`agent ${slot.name} resolved "${choice}"${value === undefined ? '' : ` ${JSON.stringify(value)}`} the ${conflictText}: ${answer ? answer.status : 'no answer'}`, conflict.record_id);
+  if (!ok(answer)) {
+    // Killed mid-request: it may have been applied. Counted as applied, so no loss is blamed on it.
+    if (answer === null) resolutions.push({ agent: slot.name, model: conflict.model, recordId: conflict.record_id, field: conflict.field, choice, remoteValue: conflict.remote_value, at });
+    return;
+  }
   if (write) write.ackedAt = elapsed();
   resolutions.push({ agent: slot.name, model: conflict.model, recordId: conflict.record_id, field: conflict.field, choice, remoteValue: conflict.remote_value, at });
   count(`conflicts resolved "${choice}"`);
@@ -386,6 +401,7 @@ async function operation(): Promise<void> {
     if (ok(answer)) {
       slot.paused = !slot.paused;
       count(slot.paused ? 'pauses' : 'resumes');
+      happened(`agent ${slot.name} ${slot.paused ? 'paused' : 'resumed'}`);
     }
   } else if (roll < 83) {
     if (live) await resolveSomeConflict(slot);
@@ -493,6 +509,7 @@ async function settle(): Promise<Settled> {
   const deadline = Date.now() + SETTLE_MS;
   let last: Settled = { conflicts: [], pending: { A: [], B: [] }, diffs: ['never compared'] };
   let quietRounds = 0;
+  happened('chaos over: settling');
   for (let round = 1; ; round++) {
     await everythingRunning();
     for (const slot of Object.values(agents)) {
@@ -547,8 +564,15 @@ function mayReplace(z: Write, previous: LogEntry | { value: unknown; at: number 
   return null;
 }
 
+/** The processes' events and the record's conflict events from just before a write until a few seconds after. */
+function around(write: Write): string {
+  const near = timeline.filter((event) => event.at >= write.sentAt - 3000 && event.at <= (write.ackedAt ?? write.sentAt) + 6000 && (event.recordId === undefined || event.recordId === write.recordId));
+  return near.length === 0 ? '' : `\n        around it: ${near.map((event) => `${seconds(event.at)} ${event.what}`).join('; ')}`;
+}
+
 function checkNotesWrites(log: LogEntry[], finalNotes: Map<number, unknown>, conflicts: OpenConflict[]): string[] {
   const problems: string[] = [];
+  const report = (write: Write, text: string) => problems.push(`${text}${around(write)}`);
   const byValue = new Map(writes.map((write) => [write.value, write]));
   for (const w of writes.filter((write) => write.model === 'project' && write.ackedAt !== null)) {
     if (sameJson(finalNotes.get(w.recordId), w.value)) continue;
@@ -558,28 +582,28 @@ function checkNotesWrites(log: LogEntry[], finalNotes: Map<number, unknown>, con
     const where = `project ${w.recordId} notes ${describe(w, w.value)}`;
     if (position === -1) {
       if (w.agent === null) {
-        problems.push(`LOST ${where}: acknowledged by the server, but absent from its change log and not final (final ${JSON.stringify(finalNotes.get(w.recordId))})`);
+        report(w, `LOST ${where}: acknowledged by the server, but absent from its change log and not final (final ${JSON.stringify(finalNotes.get(w.recordId))})`);
         continue;
       }
       const later = writes.find((other) => other.agent === w.agent && other.model === 'project' && other.recordId === w.recordId && other.ackedAt !== null && other.sentAt > w.ackedAt!);
       const withdrawn = resolutions.find((r) => r.agent === w.agent && r.model === 'project' && r.recordId === w.recordId && r.field === 'notes' && r.choice === 'remote' && r.at > w.ackedAt!);
       if (later || withdrawn) continue;
-      problems.push(`LOST ${where}: never reached the remote, no later write of agent ${w.agent} to it, in no open conflict; the remote holds ${describe(byValue.get(String(finalNotes.get(w.recordId))), finalNotes.get(w.recordId))}`);
+      report(w, `LOST ${where}: never reached the remote, no later write of agent ${w.agent} to it, in no open conflict; the remote holds ${describe(byValue.get(String(finalNotes.get(w.recordId))), finalNotes.get(w.recordId))}`);
       continue;
     }
     const next = entries[position + 1];
     if (!next) {
-      problems.push(`LOST ${where}: last in the change log, yet the remote's final value is ${JSON.stringify(finalNotes.get(w.recordId))}`);
+      report(w, `LOST ${where}: last in the change log, yet the remote's final value is ${JSON.stringify(finalNotes.get(w.recordId))}`);
       continue;
     }
     const replacer = byValue.get(String(next.value));
     if (!replacer) {
-      problems.push(`LOST ${where}: replaced at change #${next.changeId} (${seconds(next.at)}) by ${JSON.stringify(next.value)}, which nobody wrote after it`);
+      report(w, `LOST ${where}: replaced at change #${next.changeId} (${seconds(next.at)}) by ${JSON.stringify(next.value)}, which nobody wrote after it`);
       continue;
     }
     if (replacer.agent === null) continue; // a direct API write is last-wins by design
     if (mayReplace(replacer, entries[position]!) !== null) continue;
-    problems.push(`LOST ${where}: reached the remote at change #${entries[position]!.changeId} (${seconds(entries[position]!.at)}), then overwritten at change #${next.changeId} (${seconds(next.at)}) by ${describe(replacer, next.value)}, which had never seen it: no conflict was raised`);
+    report(w, `LOST ${where}: reached the remote at change #${entries[position]!.changeId} (${seconds(entries[position]!.at)}), then overwritten at change #${next.changeId} (${seconds(next.at)}) by ${describe(replacer, next.value)}, which had never seen it: no conflict was raised`);
   }
   return problems;
 }
