@@ -18,7 +18,7 @@ import { outputTail } from './checks.ts';
 import { multipartBytes, multipartRequest } from './fixtures.ts';
 import { NO_QUOTAS, jsonRequest, startHardeningServer, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
 import { StoreInspector } from './store-inspector.ts';
-import { newTally, reportTally, runSeed } from './summary.ts';
+import { newTally, reportTally, runSeed, seededRandom } from './summary.ts';
 
 const RUNS = 20;
 const MiB = 1024 * 1024;
@@ -26,15 +26,7 @@ const DELIVERY_TIMEOUT_MS = 30_000;
 const seed = runSeed();
 const tally = newTally('faults');
 
-/** A small seeded generator, so a failing run can be replayed with HARDENING_SEED. */
-let state = seed >>> 0 || 1;
-const random = () => {
-  state ^= state << 13;
-  state ^= state >>> 17;
-  state ^= state << 5;
-  return (state >>> 0) / 2 ** 32;
-};
-const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+const { between } = seededRandom(seed);
 
 /** What a change acknowledged with 2xx must have left: its record, and its webhook delivery. */
 interface Acknowledged {

@@ -26,6 +26,8 @@ export const NO_QUOTAS = Object.fromEntries(Object.keys(DEFAULT_THROTTLE_RATES).
 export interface HardeningServerOptions {
   /** An existing data folder (a restart); otherwise a new temp folder with the demo data. */
   dataDir?: string;
+  /** The port to listen on (a restart keeps its address for the clients that saved it); default 0, a free port. */
+  port?: number;
   /** Throttle rates as --throttle-config takes them; omitted: the built-in defaults. */
   throttleRates?: Record<string, unknown>;
   logLevel?: 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -77,7 +79,7 @@ function writeThrottleConfig(rates: Record<string, unknown>): string {
 
 export async function startHardeningServer(options: HardeningServerOptions = {}): Promise<HardeningServer> {
   const dataDir = options.dataDir ?? path.join(makeTempDir('solardesk-hardening-'), 'data');
-  const args = ['server', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--seed', 'demo', '--log-level', options.logLevel ?? 'silent'];
+  const args = ['server', '--port', String(options.port ?? 0), '--host', '127.0.0.1', '--data', dataDir, '--seed', 'demo', '--log-level', options.logLevel ?? 'silent'];
   const ratesFile = options.throttleRates ? writeThrottleConfig(options.throttleRates) : undefined;
   if (ratesFile) args.push('--throttle-config', ratesFile);
   args.push(...(options.extraArgs ?? []));

@@ -30,3 +30,15 @@ export function runSeed(): number {
   const fromEnvironment = Number(process.env.HARDENING_SEED);
   return Number.isSafeInteger(fromEnvironment) ? fromEnvironment : Math.floor(Math.random() * 2 ** 31);
 }
+
+/** A small seeded generator (xorshift32), so a failing run can be replayed with HARDENING_SEED. */
+export function seededRandom(seed: number): { random: () => number; between: (low: number, high: number) => number } {
+  let state = seed >>> 0 || 1;
+  const random = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  return { random, between: (low, high) => low + Math.floor(random() * (high - low + 1)) };
+}
