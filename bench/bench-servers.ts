@@ -65,7 +65,7 @@ export async function growSunrise(
   target: number,
   options: { newest?: boolean; database?: string; blobDir?: string } = {},
 ): Promise<void> {
-  const engine = await createEngine({ dataDir, database: options.database, blobDir: options.blobDir, deliverWebhooks: false, maintainFileStorage: false });
+  const engine = await createEngine({ dataDir, database: options.database, blobDir: options.blobDir, deliverWebhooks: false, dataFolder: 'guest' });
   try {
     const { count } = await engine.context.db
       .selectFrom('projects')

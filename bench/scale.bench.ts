@@ -113,7 +113,7 @@ async function createPostgresStore(defer: Defer, postgres: PostgresServer, root:
   const blobDir = path.join(root, `${schema}-blobs`);
   defer(() => dropStoreSchema(database));
   const seedDir = path.join(root, `${schema}-seed`);
-  const engine = await createEngine({ dataDir: seedDir, database, blobDir, deliverWebhooks: false, maintainFileStorage: false });
+  const engine = await createEngine({ dataDir: seedDir, database, blobDir, deliverWebhooks: false, dataFolder: 'guest' });
   try {
     await seedDemo(engine.context);
   } finally {

@@ -25,9 +25,12 @@ import type { SyncAgentHost } from './core/agent-backend.ts';
 import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
 import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
+import { type DataFolderLock, DataFolderInUseError, lockDataFolder } from './engine/store/data-folder-lock.ts';
 
 export interface AppCoreOptions {
   dataDir: string;
+  /** What this process is, for the message a second process on the same data folder prints (default "the SolarDesk app"). */
+  hostName?: string;
   settings: SettingsStore;
   /** Opens a folder in the system's file manager; resolves false where there is none (a headless machine). */
   openFolder: (folder: string) => Promise<boolean>;
@@ -64,6 +67,18 @@ export function describeChange(request: Pick<ApiRequest, 'path' | 'body'>): Reco
 }
 
 export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
+  // Held for the app's whole life, across backend swaps (sign-in, sign-out, another
+  // org), so no other process can take the folder in between.
+  const lock = lockDataFolder(options.dataDir, options.hostName ?? 'the SolarDesk app');
+  try {
+    return await startLockedAppCore(options, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock): Promise<AppCore> {
   const events = new BridgeEventHub();
   const logError = options.logError ?? ((context, error) => console.error(`SolarDesk: ${context}:`, error));
   let syncState: SyncState = LOCAL_ONLY_STATE;
@@ -83,9 +98,15 @@ export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
         password,
         orgId: settings.orgId,
         folderRoot: settings.folderRoot,
+        lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
       });
     } else {
-      backend = await startEmbeddedBackend({ dataDir: options.dataDir, orgId: settings.orgId, allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false });
+      backend = await startEmbeddedBackend({
+        dataDir: options.dataDir,
+        dataFolderLock: lock,
+        orgId: settings.orgId,
+        allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+      });
     }
     watchers = [
       backend.watchSyncStatus((state) => {
@@ -105,7 +126,8 @@ export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
     try {
       return await startBackend();
     } catch (error) {
-      if (!isSignedIn(options.settings.read())) throw error;
+      // A replica in use by another process is no reason to forget the sign-in.
+      if (!isSignedIn(options.settings.read()) || error instanceof DataFolderInUseError) throw error;
       logError('starting the sync agent', error);
       options.syncAgent?.forgetSignIn(options.dataDir);
       return startBackend();
@@ -224,6 +246,7 @@ export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
       await restarting.catch(() => {});
       for (const unsubscribe of watchers) unsubscribe();
       await (await current.catch(() => null))?.close();
+      lock.release();
     },
   };
 }

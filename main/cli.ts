@@ -7,6 +7,7 @@ import { runAgentCommand } from './cli/agent-command.ts';
 import { runMigrateStoreCommand } from './cli/migrate-store-command.ts';
 import { CliError } from './cli/cli-args.ts';
 import { StoreOpenError } from './engine/store/database.ts';
+import { DataFolderInUseError } from './engine/store/data-folder-lock.ts';
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   start: { summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)', run: runStartCommand },
@@ -44,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`solardesk ${name}: ${error.message}`);
       return error.exitCode;
     }
-    if (error instanceof StoreOpenError) {
+    if (error instanceof StoreOpenError || error instanceof DataFolderInUseError) {
       console.error(`solardesk ${name}: ${error.message}`);
       return 1;
     }

@@ -136,7 +136,7 @@ export async function runAdminCommand(args: string[]): Promise<number> {
   const options = values as Record<string, string | boolean | undefined>;
   // Admin commands edit the store; the server that owns it delivers the webhooks.
   const { database } = readStoreOptions(options);
-  const engine = await createEngine({ dataDir: path.resolve(String(options.data ?? 'data')), database, deliverWebhooks: false, maintainFileStorage: false });
+  const engine = await createEngine({ dataDir: path.resolve(String(options.data ?? 'data')), database, deliverWebhooks: false, dataFolder: 'guest' });
   try {
     await ADMIN_ACTIONS[name as SubcommandName](engine, options);
   } finally {

@@ -18,7 +18,8 @@ Options:
   --username U              Sign-in name on the remote
   --password P              Password (prefer --password-stdin: others can read the command line)
   --password-stdin          Read the password from the first line of standard input
-  --data DIR                Folder for the replica, its tokens and settings (created if missing)
+  --data DIR                Folder for the replica, its tokens and settings (created if missing,
+                            readable only by you; one agent at a time)
   --org ID                  The org to replicate (default: the account's first org)
   --local-api-port N        Port of the local API (default 0: a free port; the address is printed)
   --poll-interval SECONDS   How often to pull when nothing else wakes sync (default 30)

@@ -13,7 +13,8 @@ Serves the SolarDesk API engine over HTTP.
 Options:
   --port N           Port to listen on (default 8787; 0 picks a free port)
   --host HOST        Address to listen on (default 127.0.0.1)
-  --data DIR         Folder for the SQLite store and file blobs (default ./data; created if missing)
+  --data DIR         Folder for the SQLite store and file blobs (default ./data; created if
+                     missing, readable only by you; one process at a time)
   --database URL     Keep the store in PostgreSQL instead of the SQLite file:
                      postgres://USER:PASS@HOST:PORT/DB (or set SOLARDESK_DATABASE_URL,
                      which keeps the password out of the process list). Several

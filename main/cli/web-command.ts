@@ -88,6 +88,7 @@ export async function runWebCommand(args: string[]): Promise<number> {
   try {
     core = await startAppCore({
       dataDir,
+      hostName: 'SolarDesk in the browser (solardesk web)',
       settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaults),
       openFolder: openWithSystem,
       syncAgent: createSyncAgentHost({ pollIntervalSeconds: syncInterval }),

@@ -22,6 +22,8 @@ export interface AgentStartOptions {
   orgId: number | null;
   /** The project folders' root (issue 6): the agent keeps one folder per project under it. */
   folderRoot?: string | null;
+  /** What runs the agent, for the message a second process on the replica folder prints. */
+  lockHolder?: string;
 }
 
 export interface SyncAgentSettings {
@@ -121,6 +123,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           pollIntervalSeconds: settings.pollIntervalSeconds,
           remoteTokenStore: tokenStoreFor(options.dataDir),
           folder: options.folderRoot ?? undefined,
+          lockHolder: options.lockHolder,
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);

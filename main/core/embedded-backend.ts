@@ -26,6 +26,7 @@ export class NoLocalOrgError extends Error {}
 export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promise<LocalBackend> {
   const engine = await createEngine({
     dataDir: options.dataDir,
+    dataFolder: options.dataFolderLock,
     logLevel: false,
     throttleRates: LOCAL_USER_THROTTLE_RATES,
     webhookDelivery: { allowPrivateEndpoints: options.allowPrivateWebhookEndpoints },

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Settings, THEMES } from '../../shared/bridge.ts';
+import { makePrivateFolder, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
 export interface SettingsStore {
   read(): Settings;
@@ -39,11 +40,11 @@ function readJsonFile(file: string): unknown {
   }
 }
 
-/** Writes via a temp file and rename, so a crash never leaves half a file. */
+/** Writes via a temp file and rename, so a crash never leaves half a file; private, as everything in a data folder. */
 function writeJsonFile(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateFolder(path.dirname(file));
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+  fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   fs.renameSync(temp, file);
 }
 

@@ -3,6 +3,7 @@
 // main/sync/ once one is (agent-backend.ts). Either serves the local API (the
 // agent adds the sync routes of shared/sync-api.ts) and reports its sync state;
 // the core, the bridge and the renderer do not care which.
+import type { DataFolderLock } from '../engine/store/data-folder-lock.ts';
 import type { BridgeEventChannels, SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
 
 export interface LocalIdentity {
@@ -30,6 +31,8 @@ export interface LocalBackend {
 
 export interface EmbeddedStartOptions {
   dataDir: string;
+  /** The host's lock on the data folder, lent to the engine (the host holds it across backend swaps). */
+  dataFolderLock: DataFolderLock;
   /** The org to work on; null or unknown: the first the local user can act for. */
   orgId: number | null;
   /** Let the engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */

@@ -4,12 +4,13 @@
 // this one and is tested in plain Node; this file only wires Electron to them.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BrowserWindow, Menu, Notification, Tray, app, ipcMain, nativeImage, protocol, safeStorage, screen, session, shell } from 'electron';
+import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, protocol, safeStorage, screen, session, shell } from 'electron';
 import type { SyncState } from '../../shared/bridge.ts';
 import { trayFaceOf } from '../../shared/sync-api.ts';
 import { type AppCore, startAppCore } from '../app-core.ts';
 import { createSyncAgentHost } from '../core/agent-backend.ts';
 import { defaultSettings } from '../core/host-stores.ts';
+import { DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
 import { preloadBundle, rendererDist } from '../renderer-files.ts';
 import { buildMenuTemplate } from './app-menu.ts';
 import { answerAppRequest } from './app-protocol.ts';
@@ -58,6 +59,7 @@ async function startDesktop(): Promise<void> {
   try {
     core = await startAppCore({
       dataDir,
+      hostName: 'the SolarDesk desktop app',
       settings: stores.settings,
       openFolder: async (folder) => (await shell.openPath(folder)) === '',
       syncAgent: createSyncAgentHost({ remoteTokenStore: (replicaFolder) => safeStorageTokenStore(safeStorage, replicaFolder) }),
@@ -66,6 +68,12 @@ async function startDesktop(): Promise<void> {
     if (isNativeModuleMismatch(error)) {
       console.error('SolarDesk: better-sqlite3 is built for Node, not for Electron.');
       app.exit(DESKTOP_EXIT_CODES.nativeModuleForNode);
+      return;
+    }
+    if (error instanceof DataFolderInUseError) {
+      console.error(`SolarDesk: ${error.message}`);
+      dialog.showErrorBox('SolarDesk is already running on this data folder', `SolarDesk could not start: ${error.message}`);
+      app.exit(1);
       return;
     }
     throw error;

@@ -4,6 +4,7 @@
 // session without a keyring) it falls back to the agent's 0600 file and says so.
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateFolder, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 import { fileSecretStore, REMOTE_TOKEN_FILE, type SecretStore } from '../sync/agent.ts';
 
 export const SAFE_TOKEN_FILE = 'remote-token.safe';
@@ -30,8 +31,8 @@ export function safeStorageTokenStore(safeStorage: SafeStorageLike, replicaFolde
       }
     },
     write(value) {
-      fs.mkdirSync(replicaFolder, { recursive: true });
-      fs.writeFileSync(file, safeStorage.encryptString(value), { mode: 0o600 });
+      makePrivateFolder(replicaFolder);
+      fs.writeFileSync(file, safeStorage.encryptString(value), { mode: PRIVATE_FILE_MODE });
       plainFile.clear(); // never both: an old plain copy is removed once the safe one exists
     },
     clear() {

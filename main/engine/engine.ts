@@ -16,6 +16,8 @@ import { addChangeCapture, type ChangeCapture } from './changes/tracked-write.ts
 import { recordProjectActivity } from './events/events.ts';
 import { fileSettings } from './files/file-settings.ts';
 import { startFileStorage } from './files/file-storage.ts';
+import { type DataFolderLock, lockDataFolder } from './store/data-folder-lock.ts';
+import { tightenToPrivate } from './store/private-files.ts';
 
 export interface EngineOptions {
   dataDir: string;
@@ -40,10 +42,16 @@ export interface EngineOptions {
   /** How long an unfinished chunked upload is kept (default 24). */
   uploadExpiryHours?: number;
   /**
-   * Clear crash leftovers and sweep expired uploads (default true). Admin commands
-   * say false: a server may be using the same data folder's temp files right now.
+   * This engine's claim on its data folder (docs/store.md, "One process per data folder").
+   * Absent: the engine takes the folder's lock itself, as `lockHolder`, before it
+   * touches anything, and lets go when it closes. A lock: the host took it first (the
+   * app core, the agent) and lends it; the host lets go. "guest": admin commands,
+   * which work beside a running server on purpose; without the lock the engine leaves
+   * crash leftovers and expired uploads alone, since the server may be writing them.
    */
-  maintainFileStorage?: boolean;
+  dataFolder?: DataFolderLock | 'guest';
+  /** What this process is, for the message a second process on the same data folder prints (default "a SolarDesk server"). */
+  lockHolder?: string;
   /**
    * "server" (default): the authority for its orgs; it records activity events and
    * queues webhook deliveries. "replica": the sync agent's local store, whose remote
@@ -65,33 +73,56 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-/** Where servers before the secret moved into the store kept it; still read, so links they signed keep working. */
+/** Where servers before the secret moved into the store kept it; adopted into the store on the first start, so links they signed keep working. */
 const LEGACY_SECRET_FILE = 'server-secret';
 const SECRET_SETTING = 'signing_secret';
 
 /**
  * The secret that signs share links and download URLs. It lives in the store, so
  * every process on one database signs and checks with the same key: a link made by
- * one works on all.
+ * one works on all. It is kept nowhere else: a legacy secret file is adopted into
+ * the store once and then removed, since it is read only while the store has none.
  */
 export async function loadOrCreateSecret(db: Kysely<Database>, dataDir: string): Promise<Buffer> {
   const read = async () => (await db.selectFrom('settings').select('value').where('key', '=', SECRET_SETTING).executeTakeFirst())?.value;
-  const stored = await read();
-  if (stored) return Buffer.from(stored, 'hex');
-  let candidate: string;
-  try {
-    candidate = fs.readFileSync(path.join(dataDir, LEGACY_SECRET_FILE), 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    candidate = randomBytes(32).toString('hex');
+  const legacyFile = path.join(dataDir, LEGACY_SECRET_FILE);
+  let stored = await read();
+  if (!stored) {
+    let candidate: string;
+    try {
+      candidate = fs.readFileSync(legacyFile, 'utf8').trim();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      candidate = randomBytes(32).toString('hex');
+    }
+    // Processes starting together each offer one; the first insert wins and all read it back.
+    await db.insertInto('settings').values({ key: SECRET_SETTING, value: candidate }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
+    stored = (await read())!;
   }
-  // Processes starting together each offer one; the first insert wins and all read it back.
-  await db.insertInto('settings').values({ key: SECRET_SETTING, value: candidate }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
-  return Buffer.from((await read())!, 'hex');
+  // The store's secret has committed, and nothing reads the file while the store has
+  // one: links it signed keep working through the store. (A file whose secret lost
+  // the race above signed nothing that is still checked.)
+  fs.rmSync(legacyFile, { force: true });
+  return Buffer.from(stored, 'hex');
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {
+  const isGuest = options.dataFolder === 'guest';
+  const lent = typeof options.dataFolder === 'object' ? options.dataFolder : null;
+  if (lent && lent.folder !== path.resolve(options.dataDir)) throw new Error(`the data folder lock lent to the engine is for ${lent.folder}, not ${options.dataDir}`);
+  const ownLock = options.dataFolder === undefined ? lockDataFolder(options.dataDir, options.lockHolder ?? 'a SolarDesk server') : null;
+  try {
+    return await startEngine(options, { isGuest, releaseLock: () => ownLock?.release() });
+  } catch (error) {
+    ownLock?.release();
+    throw error;
+  }
+}
+
+async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { isGuest: boolean; releaseLock: () => void }): Promise<Engine> {
   const store = await openStore({ dataDir: options.dataDir, database: options.database, blobDir: options.blobDir });
+  // The data folder was tightened when it was locked; a shared --blob-dir has no lock of its own.
+  if (!isGuest && store.fileRoot !== path.resolve(options.dataDir)) tightenToPrivate(store.fileRoot);
   const clock = options.clock ?? systemClock;
   const context: EngineContext = {
     store,
@@ -117,7 +148,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   context.webhookWorker?.start();
   const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes });
   const stopFileStorage =
-    options.maintainFileStorage === false
+    isGuest
       ? async () => {}
       : await startFileStorage(context, (error) => app.log.error({ err: error }, 'sweeping expired uploads failed'));
   let closed = false;
@@ -140,6 +171,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await context.webhookWorker?.stop();
       await stopFileStorage();
       await store.close();
+      releaseLock();
     },
   };
 }

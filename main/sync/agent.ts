@@ -21,6 +21,8 @@ import { registerSyncRoutes } from './sync-routes.ts';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, type SyncContext } from './sync-context.ts';
 import { reserveProvisionalIds } from './replica.ts';
 import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
+import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
+import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
 export interface AgentOptions {
   dataDir: string;
@@ -50,6 +52,8 @@ export interface AgentOptions {
   remotePreconditions?: 'detect' | 'off';
   /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps). */
   pullPageSize?: number;
+  /** What this process is, for the message a second process on the same data folder prints (default "a SolarDesk agent"). */
+  lockHolder?: string;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -105,8 +109,8 @@ const UNTHROTTLED: Record<string, { user: null; org: null }> = Object.fromEntrie
 export class AgentSetupError extends Error {}
 
 function writeSecret(file: string, value: string): void {
-  fs.writeFileSync(file, value, { mode: 0o600 });
-  fs.chmodSync(file, 0o600); // also when the file already existed with looser rights
+  fs.writeFileSync(file, value, { mode: PRIVATE_FILE_MODE });
+  fs.chmodSync(file, PRIVATE_FILE_MODE); // also when the file already existed with looser rights
 }
 
 function readConfig(dataDir: string): AgentConfig | null {
@@ -131,8 +135,7 @@ async function establishSession(options: AgentOptions): Promise<{ config: AgentC
       throw new AgentSetupError(`${options.dataDir} already holds a replica of org ${saved.org_id} on ${saved.remote}. Use another --data folder.`);
     }
     const config: AgentConfig = { remote, org_id: orgId, user_id: signedIn.userId, username: signedIn.email };
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    fs.writeFileSync(path.join(options.dataDir, CONFIG_FILE), JSON.stringify(config, null, 2));
+    fs.writeFileSync(path.join(options.dataDir, CONFIG_FILE), JSON.stringify(config, null, 2), { mode: PRIVATE_FILE_MODE });
     tokenStore.write(signedIn.token);
     return { config, token: signedIn.token };
   }
@@ -143,6 +146,17 @@ async function establishSession(options: AgentOptions): Promise<{ config: AgentC
 }
 
 export async function startAgent(options: AgentOptions): Promise<Agent> {
+  // Before anything reads or writes the folder: a second agent on it would sync beside the first.
+  const lock = lockDataFolder(options.dataDir, options.lockHolder ?? 'a SolarDesk agent');
+  try {
+    return await startLockedAgent(options, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Promise<Agent> {
   const log = options.log ?? (() => {});
   const clock = options.clock ?? systemClock;
   const { config, token: remoteToken } = await establishSession(options);
@@ -152,6 +166,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
 
   const engine = await createEngine({
     dataDir: options.dataDir,
+    dataFolder: lock,
     clock,
     role: 'replica',
     deliverWebhooks: false,
@@ -214,6 +229,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         await folders?.close();
         await sync.stop();
         await engine.close();
+        lock.release();
       },
     };
   } catch (error) {

@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { KeyedLock } from './keyed-lock.ts';
+import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
 
 /** How many leading bytes are kept to recognise a file's type. */
 const SNIFF_BYTES = 16;
@@ -80,9 +81,10 @@ class MeteringStream extends Transform {
  */
 export async function receiveToTempFile(fileRoot: string, source: Readable | Readable[], maxBytes: number, purpose = 'upload'): Promise<ReceivedFile> {
   const tempPath = newTempPath(fileRoot, purpose);
-  await fsp.mkdir(path.dirname(tempPath), { recursive: true });
+  await makePrivateFolderAsync(path.dirname(tempPath));
   const meter = new MeteringStream(maxBytes);
-  const output = fs.createWriteStream(tempPath, { flags: 'wx' });
+  // Private from the start: a blob is this file hard-linked into place, and an upload part is this file renamed.
+  const output = fs.createWriteStream(tempPath, { flags: 'wx', mode: PRIVATE_FILE_MODE });
   try {
     const sources = Array.isArray(source) ? source : [source];
     // Several sources (the parts of a chunked upload) are written one after another.
@@ -158,7 +160,7 @@ export async function adoptBlob<T>(context: EngineContext, received: ReceivedFil
   const target = blobPath(fileRoot, received.sha256);
   return withBlobLock(fileRoot, received.sha256, async () => {
     try {
-      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await makePrivateFolderAsync(path.dirname(target));
       // An existing blob has the same bytes (same name); the received copy waits as a spare.
       await linkUnlessPresent(received.tempPath, target);
       const result = await persist();
@@ -212,7 +214,7 @@ export function crashLeftoverTest(shared: boolean): (file: string) => Promise<bo
  */
 export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: string, options: { shared: boolean }): Promise<void> {
   const isLeftover = crashLeftoverTest(options.shared);
-  await fsp.mkdir(tempDir(fileRoot), { recursive: true });
+  await makePrivateFolderAsync(tempDir(fileRoot));
   for (const name of await fsp.readdir(tempDir(fileRoot))) {
     const file = path.join(tempDir(fileRoot), name);
     if (await isLeftover(file)) await fsp.rm(file, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import { resolveProjectReference, storeNewFile } from './file-service.ts';
 import type { UploadPart } from './file-serializer.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
 import { KeyedLock } from './keyed-lock.ts';
+import { makePrivateFolderAsync } from '../store/private-files.ts';
 import { tooLarge } from './multipart-receive.ts';
 
 export const MAX_PART_NUMBER = 10_000;
@@ -136,7 +137,7 @@ export async function receivePart(context: EngineContext, upload: FileUploadRow,
       const current = await trx.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
       if (!current) throw notFound('No such upload, or it has expired. Start a new upload.');
       if (current.completed_file_id !== null) throw alreadyCompleted();
-      await fsp.mkdir(uploadDir(fileRoot, upload.id), { recursive: true });
+      await makePrivateFolderAsync(uploadDir(fileRoot, upload.id));
       await fsp.rename(received.tempPath, partPath(fileRoot, upload.id, part));
       await trx
         .insertInto('file_upload_parts')

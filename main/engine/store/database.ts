@@ -2,7 +2,6 @@
 // PostgreSQL database (`--database postgres://...`, any number of processes), both
 // behind the same Kysely query code, with the numbered migrations applied at start.
 // See docs/store.md and docs/scale-out.md.
-import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -16,6 +15,7 @@ import * as sync from './migrations/0004-sync.ts';
 import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 import * as scaleOut from './migrations/0006-scale-out.ts';
 import * as contactCreator from './migrations/0007-contact-creator.ts';
+import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -71,9 +71,9 @@ export function isPostgresUrl(value: string): boolean {
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  makePrivateFolder(options.dataDir);
   const fileRoot = path.resolve(options.blobDir ?? options.dataDir);
-  fs.mkdirSync(fileRoot, { recursive: true });
+  makePrivateFolder(fileRoot);
   if (options.database && !isPostgresUrl(options.database)) {
     throw new Error(`--database must be a postgres://USER:PASS@HOST:PORT/DB address (got "${redactUrl(options.database)}"); leave it out to use the SQLite file in the data folder`);
   }
@@ -83,8 +83,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Promise<Store> {
-  fs.mkdirSync(dataDir, { recursive: true });
+  makePrivateFolder(dataDir);
   const file = path.join(dataDir, DATABASE_FILE_NAME);
+  // SQLite would create it 0644 less the umask; its -wal, -shm and -journal files
+  // take the database file's mode, so a private database keeps them private too.
+  createPrivateFileIfMissing(file);
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only an OS crash or power

@@ -24,6 +24,7 @@ import type { Store } from './database.ts';
 import { advanceIdSequence, isPostgres } from './sequences.ts';
 import { blobPath, newTempPath } from '../files/blob-store.ts';
 import { uploadsDir } from '../files/uploads.ts';
+import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from './private-files.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tables are discovered at run time
 type AnyKysely = Kysely<any>;
@@ -486,12 +487,12 @@ async function copyFiles(files: readonly FileToCopy[], toRoot: string, report: F
     } else {
       fileBytes = 0;
       const temp = newTempPath(toRoot, 'migrate');
-      await fsp.mkdir(path.dirname(temp), { recursive: true });
+      await makePrivateFolderAsync(path.dirname(temp));
       const counter = new HashingCounter(count);
       try {
-        await pipeline(fs.createReadStream(file.from, { highWaterMark: 1024 * 1024 }), counter, fs.createWriteStream(temp, { flags: 'wx' }));
+        await pipeline(fs.createReadStream(file.from, { highWaterMark: 1024 * 1024 }), counter, fs.createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
         if (counter.hash.digest('hex') === file.sha256) {
-          await fsp.mkdir(path.dirname(file.to), { recursive: true });
+          await makePrivateFolderAsync(path.dirname(file.to));
           await fsp.rename(temp, file.to);
           report.copied += 1;
         } else {
