@@ -5,6 +5,7 @@
 // tightened at start. See docs/store.md, "Private data folders".
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 
 export const PRIVATE_FOLDER_MODE = 0o700;
@@ -47,7 +48,7 @@ export function createPrivateFileIfMissing(file: string): void {
  * entries of another owner are left alone (chmod would fail on them anyway).
  */
 export function tightenToPrivate(root: string): number {
-  if (!hasUnixModes) return 0;
+  if (!hasUnixModes || isBroaderThanADataFolder(root)) return 0;
   const ownUid = process.getuid?.();
   let changed = 0;
   const pending = [root];
@@ -68,4 +69,14 @@ export function tightenToPrivate(root: string): number {
     }
   }
   return changed;
+}
+
+/**
+ * A data folder pointed at the home folder or the file system's root (`--data ~`
+ * by mistake) holds far more than SolarDesk's files: taking other users' access
+ * off everything in it would change the user's whole tree, so it is left alone.
+ */
+function isBroaderThanADataFolder(root: string): boolean {
+  const resolved = path.resolve(root);
+  return resolved === path.parse(resolved).root || resolved === path.resolve(os.homedir());
 }
