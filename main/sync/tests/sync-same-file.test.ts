@@ -12,7 +12,7 @@ import { startSyncHarness, type SyncedAgent, type SyncHarness } from '../testing
 import type { AgentOptions } from '../agent.ts';
 import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
-import { folderOfProject, settleFolders, waitFor } from '../../watch/testing/folder-testing.ts';
+import { folderOfProject, settleFolders, sleep, waitFor } from '../../watch/testing/folder-testing.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { sha256, type Json } from '../../watch/testing/folder-harness.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
@@ -80,6 +80,62 @@ describe('the same bytes dropped into one project on two computers', () => {
     assert.ok(fs.readdirSync(trash, { recursive: true }).map(String).some((entry) => entry.endsWith('survey copy.pdf')), 'kept in its trash');
     await settleFolders(second);
     assert.equal((await remoteFilesWithHash(hash)).length, 0, 'not uploaded again');
+  });
+
+  test('dropped at once on two running computers, both create it: they agree on one remote file', async () => {
+    const bytes = Buffer.from('%PDF-1.4\nthe roof photos, dropped on both laptops at once\n%%EOF\n');
+    const hash = sha256(bytes);
+    // Each computer's lookup by hash waits at the proxy until the other's has arrived,
+    // so both are answered "none" before either create lands: both create.
+    let looked = 0;
+    let bothLooked = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    first.proxy.addRule({
+      method: 'GET',
+      path: /\/private_files\/$/,
+      query: new RegExp(`search=${hash}`),
+      times: 2,
+      action: {
+        kind: 'hook',
+        run: async () => {
+          if (++looked === 2) {
+            bothLooked = true;
+            release();
+          }
+          await Promise.race([released, sleep(20_000)]);
+        },
+      },
+    });
+    const creates = () => first.proxy.count('POST', /\/private_files\/$/);
+    const deletes = () => first.proxy.count('DELETE', /\/private_files\/\d+\/$/);
+    const [createsBefore, deletesBefore] = [creates(), deletes()];
+    try {
+      fs.writeFileSync(path.join(folderOfProject(firstRoot, PROJECT), 'roof.pdf'), bytes);
+      fs.writeFileSync(path.join(folderOfProject(secondRoot, PROJECT), 'roof (laptop).pdf'), bytes);
+      await waitFor('both computers to look for it before either created it', () => bothLooked, 30_000);
+      for (let round = 0; round < 2; round++) {
+        await settleFolders(first);
+        await settleFolders(second);
+      }
+      // A copy deleted on the remote leaves a replica that had pulled it at its next sweep.
+      for (const side of [first, second]) await side.agent.context.db.updateTable('sync_state').set({ value: '0' }).where('key', '=', 'pull_count').execute();
+      await settleFolders(first);
+      await settleFolders(second);
+    } finally {
+      first.proxy.clearRules();
+    }
+
+    assert.equal(creates() - createsBefore, 2, 'the race happened: both computers created it');
+    assert.equal(deletes() - deletesBefore, 1, 'the copy that was not chosen was deleted by the computer that made it');
+    const remote = (await remoteFilesWithHash(hash)).filter((file) => String(file.project).endsWith(`/projects/${PROJECT}/`));
+    assert.equal(remote.length, 1, 'one remote file with those bytes in the project');
+    for (const [side, root, name] of [[first, firstRoot, 'roof.pdf'], [second, secondRoot, 'roof (laptop).pdf']] as const) {
+      assert.deepEqual(sameBytesIn(folderOfProject(root, PROJECT), bytes), [name], 'each folder shows it once, under its own name');
+      const records = await side.agent.context.db.selectFrom('private_files').select('id').where('file_hash', '=', hash).execute();
+      assert.deepEqual(records.map((record) => record.id), [remote[0]!.id], 'each replica has one record: the remote file');
+      assert.deepEqual((await side.local('GET', '/api/orgs/1/sync/pending/')).json, [], 'nothing held, parked or waiting');
+    }
   });
 
   test('the same bytes uploaded twice through the app stay two files: an explicit upload is never merged', async () => {
