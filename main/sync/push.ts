@@ -96,8 +96,12 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
 
   if (group.created) {
     const fromFolder = group.model === 'private_file' && (await isFromProjectFolder(sync, group.recordId));
-    if (fromFolder) {
-      if (wasSent && !(await sync.db.selectFrom('sync_uploads').select('op_id').where('op_id', '=', createRow!.op_id).executeTakeFirst())) {
+    // A chunked upload under way is our own create: it finishes (completing again
+    // answers with the same file) and gets its race check then, so a completed one
+    // whose answer was lost is never left behind as a second copy.
+    const uploading = fromFolder && (await sync.db.selectFrom('sync_uploads').select('op_id').where('op_id', '=', createRow!.op_id).executeTakeFirst()) !== undefined;
+    if (fromFolder && !uploading) {
+      if (wasSent) {
         // Our own create may have landed with its answer lost: it is ours to settle
         // (and to delete if another copy wins), so it is looked for before any other copy.
         const found = await findLostCreate(sync, group, createRow!);
