@@ -48,6 +48,8 @@ export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): P
     .deleteFrom('sync_uploads')
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('sync_outbox').select('id').whereRef('sync_outbox.op_id', '=', 'sync_uploads.op_id'))))
     .execute();
+  // Folder copies this computer created whose race check a kill (or a busy remote) cut off.
+  pushed += await settleFolderCopies(sync, isStopped);
   for (const group of groupOutbox(rows)) {
     if (isStopped()) break;
     if (done.has(`${group.model}:${group.recordId}`)) continue;
@@ -93,7 +95,18 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
   if (!json) return finishRows(sync, group.rows); // gone locally without a delete row: nothing to send
 
   if (group.created) {
-    if (group.model === 'private_file' && (await isFromProjectFolder(sync, group.recordId))) {
+    const fromFolder = group.model === 'private_file' && (await isFromProjectFolder(sync, group.recordId));
+    // A chunked upload under way is our own create: it finishes (completing again
+    // answers with the same file) and gets its race check then, so a completed one
+    // whose answer was lost is never left behind as a second copy.
+    const uploading = fromFolder && (await sync.db.selectFrom('sync_uploads').select('op_id').where('op_id', '=', createRow!.op_id).executeTakeFirst()) !== undefined;
+    if (fromFolder && !uploading) {
+      if (wasSent) {
+        // Our own create may have landed with its answer lost: it is ours to settle
+        // (and to delete if another copy wins), so it is looked for before any other copy.
+        const found = await findLostCreate(sync, group, createRow!);
+        if (found) return 1 + (await finishFolderCreate(sync, group, found));
+      }
       // The same bytes may be a file of this project on the remote already (dropped
       // into its folder on another computer): this file becomes that one, never a second.
       const same = await findSameContentsInProject(sync, json);
@@ -103,9 +116,9 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
       }
     }
     if (group.model === 'private_file' && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
-      return pushChunkedCreate(sync, group, json, createRow!, wasSent, isStopped);
+      return pushChunkedCreate(sync, group, json, createRow!, wasSent && !fromFolder, isStopped, fromFolder); // a folder file's lost create was looked for above
     }
-    if (wasSent) {
+    if (wasSent && !fromFolder) {
       const found = await findLostCreate(sync, group, createRow!);
       if (found) {
         await finishCreate(sync, group, found);
@@ -124,7 +137,9 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
       timeoutMs: timeoutForBytes(size),
     });
     if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, null);
-    if (outcome.kind === 'ok') await finishCreate(sync, group, outcome.body);
+    if (outcome.kind !== 'ok') return 1;
+    if (fromFolder) return 1 + (await finishFolderCreate(sync, group, outcome.body));
+    await finishCreate(sync, group, outcome.body);
     return 1;
   }
 
@@ -297,8 +312,10 @@ async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: num
 }
 
 /** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
-async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = []): Promise<void> {
+async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = [], folderCopy = false): Promise<void> {
   await sync.db.transaction().execute(async (trx) => {
+    // Made here from a project folder: its race check (settleFolderCopy) is due, even after a kill.
+    if (folderCopy) await trx.insertInto('sync_state').values({ key: `${FOLDER_COPY_KEY}${remoteJson.id}`, value: String(remoteJson.file_hash ?? '') }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
     const keep = local ? await laterLocalValues(trx, group, viewOf(group.model, local)) : {};
     const remoteView = viewOf(group.model, remoteJson);
@@ -468,13 +485,84 @@ async function findSameContentsInProject(sync: SyncContext, json: Json): Promise
   const query = { project: projectId, search: String(view.file_hash), limit: 100 };
   const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
   if (!Array.isArray(listed)) return null; // may not list: the create itself will say why
+  return (await copiesInProject(sync, listed, String(view.file_hash), projectId))[0] ?? null;
+}
+
+/**
+ * The listed files of `projectId` with sha256 `hash` that this replica is not about
+ * to delete, lowest id first: every computer that sees several picks the first, so
+ * racing computers agree on one (ids only grow, so the lowest was there first and
+ * every later creator sees it).
+ */
+async function copiesInProject(sync: SyncContext, listed: Json[], hash: string, projectId: number): Promise<Json[]> {
+  const copies: Json[] = [];
   for (const file of listed) {
     const candidate = viewOf('private_file', file);
-    if (candidate.file_hash !== view.file_hash || candidate.project !== projectId) continue;
+    if (candidate.file_hash !== hash || candidate.project !== projectId) continue;
     const deleting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', 'private_file').where('record_id', '=', file.id).where('op', '=', 'delete').executeTakeFirst();
-    if (!deleting) return file;
+    if (!deleting) copies.push(file);
   }
-  return null;
+  return copies.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** sync_state keys `folder_copy:<remote id>`: a file this computer created from a project folder, not yet checked for a racing copy. */
+const FOLDER_COPY_KEY = 'folder_copy:';
+
+/** finishCreate for a folder file this computer created, then its race check. Returns the requests made. */
+async function finishFolderCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = []): Promise<number> {
+  await finishCreate(sync, group, remoteJson, carry, true);
+  return settleFolderCopy(sync, remoteJson.id as number);
+}
+
+async function settleFolderCopies(sync: SyncContext, isStopped: () => boolean): Promise<number> {
+  const marks = await sync.db.selectFrom('sync_state').select('key').where('key', 'like', `${FOLDER_COPY_KEY}%`).execute();
+  let requests = 0;
+  for (const { key } of marks) {
+    if (isStopped()) break;
+    requests += await settleFolderCopy(sync, Number(key.slice(FOLDER_COPY_KEY.length)));
+  }
+  return requests;
+}
+
+/**
+ * Two computers that drop the same bytes into one project at once may both find
+ * nothing and both create (the remote has no uniqueness to lean on). So after a
+ * folder file's create, the project's files with that sha256 are listed again; of
+ * several, the lowest id is the one file. A computer deletes only its own copy (this
+ * one, made here from its folder a moment ago: same bytes, so nothing is lost), after
+ * re-keying its local file (and its folder mapping) to the chosen one in the same
+ * transaction that queues the delete: the folder keeps its file, nothing is uploaded
+ * again, nothing is held. Copies made by others are never deleted here; their own
+ * computers settle them the same way. Returns the requests made.
+ */
+async function settleFolderCopy(sync: SyncContext, ownId: number): Promise<number> {
+  const key = `${FOLDER_COPY_KEY}${ownId}`;
+  const done = () => sync.db.deleteFrom('sync_state').where('key', '=', key).execute();
+  const local = await sync.db.selectFrom('private_files').select(['project_id', 'file_hash']).where('id', '=', ownId).executeTakeFirst();
+  const deleting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', 'private_file').where('record_id', '=', ownId).where('op', '=', 'delete').executeTakeFirst();
+  // Gone here, or deleted in the folder (held for the user): that decision is the user's.
+  if (!local?.file_hash || local.project_id === null || deleting) return done().then(() => 0);
+  const query = { project: local.project_id, search: local.file_hash, limit: 100 };
+  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list'); // busy: tried again next cycle
+  if (!Array.isArray(listed)) return done().then(() => 1);
+  const copies = await copiesInProject(sync, listed, local.file_hash, local.project_id);
+  const chosen = copies[0];
+  // Alone, the chosen one, or no longer in this project (moved or deleted elsewhere): nothing to merge.
+  if (!chosen || chosen.id === ownId || !copies.some((copy) => copy.id === ownId)) return done().then(() => 1);
+  await sync.db.transaction().execute(async (trx) => {
+    const snapshot = (await snapshotRecord(trx, sync.engine, sync.orgId, 'private_file', ownId)) as Json | null;
+    // Local edits still waiting (a rename in the folder) follow the file to the chosen one.
+    const waiting = await trx.selectFrom('sync_outbox').select('fields').where('model', '=', 'private_file').where('record_id', '=', ownId).where('op', '=', 'update').execute();
+    const view = snapshot ? viewOf('private_file', snapshot) : {};
+    const keep: RecordView = {};
+    for (const row of waiting) for (const field of JSON.parse(row.fields) as string[]) keep[field] = view[field];
+    await rekey(trx, 'private_file', ownId, chosen.id);
+    await upsertPrivateFile(trx, sync.orgId, chosen, keep);
+    await storeBase(trx, 'private_file', chosen.id, chosen);
+    await insertOutboxRow(trx, sync.clock.now().toISOString(), { model: 'private_file', recordId: ownId, op: 'delete', fields: [] });
+    await trx.deleteFrom('sync_state').where('key', '=', key).execute();
+  });
+  return 1;
 }
 
 /** Long enough for a body at a slow 32 KiB/s uplink, never under the usual 30 s. */
@@ -494,7 +582,15 @@ async function goesUpInParts(sync: SyncContext, fileId: number, opId: string): P
  * upload resumes at the next part; a part sent again just replaces itself, and
  * completing again answers with the same file. Returns how many requests it made.
  */
-async function pushChunkedCreate(sync: SyncContext, group: OutboxGroup, json: Json, createRow: OutboxRow, wasSent: boolean, isStopped: () => boolean): Promise<number> {
+async function pushChunkedCreate(
+  sync: SyncContext,
+  group: OutboxGroup,
+  json: Json,
+  createRow: OutboxRow,
+  wasSent: boolean,
+  isStopped: () => boolean,
+  fromFolder: boolean,
+): Promise<number> {
   const settings = sync.uploads ?? DEFAULT_UPLOAD_SETTINGS;
   const view = viewOf('private_file', json);
   const projectId = view.project as number | null;
@@ -510,10 +606,7 @@ async function pushChunkedCreate(sync: SyncContext, group: OutboxGroup, json: Js
       // Sent before with no session recorded: a multipart create or a finished upload whose answer was lost.
       const found = await findLostCreate(sync, group, createRow);
       requests++;
-      if (found) {
-        await finishCreate(sync, group, found, carry);
-        return requests;
-      }
+      if (found) return requests + (fromFolder ? await finishFolderCreate(sync, group, found, carry) : (await finishCreate(sync, group, found, carry), 0));
     }
     const started = await send(sync, group, {
       method: 'POST',
@@ -572,9 +665,10 @@ async function pushChunkedCreate(sync: SyncContext, group: OutboxGroup, json: Js
     progress(null);
     return requests;
   }
-  await finishCreate(sync, group, completed.body, carry);
+  await finishCreate(sync, group, completed.body, carry, fromFolder);
   await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
   progress(null);
+  if (fromFolder) requests += await settleFolderCopy(sync, completed.body.id as number);
   return requests;
 }
 

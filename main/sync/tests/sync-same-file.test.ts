@@ -12,7 +12,7 @@ import { startSyncHarness, type SyncedAgent, type SyncHarness } from '../testing
 import type { AgentOptions } from '../agent.ts';
 import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
-import { folderOfProject, settleFolders, waitFor } from '../../watch/testing/folder-testing.ts';
+import { folderOfProject, settleFolders, sleep, waitFor } from '../../watch/testing/folder-testing.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { sha256, type Json } from '../../watch/testing/folder-harness.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
@@ -80,6 +80,103 @@ describe('the same bytes dropped into one project on two computers', () => {
     assert.ok(fs.readdirSync(trash, { recursive: true }).map(String).some((entry) => entry.endsWith('survey copy.pdf')), 'kept in its trash');
     await settleFolders(second);
     assert.equal((await remoteFilesWithHash(hash)).length, 0, 'not uploaded again');
+  });
+
+  /**
+   * Each computer's lookup by `hash` waits at the proxy until the other's has arrived,
+   * so both are answered "none" before either create lands: both create. Returns
+   * whether both lookups have come.
+   */
+  const raceTheLookups = (hash: string): (() => boolean) => {
+    let looked = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    first.proxy.addRule({
+      method: 'GET',
+      path: /\/private_files\/$/,
+      query: new RegExp(`search=${hash}`),
+      times: 2,
+      action: {
+        kind: 'hook',
+        run: async () => {
+          if (++looked === 2) release();
+          await Promise.race([released, sleep(20_000)]);
+        },
+      },
+    });
+    return () => looked === 2;
+  };
+  const creates = () => first.proxy.count('POST', /\/private_files\/$/);
+  const deletes = () => first.proxy.count('DELETE', /\/private_files\/\d+\/$/);
+  const remoteCopiesInProject = async (hash: string) => (await remoteFilesWithHash(hash)).filter((file) => String(file.project).endsWith(`/projects/${PROJECT}/`));
+  const marksOf = (side: SyncHarness | SyncedAgent) => side.agent.context.db.selectFrom('sync_state').select('key').where('key', 'like', 'folder_copy:%').execute();
+
+  /** Both settled, then a sweep on each (a copy deleted on the remote leaves a replica that had pulled it at its next sweep). */
+  const settleBoth = async () => {
+    for (let round = 0; round < 2; round++) {
+      await settleFolders(first);
+      await settleFolders(second);
+    }
+    for (const side of [first, second]) await side.agent.context.db.updateTable('sync_state').set({ value: '0' }).where('key', '=', 'pull_count').execute();
+    await settleFolders(first);
+    await settleFolders(second);
+  };
+
+  const assertOneFile = async (hash: string, bytes: Buffer, names: readonly [string, string]) => {
+    const remote = await remoteCopiesInProject(hash);
+    assert.equal(remote.length, 1, 'one remote file with those bytes in the project');
+    for (const [index, side] of [first, second].entries()) {
+      const root = index === 0 ? firstRoot : secondRoot;
+      assert.deepEqual(sameBytesIn(folderOfProject(root, PROJECT), bytes), [names[index]], 'each folder shows it once, under its own name');
+      const records = await side.agent.context.db.selectFrom('private_files').select('id').where('file_hash', '=', hash).execute();
+      assert.deepEqual(records.map((record) => record.id), [remote[0]!.id], 'each replica has one record: the remote file');
+      assert.deepEqual((await side.local('GET', '/api/orgs/1/sync/pending/')).json, [], 'nothing held, parked or waiting');
+      assert.deepEqual(await marksOf(side), [], 'no race check left');
+    }
+  };
+
+  test('dropped at once on two running computers, both create it: they agree on one remote file', async () => {
+    const bytes = Buffer.from('%PDF-1.4\nthe roof photos, dropped on both laptops at once\n%%EOF\n');
+    const hash = sha256(bytes);
+    const bothLooked = raceTheLookups(hash);
+    const [createsBefore, deletesBefore] = [creates(), deletes()];
+    try {
+      fs.writeFileSync(path.join(folderOfProject(firstRoot, PROJECT), 'roof.pdf'), bytes);
+      fs.writeFileSync(path.join(folderOfProject(secondRoot, PROJECT), 'roof (laptop).pdf'), bytes);
+      await waitFor('both computers to look for it before either created it', bothLooked, 30_000);
+      await settleBoth();
+    } finally {
+      first.proxy.clearRules();
+    }
+    assert.equal(creates() - createsBefore, 2, 'the race happened: both computers created it');
+    assert.equal(deletes() - deletesBefore, 1, 'the copy that was not chosen was deleted by the computer that made it');
+    await assertOneFile(hash, bytes, ['roof.pdf', 'roof (laptop).pdf']);
+  });
+
+  test('a race check cut off after both creates (the remote busy, then a restart) is settled at the next cycle', async () => {
+    const bytes = Buffer.from('%PDF-1.4\nthe wiring diagram, dropped on both laptops at once\n%%EOF\n');
+    const hash = sha256(bytes);
+    const bothLooked = raceTheLookups(hash);
+    // The check after each create is refused for a while: as if each computer had been killed right after its create.
+    first.proxy.addRule({
+      method: 'GET',
+      path: /\/private_files\/$/,
+      query: new RegExp(`search=${hash}`),
+      times: 2,
+      action: { kind: 'status', status: 429, body: { detail: 'Request was throttled.' }, headers: { 'retry-after': '6' } },
+    });
+    try {
+      fs.writeFileSync(path.join(folderOfProject(firstRoot, PROJECT), 'wiring.pdf'), bytes);
+      fs.writeFileSync(path.join(folderOfProject(secondRoot, PROJECT), 'wiring (laptop).pdf'), bytes);
+      await waitFor('both computers to look for it before either created it', bothLooked, 30_000);
+      await waitFor('both to have created it, each with its check still due', async () => (await marksOf(first)).length === 1 && (await marksOf(second)).length === 1, 30_000);
+      assert.equal((await remoteCopiesInProject(hash)).length, 2, 'two copies for now');
+      await first.restartAgent(); // only the mark in its store carries the check over
+      await settleBoth();
+    } finally {
+      first.proxy.clearRules();
+    }
+    await assertOneFile(hash, bytes, ['wiring.pdf', 'wiring (laptop).pdf']);
   });
 
   test('the same bytes uploaded twice through the app stay two files: an explicit upload is never merged', async () => {
