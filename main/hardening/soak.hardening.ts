@@ -33,9 +33,14 @@
 //     before Z was written, or the remote side of a conflict it resolved, or Y
 //     reached the remote before Z's local write was answered while the agent was
 //     running and not paused (a pull may have brought Y between that read and the
-//     write: lenient, so a failure here is never a race of the harness). Anything
-//     else is a lost update: the agent overwrote a value it never saw, and a
-//     conflict was due.
+//     write: lenient, so a failure here is never a race of the harness). Knowledge
+//     carries through the agent's own unpushed writes of the field: when what Z's
+//     local API showed was an earlier local write W of the same agent to the same
+//     field whose value never reached the remote (sync coalesced W into Z's push),
+//     Z knew whatever W knew, by these same rules, applied to W. Only that chain
+//     counts: a value of the agent's that did reach the remote, or anyone else's,
+//     carries nothing. Anything else is a lost update: the agent overwrote a value
+//     it never saw, and a conflict was due.
 // A local write whose value never reached the remote is superseded by a later
 // acknowledged write of the same agent to the same field (sync coalesces them), or
 // withdrawn by the user resolving that field's conflict as "remote". File titles
@@ -554,14 +559,22 @@ function notesLog(store: StoreInspector): LogEntry[] {
 const describe = (write: Write | undefined, value: unknown) =>
   write ? `${JSON.stringify(write.value)} (${write.who}, sent ${seconds(write.sentAt)}, acked ${seconds(write.ackedAt)}${write.seen !== undefined ? `, had seen ${JSON.stringify(write.seen)}` : ''})` : `${JSON.stringify(value)} (no write of the soak)`;
 
-/** Why an agent's pushed write `z` may replace `previous`, or null when it may not. */
-function mayReplace(z: Write, previous: LogEntry | { value: unknown; at: number }): string | null {
+/**
+ * Why an agent's pushed write `z` may replace `previous`, or null when it may not.
+ * `reachedRemote` says whether a value of this record's notes is in the change log.
+ */
+function mayReplace(z: Write, previous: LogEntry | { value: unknown; at: number }, reachedRemote: (value: unknown) => boolean): string | null {
   const byValue = writes.find((w) => w.value === previous.value);
   if (byValue && byValue.agent === z.agent) return 'its own write';
   if (sameJson(z.seen, previous.value)) return 'it showed that value before the write';
   if (resolutions.some((r) => r.agent === z.agent && r.model === 'project' && r.recordId === z.recordId && r.field === 'notes' && sameJson(r.remoteValue, previous.value))) return 'a conflict it resolved showed it';
   if (z.writerLive && previous.at <= (z.ackedAt ?? z.sentAt + REQUEST_TIMEOUT_MS)) return 'it may have pulled it just before the write';
-  return null;
+  // What z's local API showed was the agent's own earlier write of the field, never pushed on its own: z knew what it knew.
+  const earlier = writes.find(
+    (w) => w !== z && w.agent === z.agent && w.model === 'project' && w.recordId === z.recordId && w.field === z.field && w.sentAt < z.sentAt && sameJson(w.value, z.seen) && !reachedRemote(w.value),
+  );
+  const why = earlier ? mayReplace(earlier, previous, reachedRemote) : null;
+  return why === null ? null : `its unpushed ${JSON.stringify(earlier!.value)}, coalesced into this push, knew it (${why})`;
 }
 
 /** The processes' events and the record's conflict events from just before a write until a few seconds after. */
@@ -602,7 +615,7 @@ function checkNotesWrites(log: LogEntry[], finalNotes: Map<number, unknown>, con
       continue;
     }
     if (replacer.agent === null) continue; // a direct API write is last-wins by design
-    if (mayReplace(replacer, entries[position]!) !== null) continue;
+    if (mayReplace(replacer, entries[position]!, (value) => entries.some((entry) => sameJson(entry.value, value))) !== null) continue;
     report(w, `LOST ${where}: reached the remote at change #${entries[position]!.changeId} (${seconds(entries[position]!.at)}), then overwritten at change #${next.changeId} (${seconds(next.at)}) by ${describe(replacer, next.value)}, which had never seen it: no conflict was raised`);
   }
   return problems;

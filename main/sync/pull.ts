@@ -194,7 +194,10 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     const record = await trx.selectFrom('sync_records').selectAll().where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
     const base = record ? (JSON.parse(record.base) as RecordView) : null;
     const rows = await trx.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', id).execute();
-    if (rows.some((row) => row.op === 'delete')) return 0; // deleted here; the delete is on its way
+    // Deleted here and on its way. A deletion held for the user's confirmation (a file
+    // deleted in its folder) is going nowhere: the record is still here and merges as
+    // usual, or its version would never move and an update of it would meet 412 forever.
+    if (rows.some((row) => row.op === 'delete' && row.status !== 'held')) return 0;
     const marker = remoteJson.custom_data?.[CLIENT_OP_KEY];
     if (marker && (await trx.selectFrom('sync_outbox').select('id').where('op_id', '=', marker).executeTakeFirst())) {
       return 0; // our own create whose answer was lost: the push adopts it

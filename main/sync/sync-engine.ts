@@ -105,14 +105,14 @@ export class SyncEngine {
     const { db } = this.sync;
     const pending = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
     const conflicts = await db.selectFrom('sync_conflicts').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    const nextRow = await db.selectFrom('sync_outbox').select((builder) => builder.fn.min('next_attempt_at').as('next')).where('status', '=', 'pending').executeTakeFirst();
+    const nextDue = await this.nextDueAt();
     const nextAttempt = this.nextAttemptAt ? new Date(this.nextAttemptAt).toISOString() : null;
     return {
       state: this.state,
       pending: Number(pending.count),
       conflicts: Number(conflicts.count),
       last_synced_at: (await getSyncState(db, 'last_synced_at')) ?? null,
-      next_attempt_at: [nextAttempt, nextRow?.next ?? null].filter((value): value is string => value !== null).sort()[0] ?? null,
+      next_attempt_at: [nextAttempt, nextDue].filter((value): value is string => value !== null).sort()[0] ?? null,
       remote_reachable: this.reachable,
       detail: this.detail,
     };
@@ -187,7 +187,26 @@ export class SyncEngine {
   }
 
   private async nextDueDelay(): Promise<number | null> {
-    const row = await this.sync.db.selectFrom('sync_outbox').select((builder) => builder.fn.min('next_attempt_at').as('next')).where('status', '=', 'pending').executeTakeFirst();
-    return row?.next ? Date.parse(row.next) - this.sync.clock.now().getTime() : null;
+    const next = await this.nextDueAt();
+    return next ? Date.parse(next) - this.sync.clock.now().getTime() : null;
+  }
+
+  /**
+   * When the next queued change can go out. A change whose every field waits for a
+   * conflict to be settled is never due: the push leaves it where it is, so counting
+   * it would run a cycle (a whole pull) every 50 ms until the user settles it.
+   * Settling queues a fresh change and wakes the loop.
+   */
+  private async nextDueAt(): Promise<string | null> {
+    const { db } = this.sync;
+    const rows = await db.selectFrom('sync_outbox').select(['model', 'record_id', 'op', 'fields', 'next_attempt_at']).where('status', '=', 'pending').orderBy('next_attempt_at').execute();
+    if (rows.length === 0) return null;
+    const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
+    const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
+    const waitsForUser = (row: (typeof rows)[number]) => {
+      const fields = JSON.parse(row.fields) as string[];
+      return row.op === 'update' && fields.length > 0 && fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
+    };
+    return rows.find((row) => !waitsForUser(row))?.next_attempt_at ?? null;
   }
 }
