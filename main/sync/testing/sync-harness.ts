@@ -6,6 +6,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { startAgent, type Agent, type AgentOptions } from '../agent.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
+import { createFile } from '../../engine/testing/file-testing.ts';
 
 export interface SyncHarness {
   server: TestServer;
@@ -122,4 +123,28 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
   };
   await harness.synced();
   return harness;
+}
+
+/** Two computers of one org: the admin's agent and the member's, with projects both see and a file on the first of them. */
+export interface TwoUserHarness {
+  h: SyncHarness;
+  admin: SyncedAgent;
+  member: SyncedAgent;
+  /** Ids of the projects the member sees (the admin sees every project). */
+  shared: number[];
+  /** A private file on shared[0], made on the server and synced to both. */
+  fileId: number;
+}
+
+export async function startTwoUserHarness(fileBytes: string, fileName: string, fileTitle: string): Promise<TwoUserHarness> {
+  const h = await startSyncHarness();
+  const admin: SyncedAgent = { agent: h.agent, dataDir: h.dataDir, local: h.local, synced: h.synced };
+  const member = await h.addAgent(DEMO_USERS.sunriseMember);
+  const projects = (await member.local('GET', '/api/orgs/1/projects/?limit=100&ordering=id')).json as Array<{ id: number }>;
+  const shared = projects.map((project) => project.id);
+  const adminToken = await h.server.tokenFor(DEMO_USERS.sunriseAdmin);
+  const file = await createFile(h.server, adminToken, fileBytes, fileName, { title: fileTitle, project: `${h.server.baseUrl}/api/orgs/1/projects/${shared[0]}/` });
+  await admin.synced();
+  await member.synced();
+  return { h, admin, member, shared, fileId: file.id };
 }

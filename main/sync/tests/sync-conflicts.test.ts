@@ -4,20 +4,11 @@
 // another client's write at an exact moment (the race a test cannot otherwise time).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSyncHarness, type SyncHarness, type SyncedAgent } from '../testing/sync-harness.ts';
+import { startTwoUserHarness, type SyncHarness, type SyncedAgent } from '../testing/sync-harness.ts';
+import type { SyncConflictJson } from '../../../shared/sync-api.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { createFile } from '../../engine/testing/file-testing.ts';
 
-interface ConflictJson {
-  id: number;
-  model: string;
-  record_id: number;
-  field: string;
-  local_value: unknown;
-  remote_value: unknown;
-}
-
-const conflictsOf = async (agent: Pick<SyncedAgent, 'local'>): Promise<ConflictJson[]> => (await agent.local('GET', '/api/orgs/1/sync/conflicts/')).json;
+const conflictsOf = async (agent: Pick<SyncedAgent, 'local'>): Promise<SyncConflictJson[]> => (await agent.local('GET', '/api/orgs/1/sync/conflicts/')).json;
 
 describe('sync conflicts and write preconditions', () => {
   let h: SyncHarness;
@@ -29,16 +20,8 @@ describe('sync conflicts and write preconditions', () => {
   let fileId: number;
 
   before(async () => {
-    h = await startSyncHarness();
-    admin = { agent: h.agent, dataDir: h.dataDir, local: h.local, synced: h.synced };
-    const adminToken = await h.server.tokenFor(DEMO_USERS.sunriseAdmin);
-    member = await h.addAgent(DEMO_USERS.sunriseMember);
-    shared = ((await member.local('GET', '/api/orgs/1/projects/?limit=100&ordering=id')).json as Array<{ id: number }>).map((project) => project.id);
+    ({ h, admin, member, shared, fileId } = await startTwoUserHarness('shared roof photo', 'roof.jpg', 'Roof'));
     assert.ok(shared.length >= 4, `the member sees some projects: ${shared.join(', ')}`);
-    const file = await createFile(h.server, adminToken, 'shared roof photo', 'roof.jpg', { title: 'Roof', project: `${h.server.baseUrl}/api/orgs/1/projects/${shared[0]}/` });
-    fileId = file.id;
-    await admin.synced();
-    await member.synced();
     assert.equal((await member.local('GET', `/api/orgs/1/private_files/${fileId}/`)).json.title, 'Roof', 'the member has the file');
   });
   after(() => h.close());

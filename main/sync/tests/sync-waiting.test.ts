@@ -4,9 +4,7 @@
 // log counts the requests that reach the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSyncHarness, type SyncHarness, type SyncedAgent } from '../testing/sync-harness.ts';
-import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { createFile } from '../../engine/testing/file-testing.ts';
+import { startTwoUserHarness, type SyncHarness, type SyncedAgent } from '../testing/sync-harness.ts';
 import { heldDeleteOf, holdDelete } from '../../watch/held-deletes.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,15 +17,8 @@ describe('sync: changes that wait for the user', () => {
   let fileId: number;
 
   before(async () => {
-    h = await startSyncHarness(); // polls once an hour: every cycle here is one that was asked for
-    admin = { agent: h.agent, dataDir: h.dataDir, local: h.local, synced: h.synced };
-    member = await h.addAgent(DEMO_USERS.sunriseMember);
-    shared = ((await member.local('GET', '/api/orgs/1/projects/?limit=100&ordering=id')).json as Array<{ id: number }>).map((project) => project.id);
-    const adminToken = await h.server.tokenFor(DEMO_USERS.sunriseAdmin);
-    const file = await createFile(h.server, adminToken, 'site plan bytes', 'plan.pdf', { title: 'Plan', project: `${h.server.baseUrl}/api/orgs/1/projects/${shared[0]}/` });
-    fileId = file.id;
-    await admin.synced();
-    await member.synced();
+    // The harness polls once an hour: every cycle here is one that was asked for.
+    ({ h, admin, member, shared, fileId } = await startTwoUserHarness('site plan bytes', 'plan.pdf', 'Plan'));
   });
   after(() => h.close());
 
