@@ -14,6 +14,12 @@ import { download, eventually } from '../engine/testing/file-testing.ts';
 import { multipartBody, postMultipart } from '../engine/testing/multipart-upload.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
 import { killAgent, startAgentProcess } from '../sync/testing/agent-process.ts';
+import { testPostgresUrl } from '../engine/testing/test-database.ts';
+
+// `npm run test:postgres` runs this file again with the servers' stores in
+// PostgreSQL: their data folders then hold no SQLite file (the agents' replicas
+// are SQLite either way).
+const serverStoreFiles = testPostgresUrl() ? [] : [/^solardesk\.sqlite$/, /^solardesk\.sqlite-wal$/, /^solardesk\.sqlite-shm$/];
 
 // The servers and agents below are children of this process and inherit its umask:
 // 022 is the usual one, under which files are made 0644 and folders 0755 unless
@@ -85,7 +91,7 @@ describe('private data folders', () => {
         await eventually(synced, 'the agent to push the new file', 60_000);
 
         // Checked while both run, so the SQLite -wal and -shm files are there too.
-        assertHolds(assertAllPrivate(serverDir), [/^solardesk\.sqlite$/, /^solardesk\.sqlite-wal$/, /^solardesk\.sqlite-shm$/, /^blobs\/..\/..\/[0-9a-f]{64}$/, /^uploads\/[0-9a-f]+\/1\.part$/, /^tmp$/]);
+        assertHolds(assertAllPrivate(serverDir), [...serverStoreFiles, /^blobs\/..\/..\/[0-9a-f]{64}$/, /^uploads\/[0-9a-f]+\/1\.part$/, /^tmp$/]);
         assertHolds(assertAllPrivate(agentDir), [/^solardesk\.sqlite-wal$/, /^blobs\/..\/..\/[0-9a-f]{64}$/, /^agent\.json$/, /^remote-token$/, /^local-api-token$/]);
       } finally {
         await killAgent(agent, 'SIGTERM');
@@ -95,7 +101,9 @@ describe('private data folders', () => {
     }
   });
 
-  test('a data folder an earlier version left open is tightened at start, and its legacy secret file adopted into the store and removed', async () => {
+  // The earlier version's layout is a SQLite store with the secret in a file beside it; a PostgreSQL store never had that file.
+  const sqliteOnly = testPostgresUrl() ? { skip: 'a legacy server-secret file only ever sat beside a SQLite store' } : {};
+  test('a data folder an earlier version left open is tightened at start, and its legacy secret file adopted into the store and removed', sqliteOnly, async () => {
     const dataDir = path.join(root, 'earlier');
     const first = await startServerProcess(['--data', dataDir, '--seed', 'demo']);
     try {
