@@ -92,6 +92,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         },
       );
       upstream.on('error', () => request.socket.destroy());
+      // A client that went away before its body was all sent (killed, cut off; also
+      // while a delay or hook held it) must not leave the server waiting for the rest:
+      // a server stopping gracefully would wait for that request until its timeout.
+      const abandoned = () => !request.complete && upstream.destroy();
+      if (request.destroyed) abandoned();
+      else request.on('close', abandoned);
       request.pipe(upstream);
     };
     if (action?.kind === 'delay') setTimeout(forward, action.ms);
