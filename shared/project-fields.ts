@@ -237,4 +237,3 @@ export const MILESTONES = [
   { id: 3, title: 'Installed' },
   { id: 4, title: 'Others' },
 ] as const;
-export type MilestoneId = (typeof MILESTONES)[number]['id'];

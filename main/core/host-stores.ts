@@ -35,6 +35,7 @@ function readJsonFile(file: string): unknown {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     // A damaged file is set aside rather than silently overwritten.
+    // The real time only makes the set-aside name unique and tells a person when; nothing compares it.
     fs.renameSync(file, `${file}.damaged-${Date.now()}`);
     return undefined;
   }

@@ -7,6 +7,7 @@ import { openStore, type Store } from './store/database.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from './store/tables.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { PLAN_CHANGE_DELAY_SECONDS } from '../../shared/plans.ts';
 import { type EngineContext, OrgCache } from './context.ts';
 import { type App, type TypedApp, buildApp } from './http/app.ts';
 import { Throttle, mergeThrottleRates } from './throttle/throttle.ts';
@@ -29,7 +30,7 @@ export interface EngineOptions {
   publicUrl?: string;
   clock?: Clock;
   logLevel?: string | false;
-  /** How long an org's plan may be cached (service.md 5.4 allows up to 5 minutes). */
+  /** How long an org's plan may be cached: DEFAULT_PLAN_CACHE_SECONDS, at most PLAN_CHANGE_DELAY_SECONDS. */
   planCacheSeconds?: number;
   /** Overrides of the built-in throttle table (shared/throttle-rates.ts), as --throttle-config gives them. */
   throttleRates?: unknown;
@@ -106,6 +107,19 @@ export async function loadOrCreateSecret(db: Kysely<Database>, dataDir: string):
   return Buffer.from(stored, 'hex');
 }
 
+/**
+ * Org rows (their plans) are cached this long by default. Not the delay itself:
+ * service.md 5.4 lets a plan change take PLAN_CHANGE_DELAY_SECONDS to apply, and a
+ * minute keeps well inside that.
+ */
+const DEFAULT_PLAN_CACHE_SECONDS = 60;
+
+function planCacheSeconds(options: EngineOptions): number {
+  const seconds = options.planCacheSeconds ?? DEFAULT_PLAN_CACHE_SECONDS;
+  if (seconds > PLAN_CHANGE_DELAY_SECONDS) throw new Error(`planCacheSeconds is ${seconds}, but a plan change must apply within ${PLAN_CHANGE_DELAY_SECONDS} s`);
+  return seconds;
+}
+
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const isGuest = options.dataFolder === 'guest';
   const lent = typeof options.dataFolder === 'object' ? options.dataFolder : null;
@@ -120,6 +134,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
 }
 
 async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { isGuest: boolean; releaseLock: () => void }): Promise<Engine> {
+  const planCacheMs = planCacheSeconds(options) * 1000;
   const store = await openStore({ dataDir: options.dataDir, database: options.database, blobDir: options.blobDir });
   // The data folder was tightened when it was locked; a shared --blob-dir has no lock of its own.
   if (!isGuest && store.fileRoot !== path.resolve(options.dataDir)) tightenToPrivate(store.fileRoot);
@@ -130,7 +145,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     clock,
     publicUrl: (options.publicUrl ?? 'http://127.0.0.1').replace(/\/+$/, ''),
     signingSecret: await loadOrCreateSecret(store.db, options.dataDir),
-    orgs: new OrgCache(store.db, clock, (options.planCacheSeconds ?? 60) * 1000),
+    orgs: new OrgCache(store.db, clock, planCacheMs),
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
     webhookWorker: null,

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createEngine, type Engine } from '../engine/engine.ts';
-import { type Clock, systemClock } from '../engine/clock.ts';
+import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
 import { hashPassword } from '../engine/auth/passwords.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
@@ -212,7 +212,7 @@ async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Pr
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');
     log(`local api on ${address}`);
     if (options.folder) {
-      late.folders = new FolderWatcher({ ...options.folderOptions, root: path.resolve(options.folder), engine: engine.context, orgId: config.org_id, userId: config.user_id, log });
+      late.folders = new FolderWatcher({ clock, ...options.folderOptions, root: path.resolve(options.folder), engine: engine.context, orgId: config.org_id, userId: config.user_id, log });
       await late.folders.start();
     }
     await sync.start();
@@ -273,7 +273,7 @@ async function ensureLocalIdentity(engine: Engine, remote: RemoteClient, config:
     const plan = typeof answer.body.api_plan === 'string' && isApiPlan(answer.body.api_plan) ? answer.body.api_plan : 'raw_data_api_access';
     await db
       .insertInto('orgs')
-      .values({ id: config.org_id, name: String(answer.body.name ?? `Org ${config.org_id}`), api_plan: plan, plan_starts_on: '2000-01-01', plan_ends_on: null, plan_is_trial: 0, created_date: new Date().toISOString() })
+      .values({ id: config.org_id, name: String(answer.body.name ?? `Org ${config.org_id}`), api_plan: plan, plan_starts_on: '2000-01-01', plan_ends_on: null, plan_is_trial: 0, created_date: nowIso(engine.context.clock) })
       .execute();
   }
   const user = await db.selectFrom('users').select('id').where('id', '=', config.user_id).executeTakeFirst();
@@ -290,14 +290,14 @@ async function ensureLocalIdentity(engine: Engine, remote: RemoteClient, config:
         phone: '',
         is_machine_user: 1,
         is_staff: 0,
-        created_date: new Date().toISOString(),
+        created_date: nowIso(engine.context.clock),
       })
       .execute();
   }
   await db.transaction().execute((trx) => reserveProvisionalIds(trx));
   const role = await db.selectFrom('roles').select('id').where('org_id', '=', config.org_id).where('user_id', '=', config.user_id).executeTakeFirst();
   if (!role) {
-    const now = new Date().toISOString();
+    const now = nowIso(engine.context.clock);
     await db
       .insertInto('roles')
       .values({

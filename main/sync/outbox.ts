@@ -2,7 +2,7 @@
 // transaction (so kill -9 at any moment loses no acknowledged write). Rows carry a
 // client-made op id and their sequence number (the row id).
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
@@ -98,8 +98,4 @@ export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
     for (const field of JSON.parse(row.fields) as string[]) group.fields.add(field);
   }
   return [...groups.values()].sort((a, b) => a.firstSeq - b.firstSeq);
-}
-
-export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
-  return db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
 }

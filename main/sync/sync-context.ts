@@ -1,18 +1,15 @@
 // What the push, pull and conflict code share: the local store, the remote, and
 // how records are addressed on each side.
 import type { Kysely } from 'kysely';
+import { type Backoff, backoffDelayMs } from '../../shared/backoff.ts';
 import type { Database } from '../engine/store/tables.ts';
 import type { EngineContext } from '../engine/context.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { RemoteClient } from './remote-client.ts';
 import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
 
-export interface RetrySchedule {
-  /** Wait before the first retry of a change that failed for a passing reason. */
-  firstDelayMs: number;
-  factor: number;
-  maxDelayMs: number;
-}
+/** How a change that failed for a passing reason is retried: firstDelayMs after the first failure, no jitter. */
+export type RetrySchedule = Omit<Backoff, 'jitter'>;
 
 export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = { firstDelayMs: 5_000, factor: 4, maxDelayMs: 6 * 60 * 60_000 };
 
@@ -64,8 +61,9 @@ export function remoteUrl(sync: SyncContext, path: string): string {
   return sync.remote.url(path);
 }
 
+/** The wait before the next try of a change that has failed `attempts` times. */
 export function retryDelay(schedule: RetrySchedule, attempts: number): number {
-  return Math.min(schedule.firstDelayMs * schedule.factor ** Math.max(0, attempts - 1), schedule.maxDelayMs);
+  return backoffDelayMs(schedule, attempts);
 }
 
 export async function getSyncState(db: Kysely<Database>, key: string): Promise<string | undefined> {

@@ -6,6 +6,7 @@ import { pushOutbox } from './push.ts';
 import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
+import { backoffDelayMs } from '../../shared/backoff.ts';
 
 export type SyncState = 'idle' | 'syncing' | 'offline' | 'paused' | 'needs_sign_in' | 'error';
 
@@ -37,16 +38,15 @@ export class SyncEngine {
   private running: Promise<void> | undefined;
   private again = false;
   private nextAttemptAt: number | null = null;
-  private offlineDelayMs: number;
+  /** Cycles in a row that ended offline or in error, each followed by a retry. */
+  private offlineRetries = 0;
   /** After a 429 or 5xx during a pull: when to try again. */
   private busyRetryMs: number | null = null;
 
   constructor(
     private readonly sync: SyncContext,
     private readonly options: SyncEngineOptions,
-  ) {
-    this.offlineDelayMs = options.offlineRetryMs;
-  }
+  ) {}
 
   async start(): Promise<void> {
     this.stopped = false;
@@ -137,7 +137,7 @@ export class SyncEngine {
       const pushed = await pushOutbox(this.sync, stop);
       if (!hadPending || pushed > 0) await pullAll(this.sync);
       this.reachable = true;
-      this.offlineDelayMs = this.options.offlineRetryMs;
+      this.offlineRetries = 0;
       await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
       this.setState(this.paused ? 'paused' : 'idle', null);
     } catch (error) {
@@ -169,8 +169,7 @@ export class SyncEngine {
       if (this.stopped || this.paused || this.running) return;
       let delay = this.options.pollIntervalMs;
       if (this.state === 'offline' || this.state === 'error') {
-        delay = this.offlineDelayMs;
-        this.offlineDelayMs = Math.min(this.offlineDelayMs * 2, this.options.pollIntervalMs);
+        delay = this.offlineRetryDelay(++this.offlineRetries);
       } else if (dueIn !== null) delay = Math.min(delay, Math.max(dueIn, 50));
       if (this.busyRetryMs !== null) {
         delay = Math.min(delay, this.busyRetryMs);
@@ -184,6 +183,15 @@ export class SyncEngine {
       }, delay);
       this.timer.unref?.();
     });
+  }
+
+  /**
+   * offlineRetryMs, then doubling up to the poll interval. The first retry keeps
+   * offlineRetryMs even when the poll interval is shorter (a sub-second --sync-interval).
+   */
+  private offlineRetryDelay(retry: number): number {
+    const { offlineRetryMs, pollIntervalMs } = this.options;
+    return retry === 1 ? offlineRetryMs : backoffDelayMs({ firstDelayMs: offlineRetryMs, factor: 2, maxDelayMs: pollIntervalMs }, retry);
   }
 
   private async nextDueDelay(): Promise<number | null> {

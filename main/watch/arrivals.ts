@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import { type Clock, todayIso } from '../engine/clock.ts';
 import { AGENT_FOLDER, isRealFolder } from './project-folders.ts';
 import { nameKey, uniqueName } from './folder-names.ts';
 
@@ -92,9 +93,10 @@ export async function placeArrival(
 /**
  * Moves a file out of a project folder into the root's .solardesk/trash/ (same
  * disk: a rename), keeping it: used when its private file was deleted elsewhere.
+ * Trash is kept in one folder per day, today's as the clock says.
  */
-export async function moveToTrash(root: string, file: string, label: string): Promise<string> {
-  const day = new Date().toISOString().slice(0, 10);
+export async function moveToTrash(root: string, file: string, label: string, clock: Clock): Promise<string> {
+  const day = todayIso(clock);
   const folder = path.join(agentTrashDir(root), day, label);
   await fsp.mkdir(folder, { recursive: true });
   const existing = new Set((await fsp.readdir(folder)).map(nameKey));

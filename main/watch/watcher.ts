@@ -12,6 +12,7 @@ import chokidar, { type FSWatcher } from 'chokidar';
 import type { Kysely } from 'kysely';
 import type { Database, WatchFileRow } from '../engine/store/tables.ts';
 import type { EngineContext } from '../engine/context.ts';
+import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { actorInOrg } from '../engine/auth/actor.ts';
 import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
 import { type AfterInsert, insertFileRow, type NewFileRecord, storeNewFile, updateFile } from '../engine/files/file-service.ts';
@@ -43,6 +44,8 @@ export interface FolderWatcherOptions {
   /** A folder (or the root) that lost more than `minFiles` files and more than `fraction` of them at once trips the guard. */
   massDelete?: { minFiles: number; fraction: number };
   log?: (line: string) => void;
+  /** What decides every window, age and due time here (default: the system clock); the agent passes the engine's. */
+  clock?: Clock;
 }
 
 export type FileState = 'waiting' | 'attaching' | 'uploading' | 'failed' | 'delete_held' | 'downloading';
@@ -202,6 +205,7 @@ export class FolderWatcher {
   private readonly burstThreshold: number;
   private readonly massDelete: { minFiles: number; fraction: number };
   private readonly log: (line: string) => void;
+  private readonly clock: Clock;
 
   private state: FolderStatus['state'] = 'starting';
   private detail: string | null = null;
@@ -269,6 +273,12 @@ export class FolderWatcher {
     this.burstThreshold = options.burstThreshold ?? 1000;
     this.massDelete = options.massDelete ?? { minFiles: 5, fraction: 0.5 };
     this.log = options.log ?? (() => {});
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Milliseconds on the injected clock: stability and pairing windows, rescans, retries are all measured on it. */
+  private now(): number {
+    return this.clock.now().getTime();
   }
 
   async start(): Promise<void> {
@@ -289,7 +299,7 @@ export class FolderWatcher {
   /** Something may have changed in the store (a sync cycle ended, a local write): check folders and arrivals soon. */
   requestReconcile(): void {
     this.reconcileRequested = true;
-    const at = Date.now() + 200;
+    const at = this.now() + 200;
     if (this.reconcileDueAt === 0 || this.reconcileDueAt > at) this.reconcileDueAt = at;
     this.wake();
   }
@@ -327,6 +337,7 @@ export class FolderWatcher {
   }
 
   private note(line: string): void {
+    // A log line's own timestamp, for people reading it: the real time, not the injected clock.
     this.recent.push(`${new Date().toISOString()} ${line}`);
     if (this.recent.length > RECENT_CAP) this.recent.shift();
     this.log(`folders: ${line}`);
@@ -374,7 +385,7 @@ export class FolderWatcher {
   }
 
   private nextDueInMs(): number {
-    const now = Date.now();
+    const now = this.now();
     const times = [this.nextRootCheckAt, this.nextRescanAt];
     if (this.reconcileDueAt) times.push(this.reconcileDueAt);
     const head = this.due.peek();
@@ -385,7 +396,7 @@ export class FolderWatcher {
   }
 
   private async step(): Promise<boolean> {
-    const now = Date.now();
+    const now = this.now();
     if (now >= this.nextRootCheckAt) {
       this.nextRootCheckAt = now + 1000;
       if (await this.checkRoot()) return true;
@@ -693,7 +704,7 @@ export class FolderWatcher {
     }
     const existing = this.candidates.get(file);
     if (existing && sameCandidateFile(existing, stat)) return;
-    this.addCandidate(file, { projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: Date.now(), generation: 0, note: null });
+    this.addCandidate(file, { projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: this.now(), generation: 0, note: null });
   }
 
   /** Links and devices in a project folder are listed as refused, with why; what a link points to is never read. */
@@ -712,7 +723,7 @@ export class FolderWatcher {
   private addCandidate(file: string, candidate: Candidate): void {
     candidate.generation = ++this.generation;
     this.candidates.set(file, candidate);
-    this.due.push({ path: file, at: Date.now() + this.windowMs, generation: candidate.generation });
+    this.due.push({ path: file, at: this.now() + this.windowMs, generation: candidate.generation });
   }
 
   /** A mapped file whose old name is gone and that has the same inode, size and mtime: renamed or moved, not new. */
@@ -728,7 +739,7 @@ export class FolderWatcher {
       const folder = this.folders.folderOf(row.project_id);
       if (folder === null) continue;
       if (await lstatOrNull(path.join(this.root, folder, row.name))) continue; // a hard link: both names exist
-      return { row, folder, at: Date.now() };
+      return { row, folder, at: this.now() };
     }
     return null;
   }
@@ -751,7 +762,7 @@ export class FolderWatcher {
       await this.refuseFile(label, file, stat.isSymbolicLink());
       return;
     }
-    const now = Date.now();
+    const now = this.now();
     if (!sameCandidateFile(candidate, stat)) {
       this.addCandidate(file, { ...candidate, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: now, note: 'still being written' });
       return;
@@ -778,7 +789,7 @@ export class FolderWatcher {
     try {
       const opened = await handle.stat();
       if (!opened.isFile() || !sameCandidateFile(candidate, opened)) {
-        this.addCandidate(file, { ...candidate, size: opened.size, mtimeMs: opened.mtimeMs, dev: opened.dev, ino: String(opened.ino), since: Date.now(), note: 'replaced by another file as it was opened' });
+        this.addCandidate(file, { ...candidate, size: opened.size, mtimeMs: opened.mtimeMs, dev: opened.dev, ino: String(opened.ino), since: this.now(), note: 'replaced by another file as it was opened' });
         return;
       }
       if (!(await isRealFolder(path.dirname(file)))) {
@@ -822,7 +833,7 @@ export class FolderWatcher {
       const copied = await handle.stat();
       const after = await lstatOrNull(file);
       if (!after || !sameCandidateFile(candidate, copied) || !after.isFile() || !sameCandidateFile(candidate, after) || received.size !== candidate.size) {
-        if (after?.isFile()) this.addCandidate(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, dev: after.dev, ino: String(after.ino), since: Date.now(), note: 'changed while being copied' });
+        if (after?.isFile()) this.addCandidate(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, dev: after.dev, ino: String(after.ino), since: this.now(), note: 'changed while being copied' });
         else if (after) {
           this.candidates.delete(file);
           await this.refuseFile(label, file, after.isSymbolicLink());
@@ -959,7 +970,7 @@ export class FolderWatcher {
     this.candidates.delete(file);
     this.problems.delete(`${folder}/${name}`);
     const row = await this.fileRow(projectId, name);
-    if (row && !this.unlinks.has(fileKey(projectId, name))) this.unlinks.set(fileKey(projectId, name), { row, folder, at: Date.now() });
+    if (row && !this.unlinks.has(fileKey(projectId, name))) this.unlinks.set(fileKey(projectId, name), { row, folder, at: this.now() });
   }
 
   private reasonFor(kind: 'deleted' | 'replaced' | 'guarded', label: string, guard?: { scope: string; lost: number; total: number }): string {
@@ -979,7 +990,7 @@ export class FolderWatcher {
     if (other) return null;
     const file = await db.selectFrom('private_files').select('id').where('id', '=', fileId).executeTakeFirst();
     if (!file) return null;
-    return holdDelete(db, fileId, reason, new Date().toISOString());
+    return holdDelete(db, fileId, reason, nowIso(this.clock));
   }
 
   private async retire(row: WatchFileRow, label: string, kind: 'deleted' | 'replaced'): Promise<void> {
@@ -1002,7 +1013,7 @@ export class FolderWatcher {
       await this.pauseFor('root_empty', suspicious);
       return;
     }
-    const now = Date.now();
+    const now = this.now();
     const due: PendingUnlink[] = [];
     for (const [key, pending] of this.unlinks) {
       if (pending.at + this.pairWindowMs > now) continue;
@@ -1060,7 +1071,7 @@ export class FolderWatcher {
     this.fullRescanWanted = false;
     this.overflowedAll = false;
     this.overflowed.clear();
-    this.lastRescanAt = Date.now();
+    this.lastRescanAt = this.now();
     this.nextRescanAt = this.lastRescanAt + this.rescanIntervalMs * (0.8 + Math.random() * 0.4);
     this.counts.rescans++;
     this.ignored.clear();
@@ -1092,7 +1103,7 @@ export class FolderWatcher {
     }
     const rows = new Map((await this.db.selectFrom('watch_files').selectAll().where('project_id', '=', projectId).execute()).map((row) => [row.name, row]));
     const present = new Set(entries.map((entry) => entry.name));
-    const now = Date.now();
+    const now = this.now();
     for (const row of rows.values()) {
       const key = fileKey(projectId, row.name);
       if (!present.has(row.name) && !this.unlinks.has(key)) this.unlinks.set(key, { row, folder, at: now });
@@ -1149,7 +1160,7 @@ export class FolderWatcher {
   // ---- folders, deletions and moves made elsewhere, arrivals ----------------
 
   private async reconcile(): Promise<void> {
-    this.reconcileDueAt = Date.now() + this.reconcileIntervalMs;
+    this.reconcileDueAt = this.now() + this.reconcileIntervalMs;
     this.reconcileRequested = false;
     const changes = await this.folders.reconcile();
     for (const { projectId, folder } of changes.created) this.note(`folder "${folder}" made for project ${projectId}`);
@@ -1187,7 +1198,7 @@ export class FolderWatcher {
       const stat = await lstatOrNull(file);
       if (!stat) continue;
       if (sameStat(row, stat)) {
-        const kept = await moveToTrash(this.root, file, folder);
+        const kept = await moveToTrash(this.root, file, folder, this.clock);
         this.counts.trashed++;
         this.note(`${folder}/${row.name} was deleted elsewhere; the local copy is kept in ${path.relative(this.root, kept)}`);
       } else {
@@ -1266,7 +1277,7 @@ export class FolderWatcher {
       .orderBy('private_files.id')
       .limit(200)
       .execute();
-    const now = Date.now();
+    const now = this.now();
     for (const { id } of rows) {
       if (this.fetching.has(id)) continue;
       const problem = this.downloadProblems.get(id);
@@ -1298,7 +1309,7 @@ export class FolderWatcher {
           this.wake();
         } catch (error) {
           this.fetching.delete(id);
-          this.downloadProblems.set(id, { reason: (error as { body?: { detail?: string } }).body?.detail ?? (error as Error).message, retryAt: Date.now() + DOWNLOAD_RETRY_MS });
+          this.downloadProblems.set(id, { reason: (error as { body?: { detail?: string } }).body?.detail ?? (error as Error).message, retryAt: this.now() + DOWNLOAD_RETRY_MS });
         }
       }
     } finally {
@@ -1331,7 +1342,7 @@ export class FolderWatcher {
       this.counts.downloaded++;
       this.note(`${folder}/${placed.name}: ${placed.wasThere ? 'already there' : 'written'} for private file ${id}`);
     } catch (error) {
-      this.downloadProblems.set(id, { reason: (error as Error).message, retryAt: Date.now() + DOWNLOAD_RETRY_MS });
+      this.downloadProblems.set(id, { reason: (error as Error).message, retryAt: this.now() + DOWNLOAD_RETRY_MS });
     } finally {
       this.current = null;
     }

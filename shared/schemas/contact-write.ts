@@ -4,8 +4,6 @@ import { dateField, integerField, stringField } from './coercing-fields.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export const GENDERS = { unset: 0, female: 1, male: 2 } as const;
-
 export const contactWriteSchema = z.object({
   first_name: stringField().optional(),
   family_name: stringField().optional(),

@@ -203,6 +203,7 @@ export const SHARED_LEFTOVER_AGE_MS = 60 * 60_000;
  */
 export function crashLeftoverTest(shared: boolean): (file: string) => Promise<boolean> {
   if (!shared) return async () => true;
+  // Compared with mtimes, which the file system stamps from the real clock: not the injected one.
   const cutoff = Date.now() - SHARED_LEFTOVER_AGE_MS;
   return async (file) => ((await fsp.stat(file).catch(() => null))?.mtimeMs ?? Number.POSITIVE_INFINITY) < cutoff;
 }

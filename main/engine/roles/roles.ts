@@ -57,4 +57,3 @@ export function serializeRole(context: EngineContext, role: RoleWithUser, orgNam
     api_key_chat: '',
   };
 }
-export type RoleJson = ReturnType<typeof serializeRole>;

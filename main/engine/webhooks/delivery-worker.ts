@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import got, { type Response } from 'got';
 import type { EngineContext } from '../context.ts';
 import type { DeliveryRow, WebhookRow } from '../store/tables.ts';
+import { backoffDelayMs } from '../../../shared/backoff.ts';
 import { nowIso } from '../clock.ts';
 import { PrivateAddressError, assertPublicHost, publicOnlyLookup } from './address-guard.ts';
 import { parseHeaders } from './webhook-settings.ts';
@@ -59,8 +60,7 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
 
 /** The wait before retry number `retry` (1 for the first retry). */
 export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
-  const base = Math.min(policy.firstDelayMs * 2 ** (retry - 1), policy.maxDelayMs);
-  return Math.round(base * (1 + policy.jitter * (2 * random() - 1)));
+  return backoffDelayMs({ firstDelayMs: policy.firstDelayMs, factor: 2, maxDelayMs: policy.maxDelayMs, jitter: policy.jitter }, retry, random);
 }
 
 type Outcome = { successful: true; notes: string } | { successful: false; notes: string; permanent: boolean };
