@@ -3,10 +3,15 @@
 import fs from 'node:fs';
 import { makeTempDir, requestJson, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { startAgent, type Agent, type AgentOptions } from '../agent.ts';
+import { startAgent, type Agent as AnyAgent, type AgentOptions as AnyAgentOptions } from '../agent.ts';
+import type { FolderWatcher } from '../../watch/watcher.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
+
+/** The harness's agents, with the real folder watcher when a test gives them folders (tests read its counts). */
+type Agent = AnyAgent<FolderWatcher>;
+type AgentOptions = AnyAgentOptions<FolderWatcher>;
 
 export interface SyncHarness {
   server: TestServer;
