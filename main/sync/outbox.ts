@@ -108,6 +108,28 @@ export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
   return [...groups.values()].sort((a, b) => a.firstSeq - b.firstSeq);
 }
 
+export async function countOutbox(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Whether anything waits to be pushed or is being pushed (held and parked changes wait for the user). */
+export async function hasChangesToPush(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom('sync_outbox').select('id').where('status', 'in', ['pending', 'in_flight']).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Queued changes that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
+export async function countChangesStillMoving(db: Kysely<Database>): Promise<number> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
+  const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
+  const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
+  return rows.filter((row) => {
+    const fields = JSON.parse(row.fields) as string[];
+    return row.op !== 'update' || !fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
+  }).length;
+}
+
 /** Every queued change, oldest first. */
 export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
   return db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
