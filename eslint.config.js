@@ -2,6 +2,11 @@
 // docs/layers.md: only main/desktop/ and preload/ may import electron, shared/
 // (which also runs in the renderer) may import no Node built-in module, and the
 // renderer imports neither Node nor main/; React's hook rules apply in renderer/.
+// Inside main/, imports point downwards: the engine imports none of the hosts
+// around it, sync and watch import neither the core nor the desktop, and sync and
+// watch do not import each other (main/core composes them). Tests and test helpers
+// (tests/, testing/, *.test.ts) are exempt from those folder rules, not from the
+// electron one: they build whole agents, watcher included, as the core does.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -12,6 +17,24 @@ const electronBan = {
   name: 'electron',
   message: 'Only main/desktop/ and preload/ may import electron (docs/layers.md).',
 };
+const testFiles = ['**/tests/**', '**/testing/**', '**/*.test.ts'];
+
+/** The electron ban plus the folders of main/ that `layer` may not import (docs/layers.md). */
+function layerImports(layer, forbiddenFolders) {
+  return [
+    'error',
+    {
+      paths: [electronBan],
+      patterns: [
+        { group: ['electron/*'], message: electronBan.message },
+        ...forbiddenFolders.map((folder) => ({
+          group: [`**/${folder}/**`],
+          message: `main/${layer}/ may not import main/${folder}/: imports in main/ point downwards (docs/layers.md).`,
+        })),
+      ],
+    },
+  ];
+}
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'preload/dist/', 'data/', 'test-results/', 'playwright-report/'] },
@@ -28,6 +51,21 @@ export default tseslint.config(
   {
     files: ['main/desktop/**', 'preload/**'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['main/engine/**'],
+    ignores: testFiles,
+    rules: { 'no-restricted-imports': layerImports('engine', ['sync', 'watch', 'core', 'desktop']) },
+  },
+  {
+    files: ['main/sync/**'],
+    ignores: testFiles,
+    rules: { 'no-restricted-imports': layerImports('sync', ['watch', 'core', 'desktop']) },
+  },
+  {
+    files: ['main/watch/**'],
+    ignores: testFiles,
+    rules: { 'no-restricted-imports': layerImports('watch', ['sync', 'core', 'desktop']) },
   },
   {
     files: ['shared/**'],

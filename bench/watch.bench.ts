@@ -22,6 +22,7 @@ import { startTestServer, UNTHROTTLED_RATES } from '../main/engine/testing/test-
 import { signIn, startServerProcess, stopServerProcess } from '../main/engine/testing/server-process.ts';
 import { startFaultProxy, type FaultProxy } from '../main/sync/testing/fault-proxy.ts';
 import { startAgent, type Agent } from '../main/sync/agent.ts';
+import { watchProjectFolders } from '../main/core/agent-folders.ts';
 import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../main/sync/testing/agent-process.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../main/engine/seed/demo-seed.ts';
@@ -88,7 +89,7 @@ async function startSetup(work: string, root: string): Promise<Setup> {
     password: DEMO_PASSWORD,
     pollIntervalSeconds: 3600,
     remoteRates: UNTHROTTLED_RATES as ThrottleRates,
-    folder: root,
+    folders: watchProjectFolders(root),
   });
   await waitFor('the project folders', async () => {
     await agent.sync.settled();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import type { ThrottleRates } from '../../shared/throttle-rates.ts';
 import { AgentSetupError, startAgent } from '../sync/agent.ts';
+import { watchProjectFolders } from '../core/agent-folders.ts';
 import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
 
 export const AGENT_HELP = `Usage: solardesk agent --remote URL --username U --password P --data DIR [options]
@@ -96,8 +97,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       localApiPort: readPort(values['local-api-port'], 0),
       pollIntervalSeconds: pollInterval,
       remoteRates: readRemoteRates(values['remote-throttle-config']),
-      folder: values.folder ? path.resolve(values.folder) : undefined,
-      folderOptions: { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs },
+      folders: values.folder ? watchProjectFolders(values.folder, { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs }) : undefined,
       chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),
       uploadPartBytes,
       log: (line) => console.log(line),

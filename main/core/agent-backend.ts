@@ -9,6 +9,8 @@ import { issueToken } from '../engine/auth/accounts.ts';
 import type { BridgeEventChannels, SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import { readSyncStateName } from '../../shared/sync-api.ts';
 import type { LocalBackend, LocalIdentity } from './local-backend.ts';
+import { watchProjectFolders } from './agent-folders.ts';
+import { countHeldDeletes } from '../sync/outbox.ts';
 
 export const REPLICA_FOLDER = 'replica';
 const AGENT_CONFIG_FILE = 'agent.json';
@@ -58,12 +60,7 @@ async function identityOf(agent: Agent): Promise<LocalIdentity> {
 
 async function readState(agent: Agent): Promise<SyncState> {
   const status = await agent.sync.status();
-  const held = await agent.engine.context.db
-    .selectFrom('sync_outbox')
-    .select((builder) => builder.fn.countAll<number>().as('count'))
-    .where('status', '=', 'held')
-    .executeTakeFirstOrThrow();
-  const heldDeletes = Number(held.count);
+  const heldDeletes = await countHeldDeletes(agent.engine.context.db);
   const waitingForUser = status.conflicts + heldDeletes;
   // The agent is idle while conflicts and held deletes wait; for the user that needs attention, not "synced".
   const state = readSyncStateName(status.state) === 'synced' && waitingForUser > 0 ? 'needs_attention' : readSyncStateName(status.state);
@@ -122,7 +119,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           orgId: options.orgId ?? undefined,
           pollIntervalSeconds: settings.pollIntervalSeconds,
           remoteTokenStore: tokenStoreFor(options.dataDir),
-          folder: options.folderRoot ?? undefined,
+          folders: options.folderRoot ? watchProjectFolders(options.folderRoot) : undefined,
           lockHolder: options.lockHolder,
         });
       } catch (error) {

@@ -24,7 +24,7 @@ export interface EngineContext {
    * In a replica, file rows can arrive before their bytes (content on demand): this
    * fetches a missing blob from the remote. Unset on a server, where a missing blob is a fault.
    */
-  fetchMissingBlob?: (file: PrivateFileRow) => Promise<void>;
+  readonly fetchMissingBlob?: (file: PrivateFileRow) => Promise<void>;
   /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */
   webhookWorker: WebhookDeliveryWorker | null;
 }

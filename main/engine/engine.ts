@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from './store/database.ts';
 import type { Kysely } from 'kysely';
-import type { Database } from './store/tables.ts';
+import type { Database, PrivateFileRow } from './store/tables.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { PLAN_CHANGE_DELAY_SECONDS } from '../../shared/plans.ts';
 import { type EngineContext, OrgCache } from './context.ts';
@@ -63,6 +63,8 @@ export interface EngineOptions {
   changeCaptures?: ChangeCapture[];
   /** More routes in the org scope (the agent's sync routes). */
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
+  /** A replica's way to get a file's missing bytes (EngineContext.fetchMissingBlob); given here so the context is complete when built. */
+  fetchMissingBlob?: (context: EngineContext, file: PrivateFileRow) => Promise<void>;
 }
 
 export interface Engine {
@@ -139,6 +141,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
   // The data folder was tightened when it was locked; a shared --blob-dir has no lock of its own.
   if (!isGuest && store.fileRoot !== path.resolve(options.dataDir)) tightenToPrivate(store.fileRoot);
   const clock = options.clock ?? systemClock;
+  const { fetchMissingBlob } = options;
   const context: EngineContext = {
     store,
     db: store.db,
@@ -149,6 +152,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
     webhookWorker: null,
+    ...(fetchMissingBlob ? { fetchMissingBlob: (file: PrivateFileRow) => fetchMissingBlob(context, file) } : {}),
   };
   const isServer = (options.role ?? 'server') === 'server';
   if (isServer && options.deliverWebhooks !== false) {

@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createEngine, type Engine } from '../engine/engine.ts';
+import type { EngineContext } from '../engine/context.ts';
+import { addChangeCapture } from '../engine/changes/tracked-write.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
 import { hashPassword } from '../engine/auth/passwords.ts';
@@ -20,11 +22,33 @@ import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, type SyncContext } from './sync-context.ts';
 import { reserveProvisionalIds } from './replica.ts';
-import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
-export interface AgentOptions {
+/**
+ * What the agent needs of the project folders watcher (main/watch/). Sync does not
+ * import the watcher: the host composes it (main/core/agent-folders.ts) and hands
+ * the agent a way to make one.
+ */
+export interface AgentFolders {
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** Something changed in the store (a sync cycle ended, a local write): check folders and arrivals soon. */
+  requestReconcile(): void;
+  reportUploadProgress(fileId: number, progress: { sent: number; total: number } | null): void;
+  /** What GET .../sync/folder/ answers. */
+  status(): Promise<object>;
+}
+
+/** What the agent gives the folders it is handed: its engine, org, user and log. */
+export interface AgentFolderWiring {
+  engine: EngineContext;
+  orgId: number;
+  userId: number;
+  log: (line: string) => void;
+}
+
+export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   dataDir: string;
   remote?: string;
   username?: string;
@@ -41,10 +65,8 @@ export interface AgentOptions {
   remoteRates?: ThrottleRates;
   /** Where the remote token is kept (default: DIR/remote-token, mode 0600; the desktop passes Electron's safeStorage). */
   remoteTokenStore?: SecretStore;
-  /** Keep one folder per project under this folder (main/watch/, docs/project-folders.md). */
-  folder?: string;
-  /** Timings and rules of the project folders (stability window, --confirm-deletes...). */
-  folderOptions?: Omit<FolderWatcherOptions, 'root' | 'engine' | 'orgId' | 'userId' | 'log'>;
+  /** Keep one folder per project (main/watch/, docs/project-folders.md): makes the watcher, e.g. main/core/agent-folders.ts's watchProjectFolders. */
+  folders?: (wiring: AgentFolderWiring) => Folders;
   /** Private files above this size go up in resumable parts (default 16 MiB), of this size (default 8 MiB). */
   chunkedUploadAboveBytes?: number;
   uploadPartBytes?: number;
@@ -78,15 +100,15 @@ export function fileSecretStore(file: string): SecretStore {
   };
 }
 
-export interface Agent {
+export interface Agent<Folders extends AgentFolders = AgentFolders> {
   readonly engine: Engine;
   readonly sync: SyncEngine;
   readonly context: SyncContext;
   readonly orgId: number;
   readonly localApiUrl: string;
   readonly localToken: string;
-  /** The project folders watcher, when started with a folder. */
-  readonly folders: FolderWatcher | null;
+  /** The project folders watcher, when started with one. */
+  readonly folders: Folders | null;
   close(): Promise<void>;
 }
 
@@ -121,7 +143,7 @@ function readConfig(dataDir: string): AgentConfig | null {
   }
 }
 
-async function establishSession(options: AgentOptions): Promise<{ config: AgentConfig; token: string }> {
+async function establishSession(options: AgentOptions<AgentFolders>): Promise<{ config: AgentConfig; token: string }> {
   const saved = readConfig(options.dataDir);
   const tokenStore = options.remoteTokenStore ?? fileSecretStore(path.join(options.dataDir, REMOTE_TOKEN_FILE));
   if (options.remote && options.username && options.password) {
@@ -145,7 +167,7 @@ async function establishSession(options: AgentOptions): Promise<{ config: AgentC
   return { config: saved, token };
 }
 
-export async function startAgent(options: AgentOptions): Promise<Agent> {
+export async function startAgent<Folders extends AgentFolders = AgentFolders>(options: AgentOptions<Folders>): Promise<Agent<Folders>> {
   // Before anything reads or writes the folder: a second agent on it would sync beside the first.
   const lock = lockDataFolder(options.dataDir, options.lockHolder ?? 'a SolarDesk agent');
   try {
@@ -156,13 +178,14 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   }
 }
 
-async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Promise<Agent> {
+async function startLockedAgent<Folders extends AgentFolders>(options: AgentOptions<Folders>, lock: DataFolderLock): Promise<Agent<Folders>> {
   const log = options.log ?? (() => {});
   const clock = options.clock ?? systemClock;
   const { config, token: remoteToken } = await establishSession(options);
   const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES);
   const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer });
-  const late: { sync?: SyncEngine; context?: SyncContext; folders?: FolderWatcher } = {};
+  // The sync routes are registered as the engine is built, before the sync engine that serves them exists: it is handed over once, before the local API listens.
+  let syncRoutesTarget: { sync: SyncContext; engine: SyncEngine; folders: Folders | null } | null = null;
 
   const engine = await createEngine({
     dataDir: options.dataDir,
@@ -171,15 +194,17 @@ async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Pr
     role: 'replica',
     deliverWebhooks: false,
     throttleRates: UNTHROTTLED,
-    changeCaptures: [
-      createOutboxCapture(clock, () => late.sync?.wake()),
-      // A project or file changed here (the app, the local API): its folder and arrivals follow soon.
-      { phase: 'deliver', capture: async () => void setImmediate(() => late.folders?.requestReconcile()) },
-    ],
-    extraOrgRoutes: (scope) => registerSyncRoutes(scope, () => ({ sync: late.context!, engine: late.sync!, folders: late.folders ?? null })),
+    fetchMissingBlob: (engineContext, file) => fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, file),
+    extraOrgRoutes: (scope) =>
+      registerSyncRoutes(scope, () => {
+        if (!syncRoutesTarget) throw new Error('the sync routes answered before the agent was started');
+        return syncRoutesTarget;
+      }),
   });
+  let folders: Folders | null = null;
   try {
     await ensureLocalIdentity(engine, remote, config);
+    folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log }) ?? null;
     const context: SyncContext = {
       engine: engine.context,
       db: engine.context.db,
@@ -193,30 +218,29 @@ async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Pr
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
         partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,
-        onProgress: (fileId, progress) => late.folders?.reportUploadProgress(fileId, progress),
+        onProgress: (fileId, progress) => folders?.reportUploadProgress(fileId, progress),
       },
     };
-    late.context = context;
-    engine.context.fetchMissingBlob = (file) => fetchBlobFromRemote(context, file);
     const sync = new SyncEngine(context, {
       pollIntervalMs: (options.pollIntervalSeconds ?? 30) * 1000,
       offlineRetryMs: options.offlineRetryMs ?? 1000,
       onStateChange: (state: SyncState, detail) => {
         log(`sync: ${state}${detail ? ` (${detail})` : ''}`);
         // A cycle ended: pulled projects and files may need folders, renames and downloads.
-        if (state === 'idle') late.folders?.requestReconcile();
+        if (state === 'idle') folders?.requestReconcile();
       },
     });
-    late.sync = sync;
+    // Before anything can write through the engine (the local API is not listening yet): every tracked write queues its outbox row.
+    addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake()));
+    // A project or file changed here (the app, the local API): its folder and arrivals follow soon.
+    addChangeCapture(engine.context, { phase: 'deliver', capture: async () => void setImmediate(() => folders?.requestReconcile()) });
+    syncRoutesTarget = { sync: context, engine: sync, folders };
     const localToken = await localApiToken(engine, options.dataDir, config.user_id);
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');
     log(`local api on ${address}`);
-    if (options.folder) {
-      late.folders = new FolderWatcher({ clock, ...options.folderOptions, root: path.resolve(options.folder), engine: engine.context, orgId: config.org_id, userId: config.user_id, log });
-      await late.folders.start();
-    }
+    await folders?.start();
     await sync.start();
-    const folders = late.folders ?? null;
+    const startedFolders = folders;
     return {
       engine,
       sync,
@@ -224,16 +248,16 @@ async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Pr
       orgId: config.org_id,
       localApiUrl: address,
       localToken,
-      folders,
+      folders: startedFolders,
       async close() {
-        await folders?.close();
+        await startedFolders?.close();
         await sync.stop();
         await engine.close();
         lock.release();
       },
     };
   } catch (error) {
-    await late.folders?.close();
+    await folders?.close();
     await engine.close();
     throw error;
   }
@@ -243,7 +267,7 @@ async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Pr
  * Content on demand: a replicated file's bytes are fetched from the remote the first
  * time someone opens it, checked against the file's hash, and kept as a blob.
  */
-async function fetchBlobFromRemote(sync: SyncContext, file: PrivateFileRow): Promise<void> {
+async function fetchBlobFromRemote(sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>, file: PrivateFileRow): Promise<void> {
   const unavailable = (why: string) =>
     new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
   const detail = await sync.remote.request({ method: 'GET', path: `/api/orgs/${sync.orgId}/private_files/${file.id}/`, action: 'private_file_detail' });

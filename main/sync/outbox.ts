@@ -1,11 +1,19 @@
 // The outbox: every local write to a synced record adds a row in the write's own
 // transaction (so kill -9 at any moment loses no acknowledged write). Rows carry a
 // client-made op id and their sequence number (the row id).
+//
+// This module is the one that reads and writes `sync_outbox` for everyone outside
+// sync's push and pull: the folder watcher gets its held deletes through it
+// (injected by the composer, main/core/agent-folders.ts), the core counts held
+// deletes through it, and the sync routes list and settle them through it.
 import { randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
+import type { EngineContext } from '../engine/context.ts';
+import { deleteFile } from '../engine/files/file-service.ts';
+import { ApiError } from '../engine/http/errors.ts';
 import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
 
 export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeCapture {
@@ -98,4 +106,169 @@ export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
     for (const field of JSON.parse(row.fields) as string[]) group.fields.add(field);
   }
   return [...groups.values()].sort((a, b) => a.firstSeq - b.firstSeq);
+}
+
+export async function countOutbox(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Whether anything waits to be pushed or is being pushed (held and parked changes wait for the user). */
+export async function hasChangesToPush(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom('sync_outbox').select('id').where('status', 'in', ['pending', 'in_flight']).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Queued changes that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
+export async function countChangesStillMoving(db: Kysely<Database>): Promise<number> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
+  const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
+  const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
+  return rows.filter((row) => {
+    const fields = JSON.parse(row.fields) as string[];
+    return row.op !== 'update' || !fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
+  }).length;
+}
+
+/** Every queued change, oldest first. */
+export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
+  return db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
+}
+
+// ---- held deletes ---------------------------------------------------------
+// A file deleted in a project folder is never deleted on the remote by itself
+// (sync-lessons.md "Files"): the deletion is held, as an outbox row with status
+// 'held' and its reason, listed by GET .../sync/pending/ and sent nowhere. The user
+// confirms it (POST .../sync/pending/<id>/confirm/, or the agent's
+// --confirm-deletes), which deletes the file through the engine so the outbox gets
+// an ordinary delete; or restores it (POST .../restore/), which drops the hold and
+// lets the file be written back into its folder.
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Holds the deletion of a private file, once: a second hold of the same file keeps the first. Returns the outbox row id. */
+export async function holdDelete(db: Db, fileId: number, reason: string, now: string): Promise<number> {
+  const existing = await heldDeleteOf(db, fileId);
+  if (existing) return existing.id;
+  const row = await db
+    .insertInto('sync_outbox')
+    .values({
+      op_id: randomUUID(),
+      model: 'private_file',
+      record_id: fileId,
+      op: 'delete',
+      fields: '[]',
+      status: 'held',
+      attempts: 0,
+      next_attempt_at: now,
+      sent_at: null,
+      last_error: reason,
+      created_date: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function heldDeleteOf(db: Db, fileId: number): Promise<OutboxRow | undefined> {
+  return db
+    .selectFrom('sync_outbox')
+    .selectAll()
+    .where('model', '=', 'private_file')
+    .where('record_id', '=', fileId)
+    .where('op', '=', 'delete')
+    .where('status', '=', 'held')
+    .executeTakeFirst();
+}
+
+/** The file is back (its bytes reappeared in a project folder): its deletion is no longer wanted. */
+export async function releaseHeldDelete(db: Db, fileId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('sync_outbox')
+    .where('model', '=', 'private_file')
+    .where('record_id', '=', fileId)
+    .where('op', '=', 'delete')
+    .where('status', '=', 'held')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+async function heldRow(db: Kysely<Database>, outboxId: number): Promise<OutboxRow> {
+  const row = await db.selectFrom('sync_outbox').selectAll().where('id', '=', outboxId).executeTakeFirst();
+  if (!row) throw new ApiError(404, { detail: 'No such pending change.' });
+  if (row.status !== 'held' || row.op !== 'delete' || row.model !== 'private_file') {
+    throw new ApiError(409, { detail: 'Only a held deletion can be confirmed or restored; this change goes out on its own.' });
+  }
+  return row;
+}
+
+/** Turns a held deletion into a real one, through the engine (so the outbox gets an ordinary delete). */
+export async function confirmHeldDelete(context: EngineContext, outboxId: number): Promise<{ fileId: number; deleted: boolean }> {
+  const row = await heldRow(context.db, outboxId);
+  const file = await context.db.selectFrom('private_files').selectAll().where('id', '=', row.record_id).executeTakeFirst();
+  if (file) await deleteFile(context, file);
+  await context.db.deleteFrom('sync_outbox').where('id', '=', row.id).execute();
+  return { fileId: row.record_id, deleted: file !== undefined };
+}
+
+/** Keeps the file after all: the hold goes, and the project folder gets the file back. */
+export async function restoreHeldDelete(context: EngineContext, outboxId: number): Promise<{ fileId: number }> {
+  const row = await heldRow(context.db, outboxId);
+  await context.db.deleteFrom('sync_outbox').where('id', '=', row.id).execute();
+  return { fileId: row.record_id };
+}
+
+/** Holds of files that no longer exist (deleted since, a crash between a confirm's two steps) mean nothing: dropped at start. */
+export async function dropStaleHolds(db: Kysely<Database>): Promise<number> {
+  const result = await db
+    .deleteFrom('sync_outbox')
+    .where('model', '=', 'private_file')
+    .where('status', '=', 'held')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('private_files').select('id').whereRef('private_files.id', '=', 'sync_outbox.record_id'))))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function countHeldDeletes(db: Kysely<Database>): Promise<number> {
+  const held = await db
+    .selectFrom('sync_outbox')
+    .select((builder) => builder.fn.countAll<number>().as('count'))
+    .where('status', '=', 'held')
+    .executeTakeFirstOrThrow();
+  return Number(held.count);
+}
+
+/** Held deletions of private files, for the folder status: at most `limit`. */
+export async function listHeldFileDeletes(db: Kysely<Database>, limit: number): Promise<Array<{ id: number; record_id: number; last_error: string | null }>> {
+  return db.selectFrom('sync_outbox').select(['id', 'record_id', 'last_error']).where('model', '=', 'private_file').where('status', '=', 'held').limit(limit).execute();
+}
+
+/**
+ * A condition on a query over `private_files`: the file has no deletion queued or
+ * held. Kept a SQL condition (not a list of ids) so the caller's LIMIT still counts
+ * only files that pass it.
+ */
+export function hasNoQueuedDelete({ not, exists, selectFrom }: ExpressionBuilder<Database, 'private_files'>) {
+  return not(
+    exists(
+      selectFrom('sync_outbox')
+        .select('id')
+        .where('sync_outbox.model', '=', 'private_file')
+        .where('sync_outbox.op', '=', 'delete')
+        .whereRef('sync_outbox.record_id', '=', 'private_files.id'),
+    ),
+  );
+}
+
+/** Files created here and still waiting to reach the remote, with the project folder each is in: at most `limit`. */
+export async function listFolderUploads(db: Kysely<Database>, limit: number) {
+  return db
+    .selectFrom('sync_outbox')
+    .innerJoin('watch_files', 'watch_files.file_id', 'sync_outbox.record_id')
+    .innerJoin('watch_projects', 'watch_projects.project_id', 'watch_files.project_id')
+    .select(['sync_outbox.record_id', 'sync_outbox.status', 'sync_outbox.last_error', 'sync_outbox.next_attempt_at', 'watch_files.name', 'watch_files.size', 'watch_projects.folder', 'watch_projects.project_id'])
+    .where('sync_outbox.model', '=', 'private_file')
+    .where('sync_outbox.op', '=', 'create')
+    .limit(limit)
+    .execute();
 }

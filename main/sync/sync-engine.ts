@@ -5,6 +5,7 @@ import type { SyncContext } from './sync-context.ts';
 import { pushOutbox } from './push.ts';
 import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
+import { countOutbox, hasChangesToPush } from './outbox.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
 import { backoffDelayMs } from '../../shared/backoff.ts';
 
@@ -103,13 +104,13 @@ export class SyncEngine {
 
   async status(): Promise<SyncStatus> {
     const { db } = this.sync;
-    const pending = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const pending = await countOutbox(db);
     const conflicts = await db.selectFrom('sync_conflicts').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
     const nextDue = await this.nextDueAt();
     const nextAttempt = this.nextAttemptAt ? new Date(this.nextAttemptAt).toISOString() : null;
     return {
       state: this.state,
-      pending: Number(pending.count),
+      pending,
       conflicts: Number(conflicts.count),
       last_synced_at: (await getSyncState(db, 'last_synced_at')) ?? null,
       next_attempt_at: [nextAttempt, nextDue].filter((value): value is string => value !== null).sort()[0] ?? null,
@@ -158,8 +159,7 @@ export class SyncEngine {
   }
 
   private async hasPendingChanges(): Promise<boolean> {
-    const row = await this.sync.db.selectFrom('sync_outbox').select('id').where('status', 'in', ['pending', 'in_flight']).limit(1).executeTakeFirst();
-    return row !== undefined;
+    return hasChangesToPush(this.sync.db);
   }
 
   /** The next cycle: soon when offline, at the next retry due, or at the poll interval. */

@@ -7,8 +7,8 @@ import type { OutboxRow } from '../engine/store/tables.ts';
 import type { SyncEngine } from './sync-engine.ts';
 import type { SyncContext } from './sync-context.ts';
 import { resolveConflict } from './conflicts.ts';
-import type { FolderWatcher } from '../watch/watcher.ts';
-import { confirmHeldDelete, restoreHeldDelete } from '../watch/held-deletes.ts';
+import type { AgentFolders } from './agent.ts';
+import { confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
 
 const tags = ['sync'];
 
@@ -28,7 +28,7 @@ function reasonFor(row: OutboxRow, state: string, now: string, conflicted: Set<s
 }
 
 /** `running` is read per request: the routes are registered before the sync engine exists. */
-export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: FolderWatcher | null }): void {
+export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: AgentFolders | null }): void {
   app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state' } }, () => running().engine.status());
 
   app.get(
@@ -63,7 +63,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
   app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when' } }, async () => {
     const { sync, engine } = running();
     const [rows, status, conflicts] = await Promise.all([
-      sync.db.selectFrom('sync_outbox').selectAll().orderBy('id').execute(),
+      loadOutbox(sync.db),
       engine.status(),
       sync.db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute(),
     ]);

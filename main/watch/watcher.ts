@@ -20,12 +20,14 @@ import { writeTracked } from '../engine/changes/tracked-write.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
 import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
-import { confirmHeldDelete, dropStaleHolds, holdDelete, releaseHeldDelete } from './held-deletes.ts';
+import type { FolderOutbox } from './folder-outbox.ts';
 import { moveToTrash, placeArrival } from './arrivals.ts';
 
 export interface FolderWatcherOptions {
   root: string;
   engine: EngineContext;
+  /** Held deletes and what waits to go out: sync's outbox, handed in by the composer. */
+  outbox: FolderOutbox;
   orgId: number;
   /** The user files are attached as (the agent's own). */
   userId: number;
@@ -283,7 +285,7 @@ export class FolderWatcher {
 
   async start(): Promise<void> {
     await this.folders.load();
-    await dropStaleHolds(this.db);
+    await this.options.outbox.dropStaleHolds();
     this.loopDone = this.loop();
   }
 
@@ -885,7 +887,7 @@ export class FolderWatcher {
     if (same) {
       await this.db.transaction().execute(async (trx) => {
         await trx.insertInto('watch_files').values({ ...mapping, file_id: same.id }).onConflict((conflict) => conflict.columns(['project_id', 'name']).doUpdateSet({ ...mapping, file_id: same.id })).execute();
-        await releaseHeldDelete(trx, same.id);
+        await this.options.outbox.releaseHeldDelete(trx, same.id);
       });
       if (row && row.file_id !== same.id) await this.retire(row, label, 'replaced');
       this.counts.deduplicated++;
@@ -990,7 +992,7 @@ export class FolderWatcher {
     if (other) return null;
     const file = await db.selectFrom('private_files').select('id').where('id', '=', fileId).executeTakeFirst();
     if (!file) return null;
-    return holdDelete(db, fileId, reason, nowIso(this.clock));
+    return this.options.outbox.holdDelete(db, fileId, reason, nowIso(this.clock));
   }
 
   private async retire(row: WatchFileRow, label: string, kind: 'deleted' | 'replaced'): Promise<void> {
@@ -1001,7 +1003,7 @@ export class FolderWatcher {
   private async afterHold(outboxId: number, guarded: boolean): Promise<void> {
     this.counts.held++;
     if (!this.options.confirmDeletes || guarded) return;
-    const { fileId } = await confirmHeldDelete(this.options.engine, outboxId);
+    const { fileId } = await this.options.outbox.confirmHeldDelete(outboxId);
     this.counts.confirmed++;
     this.note(`deletion of file ${fileId} confirmed (--confirm-deletes)`);
   }
@@ -1263,17 +1265,7 @@ export class FolderWatcher {
         ),
       )
       // Deleted in the folder and held, or being deleted: not brought back.
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('sync_outbox')
-              .select('id')
-              .where('sync_outbox.model', '=', 'private_file')
-              .where('sync_outbox.op', '=', 'delete')
-              .whereRef('sync_outbox.record_id', '=', 'private_files.id'),
-          ),
-        ),
-      )
+      .where((builder) => this.options.outbox.hasNoQueuedDelete(builder))
       .orderBy('private_files.id')
       .limit(200)
       .execute();
@@ -1367,15 +1359,7 @@ export class FolderWatcher {
     }
     if (this.current) files.push({ path: this.current.path, project_id: null, file_id: null, state: 'attaching', reason: `Now ${this.current.note}.` });
     for (const [label, problem] of this.problems) files.push({ path: label, project_id: problem.projectId, file_id: null, state: 'failed', reason: problem.reason });
-    const outgoing = await this.db
-      .selectFrom('sync_outbox')
-      .innerJoin('watch_files', 'watch_files.file_id', 'sync_outbox.record_id')
-      .innerJoin('watch_projects', 'watch_projects.project_id', 'watch_files.project_id')
-      .select(['sync_outbox.record_id', 'sync_outbox.status', 'sync_outbox.last_error', 'sync_outbox.next_attempt_at', 'watch_files.name', 'watch_files.size', 'watch_projects.folder', 'watch_projects.project_id'])
-      .where('sync_outbox.model', '=', 'private_file')
-      .where('sync_outbox.op', '=', 'create')
-      .limit(LIST_CAP)
-      .execute();
+    const outgoing = await this.options.outbox.listFolderUploads(LIST_CAP);
     for (const row of outgoing) {
       const progress = this.uploadProgress.get(row.record_id);
       const failed = row.status === 'parked';
@@ -1395,13 +1379,7 @@ export class FolderWatcher {
         bytes_total: progress?.total ?? row.size,
       });
     }
-    const held = await this.db
-      .selectFrom('sync_outbox')
-      .select(['id', 'record_id', 'last_error'])
-      .where('model', '=', 'private_file')
-      .where('status', '=', 'held')
-      .limit(LIST_CAP)
-      .execute();
+    const held = await this.options.outbox.listHeldFileDeletes(LIST_CAP);
     for (const row of held) {
       files.push({ path: '', project_id: null, file_id: row.record_id, state: 'delete_held', reason: `${row.last_error ?? 'Held.'} (sync/pending/${row.id}/)` });
     }

@@ -3,10 +3,16 @@
 import fs from 'node:fs';
 import { makeTempDir, requestJson, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { startAgent, type Agent, type AgentOptions } from '../agent.ts';
+import { startAgent, type Agent as AnyAgent, type AgentOptions as AnyAgentOptions } from '../agent.ts';
+import type { FolderWatcher } from '../../watch/watcher.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { countChangesStillMoving } from '../outbox.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
+
+/** The harness's agents, with the real folder watcher when a test gives them folders (tests read its counts). */
+type Agent = AnyAgent<FolderWatcher>;
+type AgentOptions = AnyAgentOptions<FolderWatcher>;
 
 export interface SyncHarness {
   server: TestServer;
@@ -49,14 +55,7 @@ async function waitSynced(agent: Agent, timeoutMs = 30_000): Promise<void> {
 
 /** Outbox rows that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
 export async function changesStillMoving(agent: Agent): Promise<number> {
-  const { db } = agent.context;
-  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
-  const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
-  const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
-  return rows.filter((row) => {
-    const fields = JSON.parse(row.fields) as string[];
-    return row.op !== 'update' || !fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
-  }).length;
+  return countChangesStillMoving(agent.context.db);
 }
 
 export interface SyncHarnessOptions {

@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startSyncHarness, type SyncedAgent, type SyncHarness } from '../testing/sync-harness.ts';
 import type { AgentOptions } from '../agent.ts';
+import type { FolderWatcher } from '../../watch/watcher.ts';
+import { watchProjectFolders } from '../../core/agent-folders.ts';
 import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { folderOfProject, settleFolders, sleep, waitFor } from '../../watch/testing/folder-testing.ts';
@@ -18,9 +20,8 @@ import { sha256, type Json } from '../../watch/testing/folder-harness.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 
 const PROJECT = 5;
-const withFolder = (root: string): Partial<AgentOptions> => ({
-  folder: root,
-  folderOptions: { stabilityWindowMs: 300, pairWindowMs: 1200, reconcileIntervalMs: 500, burstThreshold: 100 },
+const withFolder = (root: string): Partial<AgentOptions<FolderWatcher>> => ({
+  folders: watchProjectFolders(root, { stabilityWindowMs: 300, pairWindowMs: 1200, reconcileIntervalMs: 500, burstThreshold: 100 }),
 });
 
 describe('the same bytes dropped into one project on two computers', () => {

@@ -7,6 +7,7 @@ import { UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import type { FolderStatus } from '../watcher.ts';
 import { settleFolders } from './folder-testing.ts';
+import { watchProjectFolders } from '../../core/agent-folders.ts';
 
 /** The stability window of these tests: short, so they are quick. */
 export const TEST_WINDOW_MS = 300;
@@ -32,14 +33,13 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
     // The server in these tests is unthrottled; so is the agent's pacing, or the polling below would spend its budget.
     remoteRates: UNTHROTTLED_RATES as ThrottleRates,
     agent: {
-      folder: root,
-      folderOptions: {
+      folders: watchProjectFolders(root, {
         stabilityWindowMs: options.stabilityWindowMs ?? TEST_WINDOW_MS,
         pairWindowMs: 1200,
         reconcileIntervalMs: 500,
         burstThreshold: 100,
         confirmDeletes: options.confirmDeletes ?? false,
-      },
+      }),
       chunkedUploadAboveBytes: 1024 * 1024,
       uploadPartBytes: 512 * 1024,
       ...(printing || options.log ? { log } : {}),

@@ -8,6 +8,7 @@ import { makeTempDir, startTestServer, type TestServer } from '../../engine/test
 import { DEMO_ORGS, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { ManualClock } from '../../engine/clock.ts';
 import { FolderWatcher } from '../watcher.ts';
+import { folderOutboxOf } from '../../core/agent-folders.ts';
 import { sleep, waitFor } from '../testing/folder-testing.ts';
 
 const WINDOW_MS = 60 * 60_000;
@@ -29,7 +30,7 @@ test('the stability window is measured on the injected clock, not on real time',
   const { db } = server.engine.context;
   const admin = await db.selectFrom('users').select('id').where('email', '=', DEMO_USERS.sunriseAdmin).executeTakeFirstOrThrow();
   const clock = new ManualClock();
-  watcher = new FolderWatcher({ root, engine: server.engine.context, orgId: DEMO_ORGS.sunrise, userId: admin.id, clock, stabilityWindowMs: WINDOW_MS });
+  watcher = new FolderWatcher({ root, engine: server.engine.context, outbox: folderOutboxOf(server.engine.context), orgId: DEMO_ORGS.sunrise, userId: admin.id, clock, stabilityWindowMs: WINDOW_MS });
   await watcher.start();
   const project = await db.selectFrom('projects').select('id').where('org_id', '=', DEMO_ORGS.sunrise).orderBy('id').executeTakeFirstOrThrow();
   const folder = await waitFor('the project folder', () => fs.readdirSync(root).find((name) => name.endsWith(` (${project.id})`)), 30_000);

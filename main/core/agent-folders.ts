@@ -1,0 +1,40 @@
+// Composes the project folders watcher (main/watch/) into a sync agent
+// (main/sync/agent.ts): the watcher gets sync's outbox as the FolderOutbox it asks
+// for, and the agent gets the watcher as the AgentFolders it asks for. Neither
+// layer imports the other; this is where they meet.
+import path from 'node:path';
+import type { AgentFolderWiring } from '../sync/agent.ts';
+import {
+  confirmHeldDelete,
+  dropStaleHolds,
+  hasNoQueuedDelete,
+  holdDelete,
+  listFolderUploads,
+  listHeldFileDeletes,
+  releaseHeldDelete,
+} from '../sync/outbox.ts';
+import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
+import type { FolderOutbox } from '../watch/folder-outbox.ts';
+import type { EngineContext } from '../engine/context.ts';
+
+/** Timings and rules of the project folders (stability window, --confirm-deletes...). */
+export type ProjectFolderOptions = Omit<FolderWatcherOptions, 'root' | 'outbox' | keyof AgentFolderWiring>;
+
+/** Sync's outbox, as the watcher of this engine's folders needs it. */
+export function folderOutboxOf(engine: EngineContext): FolderOutbox {
+  return {
+    holdDelete,
+    releaseHeldDelete,
+    confirmHeldDelete: (holdId) => confirmHeldDelete(engine, holdId),
+    dropStaleHolds: () => dropStaleHolds(engine.db),
+    hasNoQueuedDelete,
+    listFolderUploads: (limit) => listFolderUploads(engine.db, limit),
+    listHeldFileDeletes: (limit) => listHeldFileDeletes(engine.db, limit),
+  };
+}
+
+/** The agent's `folders` option: one folder per project under `root`. */
+export function watchProjectFolders(root: string, options: ProjectFolderOptions = {}): (wiring: AgentFolderWiring) => FolderWatcher {
+  // The watcher's windows and ages run on the engine's clock unless the options name another.
+  return (wiring) => new FolderWatcher({ clock: wiring.engine.clock, ...options, ...wiring, root: path.resolve(root), outbox: folderOutboxOf(wiring.engine) });
+}

@@ -1,0 +1,26 @@
+// What the folder watcher needs of sync's outbox (main/sync/outbox.ts owns the
+// table): holding, releasing and confirming the deletion of a file that left its
+// folder, and reading what waits. The watcher never imports sync; the composer
+// (main/core/agent-folders.ts) hands it an implementation.
+import type { Expression, ExpressionBuilder, Kysely, SqlBool, Transaction } from 'kysely';
+import type { Database } from '../engine/store/tables.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface FolderOutbox {
+  /** Holds the deletion of a private file, once; returns the hold's id. */
+  holdDelete(db: Db, fileId: number, reason: string, now: string): Promise<number>;
+  /** The file is back in a folder: its held deletion goes. */
+  releaseHeldDelete(db: Db, fileId: number): Promise<boolean>;
+  /** Deletes the file for real (--confirm-deletes). */
+  confirmHeldDelete(holdId: number): Promise<{ fileId: number }>;
+  /** Drops holds of files that no longer exist. */
+  dropStaleHolds(): Promise<number>;
+  /** A condition on `private_files`: no deletion of the file is queued or held. */
+  hasNoQueuedDelete(builder: ExpressionBuilder<Database, 'private_files'>): Expression<SqlBool>;
+  /** Files from the folders still waiting to reach the remote. */
+  listFolderUploads(limit: number): Promise<
+    Array<{ record_id: number; status: string; last_error: string | null; name: string; size: number; folder: string; project_id: number }>
+  >;
+  listHeldFileDeletes(limit: number): Promise<Array<{ id: number; record_id: number; last_error: string | null }>>;
+}
