@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import { isDeepStrictEqual } from 'node:util';
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { decodeDesign, encodeDesign } from '../shared/design-codec.ts';
-import { generateDesign } from '../main/engine/seed/generator.ts';
+import { generateDesign } from '../main/engine/seed/project-design.ts';
 import { median } from './bench-servers.ts';
 
 const SYSTEMS = 4;

@@ -12,7 +12,9 @@ import { encodeDesign } from '../../../shared/design-codec.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ApiPlan } from '../../../shared/plans.ts';
 import { ROLE_REFERENCE_FIELDS, type RoleReferenceField } from '../../../shared/project-fields.ts';
-import { generateProject, systemsSummary, type GeneratedProject } from './generator.ts';
+import { generateProject } from './generator.ts';
+import type { GeneratedProject } from './project-records.ts';
+import { systemsSummary } from './project-design.ts';
 import { ROLE_COLUMNS } from '../projects/project-columns.ts';
 import { seedDemoFiles } from './demo-files.ts';
 

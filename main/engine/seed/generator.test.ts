@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateDesign, generateProject, systemsSummary } from './generator.ts';
-import type { Country } from './generator.ts';
+import { generateProject } from './generator.ts';
+import { generateDesign, systemsSummary } from './project-design.ts';
+import type { Country } from './country-economics.ts';
 import { describeUsageProblem } from '../../../shared/usage.ts';
 import { decodeDesign, encodeDesign } from '../../../shared/design-codec.ts';
 import type { LinearRing, LonLat, PaymentOption, ProjectDesign } from '../../../shared/design-types.ts';
