@@ -7,12 +7,26 @@
 // watch do not import each other (main/core composes them). Tests and test helpers
 // (tests/, testing/, *.test.ts) are exempt from those folder rules, not from the
 // electron one: they build whole agents, watcher included, as the core does.
+// It also keeps URL shapes in one place: only shared/api-paths.ts may build an API
+// path from a template (docs/layers.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+// A template that interpolates into an API path builds a URL shape by hand. Plain
+// string literals stay allowed: a test may name the exact path it checks.
+const handBuiltApiPaths = [
+  {
+    selector: 'TemplateLiteral[expressions.length>0] > TemplateElement[value.raw=/\\/api\\/orgs\\//]',
+    message: 'Build org API paths with shared/api-paths.ts (apiPaths, syncPaths), not by hand.',
+  },
+  {
+    selector: 'TemplateLiteral[expressions.length>0] > TemplateElement:first-child[value.raw=/^\\/(?:auth\\/|api\\/(?!orgs\\/))/]',
+    message: 'Build API paths with shared/api-paths.ts, not by hand.',
+  },
+];
 const electronBan = {
   name: 'electron',
   message: 'Only main/desktop/ and preload/ may import electron (docs/layers.md).',
@@ -46,7 +60,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', { paths: [electronBan], patterns: ['electron/*'] }],
+      'no-restricted-syntax': ['error', ...handBuiltApiPaths],
     },
+  },
+  {
+    // api-paths.ts is where paths are built. The tests and hardening runs still
+    // spell many paths by hand; they move to the builders in a later change.
+    files: ['shared/api-paths.ts', '**/*.test.ts', '**/*.postgres-test.ts', 'main/hardening/**'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     files: ['main/desktop/**', 'preload/**'],

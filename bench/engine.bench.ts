@@ -9,6 +9,7 @@ import type { Benchmark, BenchResult } from './bench-types.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { requireAllOk, runLoad, type LoadOptions, type LoadRequest } from '../main/hardening/load-generator.ts';
 import { ENGINE_LOAD, UNTHROTTLED_NOTE, createBenchStore, startBareServer, startBenchEngine, type BareServer, type BenchEngine } from './bench-servers.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const { connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS, sunriseProjects: SUNRISE_PROJECTS, detailPath: DETAIL_PATH, listPath: LIST_PATH } = ENGINE_LOAD;
 const SECONDS = 10;
@@ -90,7 +91,7 @@ const projectPatch: Benchmark = {
       try {
         const headers = { authorization: `Bearer ${engine.token}`, 'content-type': 'application/json' };
         for (const receiver of receivers) {
-          const created = await fetch(`${engine.server.baseUrl}/api/orgs/1/webhooks/`, {
+          const created = await fetch(`${engine.server.baseUrl}${apiPaths.webhooks(1)}`, {
             method: 'POST',
             headers,
             body: JSON.stringify({ endpoint: receiver.url, enabled: true, debug: false, trigger_fields: ['project.notes'], payload_fields: ['project.notes'] }),

@@ -16,6 +16,7 @@ import type { Benchmark, BenchResult } from './bench-types.ts';
 import { startTestServer } from '../main/engine/testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../main/engine/seed/demo-seed.ts';
 import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const MB = 1024 * 1024;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -55,7 +56,7 @@ async function signIn(baseUrl: string): Promise<string> {
 }
 
 async function upload(baseUrl: string, token: string, file: string): Promise<void> {
-  const response = await postMultipart(`${baseUrl}/api/orgs/1/private_files/`, token, multipartBody({}, { fileName: path.basename(file), contents: { path: file } }));
+  const response = await postMultipart(`${baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({}, { fileName: path.basename(file), contents: { path: file } }));
   if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(response.json)}`);
 }
 

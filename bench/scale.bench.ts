@@ -32,6 +32,7 @@ import { startRoundRobinProxy, type RoundRobinProxy } from '../main/engine/testi
 import { UNTHROTTLED_RATES, makeTempDir } from '../main/engine/testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { requireAllOk, runLoad, type LoadOptions, type LoadRequest } from '../main/hardening/load-generator.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const { connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS, sunriseProjects: SUNRISE_PROJECTS, detailPath: DETAIL_PATH, listPath: LIST_PATH } = ENGINE_LOAD;
 /** Measured seconds per side: GETs in two halves, baseline-value-value-baseline; a PATCH side in one go. */
@@ -247,7 +248,7 @@ async function compareGets(urlPath: string, value: Target, baseline: Target): Pr
 /** Subscribes two webhooks to project.notes, as engine.bench does. */
 async function registerWebhooks(target: Target, receivers: WebhookReceiver[]): Promise<void> {
   for (const receiver of receivers) {
-    const created = await fetch(`${target.url}/api/orgs/1/webhooks/`, {
+    const created = await fetch(`${target.url}${apiPaths.webhooks(1)}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ endpoint: receiver.url, enabled: true, debug: false, trigger_fields: ['project.notes'], payload_fields: ['project.notes'] }),
@@ -260,9 +261,9 @@ async function registerWebhooks(target: Target, receivers: WebhookReceiver[]): P
 async function sunriseProjectPaths(target: Target): Promise<string[]> {
   const paths: string[] = [];
   for (const page of [1, 2]) {
-    const response = await fetch(`${target.url}/api/orgs/1/projects/?limit=100&page=${page}`, { headers: { authorization: `Bearer ${target.token}` } });
+    const response = await fetch(`${target.url}${apiPaths.projects(1)}?limit=100&page=${page}`, { headers: { authorization: `Bearer ${target.token}` } });
     if (response.status !== 200) throw new Error(`GET projects page ${page}: ${response.status}`);
-    paths.push(...((await response.json()) as Array<{ id: number }>).map((project) => `/api/orgs/1/projects/${project.id}/`));
+    paths.push(...((await response.json()) as Array<{ id: number }>).map((project) => apiPaths.project(1, project.id)));
   }
   if (new Set(paths).size !== SUNRISE_PROJECTS) throw new Error(`expected ${SUNRISE_PROJECTS} distinct projects, got ${new Set(paths).size}`);
   return paths;

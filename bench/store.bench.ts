@@ -7,6 +7,7 @@
 // kept-alive connection to `solardesk server` in its own process: latency, not throughput.
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { UNTHROTTLED_NOTE, createBenchStore, growSunrise, median, sequentialLatencies, startBenchEngine } from './bench-servers.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const SIZES = [1_000, 10_000, 100_000] as const;
 const DETAIL_REQUESTS = 300;
@@ -34,7 +35,7 @@ export const benchmarks: Benchmark[] = [
             if (!detailPath) {
               // The first generated project (Sunrise's 49th by id): there at every size.
               const [first] = JSON.parse(await engine.get('/api/orgs/1/projects/?ordering=id&limit=1&page=49')) as Array<{ id: number }>;
-              detailPath = `/api/orgs/1/projects/${first!.id}/`;
+              detailPath = apiPaths.project(1, first!.id);
             }
             const detail = await sequentialLatencies(`${engine.server.baseUrl}${detailPath}`, engine.token, DETAIL_REQUESTS);
             const list = await sequentialLatencies(`${engine.server.baseUrl}${LIST_PATH}`, engine.token, LIST_REQUESTS);

@@ -8,6 +8,7 @@ import { startSyncHarness } from '../main/sync/testing/sync-harness.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates, scaleRates } from '../shared/throttle-rates.ts';
 import { QuotaPacer } from '../main/sync/quota-pacer.ts';
 import { systemClock } from '../main/engine/clock.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const SCALE = 60;
 const PROJECTS = 40;
@@ -24,7 +25,7 @@ export const benchmarks: Benchmark[] = [
         harness.proxy.setOffline(true);
         for (let edit = 0; edit < EDITS; edit++) {
           const project = (edit % PROJECTS) + 1;
-          const response = await harness.local('PATCH', `/api/orgs/1/projects/${project}/`, { notes: `edit ${edit}`, priority: (edit % 3) + 1 });
+          const response = await harness.local('PATCH', apiPaths.project(1, project), { notes: `edit ${edit}`, priority: (edit % 3) + 1 });
           if (response.status !== 200) throw new Error(`local edit failed: ${response.status} ${response.text}`);
         }
         const patchPath = /^\/api\/orgs\/1\/projects\/\d+\/$/;

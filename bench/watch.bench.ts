@@ -29,6 +29,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../main/engine/seed/demo-seed.ts';
 import { folderOfProject, sleep, waitFor } from '../main/watch/testing/folder-testing.ts';
 import type { ThrottleRates } from '../shared/throttle-rates.ts';
 import type { FolderStatus } from '../main/watch/watcher.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const MB = 1024 * 1024;
 const SMALL_FILES = 1000;
@@ -138,7 +139,7 @@ async function bareUpload(setup: Setup, source: string): Promise<number> {
   const started = performance.now();
   for (const name of await fsp.readdir(source)) {
     const body = multipartBody({ project: String(PROJECT + 1) }, { fileName: name, contents: { path: path.join(source, name) } });
-    const response = await postMultipart(`${setup.proxy.url}/api/orgs/1/private_files/`, setup.token, body);
+    const response = await postMultipart(`${setup.proxy.url}${apiPaths.privateFiles(1)}`, setup.token, body);
     if (response.status !== 201) throw new Error(`baseline upload failed: ${response.status} ${JSON.stringify(response.json).slice(0, 200)}`);
   }
   return seconds(started);

@@ -17,7 +17,7 @@ import {
   type SyncState,
   type Unsubscribe,
 } from '../shared/bridge.ts';
-import { parseOrgReference } from '../shared/api-paths.ts';
+import { parseOrgApiPath, parseOrgReference } from '../shared/api-paths.ts';
 import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
 import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
@@ -52,14 +52,13 @@ export interface AppCore {
 }
 
 const MUTATING_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-const ORG_PATH = /^\/api\/orgs\/\d+\/([a-z_]+)\/(?:(\d+)\/)?/;
 
 /** What a successful write through api.request changed, for `records.changed`. */
 export function describeChange(request: Pick<ApiRequest, 'path' | 'body'>): RecordsChanged {
-  const match = ORG_PATH.exec(request.path.endsWith('/') ? request.path : `${request.path}/`);
-  const kind = match?.[1] ?? 'unknown';
+  const path = parseOrgApiPath(request.path);
+  const kind = path?.collection ?? 'unknown';
   const projectIds: number[] = [];
-  if (kind === 'projects' && match?.[2]) projectIds.push(Number(match[2]));
+  if (path?.collection === 'projects' && path.id !== null) projectIds.push(path.id);
   const body = request.body as { project?: unknown } | undefined;
   const project = typeof body === 'object' && body !== null ? parseOrgReference(body.project, 'projects') : null;
   if (project) projectIds.push(project.id);

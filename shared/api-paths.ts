@@ -1,32 +1,86 @@
 // The service's URL shapes. Records refer to each other by URL (service.md 2.1), so
 // the engine builds them and parses them back, and the renderer and sync client
-// read them; all use these functions.
+// read them; all use these functions. Nothing else builds an `/api/...` path by
+// hand (eslint.config.js refuses such templates elsewhere), so a shape changes here
+// or nowhere.
+
+/** The kinds of org-scoped record, by their path segment: `/api/orgs/<org>/<kind>/<id>/`. */
+export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events' | 'webhooks';
+
+const orgPath = (orgId: number) => `/api/orgs/${orgId}/`;
+const uploadPath = (orgId: number, uploadId: string) => `${orgPath(orgId)}private_files/uploads/${uploadId}/`;
 
 export const apiPaths = {
-  org: (orgId: number) => `/api/orgs/${orgId}/`,
-  projects: (orgId: number) => `/api/orgs/${orgId}/projects/`,
-  project: (orgId: number, id: number) => `/api/orgs/${orgId}/projects/${id}/`,
-  contacts: (orgId: number) => `/api/orgs/${orgId}/contacts/`,
-  contact: (orgId: number, id: number) => `/api/orgs/${orgId}/contacts/${id}/`,
-  roles: (orgId: number) => `/api/orgs/${orgId}/roles/`,
-  role: (orgId: number, id: number) => `/api/orgs/${orgId}/roles/${id}/`,
-  workflows: (orgId: number) => `/api/orgs/${orgId}/workflows/`,
-  privateFiles: (orgId: number) => `/api/orgs/${orgId}/private_files/`,
-  privateFile: (orgId: number, id: number) => `/api/orgs/${orgId}/private_files/${id}/`,
-  fileUpload: (orgId: number, uploadId: string) => `/api/orgs/${orgId}/private_files/uploads/${uploadId}/`,
-  fileTags: (orgId: number) => `/api/orgs/${orgId}/file_tags/`,
-  fileTag: (orgId: number, id: number) => `/api/orgs/${orgId}/file_tags/${id}/`,
-  connectedOrgs: (orgId: number) => `/api/orgs/${orgId}/connected_orgs/`,
-  connectedOrg: (orgId: number, id: number) => `/api/orgs/${orgId}/connected_orgs/${id}/`,
+  org: orgPath,
+  /** The list of an org's records of one kind. */
+  orgRecords: (orgId: number, kind: OrgRecordKind) => `${orgPath(orgId)}${kind}/`,
+  /** One org-scoped record of any kind: what parseOrgReference reads back. */
+  orgRecord: (orgId: number, kind: OrgRecordKind, id: number) => `${orgPath(orgId)}${kind}/${id}/`,
+  projects: (orgId: number) => `${orgPath(orgId)}projects/`,
+  project: (orgId: number, id: number) => `${orgPath(orgId)}projects/${id}/`,
+  contacts: (orgId: number) => `${orgPath(orgId)}contacts/`,
+  contact: (orgId: number, id: number) => `${orgPath(orgId)}contacts/${id}/`,
+  roles: (orgId: number) => `${orgPath(orgId)}roles/`,
+  role: (orgId: number, id: number) => `${orgPath(orgId)}roles/${id}/`,
+  workflows: (orgId: number) => `${orgPath(orgId)}workflows/`,
+  events: (orgId: number) => `${orgPath(orgId)}events/`,
+  event: (orgId: number, id: number) => `${orgPath(orgId)}events/${id}/`,
+  webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,
+  webhook: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/`,
+  webhookProcessLogs: (orgId: number) => `${orgPath(orgId)}webhook_process_logs/`,
+  privateFiles: (orgId: number) => `${orgPath(orgId)}private_files/`,
+  privateFile: (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`,
+  /** Starts a chunked upload session (POST). */
+  fileUploads: (orgId: number) => `${orgPath(orgId)}private_files/uploads/`,
+  fileUpload: uploadPath,
+  fileUploadPart: (orgId: number, uploadId: string, part: number) => `${uploadPath(orgId, uploadId)}parts/${part}/`,
+  fileUploadComplete: (orgId: number, uploadId: string) => `${uploadPath(orgId, uploadId)}complete/`,
+  fileTags: (orgId: number) => `${orgPath(orgId)}file_tags/`,
+  fileTag: (orgId: number, id: number) => `${orgPath(orgId)}file_tags/${id}/`,
+  connectedOrgs: (orgId: number) => `${orgPath(orgId)}connected_orgs/`,
+  connectedOrg: (orgId: number, id: number) => `${orgPath(orgId)}connected_orgs/${id}/`,
   user: (userId: number) => `/auth/users/${userId}/`,
   country: (iso2: string) => `/api/countries/${iso2}/`,
-  roofType: (id: number) => `/api/roof_types/${id}/`,
+  roofType: (id: number | string) => `/api/roof_types/${id}/`,
 } as const;
 
-/** The kinds of org-scoped record a reference URL can point at, by their path segment. */
-export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events';
+/**
+ * The sync routes the agent serves on the local API (shared/sync-api.ts says what
+ * they mean). They live under the org like its records, so they are built here.
+ */
+export const syncPaths = {
+  status: (orgId: number) => `${orgPath(orgId)}sync/status/`,
+  pending: (orgId: number) => `${orgPath(orgId)}sync/pending/`,
+  confirmPending: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/pending/${id}/confirm/`,
+  conflicts: (orgId: number) => `${orgPath(orgId)}sync/conflicts/`,
+  resolveConflict: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/conflicts/${id}/resolve/`,
+  pause: (orgId: number) => `${orgPath(orgId)}sync/pause/`,
+  resume: (orgId: number) => `${orgPath(orgId)}sync/resume/`,
+  folder: (orgId: number) => `${orgPath(orgId)}sync/folder/`,
+} as const;
 
-const ORG_RECORD_PATH = /^\/api\/orgs\/(\d{1,15})\/([a-z_]+)\/(\d{1,15})\/?$/;
+/** A path under an org, split at its collection and (when it has one) record id. */
+export interface OrgApiPath {
+  orgId: number;
+  /** The path segment after the org: `projects`, `private_files`, `sync`... */
+  collection: string;
+  id: number | null;
+  /** What follows the collection and id, `''` for the collection or record itself. */
+  rest: string;
+}
+
+// Ids are capped at 15 digits so that they stay safe integers.
+const ORG_API_PATH = /^\/api\/orgs\/(\d{1,15})\/([a-z_]+)\/(?:(\d{1,15})\/)?(.*)$/s;
+
+/**
+ * The one parser of org-scoped API paths: `/api/orgs/<org>/<collection>/[<id>/]<rest>`,
+ * with or without a trailing slash. Null for any other path.
+ */
+export function parseOrgApiPath(path: string): OrgApiPath | null {
+  const match = ORG_API_PATH.exec(path.endsWith('/') ? path : `${path}/`);
+  if (!match) return null;
+  return { orgId: Number(match[1]), collection: match[2]!, id: match[3] === undefined ? null : Number(match[3]), rest: match[4]! };
+}
 
 /**
  * Reads a reference to an org-scoped record: an absolute URL on any host, a
@@ -41,9 +95,10 @@ export function parseOrgReference(
   if (typeof reference !== 'string') return null;
   const trimmed = reference.trim();
   if (/^\d{1,15}$/.test(trimmed)) return { orgId: null, id: Number(trimmed) };
-  const match = ORG_RECORD_PATH.exec(pathOf(trimmed) ?? '');
-  if (!match || match[2] !== kind) return null;
-  return { orgId: Number(match[1]), id: Number(match[3]) };
+  const path = pathOf(trimmed);
+  const parsed = path === null ? null : parseOrgApiPath(path);
+  if (!parsed || parsed.collection !== kind || parsed.id === null || parsed.rest !== '') return null;
+  return { orgId: parsed.orgId, id: parsed.id };
 }
 
 /** The path of an absolute URL on any host, or the text itself (a relative path); null for a broken URL. */
@@ -85,5 +140,12 @@ export function parseRoofTypeReference(reference: unknown): number | null {
   if (typeof reference === 'number') return Number.isSafeInteger(reference) ? reference : null;
   if (typeof reference !== 'string') return null;
   const match = /(?:^|\/api\/roof_types\/)(\d{1,9})\/?$/.exec(reference.trim());
+  return match ? Number(match[1]) : null;
+}
+
+/** Reads a user reference, `/auth/users/<id>/` as an absolute URL or a path; null for anything else. */
+export function parseUserReference(reference: unknown): number | null {
+  if (typeof reference !== 'string') return null;
+  const match = /^\/auth\/users\/(\d{1,15})\/?$/.exec(pathOf(reference.trim()) ?? '');
   return match ? Number(match[1]) : null;
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync, gunzipSync } from 'node:zlib';
-import { parseOrgReference, parseRoofTypeReference } from './api-paths.ts';
+import { apiPaths, parseOrgApiPath, parseOrgReference, parseRoofTypeReference, parseUserReference, syncPaths } from './api-paths.ts';
 import { annualUsageOrGuess, describeUsageProblem } from './usage.ts';
 import { decodeDesign, encodeDesign } from './design-codec.ts';
 
@@ -18,6 +18,43 @@ test('references parse from absolute URLs, relative paths and bare ids, and noth
   assert.equal(parseOrgReference({ id: 1 }, 'projects'), null);
   assert.equal(parseRoofTypeReference('http://x/api/roof_types/3/'), 3);
   assert.equal(parseRoofTypeReference('roof'), null);
+});
+
+test('every builder makes a path its parser reads back', () => {
+  assert.equal(apiPaths.project(1, 42), '/api/orgs/1/projects/42/');
+  assert.equal(apiPaths.orgRecord(1, 'projects', 42), apiPaths.project(1, 42));
+  assert.equal(apiPaths.orgRecords(3, 'webhooks'), apiPaths.webhooks(3));
+  assert.equal(apiPaths.fileUploadPart(1, 'abc', 2), '/api/orgs/1/private_files/uploads/abc/parts/2/');
+  assert.equal(apiPaths.fileUploadComplete(1, 'abc'), '/api/orgs/1/private_files/uploads/abc/complete/');
+  assert.equal(syncPaths.resolveConflict(2, 5), '/api/orgs/2/sync/conflicts/5/resolve/');
+  const records = [
+    [apiPaths.project(1, 42), 'projects'],
+    [apiPaths.contact(1, 43), 'contacts'],
+    [apiPaths.role(1, 44), 'roles'],
+    [apiPaths.event(1, 45), 'events'],
+    [apiPaths.webhook(1, 46), 'webhooks'],
+    [apiPaths.privateFile(1, 47), 'private_files'],
+    [apiPaths.fileTag(1, 48), 'file_tags'],
+  ] as const;
+  for (const [path, kind] of records) {
+    assert.equal(parseOrgReference(`https://remote.example${path}`, kind)?.id, Number(path.split('/').at(-2)), path);
+  }
+  assert.equal(parseUserReference(`https://remote.example${apiPaths.user(9)}`), 9);
+  assert.equal(parseUserReference('/auth/users/9'), 9);
+  assert.equal(parseUserReference(apiPaths.project(1, 9)), null);
+  assert.equal(parseUserReference(9), null);
+  assert.equal(parseRoofTypeReference(apiPaths.roofType(6)), 6);
+});
+
+test('org API paths split into collection, record id and the rest', () => {
+  assert.deepEqual(parseOrgApiPath('/api/orgs/1/projects/42/'), { orgId: 1, collection: 'projects', id: 42, rest: '' });
+  assert.deepEqual(parseOrgApiPath('/api/orgs/1/projects'), { orgId: 1, collection: 'projects', id: null, rest: '' });
+  assert.deepEqual(parseOrgApiPath(apiPaths.fileUploadPart(1, 'abc', 2)), { orgId: 1, collection: 'private_files', id: null, rest: 'uploads/abc/parts/2/' });
+  assert.deepEqual(parseOrgApiPath(syncPaths.confirmPending(1, 7)), { orgId: 1, collection: 'sync', id: null, rest: 'pending/7/confirm/' });
+  assert.equal(parseOrgApiPath('/api/orgs/1/'), null);
+  assert.equal(parseOrgApiPath('/api/roof_types/3/'), null);
+  assert.equal(parseOrgReference('/api/orgs/1/projects/1234567890123456/', 'projects'), null, 'ids stay safe integers');
+  assert.equal(parseOrgReference('/api/orgs/1/projects/42/history/', 'projects'), null, 'a path below a record is not a reference to it');
 });
 
 test('usage pairs are checked exactly and the annual figure derived', () => {

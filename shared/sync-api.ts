@@ -1,16 +1,7 @@
 // The sync routes the agent serves on the local API (issue 5), as the renderer and
 // the desktop read them. With no remote configured they do not exist: a 404 from
-// them means "local only", which is a state, not an error.
-
-export const syncPaths = {
-  status: (orgId: number) => `/api/orgs/${orgId}/sync/status/`,
-  pending: (orgId: number) => `/api/orgs/${orgId}/sync/pending/`,
-  confirmPending: (orgId: number, id: number | string) => `/api/orgs/${orgId}/sync/pending/${id}/confirm/`,
-  conflicts: (orgId: number) => `/api/orgs/${orgId}/sync/conflicts/`,
-  resolveConflict: (orgId: number, id: number | string) => `/api/orgs/${orgId}/sync/conflicts/${id}/resolve/`,
-  pause: (orgId: number) => `/api/orgs/${orgId}/sync/pause/`,
-  resume: (orgId: number) => `/api/orgs/${orgId}/sync/resume/`,
-} as const;
+// them means "local only", which is a state, not an error. Their paths are built by
+// `syncPaths` in shared/api-paths.ts, with every other API path.
 
 /**
  * `local_only`: no remote (or no agent); the others are the agent's, with its

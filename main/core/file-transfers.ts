@@ -30,19 +30,19 @@ export async function uploadFile(
   try {
     const started = await callApi({
       method: 'POST',
-      path: `${apiPaths.privateFiles(orgId)}uploads/`,
+      path: apiPaths.fileUploads(orgId),
       body: { filename: request.fileName, title: request.title || undefined, project: request.projectId, size: totalBytes },
     });
     if (started.status !== 201) throw failed(`Could not start uploading ${request.fileName}`, started);
-    const uploadPath = apiPaths.fileUpload(orgId, (started.body as UploadJson).upload_id);
+    const uploadId = (started.body as UploadJson).upload_id;
     const partCount = Math.max(1, Math.ceil(totalBytes / UPLOAD_PART_BYTES));
     for (let part = 1; part <= partCount; part++) {
       const bytes = request.bytes.subarray((part - 1) * UPLOAD_PART_BYTES, part * UPLOAD_PART_BYTES);
-      const sent = await callApi({ method: 'PUT', path: `${uploadPath}parts/${part}/`, bytes });
+      const sent = await callApi({ method: 'PUT', path: apiPaths.fileUploadPart(orgId, uploadId, part), bytes });
       if (sent.status !== 200) throw failed(`Could not upload part ${part} of ${request.fileName}`, sent);
       progress(Math.min(part * UPLOAD_PART_BYTES, totalBytes), 'uploading');
     }
-    const completed = await callApi({ method: 'POST', path: `${uploadPath}complete/` });
+    const completed = await callApi({ method: 'POST', path: apiPaths.fileUploadComplete(orgId, uploadId) });
     if (completed.status !== 201 && completed.status !== 200) throw failed(`Could not finish uploading ${request.fileName}`, completed);
     progress(totalBytes, 'done');
     return completed;

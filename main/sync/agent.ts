@@ -12,6 +12,7 @@ import { checkToken, issueToken } from '../engine/auth/accounts.ts';
 import { hashPassword } from '../engine/auth/passwords.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
 import { isApiPlan } from '../../shared/plans.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 import { QuotaPacer } from './quota-pacer.ts';
 import { RemoteClient, downloadStream, signInToRemote } from './remote-client.ts';
 import { ApiError } from '../engine/http/errors.ts';
@@ -270,7 +271,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
 async function fetchBlobFromRemote(sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>, file: PrivateFileRow): Promise<void> {
   const unavailable = (why: string) =>
     new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
-  const detail = await sync.remote.request({ method: 'GET', path: `/api/orgs/${sync.orgId}/private_files/${file.id}/`, action: 'private_file_detail' });
+  const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail' });
   if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
   let received;
   try {
@@ -290,7 +291,7 @@ async function ensureLocalIdentity(engine: Engine, remote: RemoteClient, config:
   const { db } = engine.context;
   const org = await db.selectFrom('orgs').select('id').where('id', '=', config.org_id).executeTakeFirst();
   if (!org) {
-    const answer = await remote.request({ method: 'GET', path: `/api/orgs/${config.org_id}/`, action: 'default' });
+    const answer = await remote.request({ method: 'GET', path: apiPaths.org(config.org_id), action: 'default' });
     if (answer.kind !== 'ok') {
       throw new AgentSetupError(`the first start must reach the remote to read org ${config.org_id}: ${(answer as { message: string }).message}`);
     }

@@ -14,6 +14,7 @@ import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 import {
   deleteReplicaRecord,
   isProvisional,
@@ -121,9 +122,9 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
   const pulls = Number((await getSyncState(sync.db, 'pull_count')) ?? '0');
   let sweep = pulls % DELETION_SWEEP_EVERY === 0 || (await getSyncState(sync.db, SWEEP_DUE_KEY)) === 'true';
   let changed = 0;
-  const workflows = await listAll(sync, `/api/orgs/${sync.orgId}/workflows/`);
+  const workflows = await listAll(sync, apiPaths.workflows(sync.orgId));
   if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items));
-  const roles = await listAll(sync, `/api/orgs/${sync.orgId}/roles/`, { ordering: 'id' });
+  const roles = await listAll(sync, apiPaths.roles(sync.orgId), { ordering: 'id' });
   if (roles) await sync.db.transaction().execute(async (trx) => {
     for (const role of roles.items) await upsertRole(trx, sync.orgId, role, sync.localUserId);
   });
@@ -134,7 +135,7 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
   const asListed = async (item: Json) => item;
   const contacts = await pullChanged(sync, 'contact', asListed);
   const projects = await pullChanged(sync, 'project', projectDetail);
-  const tags = await listAll(sync, `/api/orgs/${sync.orgId}/file_tags/`);
+  const tags = await listAll(sync, apiPaths.fileTags(sync.orgId));
   if (tags) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags.items));
   const files = await pullChanged(sync, 'private_file', asListed);
   changed += contacts.changed + projects.changed + files.changed;

@@ -10,6 +10,7 @@ import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 import { groupOutbox, insertOutboxRow, type OutboxGroup } from './outbox.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
@@ -383,7 +384,7 @@ async function pushNewContactsFirst(sync: SyncContext, project: Json, done: Set<
   return requests;
 }
 
-const roleUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, `/api/orgs/${sync.orgId}/roles/${id}/`));
+const roleUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, apiPaths.role(sync.orgId, id)));
 
 async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly string[]): Promise<Json> {
   const view = viewOf('project', json);
@@ -392,7 +393,7 @@ async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly
     if (field in WRITABLE_PLAIN_FIELDS || field === 'custom_data') body[field] = view[field];
     else if (field === 'country_iso2') {
       if (view.country_iso2) body.country_iso2 = view.country_iso2;
-    } else if (field === 'roof_type') body.roof_type = view.roof_type === null ? null : remoteUrl(sync, `/api/roof_types/${String(view.roof_type)}/`);
+    } else if (field === 'roof_type') body.roof_type = view.roof_type === null ? null : remoteUrl(sync, apiPaths.roofType(String(view.roof_type)));
     else if ((ROLE_REFERENCE_FIELDS as readonly string[]).includes(field)) body[field] = roleUrl(sync, view[field] as number | null);
     else if (field === 'contacts') body.contacts = (view.contacts as number[]).map((id) => remoteUrl(sync, remotePath(sync, 'contact', id)));
     else if (field === 'active_stage_id') {
@@ -404,7 +405,7 @@ async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly
 }
 
 const projectUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, remotePath(sync, 'project', id)));
-const fileTagUrl = (sync: SyncContext, id: number) => remoteUrl(sync, `/api/orgs/${sync.orgId}/file_tags/${id}/`);
+const fileTagUrl = (sync: SyncContext, id: number) => remoteUrl(sync, apiPaths.fileTag(sync.orgId, id));
 
 async function updateBody(sync: SyncContext, model: SyncedModel, json: Json, fields: string[]): Promise<Json> {
   if (model === 'project') return projectFieldsBody(sync, json, fields);
@@ -610,7 +611,7 @@ async function pushChunkedCreate(
     }
     const started = await send(sync, group, {
       method: 'POST',
-      path: `/api/orgs/${sync.orgId}/private_files/uploads/`,
+      path: apiPaths.fileUploads(sync.orgId),
       json: { title: String(view.title), filename: file.file_name, size: total, ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }) },
       action: 'private_file_upload',
     });
@@ -619,7 +620,7 @@ async function pushChunkedCreate(
     upload = { op_id: createRow.op_id, upload_id: String(started.body.upload_id), part_bytes: settings.partBytes, parts_done: 0, created_date: sync.clock.now().toISOString() };
     await sync.db.insertInto('sync_uploads').values(upload).execute();
   }
-  const uploadPath = `/api/orgs/${sync.orgId}/private_files/uploads/${upload.upload_id}/`;
+  const uploadId = upload.upload_id;
   const parts = Math.max(1, Math.ceil(total / upload.part_bytes));
   const expired = async () => {
     // The remote forgot the session (it expired): start again; a finished one is looked for first.
@@ -643,7 +644,7 @@ async function pushChunkedCreate(
       const sent = await send(
         sync,
         group,
-        { method: 'PUT', path: `${uploadPath}parts/${part}/`, bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
+        { method: 'PUT', path: apiPaths.fileUploadPart(sync.orgId, uploadId, part), bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
         { returnNotFound: true },
       );
       requests++;
@@ -658,7 +659,7 @@ async function pushChunkedCreate(
   } finally {
     await blob.close();
   }
-  const completed = await send(sync, group, { method: 'POST', path: `${uploadPath}complete/`, action: 'private_file_create', timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
+  const completed = await send(sync, group, { method: 'POST', path: apiPaths.fileUploadComplete(sync.orgId, uploadId), action: 'private_file_create', timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
   requests++;
   if (completed.kind === 'rejected' && completed.status === 404) return expired();
   if (completed.kind !== 'ok') {

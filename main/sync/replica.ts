@@ -5,7 +5,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from '../engine/projects/project-columns.ts';
 import { ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
-import { parseOrgReference } from '../../shared/api-paths.ts';
+import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
@@ -41,7 +41,7 @@ export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Json[]
 }
 
 export async function upsertRole(trx: Trx, orgId: number, role: Json, localUserId: number | null): Promise<void> {
-  const remoteUserId = role.user ? Number(/\/(\d+)\/?$/.exec(String(role.user))?.[1]) : null;
+  const remoteUserId = parseUserReference(role.user);
   const row = {
     id: role.id,
     org_id: orgId,
@@ -132,7 +132,7 @@ export async function upsertFileTags(trx: Trx, orgId: number, tags: Json[]): Pro
 
 /** A remote file's metadata; its bytes come on demand (context.fetchMissingBlob). */
 export async function upsertPrivateFile(trx: Trx, orgId: number, file: Json, keep: RecordView = {}): Promise<void> {
-  const userId = Number(/\/(\d+)\/?$/.exec(String(file.user ?? ''))?.[1] ?? 0);
+  const userId = parseUserReference(file.user) ?? 0;
   if (userId) await ensureUser(trx, userId);
   await upsertFileTags(trx, orgId, file.file_tags_data ?? []);
   const projectId = 'project' in keep ? (keep.project as number | null) : file.project ? (parseOrgReference(file.project, 'projects')?.id ?? null) : null;
@@ -212,7 +212,7 @@ export async function upsertProject(trx: Trx, orgId: number, project: Json, keep
     priority: project.priority ?? 2,
     is_residential: flag(project.is_residential ?? true),
     is_lite: flag(project.is_lite),
-    roof_type_id: project.roof_type ? Number(/(\d+)\/?$/.exec(String(project.roof_type))?.[1]) : null,
+    roof_type_id: project.roof_type ? parseRoofTypeReference(project.roof_type) : null,
     workflow_id: workflowId,
     active_stage_id: stageId,
     ...Object.fromEntries(ROLE_REFERENCE_FIELDS.map((field) => [ROLE_COLUMNS[field], project[`${field}_data`]?.id ?? null])),

@@ -7,6 +7,7 @@ import type { EngineContext } from '../engine/context.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { RemoteClient } from './remote-client.ts';
 import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 
 /** How a change that failed for a passing reason is retried: firstDelayMs after the first failure, no jitter. */
 export type RetrySchedule = Omit<Backoff, 'jitter'>;
@@ -53,8 +54,7 @@ export interface UploadSettings {
 export const DEFAULT_UPLOAD_SETTINGS: UploadSettings = { chunkAboveBytes: 16 * 1024 * 1024, partBytes: 8 * 1024 * 1024 };
 
 export function remotePath(sync: SyncContext, model: SyncedModel, id?: number): string {
-  const collection = `/api/orgs/${sync.orgId}/${MODEL_PATHS[model]}/`;
-  return id === undefined ? collection : `${collection}${id}/`;
+  return id === undefined ? apiPaths.orgRecords(sync.orgId, MODEL_PATHS[model]) : apiPaths.orgRecord(sync.orgId, MODEL_PATHS[model], id);
 }
 
 export function remoteUrl(sync: SyncContext, path: string): string {

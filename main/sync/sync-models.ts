@@ -3,7 +3,7 @@
 // compare equal whatever host they came from. Merge bases, outbox field lists and
 // conflicts are all in terms of these views.
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
-import { parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
+import { type OrgRecordKind, parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 
 export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
@@ -69,7 +69,7 @@ export function changedFields(before: RecordView, after: RecordView): string[] {
 }
 
 /** A model's path segment on the API. */
-export const MODEL_PATHS: Record<SyncedModel, string> = {
+export const MODEL_PATHS: Record<SyncedModel, OrgRecordKind> = {
   project: 'projects',
   contact: 'contacts',
   event: 'events',

@@ -10,14 +10,10 @@ import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
 export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'note'] as const;
 export type EventType = (typeof ACTIVITY_EVENT_TYPES)[number];
 
-export function eventPath(orgId: number, id: number): string {
-  return `/api/orgs/${orgId}/events/${id}/`;
-}
-
 export function serializeEvent(context: EngineContext, event: EventRow) {
   return {
     id: event.id,
-    url: absoluteUrl(context, eventPath(event.org_id, event.id)),
+    url: absoluteUrl(context, apiPaths.event(event.org_id, event.id)),
     org_id: event.org_id,
     org: absoluteUrl(context, apiPaths.org(event.org_id)),
     project: event.project_id === null ? null : absoluteUrl(context, apiPaths.project(event.org_id, event.project_id)),

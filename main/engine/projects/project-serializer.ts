@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, ProjectRow, ContactRow, EventRow } from '../store/tables.ts';
-import { eventPath, loadProjectEvents, serializeEvent } from '../events/events.ts';
+import { loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
@@ -173,7 +173,7 @@ export function serializeProject(
   json.contacts_data = contacts.map((contact) => serializeContact(context, contact));
   Object.assign(json, projectFilesJson(context, relations.files.get(row.id) ?? [], view.fileViewer));
   const events = relations.events.get(row.id) ?? [];
-  json.events = events.map((event) => absoluteUrl(context, eventPath(event.org_id, event.id)));
+  json.events = events.map((event) => absoluteUrl(context, apiPaths.event(event.org_id, event.id)));
   json.events_data = events.map((event) => serializeEvent(context, event));
 
   const stage = relations.workflows.stagesById.get(row.active_stage_id);

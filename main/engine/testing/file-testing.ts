@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestServer } from './test-server.ts';
 import { multipartBody, postMultipart, type UploadResponse } from './multipart-upload.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 export async function uploadFile(
   server: TestServer,
@@ -13,7 +14,7 @@ export async function uploadFile(
   fields: Record<string, string> = {},
   orgId = 1,
 ): Promise<UploadResponse> {
-  return postMultipart(`${server.baseUrl}/api/orgs/${orgId}/private_files/`, token, multipartBody(fields, { fileName, contents: bytes }));
+  return postMultipart(`${server.baseUrl}${apiPaths.privateFiles(orgId)}`, token, multipartBody(fields, { fileName, contents: bytes }));
 }
 
 /** Uploads and insists on 201; returns the file record. */

@@ -12,7 +12,8 @@ import { nowIso } from '../clock.ts';
 import { writeTracked } from '../changes/tracked-write.ts';
 import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
-import { normaliseFieldList, serializeWebhook, webhookCreateSchema, webhookPath, webhookUpdateSchema } from './webhook-settings.ts';
+import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
+import { normaliseFieldList, serializeWebhook, webhookCreateSchema, webhookUpdateSchema } from './webhook-settings.ts';
 
 const params = z.object({ org_id: z.string(), id: idParam });
 const tags = ['webhooks'];
@@ -132,14 +133,15 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
       const { page, limit, webhook } = request.query;
       let query = context.db.selectFrom('webhook_process_logs').selectAll().where('org_id', '=', actor.org.id);
       if (webhook !== undefined) {
-        const id = /(\d+)\/?$/.exec(webhook)?.[1];
-        if (!id) return [];
-        query = query.where('webhook_id', '=', Number(id));
+        // The org is the admin's whatever the reference says: the query is scoped to it already.
+        const id = parseOrgReference(webhook, 'webhooks')?.id;
+        if (id === undefined) return [];
+        query = query.where('webhook_id', '=', id);
       }
       const rows = await query.orderBy('id', 'desc').limit(limit).offset(pageOffset({ page, limit })).execute();
       return rows.map((row) => ({
         id: row.id,
-        webhook: `${context.publicUrl}${webhookPath(row.org_id, row.webhook_id)}`,
+        webhook: `${context.publicUrl}${apiPaths.webhook(row.org_id, row.webhook_id)}`,
         created_date: row.created_date,
         successful: row.successful === 1,
         model_name: row.model_name,

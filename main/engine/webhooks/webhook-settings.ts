@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { WebhookRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the delivery sets itself; a webhook may not replace them. */
@@ -81,14 +82,10 @@ export function parseHeaders(stored: string | null): Record<string, string> {
   return JSON.parse(stored) as Record<string, string>;
 }
 
-export function webhookPath(orgId: number, id: number): string {
-  return `/api/orgs/${orgId}/webhooks/${id}/`;
-}
-
 export function serializeWebhook(context: EngineContext, webhook: WebhookRow) {
   return {
     id: webhook.id,
-    url: absoluteUrl(context, webhookPath(webhook.org_id, webhook.id)),
+    url: absoluteUrl(context, apiPaths.webhook(webhook.org_id, webhook.id)),
     org_id: webhook.org_id,
     endpoint: webhook.endpoint,
     enabled: webhook.enabled === 1,

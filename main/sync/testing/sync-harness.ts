@@ -9,6 +9,7 @@ import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { countChangesStillMoving } from '../outbox.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 /** The harness's agents, with the real folder watcher when a test gives them folders (tests read its counts). */
 type Agent = AnyAgent<FolderWatcher>;
@@ -142,7 +143,7 @@ export async function startTwoUserHarness(fileBytes: string, fileName: string, f
   const projects = (await member.local('GET', '/api/orgs/1/projects/?limit=100&ordering=id')).json as Array<{ id: number }>;
   const shared = projects.map((project) => project.id);
   const adminToken = await h.server.tokenFor(DEMO_USERS.sunriseAdmin);
-  const file = await createFile(h.server, adminToken, fileBytes, fileName, { title: fileTitle, project: `${h.server.baseUrl}/api/orgs/1/projects/${shared[0]}/` });
+  const file = await createFile(h.server, adminToken, fileBytes, fileName, { title: fileTitle, project: `${h.server.baseUrl}${apiPaths.project(1, shared[0]!)}` });
   await admin.synced();
   await member.synced();
   return { h, admin, member, shared, fileId: file.id };

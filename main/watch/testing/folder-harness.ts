@@ -8,6 +8,7 @@ import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import type { FolderStatus } from '../watcher.ts';
 import { settleFolders } from './folder-testing.ts';
 import { watchProjectFolders } from '../../core/agent-folders.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 /** The stability window of these tests: short, so they are quick. */
 export const TEST_WINDOW_MS = 300;
@@ -52,6 +53,6 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
 export const folderStatus = async (h: SyncHarness): Promise<FolderStatus> => (await h.local('GET', '/api/orgs/1/sync/folder/')).json as FolderStatus;
 
 export const remoteFilesWithHash = async (h: SyncHarness, hash: string): Promise<Json[]> =>
-  ((await h.remote('GET', `/api/orgs/1/private_files/?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
+  ((await h.remote('GET', `${apiPaths.privateFiles(1)}?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
 export const localFilesWithHash = async (h: SyncHarness, hash: string) =>
   h.agent.engine.context.db.selectFrom('private_files').selectAll().where('file_hash', '=', hash).execute();

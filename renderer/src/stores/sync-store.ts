@@ -3,7 +3,8 @@
 // local-only state, not an error.
 import { create } from 'zustand';
 import type { SyncState } from '../../../shared/bridge.ts';
-import { type ConflictChoice, type PendingChangeJson, type SyncConflictJson, type SyncStatusJson, syncPaths } from '../../../shared/sync-api.ts';
+import type { ConflictChoice, PendingChangeJson, SyncConflictJson, SyncStatusJson } from '../../../shared/sync-api.ts';
+import { syncPaths } from '../../../shared/api-paths.ts';
 import { apiOk, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
 import { requireBridge } from '../bridge-client.ts';
 

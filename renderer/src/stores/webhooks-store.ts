@@ -1,6 +1,7 @@
 // The org's webhooks and their delivery log (org admins only: the engine says 403
 // to anyone else, and the view explains that).
 import { create } from 'zustand';
+import { apiPaths } from '../../../shared/api-paths.ts';
 import { apiOk, messageOf } from '../api/api-client.ts';
 import type { WebhookJson, WebhookLogJson } from '../api/types.ts';
 
@@ -27,8 +28,6 @@ interface WebhooksState {
   loadLog(id: number): Promise<void>;
 }
 
-const webhookPath = (orgId: number, id: number) => `/api/orgs/${orgId}/webhooks/${id}/`;
-
 export const useWebhooksStore = create<WebhooksState>((set, get) => {
   const orgIdOrThrow = () => {
     const orgId = get().orgId;
@@ -50,7 +49,7 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
     async load(orgId) {
       set({ orgId, status: get().webhooks.length && get().orgId === orgId ? 'ready' : 'loading', error: null });
       try {
-        const webhooks = await apiOk<WebhookJson[]>('GET', `/api/orgs/${orgId}/webhooks/`, { query: { limit: 1000 } });
+        const webhooks = await apiOk<WebhookJson[]>('GET', apiPaths.webhooks(orgId), { query: { limit: 1000 } });
         set({ webhooks, status: 'ready' });
       } catch (error) {
         set({ status: 'error', error: messageOf(error) });
@@ -62,8 +61,8 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       const body = { ...draft, headers: draft.headers.trim() === '' ? '' : draft.headers };
       const saved =
         id === null
-          ? await apiOk<WebhookJson>('POST', `/api/orgs/${orgId}/webhooks/`, { body })
-          : await apiOk<WebhookJson>('PATCH', webhookPath(orgId, id), { body });
+          ? await apiOk<WebhookJson>('POST', apiPaths.webhooks(orgId), { body })
+          : await apiOk<WebhookJson>('PATCH', apiPaths.webhook(orgId, id), { body });
       putWebhook(saved);
       return saved;
     },
@@ -74,7 +73,7 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       // The switch moves at once; a refusal puts it back.
       putWebhook({ ...before, enabled });
       try {
-        putWebhook(await apiOk<WebhookJson>('PATCH', webhookPath(orgIdOrThrow(), id), { body: { enabled } }));
+        putWebhook(await apiOk<WebhookJson>('PATCH', apiPaths.webhook(orgIdOrThrow(), id), { body: { enabled } }));
       } catch (error) {
         putWebhook(before);
         throw error;
@@ -82,14 +81,14 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
     },
 
     async remove(id) {
-      await apiOk('DELETE', webhookPath(orgIdOrThrow(), id));
+      await apiOk('DELETE', apiPaths.webhook(orgIdOrThrow(), id));
       set({ webhooks: get().webhooks.filter((webhook) => webhook.id !== id) });
     },
 
     async loadLog(id) {
       const orgId = orgIdOrThrow();
-      const rows = await apiOk<WebhookLogJson[]>('GET', `/api/orgs/${orgId}/webhook_process_logs/`, {
-        query: { webhook: webhookPath(orgId, id), limit: 100 },
+      const rows = await apiOk<WebhookLogJson[]>('GET', apiPaths.webhookProcessLogs(orgId), {
+        query: { webhook: apiPaths.webhook(orgId, id), limit: 100 },
       });
       set({ logs: { ...get().logs, [id]: rows } });
     },

@@ -15,7 +15,7 @@ export function NotesTab({ project }: { project: ProjectJson }) {
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState('');
   const toast = useUiStore((state) => state.toast);
-  const eventsPath = `/api/orgs/${project.org_id}/events/`;
+  const eventsPath = apiPaths.events(project.org_id);
 
   const [loadCount, setLoadCount] = useState(0);
   const load = () => setLoadCount((count) => count + 1);
