@@ -13,6 +13,7 @@ import { Throttle, mergeThrottleRates } from './throttle/throttle.ts';
 import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { createWebhookCapture } from './webhooks/webhook-capture.ts';
 import { addChangeCapture, type ChangeCapture } from './changes/tracked-write.ts';
+import { ChangeFeed } from './changes/change-feed.ts';
 import { recordProjectActivity } from './events/events.ts';
 import { fileSettings } from './files/file-settings.ts';
 import { startFileStorage } from './files/file-storage.ts';
@@ -133,6 +134,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     orgs: new OrgCache(store.db, clock, (options.planCacheSeconds ?? 60) * 1000),
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
+    changes: new ChangeFeed(),
     webhookWorker: null,
   };
   const isServer = (options.role ?? 'server') === 'server';

@@ -212,7 +212,15 @@ async function startLockedAgent(options: AgentOptions, lock: DataFolderLock): Pr
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');
     log(`local api on ${address}`);
     if (options.folder) {
-      late.folders = new FolderWatcher({ ...options.folderOptions, root: path.resolve(options.folder), engine: engine.context, orgId: config.org_id, userId: config.user_id, log });
+      late.folders = new FolderWatcher({
+        ...options.folderOptions,
+        root: path.resolve(options.folder),
+        engine: engine.context,
+        orgId: config.org_id,
+        userId: config.user_id,
+        onDeleteHeld: () => sync.statusChanged(),
+        log,
+      });
       await late.folders.start();
     }
     await sync.start();

@@ -8,6 +8,7 @@ import { serializeContact } from '../contacts/contacts.ts';
 import { serializeEvent } from '../events/events.ts';
 import { serializeWebhook } from '../webhooks/webhook-settings.ts';
 import { serializeFile, withTags } from '../files/file-serializer.ts';
+import { parseOrgReference } from '../../../shared/api-paths.ts';
 
 export type TrackedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
 export type RecordSnapshot = Record<string, unknown>;
@@ -48,5 +49,20 @@ export async function snapshotRecord(
       const row = await trx.selectFrom('events').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
       return row ? serializeEvent(context, row) : null;
     }
+  }
+}
+
+/** The project a record is part of, read from its snapshot; null when none. */
+export function projectOfSnapshot(model: TrackedModel, id: number, snapshot: RecordSnapshot): number | null {
+  switch (model) {
+    case 'project':
+      return id;
+    case 'event':
+      return typeof snapshot.project_id === 'number' ? snapshot.project_id : null;
+    case 'private_file':
+      return parseOrgReference(snapshot.project, 'projects')?.id ?? null;
+    case 'contact':
+    case 'webhook':
+      return null;
   }
 }

@@ -12,6 +12,7 @@ import { contactVisibleTo, getVisibleContact } from './contact-access.ts';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { actorScope } from '../changes/change-feed.ts';
 
 const CONTACT_ORDERING_FIELDS = ['id', 'first_name', 'family_name', 'email', 'created_date', 'modified_date'] as const;
 const params = z.object({ org_id: z.string(), id: idParam });
@@ -46,7 +47,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
 
   app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
     const actor = actorOf(request);
-    const contact = await writeTracked(context, actor.org.id, async (trx, track) => {
+    const contact = await writeTracked(context, actorScope(actor), async (trx, track) => {
       const created = await insertContact(trx, context, actor, request.body);
       await track.contact(created.id, { created: true });
       return created;
@@ -64,7 +65,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
     const actor = actorOf(request);
     const contact = await getVisibleContact(context.db, actor, request.params.id);
     const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));
-    const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
+    const updated = await writeTracked(context, actorScope(actor), async (trx, track) => {
       const version = await checkPrecondition(trx, 'contacts', contact.id, readIfMatch(request.headers['if-match']));
       await trackContactAndItsProjects(trx, track, contact.id);
       return trx
@@ -79,8 +80,9 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
   });
 
   app.delete('/contacts/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request, reply) => {
-    const contact = await getVisibleContact(context.db, actorOf(request), request.params.id);
-    await writeTracked(context, contact.org_id, async (trx, track) => {
+    const actor = actorOf(request);
+    const contact = await getVisibleContact(context.db, actor, request.params.id);
+    await writeTracked(context, actorScope(actor), async (trx, track) => {
       await trackContactAndItsProjects(trx, track, contact.id);
       await trx.deleteFrom('project_contacts').where('contact_id', '=', contact.id).execute();
       await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();

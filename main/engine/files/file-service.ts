@@ -8,6 +8,7 @@ import type { Actor } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
 import { validationError, type FieldErrors } from '../http/errors.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { type ChangeActor, byUser } from '../changes/change-feed.ts';
 import { isVisibleTo } from '../projects/project-service.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import type { PrivateFilePatch } from '../../../shared/schemas/private-file.ts';
@@ -48,7 +49,7 @@ export async function storeNewFile(
   afterInsert?: AfterInsert,
 ): Promise<number> {
   return adoptBlob(context, received, () =>
-    writeTracked(context, record.orgId, async (trx, track) => {
+    writeTracked(context, { orgId: record.orgId, by: byUser(record.userId) }, async (trx, track) => {
       if (record.projectId !== null) await track.project(record.projectId);
       const id = await insertFileRow(trx, context, received, record);
       await track.privateFile(id, { created: true });
@@ -145,7 +146,7 @@ async function resolvePatch(db: Kysely<Database>, actor: Actor, patch: PrivateFi
 /** PATCH: title, show_customer, project (attach, move, detach) and file_tags; `ifMatch`: the client's precondition. */
 export async function updateFile(context: EngineContext, actor: Actor, file: PrivateFileRow, patch: PrivateFilePatch, ifMatch: IfMatch | null = null): Promise<void> {
   const { projectId, tagIds } = await resolvePatch(context.db, actor, patch);
-  await writeTracked(context, file.org_id, async (trx, track) => {
+  await writeTracked(context, { orgId: file.org_id, by: byUser(actor.user.id) }, async (trx, track) => {
     const version = await checkPrecondition(trx, 'private_files', file.id, ifMatch);
     const current = await currentFile(trx, file.id);
     // A title or tag change shows in the project's private_files_data, so its project is tracked too.
@@ -166,8 +167,8 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
 }
 
 /** Deletes the file; its blob goes too when no other file has the same contents. */
-export async function deleteFile(context: EngineContext, file: PrivateFileRow): Promise<void> {
-  await writeTracked(context, file.org_id, async (trx, track) => {
+export async function deleteFile(context: EngineContext, file: PrivateFileRow, by: ChangeActor): Promise<void> {
+  await writeTracked(context, { orgId: file.org_id, by }, async (trx, track) => {
     const current = await currentFile(trx, file.id);
     await trackProjects(track, current.project_id);
     await track.privateFile(file.id);
@@ -182,9 +183,10 @@ export async function replaceFileContents(
   file: PrivateFileRow,
   received: ReceivedFile,
   changes: { inputData: unknown; inputDataHash: string },
+  by: ChangeActor,
 ): Promise<void> {
   await adoptBlob(context, received, () =>
-    writeTracked(context, file.org_id, async (trx, track) => {
+    writeTracked(context, { orgId: file.org_id, by }, async (trx, track) => {
       const current = await currentFile(trx, file.id);
       await trackProjects(track, current.project_id);
       await trx

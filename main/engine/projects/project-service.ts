@@ -14,6 +14,7 @@ import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { insertContact } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { actorScope } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
 import { resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
@@ -249,7 +250,7 @@ export async function createProject(context: EngineContext, actor: Actor, input:
   const title =
     [input.title, input.address, input.identifier].find((text): text is string => typeof text === 'string' && text.trim() !== '') ??
     'Untitled project';
-  return writeTracked(context, actor.org.id, async (trx, track) => {
+  return writeTracked(context, actorScope(actor), async (trx, track) => {
     const { id } = await trx
       .insertInto('projects')
       .values({
@@ -273,7 +274,7 @@ export async function createProject(context: EngineContext, actor: Actor, input:
 /** `ifMatch`: the client's precondition (If-Match), checked inside the write's transaction. */
 export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite, ifMatch: IfMatch | null = null): Promise<void> {
   const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, existing);
-  await writeTracked(context, actor.org.id, async (trx, track) => {
+  await writeTracked(context, actorScope(actor), async (trx, track) => {
     const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
     await track.project(existing.id);
     // Re-read inside the transaction so two concurrent writes to different fields both land.
@@ -290,8 +291,8 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
 }
 
 /** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
-export async function deleteProject(context: EngineContext, project: ProjectRow): Promise<void> {
-  await writeTracked(context, project.org_id, async (trx, track) => {
+export async function deleteProject(context: EngineContext, actor: Actor, project: ProjectRow): Promise<void> {
+  await writeTracked(context, actorScope(actor), async (trx, track) => {
     await track.project(project.id);
     await trx.deleteFrom('project_contacts').where('project_id', '=', project.id).execute();
     await trx.deleteFrom('projects').where('id', '=', project.id).execute();
