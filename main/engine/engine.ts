@@ -14,6 +14,12 @@ import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWo
 import { createWebhookCapture } from './webhooks/webhook-capture.ts';
 import { addChangeCapture, type ChangeCapture } from './changes/tracked-write.ts';
 import { ChangeFeed } from './changes/change-feed.ts';
+import { registerSnapshotSource } from './changes/record-snapshots.ts';
+import { projectSnapshots } from './projects/project-service.ts';
+import { contactSnapshots } from './contacts/contact-service.ts';
+import { eventSnapshots } from './events/event-service.ts';
+import { webhookSnapshots } from './webhooks/webhook-service.ts';
+import { privateFileSnapshots } from './files/file-service.ts';
 import { recordProjectActivity } from './events/events.ts';
 import { fileSettings } from './files/file-settings.ts';
 import { startFileStorage } from './files/file-storage.ts';
@@ -137,6 +143,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     changes: new ChangeFeed(),
     webhookWorker: null,
   };
+  for (const source of [projectSnapshots, contactSnapshots, eventSnapshots, webhookSnapshots, privateFileSnapshots]) registerSnapshotSource(context, source);
   const isServer = (options.role ?? 'server') === 'server';
   if (isServer && options.deliverWebhooks !== false) {
     context.webhookWorker = new WebhookDeliveryWorker(context, { ...DEFAULT_DELIVERY_OPTIONS, ...options.webhookDelivery });

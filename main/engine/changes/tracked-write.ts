@@ -49,13 +49,13 @@ export function addChangeCapture(context: EngineContext, capture: ChangeCapture)
 }
 
 /** What the feed hears of a write's changes: records whose API view did not change are left out. */
-function describeCommitted(scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
+function describeCommitted(context: EngineContext, scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
   const events: RecordChangeEvent[] = [];
   for (const change of changes) {
     const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
     if (op === 'update' && JSON.stringify(change.before) === JSON.stringify(change.after)) continue;
     if (op === 'create' && change.after === null) continue; // made and removed within the write
-    const projectId = projectOfSnapshot(change.model, change.id, (change.after ?? change.before)!);
+    const projectId = projectOfSnapshot(context, change.model, change.id, (change.after ?? change.before)!);
     events.push({ model: change.model, id: change.id, op, orgId: scope.orgId, by: scope.by, projectId });
   }
   return events;
@@ -93,7 +93,7 @@ async function writeAndAnnounce<T>(
   const result = await writeCaptured(context, scope.orgId, captures, write, (changes) => {
     committed = changes;
   });
-  context.changes.announce(describeCommitted(scope, committed));
+  context.changes.announce(describeCommitted(context, scope, committed));
   return result;
 }
 

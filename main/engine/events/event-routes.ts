@@ -9,7 +9,8 @@ import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { stringField } from '../../../shared/schemas/coercing-fields.ts';
 import { writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
-import { getVisibleProject, visibleProjectIds } from '../projects/project-service.ts';
+import { getVisibleProject } from '../projects/project-service.ts';
+import { visibleProjectIds } from '../projects/project-access.ts';
 import { insertEvent, serializeEvent } from './events.ts';
 
 const eventWriteSchema = z.object({

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { drfFieldErrors, type TypedApp } from '../http/app.ts';
+import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { type Actor, actorOf } from '../auth/actor.ts';
-import { fieldError, validationError, type FieldErrors } from '../http/errors.ts';
+import { drfFieldErrors, fieldError, validationError, type FieldErrors } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { nowIso } from '../clock.ts';
 import {

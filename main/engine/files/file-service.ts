@@ -9,13 +9,27 @@ import { nowIso } from '../clock.ts';
 import { validationError, type FieldErrors } from '../http/errors.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { type ChangeActor, byUser } from '../changes/change-feed.ts';
-import { isVisibleTo } from '../projects/project-service.ts';
+import { isVisibleTo } from '../projects/project-access.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import type { PrivateFilePatch } from '../../../shared/schemas/private-file.ts';
 import { adoptBlob, releaseBlob, type ReceivedFile } from './blob-store.ts';
 import { resolveTagReferences, setFileTags } from './file-tags.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
-import type { UploadPart } from './file-serializer.ts';
+import { type UploadPart, serializeFile, withTags } from './file-serializer.ts';
+import type { SnapshotSource } from '../changes/record-snapshots.ts';
+
+/** What change capture compares: the file's API view. */
+export const privateFileSnapshots: SnapshotSource = {
+  model: 'private_file',
+  async read(trx, context, orgId, id) {
+    const row = await trx.selectFrom('private_files').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+    if (!row) return null;
+    const [file] = await withTags(trx, [row]);
+    // No download link: a snapshot is compared field by field, and a link is no field of the file.
+    return serializeFile(context, file!, () => '');
+  },
+  projectOf: (_id, file) => parseOrgReference(file.project, 'projects')?.id ?? null,
+};
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 

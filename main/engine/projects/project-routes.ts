@@ -16,8 +16,8 @@ import {
   deleteProject,
   getVisibleProject,
   updateProject,
-  visibleTo,
 } from './project-service.ts';
+import { visibleTo } from './project-access.ts';
 
 const PROJECT_ORDERING_FIELDS = ['id', 'title', 'created_date', 'modified_date', 'priority', 'address', 'identifier'] as const;
 

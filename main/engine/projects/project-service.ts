@@ -1,9 +1,10 @@
 // Reading projects a user may see, and writing them: reference resolution,
 // validation that needs the store, and the one transaction per write.
-import { expressionBuilder, sql, type ExpressionBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
-import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
+import type { Actor } from '../auth/actor.ts';
+import { isVisibleTo } from './project-access.ts';
 import { forbidden, notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
@@ -18,35 +19,25 @@ import { actorScope } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
 import { resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
+import type { SnapshotSource } from '../changes/record-snapshots.ts';
+import { loadRelations, serializeProject } from './project-serializer.ts';
+
+/** What change capture compares: the project's detail view without its design (large, and plan-gated). */
+export const projectSnapshots: SnapshotSource = {
+  model: 'project',
+  async read(trx, context, orgId, id) {
+    const row = await trx.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+    if (!row) return null;
+    const org = await trx.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
+    const relations = await loadRelations(trx, context, orgId, [row]);
+    const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
+    delete snapshot.design;
+    return snapshot;
+  },
+  projectOf: (id) => id,
+};
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
-
-/** Restricts a projects query to what the actor may see (docs/access.md). */
-export function visibleTo(actor: Actor) {
-  return (builder: ExpressionBuilder<Database, 'projects'>) => {
-    const inOrg = builder('projects.org_id', '=', actor.org.id);
-    if (canSeeAllProjects(actor.role)) return inOrg;
-    const roleId = actor.role.id;
-    return builder.and([
-      inOrg,
-      builder.or(Object.values(ROLE_COLUMNS).map((column) => builder(`projects.${column}`, '=', roleId))),
-    ]);
-  };
-}
-
-/**
- * The ids of the projects the actor may see, as a subquery for `column in (...)`:
- * records that follow their projects' visibility (private files, contacts, events) use it.
- */
-export function visibleProjectIds(actor: Actor) {
-  return expressionBuilder<Database, never>().selectFrom('projects').select('projects.id').where(visibleTo(actor));
-}
-
-export function isVisibleTo(actor: Actor, row: ProjectRow): boolean {
-  if (row.org_id !== actor.org.id) return false;
-  if (canSeeAllProjects(actor.role)) return true;
-  return Object.values(ROLE_COLUMNS).some((column) => row[column] === actor.role.id);
-}
 
 /** The project, or 404 when it does not exist in this org, or 403 when this user may not see it. */
 export async function getVisibleProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
