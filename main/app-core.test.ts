@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BridgeEnvelope, BridgeEventChannels, EventChannel, SessionInfo } from '../shared/bridge.ts';
-import { type AppCore, describeChange, startAppCore } from './app-core.ts';
+import { type AppCore, describeChanges, startAppCore } from './app-core.ts';
+import { byUser, type RecordChangeEvent } from './engine/changes/change-feed.ts';
 import { createSyncAgentHost } from './core/agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from './core/host-stores.ts';
 import { makeTempDir, startTestServer, type TestServer } from './engine/testing/test-server.ts';
@@ -139,14 +140,14 @@ describe('app core, embedded', () => {
     ok(await core.invoke('settings.set', { orgId: 1 }));
   });
 
-  test('describeChange names the kind and the project of a write', () => {
-    assert.deepEqual(describeChange({ path: '/api/orgs/1/contacts/9/' }), { kinds: ['contacts'], projectIds: [], source: 'local' });
-    assert.deepEqual(describeChange({ path: '/api/orgs/1/events/', body: { project: '/api/orgs/1/projects/12/' } }), {
-      kinds: ['events'],
-      projectIds: [12],
-      source: 'local',
-    });
-    assert.deepEqual(describeChange({ path: '/api/orgs/1/projects/5' }), { kinds: ['projects'], projectIds: [5], source: 'local' });
+  test('describeChanges names the kinds and the projects of a write', () => {
+    const change = (model: RecordChangeEvent['model'], id: number, projectId: number | null): RecordChangeEvent => ({ model, id, op: 'update', orgId: 1, by: byUser(1), projectId });
+    assert.deepEqual(describeChanges([change('contact', 9, null)]), { kinds: ['contacts'], projectIds: [], source: 'local' });
+    assert.deepEqual(describeChanges([change('event', 3, 12)]), { kinds: ['events'], projectIds: [12], source: 'local' });
+    assert.deepEqual(describeChanges([change('project', 5, 5)]), { kinds: ['projects'], projectIds: [5], source: 'local' });
+    // A contact belongs to no one project: any open project may show it.
+    assert.deepEqual(describeChanges([change('project', 5, 5), change('contact', 9, null)]), { kinds: ['projects', 'contacts'], projectIds: [], source: 'local' });
+    assert.deepEqual(describeChanges([{ ...change('private_file', 4, 7), by: { kind: 'sync' } }]), { kinds: ['private_files'], projectIds: [7], source: 'sync' });
   });
 });
 
@@ -160,7 +161,7 @@ describe('app core, signed in to a remote through the sync agent', () => {
       dataDir,
       settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
       openFolder: async () => false,
-      syncAgent: createSyncAgentHost({ pollIntervalSeconds: 1, statusIntervalMs: 100 }),
+      syncAgent: createSyncAgentHost({ pollIntervalSeconds: 1 }),
     });
   });
   after(async () => {
@@ -196,5 +197,47 @@ describe('app core, signed in to a remote through the sync agent', () => {
     const signedOut = ok<SessionInfo>(await core.invoke('auth.signOut', undefined));
     assert.equal(signedOut.mode, 'embedded');
     assert.equal(core.events.latestOf('sync.state')?.state, 'local_only');
+  });
+});
+
+describe('app core, synced: views follow the engine’s change events, not a poll', () => {
+  const dataDir = makeTempDir('solardesk-core-events-');
+  let remote: TestServer;
+  let core: AppCore;
+  before(async () => {
+    remote = await startTestServer();
+    core = await startAppCore({
+      dataDir,
+      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
+      openFolder: async () => false,
+      // An hour: nothing this test waits for may come from a timer.
+      syncAgent: createSyncAgentHost({ pollIntervalSeconds: 3600 }),
+    });
+  });
+  after(async () => {
+    await core.close();
+    await remote.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a write through the local API and a change a pull brings each reach records.changed, and sync.state follows', async () => {
+    ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    const changes = collect(core, 'records.changed');
+    const states = collect(core, 'sync.state');
+
+    // Someone edits project 10 on the remote; the next cycle's pull brings it down.
+    const token = await remote.tokenFor('admin@sunrise.example');
+    assert.equal((await remote.request('PATCH', '/api/orgs/1/projects/10/', { token, body: { title: 'Renamed on the remote' } })).status, 200);
+    // A local write: announced at once, and it wakes the sync loop (pull first, then push).
+    ok(await core.invoke('api.request', { method: 'PATCH', path: '/api/orgs/1/projects/9/', body: { notes: 'Written on this desktop' } }));
+    assert.deepEqual(changes[0], { kinds: ['projects'], projectIds: [9], source: 'local' });
+
+    await until(() => changes.some((change) => change.source === 'sync' && change.projectIds.includes(10)), 'the pulled change announced');
+    const pulled = ok<{ body: { title: string } }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/projects/10/' }));
+    assert.equal(pulled.body.title, 'Renamed on the remote');
+    // The sync state went through the push and came back to synced with nothing pending, told as it happened.
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced' && core.events.latestOf('sync.state')?.pending === 0, 'synced again');
+    assert.ok(states.some((state) => state.state === 'syncing' || state.pending > 0), 'the cycle was reported');
   });
 });

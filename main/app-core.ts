@@ -7,7 +7,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import {
-  type ApiRequest,
   BridgeError,
   type BridgeEnvelope,
   type BridgeHandlers,
@@ -17,7 +16,6 @@ import {
   type SyncState,
   type Unsubscribe,
 } from '../shared/bridge.ts';
-import { parseOrgApiPath, parseOrgReference } from '../shared/api-paths.ts';
 import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
 import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
@@ -26,6 +24,7 @@ import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
 import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import { type DataFolderLock, DataFolderInUseError, lockDataFolder } from './engine/store/data-folder-lock.ts';
+import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from './engine/changes/change-feed.ts';
 
 export interface AppCoreOptions {
   dataDir: string;
@@ -51,18 +50,16 @@ export interface AppCore {
   close(): Promise<void>;
 }
 
-const MUTATING_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-
-/** What a successful write through api.request changed, for `records.changed`. */
-export function describeChange(request: Pick<ApiRequest, 'path' | 'body'>): RecordsChanged {
-  const path = parseOrgApiPath(request.path);
-  const kind = path?.collection ?? 'unknown';
-  const projectIds: number[] = [];
-  if (path?.collection === 'projects' && path.id !== null) projectIds.push(path.id);
-  const body = request.body as { project?: unknown } | undefined;
-  const project = typeof body === 'object' && body !== null ? parseOrgReference(body.project, 'projects') : null;
-  if (project) projectIds.push(project.id);
-  return { kinds: [kind], projectIds, source: 'local' };
+/**
+ * The changes of one committed write or pulled record, as `records.changed` tells
+ * the views: the kinds of record by their API path segment, and the projects they
+ * belong to (none listed when one of them belongs to no known project: then any may show it).
+ */
+export function describeChanges(changes: readonly RecordChangeEvent[]): RecordsChanged {
+  const kinds = [...new Set(changes.map((change) => TRACKED_MODEL_PATHS[change.model]))];
+  const isEveryProjectKnown = changes.every((change) => change.projectId !== null);
+  const projectIds = isEveryProjectKnown ? [...new Set(changes.map((change) => change.projectId!))] : [];
+  return { kinds, projectIds, source: changes.some((change) => change.by.kind === 'sync') ? 'sync' : 'local' };
 }
 
 export async function startAppCore(options: AppCoreOptions): Promise<AppCore> {
@@ -115,7 +112,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         // Later, not now: the first report comes while the backend is still starting.
         if (wasSignInNeeded !== (state.state === 'needs_sign_in')) setTimeout(() => void session().then((info) => events.emit('session.changed', info), () => {}));
       }),
-      backend.watchRemoteChanges((change) => events.emit('records.changed', change)),
+      backend.watchRecordChanges((changes) => events.emit('records.changed', describeChanges(changes))),
     ];
     return backend;
   }
@@ -172,17 +169,10 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
   const handlers: BridgeHandlers = {
     'session.get': () => session(),
 
-    'api.request': async (request) => {
-      const response = await callApi(request);
-      if (MUTATING_METHODS.has(request.method) && response.status < 400) events.emit('records.changed', describeChange(request));
-      return response;
-    },
+    // What a write changed reaches `records.changed` from the engine (startBackend), not from here.
+    'api.request': (request) => callApi(request),
 
-    'files.upload': async (request) => {
-      const response = await uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress));
-      events.emit('records.changed', { kinds: ['private_files'], projectIds: [request.projectId], source: 'local' });
-      return response;
-    },
+    'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
 
     'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), options.settings.read().folderRoot, fileId),
 

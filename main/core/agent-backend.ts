@@ -1,12 +1,14 @@
 // The synced backend: the sync agent of main/sync/ (issue 5) behind the
 // LocalBackend seam. It keeps a replica of one remote org in <data>/replica and
-// serves it on the local API; the core reads its state and turns it into the
-// bridge's `sync.state` and `records.changed` events.
+// serves it on the local API. The sync engine says when its status may have
+// changed and the replica's engine announces every record a write or a pull
+// changed; the core turns them into the bridge's `sync.state` and `records.changed`.
+// Nothing is polled.
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Agent, AgentSetupError, LOCAL_TOKEN_FILE, REMOTE_TOKEN_FILE, type SecretStore, fileSecretStore, startAgent } from '../sync/agent.ts';
 import { issueToken } from '../engine/auth/accounts.ts';
-import type { BridgeEventChannels, SyncState, Unsubscribe } from '../../shared/bridge.ts';
+import type { SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import { readSyncStateName } from '../../shared/sync-api.ts';
 import type { LocalBackend, LocalIdentity } from './local-backend.ts';
 import { watchProjectFolders } from './agent-folders.ts';
@@ -31,8 +33,6 @@ export interface AgentStartOptions {
 export interface SyncAgentSettings {
   /** How often the agent syncs when nothing else wakes it (default 30 s). */
   pollIntervalSeconds?: number;
-  /** How often the core reads the agent's state (default 1 s). */
-  statusIntervalMs?: number;
   /** Where the remote token lives for a replica folder (default: a 0600 file in it; the desktop: safeStorage). */
   remoteTokenStore?: (replicaFolder: string) => SecretStore;
 }
@@ -82,19 +82,47 @@ async function readState(agent: Agent): Promise<SyncState> {
   };
 }
 
-/** A fingerprint of the replica's records, so a sync that brought nothing new reloads nothing. */
-async function replicaFingerprint(agent: Agent): Promise<string> {
-  const { db } = agent.engine.context;
-  const parts = await Promise.all(
-    (['projects', 'contacts', 'private_files', 'webhooks', 'events'] as const).map((table) =>
-      db
-        .selectFrom(table)
-        .select((builder) => [builder.fn.countAll<number>().as('count'), builder.fn.max('modified_date').as('latest')])
-        .executeTakeFirst()
-        .then((row) => `${row?.count}:${row?.latest}`),
-    ),
-  );
-  return parts.join('|');
+/**
+ * Reads the agent's state each time the sync engine says it may have changed, one
+ * read at a time (notifications during a read make one more read after it), and
+ * tells `onChange` when it differs from the last one told.
+ */
+function followSyncState(agent: Agent, initial: SyncState, onChange: (state: SyncState) => void): { stop(): Promise<void> } {
+  let last = initial;
+  let reading: Promise<void> | null = null;
+  let isStale = false;
+  let isStopped = false;
+  const read = (): void => {
+    if (isStopped) return;
+    if (reading) {
+      isStale = true;
+      return;
+    }
+    reading = (async () => {
+      do {
+        isStale = false;
+        const state = await readState(agent);
+        if (!isStopped && JSON.stringify(state) !== JSON.stringify(last)) {
+          last = state;
+          onChange(state);
+        }
+      } while (isStale && !isStopped);
+    })()
+      .catch(() => {}) // closing: the store went away under the read
+      .finally(() => {
+        reading = null;
+      });
+  };
+  const unwatch = agent.sync.watchStatus(read);
+  // A change between the first read and the subscription must not go unseen.
+  read();
+  return {
+    async stop() {
+      isStopped = true;
+      unwatch();
+      await reading;
+    },
+  };
 }
 
 export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgentHost {
@@ -129,37 +157,11 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
       const identity = await identityOf(agent);
       let token = agent.localToken;
       const stateListeners = new Set<(state: SyncState) => void>();
-      const changeListeners = new Set<(change: BridgeEventChannels['records.changed']) => void>();
       let lastState = await readState(agent);
-      let lastFingerprint = await replicaFingerprint(agent);
-
-      // The agent has no event stream; its status is cheap to read (a few counts), so poll it.
-      let isPolling = false;
-      const poll = setInterval(async () => {
-        if (isPolling) return;
-        isPolling = true;
-        try {
-          const state = await readState(agent);
-          if (JSON.stringify(state) !== JSON.stringify(lastState)) {
-            lastState = state;
-            stateListeners.forEach((listener) => listener(state));
-          }
-          const fingerprint = await replicaFingerprint(agent);
-          if (fingerprint !== lastFingerprint) {
-            lastFingerprint = fingerprint;
-            changeListeners.forEach((listener) => listener({ kinds: ['sync'], projectIds: [], source: 'sync' }));
-          }
-        } catch {
-          // Closing: the next start polls a new agent.
-        } finally {
-          isPolling = false;
-        }
-      }, settings.statusIntervalMs ?? 1000);
-
-      const watch = <T>(set: Set<(value: T) => void>, listener: (value: T) => void): Unsubscribe => {
-        set.add(listener);
-        return () => set.delete(listener);
-      };
+      const following = followSyncState(agent, lastState, (state) => {
+        lastState = state;
+        stateListeners.forEach((listener) => listener(state));
+      });
       return {
         mode: 'synced',
         api: () => ({ baseUrl: agent.localApiUrl, token }),
@@ -167,13 +169,15 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           token = await issueToken(agent.engine.context.db, agent.engine.context.clock, identity.user.id);
         },
         identity: () => identity,
-        watchSyncStatus(listener) {
+        watchSyncStatus(listener): Unsubscribe {
           listener(lastState);
-          return watch(stateListeners, listener);
+          const entry = (state: SyncState) => listener(state);
+          stateListeners.add(entry);
+          return () => stateListeners.delete(entry);
         },
-        watchRemoteChanges: (listener) => watch(changeListeners, listener),
+        watchRecordChanges: (listener) => agent.engine.context.changes.subscribe(listener),
         async close() {
-          clearInterval(poll);
+          await following.stop();
           await agent.close();
         },
       };

@@ -25,7 +25,7 @@ export function folderOutboxOf(engine: EngineContext): FolderOutbox {
   return {
     holdDelete,
     releaseHeldDelete,
-    confirmHeldDelete: (holdId) => confirmHeldDelete(engine, holdId),
+    confirmHeldDelete: (holdId, by) => confirmHeldDelete(engine, holdId, by),
     dropStaleHolds: () => dropStaleHolds(engine.db),
     hasNoQueuedDelete,
     listFolderUploads: (limit) => listFolderUploads(engine.db, limit),

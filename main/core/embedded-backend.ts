@@ -48,7 +48,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
         listener(LOCAL_ONLY_STATE);
         return () => {};
       },
-      watchRemoteChanges: () => () => {},
+      watchRecordChanges: (listener) => engine.context.changes.subscribe(listener),
       close: () => engine.close(),
     };
   } catch (error) {

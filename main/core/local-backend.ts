@@ -4,7 +4,8 @@
 // agent adds the sync routes of shared/sync-api.ts) and reports its sync state;
 // the core, the bridge and the renderer do not care which.
 import type { DataFolderLock } from '../engine/store/data-folder-lock.ts';
-import type { BridgeEventChannels, SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
+import type { SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
+import type { ChangeListener } from '../engine/changes/change-feed.ts';
 
 export interface LocalIdentity {
   user: SessionUser;
@@ -24,8 +25,8 @@ export interface LocalBackend {
   identity(): LocalIdentity;
   /** Sync status, now and whenever it changes. */
   watchSyncStatus(listener: (state: SyncState) => void): Unsubscribe;
-  /** Records that sync changed from the remote side, so open views reload them. */
-  watchRemoteChanges(listener: (change: BridgeEventChannels['records.changed']) => void): Unsubscribe;
+  /** Every committed change of a record, made through the local API, a project folder or a sync, as the engine announces it. */
+  watchRecordChanges(listener: ChangeListener): Unsubscribe;
   close(): Promise<void>;
 }
 

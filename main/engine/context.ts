@@ -7,6 +7,7 @@ import { findOrg } from './orgs/org-service.ts';
 import type { Throttle } from './throttle/throttle.ts';
 import type { WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { FileSettings } from './files/file-settings.ts';
+import type { ChangeFeed } from './changes/change-feed.ts';
 
 export interface EngineContext {
   readonly store: Store;
@@ -25,6 +26,8 @@ export interface EngineContext {
    * fetches a missing blob from the remote. Unset on a server, where a missing blob is a fault.
    */
   readonly fetchMissingBlob?: (file: PrivateFileRow) => Promise<void>;
+  /** Every committed change of a tracked record (change-feed.ts): what hosts, views and the watcher listen to. */
+  readonly changes: ChangeFeed;
   /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */
   webhookWorker: WebhookDeliveryWorker | null;
 }

@@ -14,6 +14,13 @@ import { Throttle, mergeThrottleRates } from './throttle/throttle.ts';
 import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { createWebhookCapture } from './webhooks/webhook-capture.ts';
 import { addChangeCapture, type ChangeCapture } from './changes/tracked-write.ts';
+import { ChangeFeed } from './changes/change-feed.ts';
+import { registerSnapshotSource } from './changes/record-snapshots.ts';
+import { projectSnapshots } from './projects/project-service.ts';
+import { contactSnapshots } from './contacts/contact-service.ts';
+import { eventSnapshots } from './events/event-service.ts';
+import { webhookSnapshots } from './webhooks/webhook-service.ts';
+import { privateFileSnapshots } from './files/file-service.ts';
 import { recordProjectActivity } from './events/events.ts';
 import { fileSettings } from './files/file-settings.ts';
 import { startFileStorage } from './files/file-storage.ts';
@@ -151,9 +158,11 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     orgs: new OrgCache(store.db, clock, planCacheMs),
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
+    changes: new ChangeFeed(),
     webhookWorker: null,
     ...(fetchMissingBlob ? { fetchMissingBlob: (file: PrivateFileRow) => fetchMissingBlob(context, file) } : {}),
   };
+  for (const source of [projectSnapshots, contactSnapshots, eventSnapshots, webhookSnapshots, privateFileSnapshots]) registerSnapshotSource(context, source);
   const isServer = (options.role ?? 'server') === 'server';
   if (isServer && options.deliverWebhooks !== false) {
     context.webhookWorker = new WebhookDeliveryWorker(context, { ...DEFAULT_DELIVERY_OPTIONS, ...options.webhookDelivery });

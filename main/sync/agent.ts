@@ -47,6 +47,8 @@ export interface AgentFolderWiring {
   orgId: number;
   userId: number;
   log: (line: string) => void;
+  /** A file's deletion is now held for the user: the sync status (pending, held) changed. */
+  onDeleteHeld: () => void;
 }
 
 export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
@@ -205,7 +207,6 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   let folders: Folders | null = null;
   try {
     await ensureLocalIdentity(engine, remote, config);
-    folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log }) ?? null;
     const context: SyncContext = {
       engine: engine.context,
       db: engine.context.db,
@@ -231,6 +232,8 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
         if (state === 'idle') folders?.requestReconcile();
       },
     });
+    // The watcher comes after sync, which it tells of each delete it holds for the user; sync reaches it through `folders`.
+    folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log, onDeleteHeld: () => sync.statusChanged() }) ?? null;
     // Before anything can write through the engine (the local API is not listening yet): every tracked write queues its outbox row.
     addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake()));
     // A project or file changed here (the app, the local API): its folder and arrivals follow soon.

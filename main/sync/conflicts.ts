@@ -8,6 +8,8 @@ import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { ApiError, fieldError, notFound } from '../engine/http/errors.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
+import { writeAnnounced } from '../engine/changes/tracked-write.ts';
+import { byUser } from '../engine/changes/change-feed.ts';
 import { applyProjectView } from './replica.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { requeueFields } from './push.ts';
@@ -23,10 +25,12 @@ export type ConflictChoice = 'local' | 'remote' | 'value';
  * value as it is now, and a choice made on an older local value is refused (409).
  */
 export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown, seenLocalValue?: unknown): Promise<void> {
-  await sync.db.transaction().execute(async (trx) => {
+  // The user's choice, made on this computer: announced as theirs, and queued for the remote by requeueFields below.
+  await writeAnnounced(sync.engine, { orgId: sync.orgId, by: byUser(sync.localUserId) }, async (trx, track) => {
     const conflict = await trx.selectFrom('sync_conflicts').selectAll().where('id', '=', conflictId).executeTakeFirst();
     if (!conflict) throw notFound('No such conflict: it may have been settled already.');
     const model = conflict.model as SyncedModel;
+    await track.record(model, conflict.record_id);
     const remoteValue = JSON.parse(conflict.remote_value) as unknown;
     const localValue = await currentLocalValue(trx, sync, model, conflict.record_id, conflict.field, JSON.parse(conflict.local_value) as unknown);
     if (seenLocalValue !== undefined && !sameJson(seenLocalValue, localValue)) {

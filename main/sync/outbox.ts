@@ -12,6 +12,7 @@ import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
+import type { ChangeActor } from '../engine/changes/change-feed.ts';
 import { deleteFile } from '../engine/files/file-service.ts';
 import { ApiError } from '../engine/http/errors.ts';
 import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
@@ -203,10 +204,10 @@ async function heldRow(db: Kysely<Database>, outboxId: number): Promise<OutboxRo
 }
 
 /** Turns a held deletion into a real one, through the engine (so the outbox gets an ordinary delete). */
-export async function confirmHeldDelete(context: EngineContext, outboxId: number): Promise<{ fileId: number; deleted: boolean }> {
+export async function confirmHeldDelete(context: EngineContext, outboxId: number, by: ChangeActor): Promise<{ fileId: number; deleted: boolean }> {
   const row = await heldRow(context.db, outboxId);
   const file = await context.db.selectFrom('private_files').selectAll().where('id', '=', row.record_id).executeTakeFirst();
-  if (file) await deleteFile(context, file);
+  if (file) await deleteFile(context, file, by);
   await context.db.deleteFrom('sync_outbox').where('id', '=', row.id).execute();
   return { fileId: row.record_id, deleted: file !== undefined };
 }

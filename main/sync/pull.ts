@@ -9,6 +9,8 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
+import { writeAnnounced } from '../engine/changes/tracked-write.ts';
+import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
@@ -189,8 +191,9 @@ async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: (item
  * to different values becomes a conflict, kept with both values.
  */
 export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJson: Json): Promise<number> {
-  return sync.db.transaction().execute(async (trx) => {
+  return writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     const id = remoteJson.id as number;
+    await track.record(model, id);
     const remoteView = viewOf(model, remoteJson);
     const record = await trx.selectFrom('sync_records').selectAll().where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
     const base = record ? (JSON.parse(record.base) as RecordView) : null;
@@ -307,7 +310,10 @@ async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: S
     if (remoteIds.has(id) || isProvisional(id)) continue;
     const waiting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
     if (waiting) continue;
-    await sync.db.transaction().execute((trx) => deleteReplicaRecord(trx, model, id));
+    await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
+      await track.record(model, id);
+      await deleteReplicaRecord(trx, model, id);
+    });
     removed++;
   }
   return removed;

@@ -7,6 +7,8 @@ import fsp from 'node:fs/promises';
 import type { Transaction } from 'kysely';
 import type { Database, OutboxRow } from '../engine/store/tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
+import { writeAnnounced } from '../engine/changes/tracked-write.ts';
+import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
@@ -314,7 +316,10 @@ async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: num
 
 /** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
 async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = [], folderCopy = false): Promise<void> {
-  await sync.db.transaction().execute(async (trx) => {
+  await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
+    // Re-keyed: the local id goes away and the remote's takes its place.
+    await track.record(group.model, group.recordId);
+    await track.record(group.model, remoteJson.id);
     // Made here from a project folder: its race check (settleFolderCopy) is due, even after a kill.
     if (folderCopy) await trx.insertInto('sync_state').values({ key: `${FOLDER_COPY_KEY}${remoteJson.id}`, value: String(remoteJson.file_hash ?? '') }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
@@ -333,7 +338,8 @@ async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: J
 }
 
 async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, sentFields: string[]): Promise<void> {
-  await sync.db.transaction().execute(async (trx) => {
+  await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
+    await track.record(group.model, group.recordId);
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
     const localView = local ? viewOf(group.model, local) : {};
     const keep = await laterLocalValues(trx, group, localView);
@@ -550,7 +556,9 @@ async function settleFolderCopy(sync: SyncContext, ownId: number): Promise<numbe
   const chosen = copies[0];
   // Alone, the chosen one, or no longer in this project (moved or deleted elsewhere): nothing to merge.
   if (!chosen || chosen.id === ownId || !copies.some((copy) => copy.id === ownId)) return done().then(() => 1);
-  await sync.db.transaction().execute(async (trx) => {
+  await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
+    await track.privateFile(ownId);
+    await track.privateFile(chosen.id);
     const snapshot = (await snapshotRecord(trx, sync.engine, sync.orgId, 'private_file', ownId)) as Json | null;
     // Local edits still waiting (a rename in the folder) follow the file to the chosen one.
     const waiting = await trx.selectFrom('sync_outbox').select('fields').where('model', '=', 'private_file').where('record_id', '=', ownId).where('op', '=', 'update').execute();

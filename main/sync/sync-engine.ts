@@ -43,6 +43,7 @@ export class SyncEngine {
   private offlineRetries = 0;
   /** After a 429 or 5xx during a pull: when to try again. */
   private busyRetryMs: number | null = null;
+  private readonly statusListeners = new Set<() => void>();
 
   constructor(
     private readonly sync: SyncContext,
@@ -62,8 +63,25 @@ export class SyncEngine {
     await this.running;
   }
 
+  /**
+   * Hears each time status() may answer differently: a new state, or a change
+   * queued, settled or held (the counts). Returns an unsubscribe function.
+   */
+  watchStatus(listener: () => void): () => void {
+    const entry = () => listener();
+    this.statusListeners.add(entry);
+    return () => this.statusListeners.delete(entry);
+  }
+
+  /** Tells status listeners to look again; also for changes made outside the loop (a deletion held in a project folder). */
+  statusChanged(): void {
+    for (const listener of [...this.statusListeners]) listener();
+  }
+
   /** Sync soon: a local write was made, or the user asked. */
   wake(): void {
+    // Whatever woke the loop (a queued change, a settled conflict) changed what waits, even when paused.
+    this.statusChanged();
     if (this.stopped || this.paused) return;
     if (this.running) {
       this.again = true;
@@ -124,6 +142,7 @@ export class SyncEngine {
     this.state = state;
     this.detail = detail;
     this.options.onStateChange?.(state, detail);
+    this.statusChanged();
   }
 
   private async cycle(): Promise<void> {

@@ -5,6 +5,7 @@
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { type OrgRecordKind, parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
+import { TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 
 export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
 export const SYNCED_MODELS: readonly SyncedModel[] = ['project', 'contact', 'event', 'webhook', 'private_file'];
@@ -69,13 +70,7 @@ export function changedFields(before: RecordView, after: RecordView): string[] {
 }
 
 /** A model's path segment on the API. */
-export const MODEL_PATHS: Record<SyncedModel, OrgRecordKind> = {
-  project: 'projects',
-  contact: 'contacts',
-  event: 'events',
-  webhook: 'webhooks',
-  private_file: 'private_files',
-};
+export const MODEL_PATHS: Record<SyncedModel, OrgRecordKind> = TRACKED_MODEL_PATHS;
 
 /** Fields a PATCH may carry for each model (the file hash only ever comes down). */
 export function pushableFields(model: SyncedModel, fields: readonly string[]): string[] {

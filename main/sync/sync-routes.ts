@@ -9,6 +9,8 @@ import type { SyncContext } from './sync-context.ts';
 import { resolveConflict } from './conflicts.ts';
 import type { AgentFolders } from './agent.ts';
 import { confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
+import { actorOf } from '../engine/auth/actor.ts';
+import { byUser } from '../engine/changes/change-feed.ts';
 
 const tags = ['sync'];
 
@@ -43,7 +45,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     { config: { throttle: 'none' }, schema: { tags, summary: 'Confirm a held deletion: the file is deleted here and on the remote', params: pendingParams } },
     async (request) => {
       const { sync, engine, folders } = running();
-      const result = await confirmHeldDelete(sync.engine, request.params.id);
+      const result = await confirmHeldDelete(sync.engine, request.params.id, byUser(actorOf(request).user.id));
       engine.wake();
       folders?.requestReconcile();
       return { file_id: result.fileId, deleted: result.deleted };
@@ -53,8 +55,9 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     '/sync/pending/:id/restore/',
     { config: { throttle: 'none' }, schema: { tags, summary: 'Keep a file whose deletion is held: it is written back into its project folder', params: pendingParams } },
     async (request) => {
-      const { sync, folders } = running();
+      const { sync, engine, folders } = running();
       const result = await restoreHeldDelete(sync.engine, request.params.id);
+      engine.statusChanged();
       folders?.requestReconcile();
       return { file_id: result.fileId, restored: true };
     },

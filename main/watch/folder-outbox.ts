@@ -4,6 +4,7 @@
 // (main/core/agent-folders.ts) hands it an implementation.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
+import type { ChangeActor } from '../engine/changes/change-feed.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -13,7 +14,7 @@ export interface FolderOutbox {
   /** The file is back in a folder: its held deletion goes. */
   releaseHeldDelete(db: Db, fileId: number): Promise<boolean>;
   /** Deletes the file for real (--confirm-deletes). */
-  confirmHeldDelete(holdId: number): Promise<{ fileId: number }>;
+  confirmHeldDelete(holdId: number, by: ChangeActor): Promise<{ fileId: number }>;
   /** Drops holds of files that no longer exist. */
   dropStaleHolds(): Promise<number>;
   /** A condition on `private_files`: no deletion of the file is queued or held. */

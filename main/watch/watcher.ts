@@ -17,6 +17,7 @@ import { actorInOrg } from '../engine/auth/actor.ts';
 import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
 import { type AfterInsert, insertFileRow, type NewFileRecord, storeNewFile, updateFile } from '../engine/files/file-service.ts';
 import { writeTracked } from '../engine/changes/tracked-write.ts';
+import { byUser } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
 import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
@@ -45,6 +46,8 @@ export interface FolderWatcherOptions {
   confirmDeletes?: boolean;
   /** A folder (or the root) that lost more than `minFiles` files and more than `fraction` of them at once trips the guard. */
   massDelete?: { minFiles: number; fraction: number };
+  /** A deletion made in a folder is now held for the user (the sync status counts them). */
+  onDeleteHeld?: () => void;
   log?: (line: string) => void;
   /** What decides every window, age and due time here (default: the system clock); the agent passes the engine's. */
   clock?: Clock;
@@ -925,7 +928,7 @@ export class FolderWatcher {
     const context = this.options.engine;
     if (context.webhookWorker) return storeNewFile(context, received, record, afterInsert);
     return adoptBlob(context, received, () =>
-      writeTracked(context, record.orgId, async (trx, track) => {
+      writeTracked(context, { orgId: record.orgId, by: byUser(record.userId) }, async (trx, track) => {
         const id = await insertFileRow(trx, context, received, record);
         await track.privateFile(id, { created: true });
         await afterInsert(trx, id);
@@ -1002,8 +1005,9 @@ export class FolderWatcher {
 
   private async afterHold(outboxId: number, guarded: boolean): Promise<void> {
     this.counts.held++;
+    this.options.onDeleteHeld?.();
     if (!this.options.confirmDeletes || guarded) return;
-    const { fileId } = await this.options.outbox.confirmHeldDelete(outboxId);
+    const { fileId } = await this.options.outbox.confirmHeldDelete(outboxId, byUser(this.options.userId));
     this.counts.confirmed++;
     this.note(`deletion of file ${fileId} confirmed (--confirm-deletes)`);
   }

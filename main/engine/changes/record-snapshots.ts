@@ -1,16 +1,36 @@
-// The API view of a tracked record, as webhooks and the sync outbox see it: the
-// record's detail JSON without the (large, plan-gated) design.
+// The API view of a tracked record, as change capture, webhooks and the sync
+// outbox see it: the record's detail JSON without the (large, plan-gated) design.
+// Each model registers how to read its view (from its own service module, when
+// the engine is built), so change capture imports no model and no model's
+// serializer imports change capture back through it.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
-import { loadRelations, serializeProject } from '../projects/project-serializer.ts';
-import { serializeContact } from '../contacts/contacts.ts';
-import { serializeEvent } from '../events/events.ts';
-import { serializeWebhook } from '../webhooks/webhook-settings.ts';
-import { serializeFile, withTags } from '../files/file-serializer.ts';
 
 export type TrackedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
 export type RecordSnapshot = Record<string, unknown>;
+
+export interface SnapshotSource {
+  readonly model: TrackedModel;
+  /** The record's API view inside the write's transaction; null when the org has no such record. */
+  read(trx: Transaction<Database>, context: EngineContext, orgId: number, id: number): Promise<RecordSnapshot | null>;
+  /** The project the record is part of, from its view; null when none or several. */
+  projectOf(id: number, snapshot: RecordSnapshot): number | null;
+}
+
+const sourcesByEngine: WeakMap<EngineContext, Map<TrackedModel, SnapshotSource>> = new WeakMap();
+
+export function registerSnapshotSource(context: EngineContext, source: SnapshotSource): void {
+  const sources = sourcesByEngine.get(context) ?? new Map<TrackedModel, SnapshotSource>();
+  sources.set(source.model, source);
+  sourcesByEngine.set(context, sources);
+}
+
+function sourceOf(context: EngineContext, model: TrackedModel): SnapshotSource {
+  const source = sourcesByEngine.get(context)?.get(model);
+  if (!source) throw new Error(`no snapshot source registered for ${model}: the engine registers every model's when it is built`);
+  return source;
+}
 
 export async function snapshotRecord(
   trx: Transaction<Database>,
@@ -19,34 +39,10 @@ export async function snapshotRecord(
   model: TrackedModel,
   id: number,
 ): Promise<RecordSnapshot | null> {
-  switch (model) {
-    case 'project': {
-      const row = await trx.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
-      if (!row) return null;
-      const org = await trx.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
-      const relations = await loadRelations(trx, context, orgId, [row]);
-      const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
-      delete snapshot.design;
-      return snapshot;
-    }
-    case 'contact': {
-      const row = await trx.selectFrom('contacts').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
-      return row ? serializeContact(context, row) : null;
-    }
-    case 'private_file': {
-      const row = await trx.selectFrom('private_files').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
-      if (!row) return null;
-      const [file] = await withTags(trx, [row]);
-      // No download link: a snapshot is compared field by field, and a link is no field of the file.
-      return serializeFile(context, file!, () => '');
-    }
-    case 'webhook': {
-      const row = await trx.selectFrom('webhooks').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
-      return row ? serializeWebhook(context, row) : null;
-    }
-    case 'event': {
-      const row = await trx.selectFrom('events').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
-      return row ? serializeEvent(context, row) : null;
-    }
-  }
+  return sourceOf(context, model).read(trx, context, orgId, id);
+}
+
+/** The project a record is part of, read from its snapshot; null when none. */
+export function projectOfSnapshot(context: EngineContext, model: TrackedModel, id: number, snapshot: RecordSnapshot): number | null {
+  return sourceOf(context, model).projectOf(id, snapshot);
 }

@@ -3,11 +3,13 @@
 // the change is captured (webhook deliveries and activity events; later the sync
 // outbox). A write calls track.project(id) (or .contact/.event) BEFORE it changes
 // that record, or right after inserting a new one with `{ created: true }`, so the
-// record can be compared before and after.
+// record can be compared before and after. Once the transaction has committed,
+// what changed is announced on the engine's change feed (change-feed.ts).
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
-import { snapshotRecord, type RecordSnapshot, type TrackedModel } from './record-snapshots.ts';
+import { projectOfSnapshot, snapshotRecord, type RecordSnapshot, type TrackedModel } from './record-snapshots.ts';
+import type { RecordChangeEvent, WriteScope } from './change-feed.ts';
 
 export type { TrackedModel } from './record-snapshots.ts';
 
@@ -17,6 +19,8 @@ export interface ChangeTracker {
   event(id: number, options?: { created?: boolean }): Promise<void>;
   webhook(id: number, options?: { created?: boolean }): Promise<void>;
   privateFile(id: number, options?: { created?: boolean }): Promise<void>;
+  /** Any tracked model, for code that handles them alike (sync). */
+  record(model: TrackedModel, id: number, options?: { created?: boolean }): Promise<void>;
 }
 
 export interface RecordChange {
@@ -44,12 +48,64 @@ export function addChangeCapture(context: EngineContext, capture: ChangeCapture)
   capturesByEngine.set(context, [...(capturesByEngine.get(context) ?? []), capture]);
 }
 
+/** What the feed hears of a write's changes: records whose API view did not change are left out. */
+function describeCommitted(context: EngineContext, scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
+  const events: RecordChangeEvent[] = [];
+  for (const change of changes) {
+    const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
+    if (op === 'update' && JSON.stringify(change.before) === JSON.stringify(change.after)) continue;
+    if (op === 'create' && change.after === null) continue; // made and removed within the write
+    const projectId = projectOfSnapshot(context, change.model, change.id, (change.after ?? change.before)!);
+    events.push({ model: change.model, id: change.id, op, orgId: scope.orgId, by: scope.by, projectId });
+  }
+  return events;
+}
+
+/** Runs `write` in one transaction with change capture, then announces what it changed on `context.changes`. */
 export async function writeTracked<T>(
   context: EngineContext,
-  orgId: number,
+  scope: WriteScope,
   write: (trx: Transaction<Database>, track: ChangeTracker) => Promise<T>,
 ): Promise<T> {
-  const captures = capturesByEngine.get(context) ?? [];
+  return writeAndAnnounce(context, scope, capturesByEngine.get(context) ?? [], write);
+}
+
+/**
+ * A write that is announced on the feed but captured by nothing: sync applying the
+ * remote's records to a replica. The outbox must not send them back, and the
+ * remote, not the replica, records their activity and delivers their webhooks.
+ */
+export async function writeAnnounced<T>(
+  context: EngineContext,
+  scope: WriteScope,
+  write: (trx: Transaction<Database>, track: ChangeTracker) => Promise<T>,
+): Promise<T> {
+  return writeAndAnnounce(context, scope, [], write);
+}
+
+async function writeAndAnnounce<T>(
+  context: EngineContext,
+  scope: WriteScope,
+  captures: readonly ChangeCapture[],
+  write: (trx: Transaction<Database>, track: ChangeTracker) => Promise<T>,
+): Promise<T> {
+  let committed: RecordChange[] = [];
+  const result = await writeCaptured(context, scope.orgId, captures, write, (changes) => {
+    committed = changes;
+  });
+  context.changes.announce(describeCommitted(context, scope, committed));
+  return result;
+}
+
+async function writeCaptured<T>(
+  context: EngineContext,
+  orgId: number,
+  captures: readonly ChangeCapture[],
+  write: (trx: Transaction<Database>, track: ChangeTracker) => Promise<T>,
+  keepFinalView: (changes: RecordChange[]) => void,
+): Promise<T> {
+  // Snapshots are read by captures and by the feed's listeners; with neither, none are taken.
+  const needsSnapshots = captures.length > 0 || context.changes.hasListeners;
   return context.db.transaction().execute(async (trx) => {
     // Writes read, then write (re-read the project, then merge the PATCH; the next
     // stage position; the before snapshot). SQLite runs one write at a time; on a
@@ -60,8 +116,7 @@ export async function writeTracked<T>(
     const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
       const key = `${model}:${id}`;
       if (pending.has(key)) return;
-      // Without captures nobody reads snapshots, so none are taken.
-      const before = options.created || captures.length === 0 ? null : await snapshotRecord(trx, context, orgId, model, id);
+      const before = options.created || !needsSnapshots ? null : await snapshotRecord(trx, context, orgId, model, id);
       pending.set(key, { model, id, before });
     };
     const track: ChangeTracker = {
@@ -70,9 +125,10 @@ export async function writeTracked<T>(
       event: trackModel('event'),
       webhook: trackModel('webhook'),
       privateFile: trackModel('private_file'),
+      record: (model, id, options) => trackModel(model)(id, options),
     };
     const result = await write(trx, track);
-    if (captures.length === 0) return result;
+    if (!needsSnapshots) return result;
 
     const snapshotAll = async (): Promise<RecordChange[]> => {
       const changes: RecordChange[] = [];
@@ -85,6 +141,7 @@ export async function writeTracked<T>(
     for (const capture of captures) if (capture.phase === 'derive') await capture.capture(trx, orgId, firstView, track);
     const finalView = await snapshotAll();
     for (const capture of captures) if (capture.phase === 'deliver') await capture.capture(trx, orgId, finalView, track);
+    keepFinalView(finalView);
     return result;
   });
 }

@@ -10,7 +10,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { ContactRow, Database } from '../store/tables.ts';
 import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { visibleProjectIds } from '../projects/project-service.ts';
+import { visibleProjectIds } from '../projects/project-access.ts';
 
 /** Restricts a contacts query to the contacts the actor may see (their org's, and within it, the rule above). */
 export function contactVisibleTo(actor: Actor) {

@@ -5,24 +5,16 @@ import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
-import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
+import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { likePattern } from '../projects/project-service.ts';
-import { insertContact, serializeContact } from './contacts.ts';
+import { serializeContact } from './contacts.ts';
+import { createContact, deleteContact, updateContact } from './contact-service.ts';
 import { contactVisibleTo, getVisibleContact } from './contact-access.ts';
-import { sql, type Transaction } from 'kysely';
-import type { Database } from '../store/tables.ts';
-import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { sql } from 'kysely';
 
 const CONTACT_ORDERING_FIELDS = ['id', 'first_name', 'family_name', 'email', 'created_date', 'modified_date'] as const;
 const params = z.object({ org_id: z.string(), id: idParam });
 const tags = ['contacts'];
-
-/** A contact's change also changes the contacts_data of every project it is attached to. */
-async function trackContactAndItsProjects(trx: Transaction<Database>, track: ChangeTracker, contactId: number): Promise<void> {
-  await track.contact(contactId);
-  const links = await trx.selectFrom('project_contacts').select('project_id').where('contact_id', '=', contactId).execute();
-  for (const { project_id: projectId } of links) await track.project(projectId);
-}
 
 export function registerContactRoutes(app: TypedApp, context: EngineContext): void {
   app.get(
@@ -46,11 +38,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
 
   app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
     const actor = actorOf(request);
-    const contact = await writeTracked(context, actor.org.id, async (trx, track) => {
-      const created = await insertContact(trx, context, actor, request.body);
-      await track.contact(created.id, { created: true });
-      return created;
-    });
+    const contact = await createContact(context, actor, request.body);
     return reply.code(201).send(serializeContact(context, contact));
   });
 
@@ -63,28 +51,15 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
   app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema, ...conditionalWriteSchema } }, async (request, reply) => {
     const actor = actorOf(request);
     const contact = await getVisibleContact(context.db, actor, request.params.id);
-    const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));
-    const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
-      const version = await checkPrecondition(trx, 'contacts', contact.id, readIfMatch(request.headers['if-match']));
-      await trackContactAndItsProjects(trx, track, contact.id);
-      return trx
-        .updateTable('contacts')
-        .set({ ...changes, modified_date: nextVersion(context.clock, version) })
-        .where('id', '=', contact.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
+    const updated = await updateContact(context, actor, contact, request.body, readIfMatch(request.headers['if-match']));
     reply.header('etag', versionTag(updated.modified_date));
     return serializeContact(context, updated);
   });
 
   app.delete('/contacts/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request, reply) => {
-    const contact = await getVisibleContact(context.db, actorOf(request), request.params.id);
-    await writeTracked(context, contact.org_id, async (trx, track) => {
-      await trackContactAndItsProjects(trx, track, contact.id);
-      await trx.deleteFrom('project_contacts').where('contact_id', '=', contact.id).execute();
-      await trx.deleteFrom('contacts').where('id', '=', contact.id).execute();
-    });
+    const actor = actorOf(request);
+    const contact = await getVisibleContact(context.db, actor, request.params.id);
+    await deleteContact(context, actor, contact);
     return reply.code(204).send();
   });
 }

@@ -8,7 +8,9 @@ import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { stringField } from '../../../shared/schemas/coercing-fields.ts';
 import { writeTracked } from '../changes/tracked-write.ts';
-import { getVisibleProject, visibleProjectIds } from '../projects/project-service.ts';
+import { actorScope } from '../changes/change-feed.ts';
+import { getVisibleProject } from '../projects/project-service.ts';
+import { visibleProjectIds } from '../projects/project-access.ts';
 import { insertEvent, serializeEvent } from './events.ts';
 
 const eventWriteSchema = z.object({
@@ -71,7 +73,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
       }
       projectId = (await getVisibleProject(context, actor, reference.id)).id;
     }
-    const event = await writeTracked(context, actor.org.id, async (trx, track) => {
+    const event = await writeTracked(context, actorScope(actor), async (trx, track) => {
       if (projectId !== null) await track.project(projectId);
       const created = await insertEvent(trx, context, {
         org_id: actor.org.id,

@@ -9,7 +9,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database, PrivateFileRow, RoleRow } from '../store/tables.ts';
 import type { Actor } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { visibleProjectIds } from '../projects/project-service.ts';
+import { visibleProjectIds } from '../projects/project-access.ts';
 import { EXPORT_TAG_TITLE, isExportTag } from '../../../shared/file-tags.ts';
 
 export const isFilesUser = (role: RoleRow): boolean => role.is_pro === 1;

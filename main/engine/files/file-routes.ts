@@ -5,10 +5,10 @@ import { z } from 'zod';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { drfFieldErrors, type TypedApp } from '../http/app.ts';
+import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { type Actor, actorOf } from '../auth/actor.ts';
-import { fieldError, validationError, type FieldErrors } from '../http/errors.ts';
+import { drfFieldErrors, fieldError, validationError, type FieldErrors } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { nowIso } from '../clock.ts';
 import {
@@ -23,6 +23,7 @@ import { discardTempFile } from './blob-store.ts';
 import { fileVisibleTo, getVisibleFile, requireFilesUser } from './file-access.ts';
 import { applyFileFilters, fileListQuery, projectFilterId } from './file-list.ts';
 import { downloadUrlsFor, fileJson, serializeFile, serializeFileTag, withTags } from './file-serializer.ts';
+import { byUser } from '../changes/change-feed.ts';
 import { deleteFile, type NewFileRecord, resolveProjectReference, storeNewFile, updateFile } from './file-service.ts';
 import { findTagByTitle, resolveTagReferences } from './file-tags.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
@@ -179,8 +180,9 @@ function registerFileRoutes(app: TypedApp, context: EngineContext): void {
     '/private_files/:id/',
     { config: { throttle: 'private_file_delete' }, schema: { tags, summary: 'Delete a private file', params: fileParams } },
     async (request, reply) => {
-      const file = await getVisibleFile(context.db, actorOf(request), request.params.id);
-      await deleteFile(context, file);
+      const actor = actorOf(request);
+      const file = await getVisibleFile(context.db, actor, request.params.id);
+      await deleteFile(context, file, byUser(actor.user.id));
       return reply.code(204).send();
     },
   );

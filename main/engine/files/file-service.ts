@@ -8,13 +8,28 @@ import type { Actor } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
 import { validationError, type FieldErrors } from '../http/errors.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
-import { isVisibleTo } from '../projects/project-service.ts';
+import { type ChangeActor, byUser } from '../changes/change-feed.ts';
+import { isVisibleTo } from '../projects/project-access.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import type { PrivateFilePatch } from '../../../shared/schemas/private-file.ts';
 import { adoptBlob, releaseBlob, type ReceivedFile } from './blob-store.ts';
 import { resolveTagReferences, setFileTags } from './file-tags.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
-import type { UploadPart } from './file-serializer.ts';
+import { type UploadPart, serializeFile, withTags } from './file-serializer.ts';
+import type { SnapshotSource } from '../changes/record-snapshots.ts';
+
+/** What change capture compares: the file's API view. */
+export const privateFileSnapshots: SnapshotSource = {
+  model: 'private_file',
+  async read(trx, context, orgId, id) {
+    const row = await trx.selectFrom('private_files').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+    if (!row) return null;
+    const [file] = await withTags(trx, [row]);
+    // No download link: a snapshot is compared field by field, and a link is no field of the file.
+    return serializeFile(context, file!, () => '');
+  },
+  projectOf: (_id, file) => parseOrgReference(file.project, 'projects')?.id ?? null,
+};
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
@@ -48,7 +63,7 @@ export async function storeNewFile(
   afterInsert?: AfterInsert,
 ): Promise<number> {
   return adoptBlob(context, received, () =>
-    writeTracked(context, record.orgId, async (trx, track) => {
+    writeTracked(context, { orgId: record.orgId, by: byUser(record.userId) }, async (trx, track) => {
       if (record.projectId !== null) await track.project(record.projectId);
       const id = await insertFileRow(trx, context, received, record);
       await track.privateFile(id, { created: true });
@@ -145,7 +160,7 @@ async function resolvePatch(db: Kysely<Database>, actor: Actor, patch: PrivateFi
 /** PATCH: title, show_customer, project (attach, move, detach) and file_tags; `ifMatch`: the client's precondition. */
 export async function updateFile(context: EngineContext, actor: Actor, file: PrivateFileRow, patch: PrivateFilePatch, ifMatch: IfMatch | null = null): Promise<void> {
   const { projectId, tagIds } = await resolvePatch(context.db, actor, patch);
-  await writeTracked(context, file.org_id, async (trx, track) => {
+  await writeTracked(context, { orgId: file.org_id, by: byUser(actor.user.id) }, async (trx, track) => {
     const version = await checkPrecondition(trx, 'private_files', file.id, ifMatch);
     const current = await currentFile(trx, file.id);
     // A title or tag change shows in the project's private_files_data, so its project is tracked too.
@@ -166,8 +181,8 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
 }
 
 /** Deletes the file; its blob goes too when no other file has the same contents. */
-export async function deleteFile(context: EngineContext, file: PrivateFileRow): Promise<void> {
-  await writeTracked(context, file.org_id, async (trx, track) => {
+export async function deleteFile(context: EngineContext, file: PrivateFileRow, by: ChangeActor): Promise<void> {
+  await writeTracked(context, { orgId: file.org_id, by }, async (trx, track) => {
     const current = await currentFile(trx, file.id);
     await trackProjects(track, current.project_id);
     await track.privateFile(file.id);
@@ -182,9 +197,10 @@ export async function replaceFileContents(
   file: PrivateFileRow,
   received: ReceivedFile,
   changes: { inputData: unknown; inputDataHash: string },
+  by: ChangeActor,
 ): Promise<void> {
   await adoptBlob(context, received, () =>
-    writeTracked(context, file.org_id, async (trx, track) => {
+    writeTracked(context, { orgId: file.org_id, by }, async (trx, track) => {
       const current = await currentFile(trx, file.id);
       await trackProjects(track, current.project_id);
       await trx

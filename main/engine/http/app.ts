@@ -13,7 +13,7 @@ import Fastify, {
 } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ApiError, type FieldErrors } from './errors.ts';
+import { ApiError, drfFieldErrors } from './errors.ts';
 import type { EngineContext } from '../context.ts';
 import { registerRoutes } from '../routes.ts';
 
@@ -210,26 +210,6 @@ function clientErrorDetail(error: FastifyError): string {
     default:
       return error.message;
   }
-}
-
-interface ValidationIssue {
-  instancePath: string;
-  message?: string;
-}
-
-/** zod issues -> `{"field": ["message"]}`; issues about the whole body -> non_field_errors. */
-export function drfFieldErrors(issues: ValidationIssue[], context?: string): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of issues) {
-    const field = issue.instancePath.split('/').filter(Boolean)[0];
-    const key = field ?? (context === 'querystring' ? 'query' : 'non_field_errors');
-    const message = field === undefined && context !== 'querystring' && /expected object/i.test(issue.message ?? '')
-      ? 'Invalid data. Expected a JSON object.'
-      : (issue.message ?? 'Invalid value.');
-    const messages = (errors[key] ??= []);
-    if (!messages.includes(message)) messages.push(message);
-  }
-  return errors;
 }
 
 type RouteMethods = Map<string, { pattern: RegExp; methods: Set<string> }>;

@@ -20,3 +20,23 @@ export const unauthorized = (detail = 'Authentication credentials were not provi
 export const validationError = (errors: FieldErrors) => new ApiError(400, errors);
 export const fieldError = (field: string, message: string) => validationError({ [field]: [message] });
 export const nonFieldError = (message: string) => validationError({ non_field_errors: [message] });
+
+export interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+}
+
+/** zod issues -> `{"field": ["message"]}`; issues about the whole body -> non_field_errors. */
+export function drfFieldErrors(issues: ValidationIssue[], context?: string): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const field = issue.instancePath.split('/').filter(Boolean)[0];
+    const key = field ?? (context === 'querystring' ? 'query' : 'non_field_errors');
+    const message = field === undefined && context !== 'querystring' && /expected object/i.test(issue.message ?? '')
+      ? 'Invalid data. Expected a JSON object.'
+      : (issue.message ?? 'Invalid value.');
+    const messages = (errors[key] ??= []);
+    if (!messages.includes(message)) messages.push(message);
+  }
+  return errors;
+}

@@ -16,8 +16,8 @@ import {
   deleteProject,
   getVisibleProject,
   updateProject,
-  visibleTo,
 } from './project-service.ts';
+import { visibleTo } from './project-access.ts';
 
 const PROJECT_ORDERING_FIELDS = ['id', 'title', 'created_date', 'modified_date', 'priority', 'address', 'identifier'] as const;
 
@@ -107,8 +107,9 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
   app.put('/projects/:id/', { config: { throttle: 'project_update' }, schema: { ...writeSchema, summary: 'Update a project' } }, update);
 
   app.delete('/projects/:id/', { schema: { tags, summary: 'Delete a project', params: projectParams } }, async (request, reply) => {
-    const project = await getVisibleProject(context, actorOf(request), request.params.id);
-    await deleteProject(context, project);
+    const actor = actorOf(request);
+    const project = await getVisibleProject(context, actor, request.params.id);
+    await deleteProject(context, actor, project);
     return reply.code(204).send();
   });
 }

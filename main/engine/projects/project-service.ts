@@ -1,9 +1,10 @@
 // Reading projects a user may see, and writing them: reference resolution,
 // validation that needs the store, and the one transaction per write.
-import { expressionBuilder, sql, type ExpressionBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
-import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
+import type { Actor } from '../auth/actor.ts';
+import { isVisibleTo } from './project-access.ts';
 import { forbidden, notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
@@ -14,38 +15,29 @@ import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { insertContact } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { actorScope } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
 import { resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
+import type { SnapshotSource } from '../changes/record-snapshots.ts';
+import { loadRelations, serializeProject } from './project-serializer.ts';
+
+/** What change capture compares: the project's detail view without its design (large, and plan-gated). */
+export const projectSnapshots: SnapshotSource = {
+  model: 'project',
+  async read(trx, context, orgId, id) {
+    const row = await trx.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+    if (!row) return null;
+    const org = await trx.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
+    const relations = await loadRelations(trx, context, orgId, [row]);
+    const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
+    delete snapshot.design;
+    return snapshot;
+  },
+  projectOf: (id) => id,
+};
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
-
-/** Restricts a projects query to what the actor may see (docs/access.md). */
-export function visibleTo(actor: Actor) {
-  return (builder: ExpressionBuilder<Database, 'projects'>) => {
-    const inOrg = builder('projects.org_id', '=', actor.org.id);
-    if (canSeeAllProjects(actor.role)) return inOrg;
-    const roleId = actor.role.id;
-    return builder.and([
-      inOrg,
-      builder.or(Object.values(ROLE_COLUMNS).map((column) => builder(`projects.${column}`, '=', roleId))),
-    ]);
-  };
-}
-
-/**
- * The ids of the projects the actor may see, as a subquery for `column in (...)`:
- * records that follow their projects' visibility (private files, contacts, events) use it.
- */
-export function visibleProjectIds(actor: Actor) {
-  return expressionBuilder<Database, never>().selectFrom('projects').select('projects.id').where(visibleTo(actor));
-}
-
-export function isVisibleTo(actor: Actor, row: ProjectRow): boolean {
-  if (row.org_id !== actor.org.id) return false;
-  if (canSeeAllProjects(actor.role)) return true;
-  return Object.values(ROLE_COLUMNS).some((column) => row[column] === actor.role.id);
-}
 
 /** The project, or 404 when it does not exist in this org, or 403 when this user may not see it. */
 export async function getVisibleProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
@@ -249,7 +241,7 @@ export async function createProject(context: EngineContext, actor: Actor, input:
   const title =
     [input.title, input.address, input.identifier].find((text): text is string => typeof text === 'string' && text.trim() !== '') ??
     'Untitled project';
-  return writeTracked(context, actor.org.id, async (trx, track) => {
+  return writeTracked(context, actorScope(actor), async (trx, track) => {
     const { id } = await trx
       .insertInto('projects')
       .values({
@@ -273,7 +265,7 @@ export async function createProject(context: EngineContext, actor: Actor, input:
 /** `ifMatch`: the client's precondition (If-Match), checked inside the write's transaction. */
 export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite, ifMatch: IfMatch | null = null): Promise<void> {
   const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, existing);
-  await writeTracked(context, actor.org.id, async (trx, track) => {
+  await writeTracked(context, actorScope(actor), async (trx, track) => {
     const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
     await track.project(existing.id);
     // Re-read inside the transaction so two concurrent writes to different fields both land.
@@ -290,8 +282,8 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
 }
 
 /** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
-export async function deleteProject(context: EngineContext, project: ProjectRow): Promise<void> {
-  await writeTracked(context, project.org_id, async (trx, track) => {
+export async function deleteProject(context: EngineContext, actor: Actor, project: ProjectRow): Promise<void> {
+  await writeTracked(context, actorScope(actor), async (trx, track) => {
     await track.project(project.id);
     await trx.deleteFrom('project_contacts').where('project_id', '=', project.id).execute();
     await trx.deleteFrom('projects').where('id', '=', project.id).execute();

@@ -13,7 +13,7 @@ import { insertFileRow } from '../files/file-service.ts';
 import { contentTypeFor } from '../files/file-types.ts';
 import { projectDesign } from '../systems/system-details.ts';
 import { ROLE_COLUMNS } from '../projects/project-columns.ts';
-import { DEMO_ORGS, DEMO_USERS } from './demo-seed.ts';
+import { DEMO_ORGS, DEMO_USERS } from './demo-accounts.ts';
 
 type TagTitle = (typeof STANDARD_TAG_TITLES)[number];
 

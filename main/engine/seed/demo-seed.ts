@@ -21,15 +21,9 @@ import { seedDemoFiles } from './demo-files.ts';
 export const DEMO_PASSWORD = 'solardesk-demo';
 export const DEMO_SEED = 20261122;
 
-export const DEMO_USERS = {
-  sunriseAdmin: 'admin@sunrise.example',
-  sunriseMember: 'member@sunrise.example',
-  sunriseViewer: 'viewer@sunrise.example',
-  basicAdmin: 'admin@basic.example',
-  lapsedAdmin: 'admin@lapsed.example',
-} as const;
-
-export const DEMO_ORGS = { sunrise: 1, basic: 2, lapsed: 3 } as const;
+// The demo files need these too; they live apart so demo-files.ts and this module do not import each other.
+export { DEMO_ORGS, DEMO_USERS } from './demo-accounts.ts';
+import { DEMO_ORGS, DEMO_USERS } from './demo-accounts.ts';
 
 /** How many projects each demo org gets, and how many of them carry a design. */
 export const DEMO_PROJECT_COUNTS = { sunrise: 48, basic: 8, basicWithDesign: 4, lapsed: 3 } as const;

@@ -10,6 +10,7 @@ import { forbidden, notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { nowIso } from '../clock.ts';
 import { writeTracked } from '../changes/tracked-write.ts';
+import { actorScope } from '../changes/change-feed.ts';
 import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
 import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
@@ -45,7 +46,7 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
     // service.md 6 rule 4: blank lists on create take the defaults.
     const triggers = normaliseFieldList(body.trigger_fields ?? null) ?? [...DEFAULT_TRIGGER_FIELDS];
     const payload = normaliseFieldList(body.payload_fields ?? null) ?? [...DEFAULT_PAYLOAD_FIELDS];
-    const webhook = await writeTracked(context, actor.org.id, async (trx, track) => {
+    const webhook = await writeTracked(context, actorScope(actor), async (trx, track) => {
       const created = await trx
         .insertInto('webhooks')
         .values({
@@ -94,7 +95,7 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
         headers: body.headers === undefined ? undefined : body.headers === '' ? null : body.headers,
       }).filter(([, value]) => value !== undefined),
     );
-    const updated = await writeTracked(context, actor.org.id, async (trx, track) => {
+    const updated = await writeTracked(context, actorScope(actor), async (trx, track) => {
       const version = await checkPrecondition(trx, 'webhooks', webhook.id, readIfMatch(request.headers['if-match']));
       await track.webhook(webhook.id);
       return trx
@@ -112,7 +113,7 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
   app.delete('/webhooks/:id/', { schema: { tags, summary: 'Delete a webhook and its pending deliveries', params } }, async (request, reply) => {
     const actor = adminOf(request);
     const webhook = await findWebhook(actor.org.id, request.params.id);
-    await writeTracked(context, actor.org.id, async (trx, track) => {
+    await writeTracked(context, actorScope(actor), async (trx, track) => {
       await track.webhook(webhook.id);
       await trx.deleteFrom('webhooks').where('id', '=', webhook.id).execute();
     });
