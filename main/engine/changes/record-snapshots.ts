@@ -26,7 +26,7 @@ export async function snapshotRecord(
       const org = await trx.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
       const relations = await loadRelations(trx, context, orgId, [row]);
       const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
-      delete snapshot.design;
+      delete (snapshot as Partial<typeof snapshot>).design;
       return snapshot;
     }
     case 'contact': {

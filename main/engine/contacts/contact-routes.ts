@@ -8,6 +8,7 @@ import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
 import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { likePattern } from '../projects/project-service.ts';
 import { insertContact, serializeContact } from './contacts.ts';
+import { contactJsonSchema } from '../../../shared/schemas/contact.ts';
 import { contactVisibleTo, getVisibleContact } from './contact-access.ts';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
@@ -27,7 +28,7 @@ async function trackContactAndItsProjects(trx: Transaction<Database>, track: Cha
 export function registerContactRoutes(app: TypedApp, context: EngineContext): void {
   app.get(
     '/contacts/',
-    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: searchParam() }) } },
+    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: searchParam() }), response: { 200: z.array(contactJsonSchema) } } },
     async (request) => {
       const actor = actorOf(request);
       const { page, limit, ordering, search } = request.query;
@@ -44,7 +45,7 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
     },
   );
 
-  app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
+  app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema, response: { 201: contactJsonSchema } } }, async (request, reply) => {
     const actor = actorOf(request);
     const contact = await writeTracked(context, actor.org.id, async (trx, track) => {
       const created = await insertContact(trx, context, actor, request.body);
@@ -54,13 +55,13 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
     return reply.code(201).send(serializeContact(context, contact));
   });
 
-  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params } }, async (request, reply) => {
+  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params, response: { 200: contactJsonSchema } } }, async (request, reply) => {
     const contact = await getVisibleContact(context.db, actorOf(request), request.params.id);
     reply.header('etag', versionTag(contact.modified_date));
     return serializeContact(context, contact);
   });
 
-  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema, ...conditionalWriteSchema } }, async (request, reply) => {
+  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema, ...conditionalWriteSchema, response: { 200: contactJsonSchema } } }, async (request, reply) => {
     const actor = actorOf(request);
     const contact = await getVisibleContact(context.db, actor, request.params.id);
     const changes = Object.fromEntries(Object.entries(request.body).filter(([, value]) => value !== undefined));

@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, EventRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { EventJson } from '../../../shared/schemas/event.ts';
 import { nowIso } from '../clock.ts';
 import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
 
@@ -14,7 +15,7 @@ export function eventPath(orgId: number, id: number): string {
   return `/api/orgs/${orgId}/events/${id}/`;
 }
 
-export function serializeEvent(context: EngineContext, event: EventRow) {
+export function serializeEvent(context: EngineContext, event: EventRow): EventJson {
   return {
     id: event.id,
     url: absoluteUrl(context, eventPath(event.org_id, event.id)),
@@ -30,7 +31,6 @@ export function serializeEvent(context: EngineContext, event: EventRow) {
     modified_date: event.modified_date,
   };
 }
-export type EventJson = ReturnType<typeof serializeEvent>;
 
 export async function insertEvent(
   trx: Transaction<Database>,
