@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { WebhookRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
+import type { WebhookJson } from '../../../shared/schemas/webhook.ts';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the delivery sets itself; a webhook may not replace them. */
@@ -85,7 +86,7 @@ export function webhookPath(orgId: number, id: number): string {
   return `/api/orgs/${orgId}/webhooks/${id}/`;
 }
 
-export function serializeWebhook(context: EngineContext, webhook: WebhookRow) {
+export function serializeWebhook(context: EngineContext, webhook: WebhookRow): WebhookJson {
   return {
     id: webhook.id,
     url: absoluteUrl(context, webhookPath(webhook.org_id, webhook.id)),
