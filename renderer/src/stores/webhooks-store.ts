@@ -2,7 +2,7 @@
 // to anyone else, and the view explains that).
 import { create } from 'zustand';
 import { apiOk, messageOf } from '../api/api-client.ts';
-import type { WebhookJson, WebhookLogJson } from '../api/types.ts';
+import type { WebhookJson, WebhookLogJson } from '../../../shared/schemas/webhook.ts';
 
 export interface WebhookDraft {
   endpoint: string;
