@@ -1,7 +1,8 @@
 // The sync routes the agent serves on the local API (issue 5), as the renderer and
 // the desktop read them. With no remote configured they do not exist: a 404 from
 // them means "local only", which is a state, not an error. Their paths are built by
-// `syncPaths` in shared/api-paths.ts, with every other API path.
+// `syncPaths` in shared/api-paths.ts, with every other API path; their answers'
+// schemas are in shared/schemas/sync.ts.
 
 /**
  * `local_only`: no remote (or no agent); the others are the agent's, with its
@@ -9,50 +10,7 @@
  */
 export type SyncStateName = 'local_only' | 'synced' | 'syncing' | 'offline' | 'paused' | 'needs_attention' | 'needs_sign_in';
 
-/** GET .../sync/status/ */
-export interface SyncStatusJson {
-  /** idle, syncing, offline, paused, needs_sign_in or error */
-  state: string;
-  pending: number;
-  conflicts: number;
-  last_synced_at: string | null;
-  next_attempt_at: string | null;
-  remote_reachable: boolean;
-  /** What the state is about, in words (the offline reason, the error). */
-  detail?: string | null;
-}
-
-/** One queued change of GET .../sync/pending/. Held deletes wait for POST .../confirm/. */
-export interface PendingChangeJson {
-  id: number;
-  model: string;
-  record_id: number;
-  /** create, update or delete */
-  op: string;
-  /** The fields an update carries. */
-  fields: string[];
-  /** pending, in_flight, parked (the remote refused it) or held (waits for the user) */
-  status: string;
-  /** Why it has not gone yet, in words. */
-  reason: string;
-  /** When it is tried next; null when it is not waiting for a time. */
-  waiting_until: string | null;
-  attempts: number;
-  last_error: string | null;
-  created_date: string;
-}
-
-/** One conflict of GET .../sync/conflicts/: a field both sides changed to different values. */
-export interface SyncConflictJson {
-  id: number;
-  model: string;
-  record_id: number;
-  field: string;
-  local_value: unknown;
-  remote_value: unknown;
-  base_value: unknown;
-  created_date: string;
-}
+export type { PendingChangeJson, SyncConflictJson, SyncStatusJson } from './schemas/sync.ts';
 
 /** `local_value`: the local value the user was shown; a choice made on a value edited since is refused (409). */
 export type ConflictChoice = ({ choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown }) & { local_value?: unknown };

@@ -11,6 +11,15 @@ import type { AgentFolders } from './agent.ts';
 import { confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
 import { actorOf } from '../engine/auth/actor.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
+import {
+  heldDeleteConfirmedJsonSchema,
+  heldDeleteRestoredJsonSchema,
+  pendingChangeJsonSchema,
+  syncConflictJsonSchema,
+  syncStatusJsonSchema,
+  type PendingChangeJson,
+  type SyncConflictJson,
+} from '../../shared/schemas/sync.ts';
 
 const tags = ['sync'];
 
@@ -31,7 +40,7 @@ function reasonFor(row: OutboxRow, state: string, now: string, conflicted: Set<s
 
 /** `running` is read per request: the routes are registered before the sync engine exists. */
 export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: AgentFolders | null }): void {
-  app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state' } }, () => running().engine.status());
+  app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state', response: { 200: syncStatusJsonSchema } } }, () => running().engine.status());
 
   app.get(
     '/sync/folder/',
@@ -42,7 +51,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
   const pendingParams = z.object({ org_id: z.string(), id: idParam });
   app.post(
     '/sync/pending/:id/confirm/',
-    { config: { throttle: 'none' }, schema: { tags, summary: 'Confirm a held deletion: the file is deleted here and on the remote', params: pendingParams } },
+    { config: { throttle: 'none' }, schema: { tags, summary: 'Confirm a held deletion: the file is deleted here and on the remote', params: pendingParams, response: { 200: heldDeleteConfirmedJsonSchema } } },
     async (request) => {
       const { sync, engine, folders } = running();
       const result = await confirmHeldDelete(sync.engine, request.params.id, byUser(actorOf(request).user.id));
@@ -53,7 +62,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
   );
   app.post(
     '/sync/pending/:id/restore/',
-    { config: { throttle: 'none' }, schema: { tags, summary: 'Keep a file whose deletion is held: it is written back into its project folder', params: pendingParams } },
+    { config: { throttle: 'none' }, schema: { tags, summary: 'Keep a file whose deletion is held: it is written back into its project folder', params: pendingParams, response: { 200: heldDeleteRestoredJsonSchema } } },
     async (request) => {
       const { sync, engine, folders } = running();
       const result = await restoreHeldDelete(sync.engine, request.params.id);
@@ -63,7 +72,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     },
   );
 
-  app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when' } }, async () => {
+  app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when', response: { 200: z.array(pendingChangeJsonSchema) } } }, async () => {
     const { sync, engine } = running();
     const [rows, status, conflicts] = await Promise.all([
       loadOutbox(sync.db),
@@ -72,7 +81,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     ]);
     const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
     const now = sync.clock.now().toISOString();
-    return rows.map((row) => ({
+    return rows.map((row): PendingChangeJson => ({
       id: row.id,
       op_id: row.op_id,
       model: row.model,
@@ -88,9 +97,9 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     }));
   });
 
-  app.get('/sync/conflicts/', { config: { throttle: 'none' }, schema: { tags, summary: 'Fields changed on both sides, with both values' } }, async () => {
+  app.get('/sync/conflicts/', { config: { throttle: 'none' }, schema: { tags, summary: 'Fields changed on both sides, with both values', response: { 200: z.array(syncConflictJsonSchema) } } }, async () => {
     const rows = await running().sync.db.selectFrom('sync_conflicts').selectAll().orderBy('id').execute();
-    return rows.map((row) => ({
+    return rows.map((row): SyncConflictJson => ({
       id: row.id,
       model: row.model,
       record_id: row.record_id,
@@ -115,6 +124,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
           value: z.unknown().optional(),
           local_value: z.unknown().optional().describe('The local value the user was shown; if the field was edited here since, the answer is 409'),
         }),
+        response: { 200: syncStatusJsonSchema },
       },
     },
     async (request) => {
@@ -125,12 +135,12 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     },
   );
 
-  app.post('/sync/pause/', { config: { throttle: 'none' }, schema: { tags, summary: 'Pause sync' } }, async () => {
+  app.post('/sync/pause/', { config: { throttle: 'none' }, schema: { tags, summary: 'Pause sync', response: { 200: syncStatusJsonSchema } } }, async () => {
     const { engine } = running();
     await engine.pause();
     return engine.status();
   });
-  app.post('/sync/resume/', { config: { throttle: 'none' }, schema: { tags, summary: 'Resume sync' } }, async () => {
+  app.post('/sync/resume/', { config: { throttle: 'none' }, schema: { tags, summary: 'Resume sync', response: { 200: syncStatusJsonSchema } } }, async () => {
     const { engine } = running();
     await engine.resume();
     return engine.status();

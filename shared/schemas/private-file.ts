@@ -55,6 +55,7 @@ export const fileTagJsonSchema = z.object({
   type: z.string(),
   id: z.number().int(),
 });
+export type FileTagJson = z.infer<typeof fileTagJsonSchema>;
 
 export const uploadPartJsonSchema = z.object({
   part: z.number().int(),

@@ -9,6 +9,7 @@ import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/precond
 import { likePattern } from '../projects/project-service.ts';
 import { serializeContact } from './contacts.ts';
 import { createContact, deleteContact, updateContact } from './contact-service.ts';
+import { contactJsonSchema } from '../../../shared/schemas/contact.ts';
 import { contactVisibleTo, getVisibleContact } from './contact-access.ts';
 import { sql } from 'kysely';
 
@@ -19,7 +20,7 @@ const tags = ['contacts'];
 export function registerContactRoutes(app: TypedApp, context: EngineContext): void {
   app.get(
     '/contacts/',
-    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: searchParam() }) } },
+    { schema: { tags, summary: 'List contacts', querystring: z.object({ ...pagingQuery, search: searchParam() }), response: { 200: z.array(contactJsonSchema) } } },
     async (request) => {
       const actor = actorOf(request);
       const { page, limit, ordering, search } = request.query;
@@ -36,19 +37,19 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
     },
   );
 
-  app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema } }, async (request, reply) => {
+  app.post('/contacts/', { schema: { tags, summary: 'Create a contact', body: contactWriteSchema, response: { 201: contactJsonSchema } } }, async (request, reply) => {
     const actor = actorOf(request);
     const contact = await createContact(context, actor, request.body);
     return reply.code(201).send(serializeContact(context, contact));
   });
 
-  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params } }, async (request, reply) => {
+  app.get('/contacts/:id/', { schema: { tags, summary: 'Get a contact', params, response: { 200: contactJsonSchema } } }, async (request, reply) => {
     const contact = await getVisibleContact(context.db, actorOf(request), request.params.id);
     reply.header('etag', versionTag(contact.modified_date));
     return serializeContact(context, contact);
   });
 
-  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema, ...conditionalWriteSchema } }, async (request, reply) => {
+  app.patch('/contacts/:id/', { schema: { tags, summary: 'Update a contact', params, body: contactWriteSchema, ...conditionalWriteSchema, response: { 200: contactJsonSchema } } }, async (request, reply) => {
     const actor = actorOf(request);
     const contact = await getVisibleContact(context.db, actor, request.params.id);
     const updated = await updateContact(context, actor, contact, request.body, readIfMatch(request.headers['if-match']));

@@ -4,10 +4,11 @@ import type { ContactRow, Database, NewContact } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContactWrite } from '../../../shared/schemas/contact-write.ts';
+import type { ContactJson } from '../../../shared/schemas/contact.ts';
 import { nowIso } from '../clock.ts';
 import type { Actor } from '../auth/actor.ts';
 
-export function serializeContact(context: EngineContext, contact: ContactRow) {
+export function serializeContact(context: EngineContext, contact: ContactRow): ContactJson {
   return {
     id: contact.id,
     org_id: contact.org_id,
@@ -30,7 +31,6 @@ export function serializeContact(context: EngineContext, contact: ContactRow) {
     modified_date: contact.modified_date,
   };
 }
-export type ContactJson = ReturnType<typeof serializeContact>;
 
 /** A contact's row from its writable fields, missing ones at their defaults. */
 export function contactRowValues(orgId: number, contact: ContactWrite, createdDate: string, modifiedDate: string): NewContact {

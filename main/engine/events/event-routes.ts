@@ -12,6 +12,7 @@ import { actorScope } from '../changes/change-feed.ts';
 import { getVisibleProject } from '../projects/project-service.ts';
 import { visibleProjectIds } from '../projects/project-access.ts';
 import { insertEvent, serializeEvent } from './events.ts';
+import { eventJsonSchema } from '../../../shared/schemas/event.ts';
 
 const eventWriteSchema = z.object({
   project: z.union([z.string(), z.number()]).nullable().optional(),
@@ -29,6 +30,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
         tags,
         summary: 'List events (filter by project)',
         querystring: z.object({ ...pagingQuery, project: z.string().optional() }),
+        response: { 200: z.array(eventJsonSchema) },
       },
     },
     async (request) => {
@@ -54,7 +56,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
     },
   );
 
-  app.get('/events/:id/', { schema: { tags, summary: 'Get an event', params: z.object({ org_id: z.string(), id: idParam }) } }, async (request) => {
+  app.get('/events/:id/', { schema: { tags, summary: 'Get an event', params: z.object({ org_id: z.string(), id: idParam }), response: { 200: eventJsonSchema } } }, async (request) => {
     const actor = actorOf(request);
     const event = await context.db.selectFrom('events').selectAll().where('org_id', '=', actor.org.id).where('id', '=', request.params.id).executeTakeFirst();
     if (!event) throw notFound();
@@ -62,7 +64,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
     return serializeEvent(context, event);
   });
 
-  app.post('/events/', { schema: { tags, summary: 'Add an event (a note) to a project', body: eventWriteSchema } }, async (request, reply) => {
+  app.post('/events/', { schema: { tags, summary: 'Add an event (a note) to a project', body: eventWriteSchema, response: { 201: eventJsonSchema } } }, async (request, reply) => {
     const actor = actorOf(request);
     const { project, title, notes, event_type: eventType } = request.body;
     let projectId: number | null = null;

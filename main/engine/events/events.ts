@@ -4,13 +4,14 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, EventRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { EventJson } from '../../../shared/schemas/event.ts';
 import { nowIso } from '../clock.ts';
 import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
 
 export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'note'] as const;
 export type EventType = (typeof ACTIVITY_EVENT_TYPES)[number];
 
-export function serializeEvent(context: EngineContext, event: EventRow) {
+export function serializeEvent(context: EngineContext, event: EventRow): EventJson {
   return {
     id: event.id,
     url: absoluteUrl(context, apiPaths.event(event.org_id, event.id)),
@@ -26,7 +27,6 @@ export function serializeEvent(context: EngineContext, event: EventRow) {
     modified_date: event.modified_date,
   };
 }
-export type EventJson = ReturnType<typeof serializeEvent>;
 
 export async function insertEvent(
   trx: Transaction<Database>,

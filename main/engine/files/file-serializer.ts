@@ -5,7 +5,7 @@ import type { Database, FileTagRow, PrivateFileRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
+import type { FileTagJson, PrivateFileJson } from '../../../shared/schemas/private-file.ts';
 import { signedDownloadUrl } from './download-links.ts';
 
 export interface FileWithTags {
@@ -51,7 +51,7 @@ export async function withTags(db: Kysely<Database>, rows: readonly PrivateFileR
   return rows.map((row) => ({ row, tags: tags.get(row.id) ?? [] }));
 }
 
-export function serializeFileTag(context: EngineContext, tag: FileTagRow) {
+export function serializeFileTag(context: EngineContext, tag: FileTagRow): FileTagJson {
   return { url: absoluteUrl(context, apiPaths.fileTag(tag.org_id, tag.id)), title: tag.title, type: tag.type, id: tag.id };
 }
 

@@ -12,7 +12,8 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import swagger from '@fastify/swagger';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { responseSerializerCompiler } from './response-schemas.ts';
 import { ApiError, drfFieldErrors } from './errors.ts';
 import type { EngineContext } from '../context.ts';
 import { registerRoutes } from '../routes.ts';
@@ -58,7 +59,7 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
     },
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler);
   app.decorateRequest('actor', null);
 
   acceptJsonLikeRealClients(app);

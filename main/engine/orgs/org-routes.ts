@@ -5,11 +5,13 @@ import { actorOf } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { API_PLANS } from '../../../shared/plans.ts';
 import { loadOrgWorkflows, serializeWorkflows } from '../workflows/workflows.ts';
+import { orgJsonSchema, workflowJsonSchema, type OrgJson } from '../../../shared/schemas/org.ts';
+import { z } from 'zod';
 
 export function registerOrgRoutes(app: TypedApp, context: EngineContext): void {
-  app.get('/', { prefixTrailingSlash: 'slash', schema: { tags: ['orgs'], summary: 'Get the organisation' } }, async (request) => {
+  app.get('/', { prefixTrailingSlash: 'slash', schema: { tags: ['orgs'], summary: 'Get the organisation', response: { 200: orgJsonSchema } } }, async (request) => {
     const { org, plan, role } = actorOf(request);
-    return {
+    const json: OrgJson = {
       id: org.id,
       url: absoluteUrl(context, apiPaths.org(org.id)),
       name: org.name,
@@ -21,9 +23,10 @@ export function registerOrgRoutes(app: TypedApp, context: EngineContext): void {
       includes_design_data: API_PLANS[plan].includesDesignData,
       role_id: role.id,
     };
+    return json;
   });
 
-  app.get('/workflows/', { schema: { tags: ['workflows'], summary: 'List workflows and their stages' } }, async (request) => {
+  app.get('/workflows/', { schema: { tags: ['workflows'], summary: 'List workflows and their stages', response: { 200: z.array(workflowJsonSchema) } } }, async (request) => {
     const { org } = actorOf(request);
     return serializeWorkflows(context, org.id, await loadOrgWorkflows(context.db, org.id));
   });

@@ -6,8 +6,10 @@ import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
-import { loadRelations, serializeProject, showsField, viewFor, type Fieldset } from './project-serializer.ts';
+import { loadRelations, serializeProject, showsField, viewFor } from './project-serializer.ts';
 import { PROJECT_COLUMNS_BUT_DESIGN } from './project-columns.ts';
+import { documentedResponse } from '../http/response-schemas.ts';
+import { projectDetailJsonSchema, projectListJsonSchema, projectStudioJsonSchema } from '../../../shared/schemas/project.ts';
 import { sql } from 'kysely';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import {
@@ -30,6 +32,11 @@ const listQuery = z.object({
 });
 const projectParams = z.object({ org_id: z.string(), id: idParam });
 const tags = ['projects'];
+// Documented, not enforced: main/engine/http/response-schemas.ts says why.
+const projectAnswer = documentedResponse(projectDetailJsonSchema);
+const projectListAnswer = documentedResponse(
+  z.array(z.union([projectListJsonSchema, projectStudioJsonSchema])).describe('list rows (the default), or studio rows with fieldset=studio'),
+);
 
 export function registerProjectRoutes(app: TypedApp, context: EngineContext): void {
   /**
@@ -42,7 +49,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     request: Parameters<typeof actorOf>[0],
     reply: { header(name: string, value: string): unknown },
     id: number,
-    fieldset: Fieldset,
+    fieldset: 'detail',
     options: { created?: boolean } = {},
   ) => {
     const actor = actorOf(request);
@@ -55,7 +62,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     return serializeProject(context, viewFor(actor), row, relations, fieldset);
   };
 
-  app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery } }, async (request) => {
+  app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery, response: { 200: projectListAnswer } } }, async (request) => {
     const actor = actorOf(request);
     const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId } = request.query;
     const order = readOrdering(ordering, PROJECT_ORDERING_FIELDS, { field: 'modified_date', direction: 'desc' });
@@ -84,12 +91,12 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     return rows.map((row) => serializeProject(context, view, row, relations, shown));
   });
 
-  app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema } }, async (request, reply) => {
+  app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema, response: { 201: projectAnswer } } }, async (request, reply) => {
     const id = await createProject(context, actorOf(request), request.body);
     return reply.code(201).send(await respond(request, reply, id, 'detail', { created: true }));
   });
 
-  app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams } }, (request, reply) =>
+  app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams, response: { 200: projectAnswer } } }, (request, reply) =>
     respond(request, reply, request.params.id, 'detail'),
   );
 
@@ -102,7 +109,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     await updateProject(context, actor, existing, request.body, readIfMatch(request.headers['if-match']));
     return respond(request, reply, existing.id, 'detail');
   };
-  const writeSchema = { tags, params: projectParams, body: projectWriteSchema, ...conditionalWriteSchema };
+  const writeSchema = { tags, params: projectParams, body: projectWriteSchema, ...conditionalWriteSchema, response: { 200: projectAnswer } };
   app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { ...writeSchema, summary: 'Update some fields of a project' } }, update);
   app.put('/projects/:id/', { config: { throttle: 'project_update' }, schema: { ...writeSchema, summary: 'Update a project' } }, update);
 

@@ -15,13 +15,17 @@ import {
   STORED_READ_ONLY_FIELDS,
   STUDIO_FIELDSET,
   WRITABLE_PLAIN_FIELDS,
+  type RoleReferenceField,
+  type StoredReadOnlyField,
+  type WritablePlainField,
 } from '../../../shared/project-fields.ts';
+import type { ProjectDetailJson, ProjectField, ProjectJsonByFieldset } from '../../../shared/schemas/project.ts';
 import { annualUsageOrGuess, type Usage } from '../../../shared/usage.ts';
 import { API_PLANS } from '../../../shared/plans.ts';
 import { loadRoles, roleDisplayName, serializeRole, type RoleWithUser } from '../roles/roles.ts';
 import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
 import { loadOrgWorkflows, type OrgWorkflows } from '../workflows/workflows.ts';
-import { COLUMN_FIELDS, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
+import { COLUMN_FIELDS, ROLE_COLUMNS, parseAttributes, type ColumnField } from './project-columns.ts';
 import { loadProjectFiles, projectFilesJson } from '../files/project-files.ts';
 import { fileViewerFor, type FileViewer } from '../files/file-access.ts';
 import type { FileWithTags } from '../files/file-serializer.ts';
@@ -111,46 +115,22 @@ export function viewFor(actor: Actor): ProjectView {
 }
 
 /** The fields kept in the attributes JSON column, with their defaults. */
+type AttributeField = WritablePlainField | StoredReadOnlyField;
 const ATTRIBUTE_FIELDS = Object.entries({ ...WRITABLE_PLAIN_FIELDS, ...STORED_READ_ONLY_FIELDS });
 /** A default object or array is copied, so no answer shares (and no caller mutates) the table's own. */
 const copyDefault = (value: unknown) => (value !== null && typeof value === 'object' ? structuredClone(value) : value);
 
-export function serializeProject(
-  context: EngineContext,
-  view: ProjectView,
-  row: ProjectRow,
-  relations: ProjectRelations,
-  fieldset: Fieldset,
-): Record<string, unknown> {
-  const attributes = parseAttributes(row.attributes);
-  const projectPath = apiPaths.project(row.org_id, row.id);
-  const url = absoluteUrl(context, projectPath);
+/** The values a role reference shows: the URL and the role, and for the main roles a flat summary. */
+type RoleFieldsJson = Pick<
+  ProjectDetailJson,
+  | RoleReferenceField
+  | `${RoleReferenceField}_data`
+  | `${(typeof ROLE_SUMMARY_PREFIXES)[number]}_${'id' | 'name' | 'email' | 'phone'}`
+>;
+
+function roleFieldsJson(context: EngineContext, view: ProjectView, row: ProjectRow, relations: ProjectRelations): RoleFieldsJson {
+  // Keys built from the same tables as the schema's (shared/schemas/project.ts), in its order.
   const json: Record<string, unknown> = {};
-
-  for (const [field, spec] of ATTRIBUTE_FIELDS) {
-    if (!showsField(fieldset, field)) continue;
-    json[field] = field in attributes ? attributes[field] : copyDefault(spec.default);
-  }
-  for (const field of COLUMN_FIELDS) {
-    const value = row[field];
-    json[field] = field === 'is_residential' || field === 'is_lite' ? value === 1 : value;
-  }
-
-  Object.assign(json, {
-    id: row.id,
-    url,
-    org_id: row.org_id,
-    org: absoluteUrl(context, apiPaths.org(row.org_id)),
-    org_name: view.orgName,
-    country: row.country_iso2 ? absoluteUrl(context, apiPaths.country(row.country_iso2)) : null,
-    country_name: showsField(fieldset, 'country_name') ? countryName(row.country_iso2) : '',
-    roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
-    created_date: row.created_date,
-    modified_date: row.modified_date,
-  });
-  // An HMAC and a locale lookup per row: only where the fieldset shows them.
-  if (showsField(fieldset, 'share_link')) json.share_link = `${absoluteUrl(context, `/shared/projects/${row.id}/`)}?token=${shareToken(context, row.id)}`;
-
   for (const field of ROLE_REFERENCE_FIELDS) {
     const roleId = row[ROLE_COLUMNS[field]];
     const role = roleId === null ? undefined : relations.roles.get(roleId);
@@ -165,43 +145,89 @@ export function serializeProject(
     json[`${prefix}_email`] = role ? role.user_email ?? role.email : null;
     json[`${prefix}_phone`] = role ? role.phone || role.user_phone || '' : null;
   }
+  return json as RoleFieldsJson;
+}
+
+/**
+ * The project's JSON in `fieldset`, typed by shared/schemas/project.ts: a field
+ * the schema has and this leaves out, or one it misspells, fails the type check.
+ * The detail's key order is the order below (it is the schema's too).
+ */
+export function serializeProject<Shown extends Fieldset>(
+  context: EngineContext,
+  view: ProjectView,
+  row: ProjectRow,
+  relations: ProjectRelations,
+  fieldset: Shown,
+): ProjectJsonByFieldset[Shown] {
+  const attributes = parseAttributes(row.attributes);
+  const projectPath = apiPaths.project(row.org_id, row.id);
+  const url = absoluteUrl(context, projectPath);
+
+  // The stored fields, then the columns over them (same keys keep their place):
+  // one entry per field of the tables the schema is built from.
+  const stored: Record<string, unknown> = {};
+  for (const [field, spec] of ATTRIBUTE_FIELDS) {
+    if (!showsField(fieldset, field)) continue;
+    stored[field] = field in attributes ? attributes[field] : copyDefault(spec.default);
+  }
+  const columns: Record<string, unknown> = {};
+  for (const field of COLUMN_FIELDS) {
+    const value = row[field];
+    columns[field] = field === 'is_residential' || field === 'is_lite' ? value === 1 : value;
+  }
+
   const mainRoleId = row.assigned_role_id;
-  json.assigned_role_accreditation = (mainRoleId !== null && relations.roles.get(mainRoleId)?.accreditation) || '';
-
   const contacts = relations.contacts.get(row.id) ?? [];
-  json.contacts = contacts.map((contact) => absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id)));
-  json.contacts_data = contacts.map((contact) => serializeContact(context, contact));
-  Object.assign(json, projectFilesJson(context, relations.files.get(row.id) ?? [], view.fileViewer));
   const events = relations.events.get(row.id) ?? [];
-  json.events = events.map((event) => absoluteUrl(context, apiPaths.event(event.org_id, event.id)));
-  json.events_data = events.map((event) => serializeEvent(context, event));
-
   const stage = relations.workflows.stagesById.get(row.active_stage_id);
   const workflow = { id: row.id, workflow_id: row.workflow_id, active_stage_id: row.active_stage_id };
-  json.workflow = workflow;
-  json.workflows = [workflow];
-  json.active_stage_id = row.active_stage_id;
-  json.stage = stage?.milestone ?? 0;
-  json.stage_warning = STAGE_WARNING;
-
   const usage = row.usage === null ? null : (JSON.parse(row.usage) as Usage);
-  json.usage = usage;
-  json.usage_annual_or_guess = annualUsageOrGuess(usage, row.is_residential === 1);
-  if (showsField(fieldset, 'systems')) {
-    json.systems = ((json.systems as Array<Record<string, unknown>>) ?? []).map((system) => ({
+
+  const json: ProjectDetailJson = {
+    ...(stored as Pick<ProjectDetailJson, AttributeField>),
+    ...(columns as Pick<ProjectDetailJson, ColumnField>),
+    id: row.id,
+    url,
+    org_id: row.org_id,
+    org: absoluteUrl(context, apiPaths.org(row.org_id)),
+    org_name: view.orgName,
+    country: row.country_iso2 ? absoluteUrl(context, apiPaths.country(row.country_iso2)) : null,
+    country_name: showsField(fieldset, 'country_name') ? countryName(row.country_iso2) : '',
+    roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
+    created_date: row.created_date,
+    modified_date: row.modified_date,
+    // An HMAC per row: only where the fieldset shows it (the others drop the blank).
+    share_link: showsField(fieldset, 'share_link') ? `${absoluteUrl(context, `/shared/projects/${row.id}/`)}?token=${shareToken(context, row.id)}` : '',
+    ...roleFieldsJson(context, view, row, relations),
+    assigned_role_accreditation: (mainRoleId !== null && relations.roles.get(mainRoleId)?.accreditation) || '',
+    contacts: contacts.map((contact) => absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id))),
+    contacts_data: contacts.map((contact) => serializeContact(context, contact)),
+    ...projectFilesJson(context, relations.files.get(row.id) ?? [], view.fileViewer),
+    events: events.map((event) => absoluteUrl(context, apiPaths.event(event.org_id, event.id))),
+    events_data: events.map((event) => serializeEvent(context, event)),
+    workflow,
+    workflows: [workflow],
+    active_stage_id: row.active_stage_id,
+    stage: stage?.milestone ?? 0,
+    stage_warning: STAGE_WARNING,
+    usage,
+    usage_annual_or_guess: annualUsageOrGuess(usage, row.is_residential === 1),
+    // Stored systems keep their place among the stored fields; their own URLs become absolute.
+    systems: ((stored.systems as Array<Record<string, unknown>> | undefined) ?? []).map((system) => ({
       ...system,
       url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
-    }));
-  }
-  json.design = view.includeDesign ? row.design : null;
-
+    })),
+    design: view.includeDesign ? row.design : null,
+  };
   return pickFieldset(json, fieldset);
 }
 
-function pickFieldset(json: Record<string, unknown>, fieldset: Fieldset): Record<string, unknown> {
-  if (fieldset === 'detail') return json;
-  const fields: readonly string[] = fieldset === 'list' ? LIST_FIELDSET : STUDIO_FIELDSET;
+function pickFieldset<Shown extends Fieldset>(json: ProjectDetailJson, fieldset: Shown): ProjectJsonByFieldset[Shown] {
+  if (fieldset === 'detail') return json as ProjectJsonByFieldset[Shown];
+  // The list and studio schemas are built from these same field lists, in this order.
+  const fields: readonly ProjectField[] = fieldset === 'list' ? LIST_FIELDSET : STUDIO_FIELDSET;
   const picked: Record<string, unknown> = {};
   for (const field of fields) picked[field] = json[field];
-  return picked;
+  return picked as ProjectJsonByFieldset[Shown];
 }

@@ -31,7 +31,7 @@ export const projectSnapshots: SnapshotSource = {
     const org = await trx.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
     const relations = await loadRelations(trx, context, orgId, [row]);
     const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
-    delete snapshot.design;
+    delete (snapshot as Partial<typeof snapshot>).design;
     return snapshot;
   },
   projectOf: (id) => id,

@@ -9,6 +9,7 @@ import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { booleanField, stringField } from '../../../shared/schemas/coercing-fields.ts';
 import { nowIso } from '../clock.ts';
 import { selectRoles, serializeRole } from './roles.ts';
+import { roleJsonSchema } from '../../../shared/schemas/role.ts';
 
 const params = z.object({ org_id: z.string(), id: idParam });
 const roleWriteSchema = z.object({
@@ -33,19 +34,19 @@ export function registerRoleRoutes(app: TypedApp, context: EngineContext): void 
     return role;
   };
 
-  app.get('/roles/', { schema: { tags, summary: 'List the org’s roles', querystring: z.object(pagingQuery) } }, async (request) => {
+  app.get('/roles/', { schema: { tags, summary: 'List the org’s roles', querystring: z.object(pagingQuery), response: { 200: z.array(roleJsonSchema) } } }, async (request) => {
     const actor = actorOf(request);
     const { page, limit } = request.query;
     const rows = await selectRoles(context.db, actor.org.id).orderBy('roles.id').limit(limit).offset(pageOffset({ page, limit })).execute();
     return rows.map((role) => serializeRole(context, role, actor.org.name));
   });
 
-  app.get('/roles/:id/', { schema: { tags, summary: 'Get a role', params } }, async (request) => {
+  app.get('/roles/:id/', { schema: { tags, summary: 'Get a role', params, response: { 200: roleJsonSchema } } }, async (request) => {
     const actor = actorOf(request);
     return serializeRole(context, await findRole(actor.org.id, request.params.id), actor.org.name);
   });
 
-  app.patch('/roles/:id/', { schema: { tags, summary: 'Update a role', params, body: roleWriteSchema } }, async (request) => {
+  app.patch('/roles/:id/', { schema: { tags, summary: 'Update a role', params, body: roleWriteSchema, response: { 200: roleJsonSchema } } }, async (request) => {
     const actor = actorOf(request);
     const role = await findRole(actor.org.id, request.params.id);
     if (actor.role.is_admin !== 1 && actor.role.id !== role.id) {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, RoleRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { RoleJson } from '../../../shared/schemas/role.ts';
 
 export interface RoleWithUser extends RoleRow {
   user_email: string | null;
@@ -28,7 +29,7 @@ export function selectRoles(db: Kysely<Database>, orgId: number) {
 export const roleDisplayName = (role: RoleRow): string =>
   `${role.first_name} ${role.family_name}`.trim() || role.email;
 
-export function serializeRole(context: EngineContext, role: RoleWithUser, orgName: string) {
+export function serializeRole(context: EngineContext, role: RoleWithUser, orgName: string): RoleJson {
   return {
     id: role.id,
     url: absoluteUrl(context, apiPaths.role(role.org_id, role.id)),

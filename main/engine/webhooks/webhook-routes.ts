@@ -15,6 +15,7 @@ import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, ve
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
 import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
 import { normaliseFieldList, serializeWebhook, webhookCreateSchema, webhookUpdateSchema } from './webhook-settings.ts';
+import { webhookJsonSchema, webhookLogJsonSchema, type WebhookLogJson } from '../../../shared/schemas/webhook.ts';
 
 const params = z.object({ org_id: z.string(), id: idParam });
 const tags = ['webhooks'];
@@ -32,14 +33,14 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
     return webhook;
   };
 
-  app.get('/webhooks/', { schema: { tags, summary: 'List the org’s webhooks', querystring: z.object(pagingQuery) } }, async (request) => {
+  app.get('/webhooks/', { schema: { tags, summary: 'List the org’s webhooks', querystring: z.object(pagingQuery), response: { 200: z.array(webhookJsonSchema) } } }, async (request) => {
     const actor = adminOf(request);
     const { page, limit } = request.query;
     const rows = await context.db.selectFrom('webhooks').selectAll().where('org_id', '=', actor.org.id).orderBy('id').limit(limit).offset(pageOffset({ page, limit })).execute();
     return rows.map((webhook) => serializeWebhook(context, webhook));
   });
 
-  app.post('/webhooks/', { schema: { tags, summary: 'Create a webhook', body: webhookCreateSchema } }, async (request, reply) => {
+  app.post('/webhooks/', { schema: { tags, summary: 'Create a webhook', body: webhookCreateSchema, response: { 201: webhookJsonSchema } } }, async (request, reply) => {
     const actor = adminOf(request);
     const body = request.body;
     const now = nowIso(context.clock);
@@ -68,13 +69,13 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
     return reply.code(201).send(serializeWebhook(context, webhook));
   });
 
-  app.get('/webhooks/:id/', { schema: { tags, summary: 'Get a webhook', params } }, async (request, reply) => {
+  app.get('/webhooks/:id/', { schema: { tags, summary: 'Get a webhook', params, response: { 200: webhookJsonSchema } } }, async (request, reply) => {
     const webhook = await findWebhook(adminOf(request).org.id, request.params.id);
     reply.header('etag', versionTag(webhook.modified_date));
     return serializeWebhook(context, webhook);
   });
 
-  app.patch('/webhooks/:id/', { schema: { tags, summary: 'Update a webhook', params, body: webhookUpdateSchema, ...conditionalWriteSchema } }, async (request, reply) => {
+  app.patch('/webhooks/:id/', { schema: { tags, summary: 'Update a webhook', params, body: webhookUpdateSchema, ...conditionalWriteSchema, response: { 200: webhookJsonSchema } } }, async (request, reply) => {
     const actor = adminOf(request);
     const webhook = await findWebhook(actor.org.id, request.params.id);
     const body = request.body;
@@ -127,6 +128,7 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
         tags,
         summary: 'Delivery attempts, newest first (filter by webhook)',
         querystring: z.object({ ...pagingQuery, webhook: z.string().optional() }),
+        response: { 200: z.array(webhookLogJsonSchema) },
       },
     },
     async (request) => {
@@ -140,7 +142,7 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
         query = query.where('webhook_id', '=', id);
       }
       const rows = await query.orderBy('id', 'desc').limit(limit).offset(pageOffset({ page, limit })).execute();
-      return rows.map((row) => ({
+      return rows.map((row): WebhookLogJson => ({
         id: row.id,
         webhook: `${context.publicUrl}${apiPaths.webhook(row.org_id, row.webhook_id)}`,
         created_date: row.created_date,

@@ -5,6 +5,7 @@ import type { WebhookRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { WebhookJson } from '../../../shared/schemas/webhook.ts';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the delivery sets itself; a webhook may not replace them. */
@@ -82,7 +83,7 @@ export function parseHeaders(stored: string | null): Record<string, string> {
   return JSON.parse(stored) as Record<string, string>;
 }
 
-export function serializeWebhook(context: EngineContext, webhook: WebhookRow) {
+export function serializeWebhook(context: EngineContext, webhook: WebhookRow): WebhookJson {
   return {
     id: webhook.id,
     url: absoluteUrl(context, apiPaths.webhook(webhook.org_id, webhook.id)),

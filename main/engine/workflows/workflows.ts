@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database, StageRow, WorkflowRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { WorkflowJson } from '../../../shared/schemas/org.ts';
 
 export interface OrgWorkflows {
   readonly workflows: WorkflowRow[];
@@ -34,7 +35,7 @@ export function firstStageOf(orgWorkflows: OrgWorkflows, workflowId: number): St
   return undefined;
 }
 
-export function serializeWorkflows(context: EngineContext, orgId: number, orgWorkflows: OrgWorkflows) {
+export function serializeWorkflows(context: EngineContext, orgId: number, orgWorkflows: OrgWorkflows): WorkflowJson[] {
   const stages = [...orgWorkflows.stagesById.values()];
   return orgWorkflows.workflows.map((workflow) => ({
     id: workflow.id,

@@ -4,7 +4,7 @@ import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { UploadProgress } from '../../../shared/bridge.ts';
 import { apiOk, messageOf } from '../api/api-client.ts';
-import type { PrivateFileJson } from '../api/types.ts';
+import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { useUiStore } from './ui-store.ts';
 

@@ -3,13 +3,14 @@
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { apiOk, messageOf } from '../api/api-client.ts';
-import type { OrgJson, RoleData, WorkflowJson, WorkflowStage } from '../api/types.ts';
+import type { OrgJson, WorkflowJson, WorkflowStageJson } from '../../../shared/schemas/org.ts';
+import type { RoleJson } from '../../../shared/schemas/role.ts';
 
 interface OrgState {
   orgId: number | null;
   org: OrgJson | null;
   workflows: WorkflowJson[];
-  roles: RoleData[];
+  roles: RoleJson[];
   status: 'idle' | 'loading' | 'ready' | 'error';
   error: string | null;
   load(orgId: number): Promise<void>;
@@ -28,7 +29,7 @@ export const useOrgStore = create<OrgState>((set) => ({
       const [org, workflows, roles] = await Promise.all([
         apiOk<OrgJson>('GET', apiPaths.org(orgId)),
         apiOk<WorkflowJson[]>('GET', apiPaths.workflows(orgId)),
-        apiOk<RoleData[]>('GET', apiPaths.roles(orgId), { query: { limit: 1000 } }),
+        apiOk<RoleJson[]>('GET', apiPaths.roles(orgId), { query: { limit: 1000 } }),
       ]);
       set({ org, workflows, roles, status: 'ready' });
     } catch (error) {
@@ -37,7 +38,7 @@ export const useOrgStore = create<OrgState>((set) => ({
   },
 }));
 
-export function stageById(workflows: readonly WorkflowJson[], stageId: number | null | undefined): WorkflowStage | undefined {
+export function stageById(workflows: readonly WorkflowJson[], stageId: number | null | undefined): WorkflowStageJson | undefined {
   if (stageId == null) return undefined;
   for (const workflow of workflows) {
     const stage = workflow.stages.find((candidate) => candidate.id === stageId);

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { WritablePlainField } from '../../../shared/project-fields.ts';
 import { ApiFailure, apiOk, messageOf } from '../api/api-client.ts';
-import type { ProjectJson } from '../api/types.ts';
+import type { ProjectDetailJson } from '../../../shared/schemas/project.ts';
 import { checkPlainField, type RawInput } from '../project/field-validation.ts';
 import { useProjectsStore } from './projects-store.ts';
 
@@ -14,7 +14,7 @@ type SaveState = 'idle' | 'saving' | 'saved' | 'error';
 interface ProjectState {
   orgId: number | null;
   projectId: number | null;
-  project: ProjectJson | null;
+  project: ProjectDetailJson | null;
   status: 'idle' | 'loading' | 'ready' | 'error';
   error: string | null;
   /** What each edited input holds right now. */
@@ -38,7 +38,7 @@ const AUTOSAVE_DELAY_MS = 600;
 let autosaveTimer: ReturnType<typeof setTimeout> | undefined;
 
 export const useProjectStore = create<ProjectState>((set, get) => {
-  const applySaved = (project: ProjectJson, sentDrafts: Partial<Record<string, RawInput>>) => {
+  const applySaved = (project: ProjectDetailJson, sentDrafts: Partial<Record<string, RawInput>>) => {
     // An input typed into again while the save was in flight keeps its newer text.
     const drafts = { ...get().drafts };
     for (const [field, raw] of Object.entries(sentDrafts)) if (drafts[field] === raw) delete drafts[field];
@@ -52,7 +52,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
     const sentDrafts = Object.fromEntries(Object.keys(body).map((field) => [field, get().drafts[field]]));
     set({ saveState: 'saving' });
     try {
-      const project = await apiOk<ProjectJson>('PATCH', apiPaths.project(orgId, projectId), { body });
+      const project = await apiOk<ProjectDetailJson>('PATCH', apiPaths.project(orgId, projectId), { body });
       if (get().projectId !== projectId) return true;
       applySaved(project, sentDrafts);
       return true;
@@ -91,7 +91,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
       const { orgId, projectId } = get();
       if (orgId === null || projectId === null) return;
       try {
-        const project = await apiOk<ProjectJson>('GET', apiPaths.project(orgId, projectId));
+        const project = await apiOk<ProjectDetailJson>('GET', apiPaths.project(orgId, projectId));
         if (get().projectId === projectId) set({ project, status: 'ready' });
       } catch (error) {
         if (get().projectId === projectId) set({ status: 'error', error: messageOf(error) });

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { QueryValue } from '../../../shared/bridge.ts';
 import { apiOk, messageOf } from '../api/api-client.ts';
-import type { ProjectJson, ProjectSummary } from '../api/types.ts';
+import type { ProjectDetailJson, ProjectStudioJson } from '../../../shared/schemas/project.ts';
 
 export const PROJECT_ORDERINGS = [
   { value: '-modified_date', label: 'Recently changed' },
@@ -30,7 +30,7 @@ export interface ProjectQuery {
 interface ProjectsState {
   orgId: number | null;
   query: ProjectQuery;
-  rows: ProjectSummary[];
+  rows: ProjectStudioJson[];
   status: 'loading' | 'ready' | 'error';
   isComplete: boolean;
   error: string | null;
@@ -43,7 +43,7 @@ interface ProjectsState {
   reload(): Promise<void>;
   highlight(id: number | null): void;
   /** Puts a project's latest JSON into its row (after a save or a change event). */
-  replaceRow(project: ProjectJson | ProjectSummary): void;
+  replaceRow(project: ProjectDetailJson | ProjectStudioJson): void;
   refreshRows(ids: readonly number[]): Promise<void>;
 }
 
@@ -73,13 +73,13 @@ export const useProjectsStore = create<ProjectsState>((set, get) => {
     if (orgId === null) return;
     set({ status: get().rows.length === 0 ? 'loading' : get().status, error: null });
     const params = queryParams(query);
-    const fetchPage = (page: number, limit: number) => apiOk<ProjectSummary[]>('GET', apiPaths.projects(orgId), { query: { ...params, page, limit } });
+    const fetchPage = (page: number, limit: number) => apiOk<ProjectStudioJson[]>('GET', apiPaths.projects(orgId), { query: { ...params, page, limit } });
     try {
       const first = await fetchPage(1, FIRST_PAGE_SIZE);
       if (mine !== generation) return;
       set({ rows: first, status: 'ready', isComplete: first.length < FIRST_PAGE_SIZE });
       if (first.length < FIRST_PAGE_SIZE) return;
-      const all: ProjectSummary[] = [];
+      const all: ProjectStudioJson[] = [];
       for (let page = 1; ; page++) {
         const batch = await fetchPage(page, PAGE_SIZE);
         if (mine !== generation) return;
@@ -123,7 +123,7 @@ export const useProjectsStore = create<ProjectsState>((set, get) => {
       if (index === -1) return;
       const next = rows.slice();
       // The list keeps summaries: a design (hundreds of kB) has no place in 10,000 rows.
-      const { design: _design, ...summary } = project as ProjectJson;
+      const { design: _design, ...summary } = project as ProjectDetailJson;
       next[index] = { ...rows[index]!, ...summary };
       set({ rows: next });
     },
@@ -132,7 +132,7 @@ export const useProjectsStore = create<ProjectsState>((set, get) => {
       if (orgId === null) return;
       for (const id of ids) {
         try {
-          get().replaceRow(await apiOk<ProjectJson>('GET', apiPaths.project(orgId, id)));
+          get().replaceRow(await apiOk<ProjectDetailJson>('GET', apiPaths.project(orgId, id)));
         } catch {
           // A deleted or hidden project: the next full reload drops its row.
         }

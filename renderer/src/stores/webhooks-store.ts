@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { apiOk, messageOf } from '../api/api-client.ts';
-import type { WebhookJson, WebhookLogJson } from '../api/types.ts';
+import type { WebhookJson, WebhookLogJson } from '../../../shared/schemas/webhook.ts';
 
 export interface WebhookDraft {
   endpoint: string;

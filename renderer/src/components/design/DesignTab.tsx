@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { decodeDesign } from '../../../../shared/design-codec.ts';
 import type { ProjectDesign } from '../../../../shared/design-types.ts';
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { formatNumber } from '../../format.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
@@ -24,7 +24,7 @@ function decode(encoded: string | null | undefined): Decoded {
   }
 }
 
-export function DesignTab({ project }: { project: ProjectJson }) {
+export function DesignTab({ project }: { project: ProjectDetailJson }) {
   const org = useOrgStore((state) => state.org);
   const decoded = useMemo(() => decode(project.design), [project.design]);
   const [systemUuid, setSystemUuid] = useState<string | null>(null);

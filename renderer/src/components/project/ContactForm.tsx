@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { contactWriteSchema } from '../../../../shared/schemas/contact-write.ts';
-import type { ContactJson } from '../../api/types.ts';
+import type { ContactJson } from '../../../../shared/schemas/contact.ts';
 
 const FIELDS = [
   { field: 'first_name', label: 'First name' },

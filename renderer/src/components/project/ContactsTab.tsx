@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
-import type { ContactJson, ProjectJson } from '../../api/types.ts';
+import type { ContactJson } from '../../../../shared/schemas/contact.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { apiOk, messageOf } from '../../api/api-client.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
@@ -8,7 +9,7 @@ import { EmptyState } from '../common/EmptyState.tsx';
 import { ContactForm, type ContactDraft } from './ContactForm.tsx';
 
 /** The project's contacts: add (contacts_new), edit (the contact's own endpoint), remove (contacts without it). */
-export function ContactsTab({ project }: { project: ProjectJson }) {
+export function ContactsTab({ project }: { project: ProjectDetailJson }) {
   const [editingId, setEditingId] = useState<number | 'new' | null>(null);
   const save = useProjectStore((state) => state.save);
   const reload = useProjectStore((state) => state.reload);

@@ -1,12 +1,12 @@
 import { useId, useState } from 'react';
 import { apiPaths, parseRoofTypeReference } from '../../../../shared/api-paths.ts';
 import { ROOF_TYPES } from '../../../../shared/roof-types.ts';
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { checkProjectValue } from '../../project/field-validation.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 
 /** The two location fields that are not plain values: a country code and a roof type reference. */
-export function CountryAndRoofFields({ project }: { project: ProjectJson }) {
+export function CountryAndRoofFields({ project }: { project: ProjectDetailJson }) {
   const countryId = useId();
   const roofId = useId();
   const [country, setCountry] = useState<string | null>(null);

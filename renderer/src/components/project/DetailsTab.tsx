@@ -1,11 +1,11 @@
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { FIELD_SECTIONS } from '../../project/field-sections.ts';
 import { CountryAndRoofFields } from './CountryAndRoofFields.tsx';
 import { FieldInput } from './FieldInput.tsx';
 import { RolesEditor } from './RolesEditor.tsx';
 import { UsageEditor } from './UsageEditor.tsx';
 
-export function DetailsTab({ project }: { project: ProjectJson }) {
+export function DetailsTab({ project }: { project: ProjectDetailJson }) {
   return (
     <div className="details-tab">
       {FIELD_SECTIONS.map((section) => (

@@ -1,13 +1,13 @@
 import { useId } from 'react';
 import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../../shared/project-fields.ts';
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { labelOf } from '../../format.ts';
 import { MULTILINE_FIELDS } from '../../project/field-sections.ts';
 import { inputTextOf, isJsonKind } from '../../project/field-validation.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 
 /** One writable field, its input chosen by its kind, checked as the user types. */
-export function FieldInput({ field, project }: { field: WritablePlainField; project: ProjectJson }) {
+export function FieldInput({ field, project }: { field: WritablePlainField; project: ProjectDetailJson }) {
   const id = useId();
   const kind = WRITABLE_PLAIN_FIELDS[field].kind;
   const draft = useProjectStore((state) => state.drafts[field]);

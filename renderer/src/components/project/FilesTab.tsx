@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { formatBytes, formatDate } from '../../format.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
@@ -9,7 +9,7 @@ import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { UploadProgressList } from './UploadProgressList.tsx';
 
-export function FilesTab({ project }: { project: ProjectJson }) {
+export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const files = useFilesStore((state) => state.files);
   const status = useFilesStore((state) => state.status);
   const error = useFilesStore((state) => state.error);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
-import type { EventJson, ProjectJson } from '../../api/types.ts';
+import type { EventJson } from '../../../../shared/schemas/event.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { apiOk, messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
@@ -10,7 +11,7 @@ import { LoadingState } from '../common/LoadingState.tsx';
 import { FieldInput } from './FieldInput.tsx';
 
 /** The project's notes fields, and its activity: events the engine records and notes people add. */
-export function NotesTab({ project }: { project: ProjectJson }) {
+export function NotesTab({ project }: { project: ProjectDetailJson }) {
   const [events, setEvents] = useState<EventJson[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState('');

@@ -1,5 +1,6 @@
 import { parseOrgReference } from '../../../../shared/api-paths.ts';
-import type { ProjectJson, RoleData } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
+import type { RoleJson } from '../../../../shared/schemas/role.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 
@@ -15,7 +16,7 @@ const READ_ONLY_ROLES = [
 ] as const;
 
 /** The three writable role references (service.md 2.1 "Roles"); designer and salesperson are shown, not set. */
-export function RolesEditor({ project }: { project: ProjectJson }) {
+export function RolesEditor({ project }: { project: ProjectDetailJson }) {
   const roles = useOrgStore((state) => state.roles);
   const save = useProjectStore((state) => state.save);
   return (
@@ -44,7 +45,7 @@ export function RolesEditor({ project }: { project: ProjectJson }) {
         );
       })}
       {READ_ONLY_ROLES.map(({ field, label }) => {
-        const role = project[field] as RoleData | null | undefined;
+        const role = project[field] as RoleJson | null | undefined;
         return (
           <div className="field" key={field}>
             <span className="label">{label}</span>

@@ -1,9 +1,9 @@
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 
 /** Moves the project through its workflow's stages (workflow.active_stage_id, service.md 3). */
-export function StagePicker({ project }: { project: ProjectJson }) {
+export function StagePicker({ project }: { project: ProjectDetailJson }) {
   const workflows = useOrgStore((state) => state.workflows);
   const workflowId = project.workflow?.workflow_id;
   const workflow = workflows.find((candidate) => candidate.id === workflowId) ?? workflows[0];

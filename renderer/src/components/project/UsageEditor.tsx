@@ -8,7 +8,7 @@ import {
   annualUsageOrGuess,
   describeUsageProblem,
 } from '../../../../shared/usage.ts';
-import type { ProjectJson } from '../../api/types.ts';
+import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { formatNumber, labelOf } from '../../format.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 
@@ -45,7 +45,7 @@ function usageOf(draft: UsageDraft): unknown {
 }
 
 /** Each usage_data_source with the inputs its values need, checked with the engine's own rule. */
-export function UsageEditor({ project }: { project: ProjectJson }) {
+export function UsageEditor({ project }: { project: ProjectDetailJson }) {
   const save = useProjectStore((state) => state.save);
   const [draft, setDraft] = useState<UsageDraft>(() => draftOf(project.usage));
   const [isDirty, setDirty] = useState(false);

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { ProjectSummary } from '../../api/types.ts';
+import type { ProjectStudioJson } from '../../../../shared/schemas/project.ts';
 import { stageById, useOrgStore } from '../../stores/org-store.ts';
 import { formatDate } from '../../format.ts';
 import { Badge } from '../common/Badge.tsx';
@@ -7,7 +7,7 @@ import { Badge } from '../common/Badge.tsx';
 export const PROJECT_ROW_HEIGHT = 68;
 
 interface ProjectRowProps {
-  project: ProjectSummary;
+  project: ProjectStudioJson;
   top: number;
   isHighlighted: boolean;
   isOpen: boolean;

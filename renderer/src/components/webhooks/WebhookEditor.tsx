@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../../shared/webhook-fields.ts';
 import { ApiFailure, messageOf } from '../../api/api-client.ts';
-import type { WebhookJson } from '../../api/types.ts';
+import type { WebhookJson } from '../../../../shared/schemas/webhook.ts';
 import { describeHeadersProblems } from '../../webhooks/field-paths.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { type WebhookDraft, useWebhooksStore } from '../../stores/webhooks-store.ts';
