@@ -2,7 +2,7 @@
 // arriving in arbitrary chunks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBridgeJson, encodeBridgeJson, formatServerSentEvent, parseServerSentEvents } from './bridge-http.ts';
+import { createServerSentEventReader, decodeBridgeJson, encodeBridgeJson, formatServerSentEvent } from './bridge-http.ts';
 
 test('a Uint8Array crosses JSON intact, and ordinary objects are left alone', () => {
   const bytes = new Uint8Array(70_000).map((_, index) => (index * 7) % 256);
@@ -16,13 +16,12 @@ test('a Uint8Array crosses JSON intact, and ordinary objects are left alone', ()
 test('events split across chunks are put back together; comments and partial events wait', () => {
   const stream = `: connected\n\n${formatServerSentEvent('sync.state', { state: 'synced' })}${formatServerSentEvent('records.changed', { kinds: ['projects'] })}`;
   const events: { event: string; data: string }[] = [];
-  let buffer = '';
+  const reader = createServerSentEventReader((event, data) => events.push({ event, data }));
   for (let at = 0; at < stream.length; at += 7) {
-    const parsed = parseServerSentEvents(buffer + stream.slice(at, at + 7));
-    events.push(...parsed.events);
-    buffer = parsed.rest;
+    reader.feed(stream.slice(at, at + 7));
+    // An event is handed on only once its blank line has arrived.
+    assert.equal(events.length, [...stream.slice(0, at + 7).matchAll(/\ndata: .*\n\n/g)].length);
   }
-  assert.equal(buffer, '');
   assert.deepEqual(events.map((event) => [event.event, JSON.parse(event.data)]), [
     ['sync.state', { state: 'synced' }],
     ['records.changed', { kinds: ['projects'] }],

@@ -16,6 +16,8 @@ import {
   isEventChannel,
 } from './bridge.ts';
 import { base64ToBytes, bytesToBase64 } from './design-codec.ts';
+import { createParser } from 'eventsource-parser';
+import { type Backoff, backoffDelayMs } from './backoff.ts';
 
 export const BRIDGE_HTTP = {
   invokePath: '/bridge/invoke',
@@ -48,25 +50,14 @@ export function formatServerSentEvent(channel: string, payload: unknown): string
   return `event: ${channel}\ndata: ${JSON.stringify(payload)}\n\n`;
 }
 
-/** Splits a growing SSE text buffer into complete messages and the unfinished rest. */
-export function parseServerSentEvents(buffer: string): { events: { event: string; data: string }[]; rest: string } {
-  const events: { event: string; data: string }[] = [];
-  const blocks = buffer.split(/\r?\n\r?\n/);
-  const rest = blocks.pop() ?? '';
-  for (const block of blocks) {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith(':')) continue; // keep-alive comment
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-    }
-    if (data.length > 0) events.push({ event, data: data.join('\n') });
-  }
-  return { events, rest };
+/**
+ * Reads a Server-Sent Events stream that arrives in arbitrary chunks (eventsource-parser,
+ * which follows the WHATWG rules: comments, multi-line data, CR/LF), handing each
+ * complete event to `onEvent`. One reader per connection: a new connection starts clean.
+ */
+export function createServerSentEventReader(onEvent: (event: string, data: string) => void): { feed(chunk: string): void } {
+  const parser = createParser({ onEvent: (message) => onEvent(message.event ?? 'message', message.data) });
+  return { feed: (chunk) => parser.feed(chunk) };
 }
 
 export interface HttpBridgeOptions {
@@ -123,31 +114,29 @@ export function createHttpBridge(options: HttpBridgeOptions): HttpBridge {
   }
 
   async function readStream(controller: AbortController): Promise<void> {
-    let delay = options.reconnectDelayMs ?? 1000;
+    const reconnect: Backoff = { firstDelayMs: options.reconnectDelayMs ?? 1000, factor: 2, maxDelayMs: 10_000 };
+    let retry = 0;
     while (!controller.signal.aborted) {
       try {
         const response = await doFetch(`${options.baseUrl}${BRIDGE_HTTP.eventsPath}`, { headers, signal: controller.signal });
         if (!response.ok || !response.body) throw new Error(`event stream answered ${response.status}`);
         options.onConnectionChange?.(true);
-        delay = options.reconnectDelayMs ?? 1000;
+        retry = 0;
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
-        let buffer = '';
+        const events = createServerSentEventReader(dispatch);
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          const parsed = parseServerSentEvents(buffer);
-          buffer = parsed.rest;
-          for (const { event, data } of parsed.events) dispatch(event, data);
+          events.feed(decoder.decode(value, { stream: true }));
         }
       } catch {
         // Dropped or refused: fall through to the wait and try again.
       }
       if (controller.signal.aborted) return;
       options.onConnectionChange?.(false);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 10_000);
+      retry += 1;
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(reconnect, retry)));
     }
   }
 

@@ -8,6 +8,7 @@ import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-f
 import { describeApiError, type RawApiRequest } from './local-api.ts';
 import { projectFolderName, safeName } from '../watch/folder-names.ts';
 import { saveIntoProjectFolder, saveWithoutOverwriting } from './project-folders.ts';
+import { fileNameFromContentDisposition } from '../engine/files/file-types.ts';
 
 export const UPLOAD_PART_BYTES = 1024 * 1024;
 
@@ -78,14 +79,5 @@ export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: 
 
 /** The name from Content-Disposition if the engine sent one, else the title. */
 function fileNameOf(response: Response, file: PrivateFileJson): string {
-  const disposition = response.headers.get('content-disposition') ?? '';
-  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
-  if (encoded) {
-    try {
-      return decodeURIComponent(encoded);
-    } catch {
-      // fall through to the plain name
-    }
-  }
-  return /filename="([^"]+)"/i.exec(disposition)?.[1] ?? file.title;
+  return fileNameFromContentDisposition(response.headers.get('content-disposition')) ?? file.title;
 }

@@ -2,6 +2,7 @@
 // one of those disks would take for the same name (case, Unicode normalisation),
 // and which files the watcher leaves alone (temporary and system files).
 // sync-lessons.md "Names"; docs/project-folders.md.
+import { extensionForType } from '../engine/files/file-types.ts';
 
 /** Characters Windows refuses in a name (the path separators of every OS among them). */
 const ILLEGAL_CHARACTERS = /[<>:"/\\|?*]/g;
@@ -86,19 +87,11 @@ export function uniqueName(name: string, isTaken: (key: string) => boolean): str
 export function arrivalFileName(title: string, fileName: string, mimeType: string, fallback: string): string {
   let name = safeName(title, '') || safeName(fileName, fallback);
   if (splitExtension(name).extension === '') {
-    const extension = splitExtension(fileName).extension || EXTENSIONS_BY_TYPE[mimeType] || '';
+    const extension = splitExtension(fileName).extension || extensionForType(mimeType);
     if (extension) name = safeName(`${name}${extension}`, fallback);
   }
   return name;
 }
-
-const EXTENSIONS_BY_TYPE: Record<string, string> = {
-  'application/pdf': '.pdf',
-  'image/png': '.png',
-  'image/jpeg': '.jpg',
-  'image/gif': '.gif',
-  'application/zip': '.zip',
-};
 
 const IGNORED_EXACT = new Map([
   ['thumbs.db', 'a Windows thumbnail cache'],

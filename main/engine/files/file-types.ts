@@ -1,33 +1,9 @@
 // What a stored file is (its Content-Type) and how its name is sent back
-// (Content-Disposition). The name decides first, as browsers and clients expect;
-// the first bytes decide for names that say nothing.
-
-const TYPES_BY_EXTENSION: Record<string, string> = {
-  pdf: 'application/pdf',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  heic: 'image/heic',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  svg: 'image/svg+xml',
-  csv: 'text/csv',
-  txt: 'text/plain',
-  json: 'application/json',
-  xml: 'application/xml',
-  html: 'text/html',
-  zip: 'application/zip',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  dwg: 'image/vnd.dwg',
-  dxf: 'image/vnd.dxf',
-  mp4: 'video/mp4',
-  mov: 'video/quicktime',
-};
+// (Content-Disposition). The name decides first, as browsers and clients expect
+// (mime-types, over the mime-db table every Node HTTP stack uses); the first bytes
+// decide for names that say nothing.
+import mime from 'mime-types';
+import makeContentDisposition from 'content-disposition';
 
 /** Leading bytes of the formats field staff upload most, for files named without an extension. */
 const SIGNATURES: ReadonlyArray<readonly [bytes: number[], type: string]> = [
@@ -41,8 +17,7 @@ const SIGNATURES: ReadonlyArray<readonly [bytes: number[], type: string]> = [
 export const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 
 export function contentTypeFor(fileName: string, head: Uint8Array): string {
-  const extension = /\.([A-Za-z0-9]{1,8})$/.exec(fileName)?.[1]?.toLowerCase();
-  const byName = extension ? TYPES_BY_EXTENSION[extension] : undefined;
+  const byName = mime.lookup(fileName);
   if (byName) return byName;
   const signature = SIGNATURES.find(([bytes]) => bytes.every((byte, index) => head[index] === byte));
   return signature?.[1] ?? FALLBACK_CONTENT_TYPE;
@@ -52,14 +27,31 @@ export function contentTypeFor(fileName: string, head: Uint8Array): string {
 const SAFE_INLINE_TYPES = new Set(['application/pdf', 'image/jpeg', 'image/png', 'image/gif', 'image/webp', 'text/plain', 'text/csv']);
 
 /**
- * `inline; filename="Meter photo.jpg"; filename*=UTF-8''Meter%20photo.jpg`: the
- * plain form for old clients (non-ASCII replaced), RFC 5987's for everyone else.
+ * `inline; filename="Meter photo.jpg"`; a name beyond ASCII also gets RFC 6266's
+ * `filename*=UTF-8''...`, with a plain ASCII stand-in (non-ASCII as `_`) for old
+ * clients, rather than the ISO-8859-1 one the library would pick by itself.
  */
 export function contentDisposition(fileName: string, contentType: string): string {
-  const disposition = SAFE_INLINE_TYPES.has(contentType) ? 'inline' : 'attachment';
-  const asciiName = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${disposition}; filename="${asciiName}"; filename*=UTF-8''${encoded}`;
+  const type = SAFE_INLINE_TYPES.has(contentType) ? 'inline' : 'attachment';
+  return makeContentDisposition(fileName, { type, fallback: fileName.replace(/[^\x20-\x7e]/g, '_') });
+}
+
+/** The file name a Content-Disposition header carries (its UTF-8 form first), or null when it names none or cannot be read. */
+export function fileNameFromContentDisposition(header: string | null): string | null {
+  if (!header) return null;
+  try {
+    const name = makeContentDisposition.parse(header).parameters.filename;
+    return name ? name : null;
+  } catch {
+    return null; // a malformed header names nothing we can trust
+  }
+}
+
+/** The usual extension of a content type, with its dot (`.jpg`), or '' when the type has none or says nothing (octet-stream). */
+export function extensionForType(contentType: string): string {
+  if (contentType === FALLBACK_CONTENT_TYPE) return ''; // "some bytes": `.bin` would be a guess, not a type
+  const extension = mime.extension(contentType);
+  return extension ? `.${extension}` : '';
 }
 
 /** A file name from a client, made safe to store and send back: no folders, no control characters. */

@@ -32,7 +32,7 @@ test('names never start with a dot (hidden, and left alone by the watcher): the 
   assert.equal(safeName(' . .hidden. ', 'x'), '_hidden');
   assert.equal(safeName('...', 'fallback'), 'fallback');
   assert.equal(projectFolderName({ id: 4, title: '.solardesk' }), '_solardesk (4)');
-  assert.equal(arrivalFileName('.env-notes', '.env-notes', 'text/plain', 'file-1'), '_env-notes');
+  assert.equal(arrivalFileName('.env-notes', '.env-notes', 'text/plain', 'file-1'), '_env-notes.txt');
   // Names that were fine stay exactly as they were: no existing folder is renamed.
   for (const name of ['v1.2 final', 'Roof (2).pdf', 'a.b.c', 'SD-3']) assert.equal(safeName(name, 'x'), name);
 });
