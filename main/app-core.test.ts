@@ -148,6 +148,9 @@ describe('app core, embedded', () => {
     // A contact belongs to no one project: any open project may show it.
     assert.deepEqual(describeChanges([change('project', 5, 5), change('contact', 9, null)]), { kinds: ['projects', 'contacts'], projectIds: [], source: 'local' });
     assert.deepEqual(describeChanges([{ ...change('private_file', 4, 7), by: { kind: 'sync' } }]), { kinds: ['private_files'], projectIds: [7], source: 'sync' });
+    // A project pulled or made here is not yet a row of any list: the whole list is read again.
+    assert.deepEqual(describeChanges([{ ...change('project', 60, 60), op: 'create', by: { kind: 'sync' } }]), { kinds: ['projects'], projectIds: [], source: 'sync' });
+    assert.deepEqual(describeChanges([{ ...change('project', 60, 60), op: 'delete' }]), { kinds: ['projects'], projectIds: [], source: 'local' });
   });
 });
 

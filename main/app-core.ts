@@ -53,12 +53,15 @@ export interface AppCore {
 /**
  * The changes of one committed write or pulled record, as `records.changed` tells
  * the views: the kinds of record by their API path segment, and the projects they
- * belong to (none listed when one of them belongs to no known project: then any may show it).
+ * belong to. None are listed when one of them belongs to no known project, or when
+ * a project was created or deleted: then any may show it, and the project list
+ * itself changed (refreshing the rows it has would miss a new one).
  */
 export function describeChanges(changes: readonly RecordChangeEvent[]): RecordsChanged {
   const kinds = [...new Set(changes.map((change) => TRACKED_MODEL_PATHS[change.model]))];
   const isEveryProjectKnown = changes.every((change) => change.projectId !== null);
-  const projectIds = isEveryProjectKnown ? [...new Set(changes.map((change) => change.projectId!))] : [];
+  const isProjectListChanged = changes.some((change) => change.model === 'project' && change.op !== 'update');
+  const projectIds = isEveryProjectKnown && !isProjectListChanged ? [...new Set(changes.map((change) => change.projectId!))] : [];
   return { kinds, projectIds, source: changes.some((change) => change.by.kind === 'sync') ? 'sync' : 'local' };
 }
 
