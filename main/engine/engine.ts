@@ -13,7 +13,7 @@ import { type App, type TypedApp, buildApp } from './http/app.ts';
 import { Throttle, mergeThrottleRates } from './throttle/throttle.ts';
 import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { createWebhookCapture } from './webhooks/webhook-capture.ts';
-import { addChangeCapture, type ChangeCapture } from './changes/tracked-write.ts';
+import { addChangeCapture } from './changes/tracked-write.ts';
 import { ChangeFeed } from './changes/change-feed.ts';
 import { registerSnapshotSource } from './changes/record-snapshots.ts';
 import { projectSnapshots } from './projects/project-service.ts';
@@ -66,8 +66,6 @@ export interface EngineOptions {
    * is the authority for both (architecture.md: exactly one place delivers).
    */
   role?: 'server' | 'replica';
-  /** More captures on every tracked write (the agent's outbox). */
-  changeCaptures?: ChangeCapture[];
   /** More routes in the org scope (the agent's sync routes). */
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
   /** A replica's way to get a file's missing bytes (EngineContext.fetchMissingBlob); given here so the context is complete when built. */
@@ -171,7 +169,6 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     addChangeCapture(context, { phase: 'derive', capture: (trx, orgId, changes, track) => recordProjectActivity(trx, context, orgId, changes, track) });
     addChangeCapture(context, createWebhookCapture(context, () => context.webhookWorker?.wake()));
   }
-  for (const capture of options.changeCaptures ?? []) addChangeCapture(context, capture);
   await context.webhookWorker?.releaseStaleClaims();
   context.webhookWorker?.start();
   const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes });

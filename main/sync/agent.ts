@@ -34,7 +34,10 @@ import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 export interface AgentFolders {
   start(): Promise<void>;
   close(): Promise<void>;
-  /** Something changed in the store (a sync cycle ended, a local write): check folders and arrivals soon. */
+  /**
+   * A sync cycle ended, or sync's routes changed what the folders hold: check folders
+   * and arrivals soon. (The folders hear of local writes on the engine's change feed.)
+   */
   requestReconcile(): void;
   reportUploadProgress(fileId: number, progress: { sent: number; total: number } | null): void;
   /** What GET .../sync/folder/ answers. */
@@ -236,8 +239,6 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log, onDeleteHeld: () => sync.statusChanged() }) ?? null;
     // Before anything can write through the engine (the local API is not listening yet): every tracked write queues its outbox row.
     addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake()));
-    // A project or file changed here (the app, the local API): its folder and arrivals follow soon.
-    addChangeCapture(engine.context, { phase: 'deliver', capture: async () => void setImmediate(() => folders?.requestReconcile()) });
     syncRoutesTarget = { sync: context, engine: sync, folders };
     const localToken = await localApiToken(engine, options.dataDir, config.user_id);
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');

@@ -17,7 +17,7 @@ import { actorInOrg } from '../engine/auth/actor.ts';
 import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
 import { type AfterInsert, insertFileRow, type NewFileRecord, storeNewFile, updateFile } from '../engine/files/file-service.ts';
 import { writeTracked } from '../engine/changes/tracked-write.ts';
-import { byUser } from '../engine/changes/change-feed.ts';
+import { byUser, type RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
 import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
@@ -51,6 +51,16 @@ export interface FolderWatcherOptions {
   log?: (line: string) => void;
   /** What decides every window, age and due time here (default: the system clock); the agent passes the engine's. */
   clock?: Clock;
+}
+
+/**
+ * A project or file changed here (the app, the local API, this watcher): its
+ * folder and arrivals follow soon. What sync brings from the remote is left to
+ * the end of its cycle (the agent's requestReconcile on idle), so a pull is
+ * reconciled once, not record by record.
+ */
+function changeFoldersFollow(change: RecordChangeEvent): boolean {
+  return change.by.kind !== 'sync' && (change.model === 'project' || change.model === 'private_file');
 }
 
 export type FileState = 'waiting' | 'attaching' | 'uploading' | 'failed' | 'delete_held' | 'downloading';
@@ -244,6 +254,8 @@ export class FolderWatcher {
   private current: { path: string; note: string } | null = null;
   private stepping = false;
   private reconcileRequested = false;
+  /** Ends the subscription to the engine's change feed that start() makes. */
+  private stopHearingChanges: () => void = () => {};
   private readonly unlinks = new Map<string, PendingUnlink>();
   private readonly recentLosses: Array<{ projectId: number; at: number }> = [];
 
@@ -287,12 +299,16 @@ export class FolderWatcher {
   }
 
   async start(): Promise<void> {
+    this.stopHearingChanges = this.options.engine.changes.subscribe((changes) => {
+      if (changes.some(changeFoldersFollow)) this.requestReconcile();
+    });
     await this.folders.load();
     await this.options.outbox.dropStaleHolds();
     this.loopDone = this.loop();
   }
 
   async close(): Promise<void> {
+    this.stopHearingChanges();
     this.closed = true;
     this.wake();
     await this.loopDone;

@@ -1,7 +1,10 @@
-// Users and their API tokens.
+// Users, their API tokens, and a user's JSON shape. The API's writes of users go
+// through user-service.ts; these are the steps it, the admin CLI and the hosts share.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, UserRow } from '../store/tables.ts';
+import { absoluteUrl, type EngineContext } from '../context.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 import { type Clock, nowIso } from '../clock.ts';
 import { hashPassword } from './passwords.ts';
 
@@ -85,4 +88,18 @@ export async function setMachineUser(db: Kysely<Database>, userId: number, isMac
     .where('id', '=', userId)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export function serializeUser(context: EngineContext, user: UserRow) {
+  return {
+    id: user.id,
+    url: absoluteUrl(context, apiPaths.user(user.id)),
+    email: user.email,
+    username: user.email,
+    first_name: user.first_name,
+    family_name: user.family_name,
+    phone: user.phone,
+    is_machine_user: user.is_machine_user === 1,
+    is_staff: user.is_staff === 1,
+  };
 }

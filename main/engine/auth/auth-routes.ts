@@ -9,7 +9,8 @@ import { forbidden, nonFieldError, notFound } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
 import { idParam } from '../http/list-query.ts';
-import { findUserByEmail, issueToken, setMachineUser } from './accounts.ts';
+import { findUserByEmail, issueToken, serializeUser } from './accounts.ts';
+import { signIn, updateUser } from './user-service.ts';
 import { verifyPassword } from './passwords.ts';
 import { authenticate } from './actor.ts';
 
@@ -30,20 +31,6 @@ function callerOf(request: FastifyRequest): UserRow {
   const caller = callers.get(request);
   if (!caller) throw new Error('callerOf() on a route without the signedIn hook');
   return caller;
-}
-
-export function serializeUser(context: EngineContext, user: UserRow) {
-  return {
-    id: user.id,
-    url: absoluteUrl(context, apiPaths.user(user.id)),
-    email: user.email,
-    username: user.email,
-    first_name: user.first_name,
-    family_name: user.family_name,
-    phone: user.phone,
-    is_machine_user: user.is_machine_user === 1,
-    is_staff: user.is_staff === 1,
-  };
 }
 
 async function memberships(context: EngineContext, userId: number) {
@@ -93,8 +80,7 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
       // Verify against a throwaway hash when the user is unknown, so timing does not reveal who has an account.
       const isValid = await verifyPassword(password, user?.password_hash ?? UNKNOWN_USER_HASH);
       if (!user || !isValid) throw nonFieldError(BAD_CREDENTIALS);
-      await context.db.updateTable('roles').set({ has_logged_in: 1 }).where('user_id', '=', user.id).execute();
-      return tokenResponse(context, user, await issueToken(context.db, context.clock, user.id));
+      return tokenResponse(context, user, await signIn(context, user));
     },
   );
 
@@ -123,29 +109,11 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
       },
     },
     async (request) => {
-      const caller = callerOf(request);
       const target = await context.db.selectFrom('users').selectAll().where('id', '=', request.params.user_id).executeTakeFirst();
       if (!target) throw notFound();
-      if (caller.id !== target.id && !(await isAdminOver(context, caller.id, target.id))) {
-        throw forbidden('Only the user, or an admin of one of their organisations, may change this user.');
-      }
-      const updated =
-        request.body.is_machine_user === undefined ? target : await setMachineUser(context.db, target.id, request.body.is_machine_user);
-      return serializeUser(context, updated);
+      return serializeUser(context, await updateUser(context, callerOf(request), target, request.body));
     },
   );
-}
-
-async function isAdminOver(context: EngineContext, adminUserId: number, userId: number): Promise<boolean> {
-  const shared = await context.db
-    .selectFrom('roles as admin')
-    .innerJoin('roles as member', 'member.org_id', 'admin.org_id')
-    .select('admin.id')
-    .where('admin.user_id', '=', adminUserId)
-    .where('admin.is_admin', '=', 1)
-    .where('member.user_id', '=', userId)
-    .executeTakeFirst();
-  return shared !== undefined;
 }
 
 // A valid scrypt hash of a random password nobody knows.

@@ -7,11 +7,10 @@ import { fieldError, notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { stringField } from '../../../shared/schemas/coercing-fields.ts';
-import { writeTracked } from '../changes/tracked-write.ts';
-import { actorScope } from '../changes/change-feed.ts';
 import { getVisibleProject } from '../projects/project-service.ts';
 import { visibleProjectIds } from '../projects/project-access.ts';
-import { insertEvent, serializeEvent } from './events.ts';
+import { serializeEvent } from './events.ts';
+import { createEvent } from './event-service.ts';
 import { eventJsonSchema } from '../../../shared/schemas/event.ts';
 
 const eventWriteSchema = z.object({
@@ -75,19 +74,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
       }
       projectId = (await getVisibleProject(context, actor, reference.id)).id;
     }
-    const event = await writeTracked(context, actorScope(actor), async (trx, track) => {
-      if (projectId !== null) await track.project(projectId);
-      const created = await insertEvent(trx, context, {
-        org_id: actor.org.id,
-        project_id: projectId,
-        event_type: eventType || 'note',
-        title,
-        notes: notes ?? '',
-        user_id: actor.user.id,
-      });
-      await track.event(created.id, { created: true });
-      return created;
-    });
+    const event = await createEvent(context, actor, { projectId, title, notes, eventType });
     return reply.code(201).send(serializeEvent(context, event));
   });
 }

@@ -10,7 +10,6 @@ import type { EngineContext } from '../context.ts';
 import { type Actor, actorOf } from '../auth/actor.ts';
 import { drfFieldErrors, fieldError, validationError, type FieldErrors } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
-import { nowIso } from '../clock.ts';
 import {
   fileTagCreateSchema,
   fileTagJsonSchema,
@@ -25,7 +24,7 @@ import { applyFileFilters, fileListQuery, projectFilterId } from './file-list.ts
 import { downloadUrlsFor, fileJson, serializeFile, serializeFileTag, withTags } from './file-serializer.ts';
 import { byUser } from '../changes/change-feed.ts';
 import { deleteFile, type NewFileRecord, resolveProjectReference, storeNewFile, updateFile } from './file-service.ts';
-import { findTagByTitle, resolveTagReferences } from './file-tags.ts';
+import { createFileTag, resolveTagReferences } from './file-tags.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
 import { type MultipartFile, receiveMultipartFile, recogniseMultipartSentAsJson } from './multipart-receive.ts';
@@ -219,14 +218,7 @@ function registerFileTagRoutes(app: TypedApp, context: EngineContext): void {
     async (request, reply) => {
       const actor = actorOf(request);
       requireFilesUser(actor);
-      const title = request.body.title.trim();
-      if (await findTagByTitle(context.db, actor.org.id, title)) throw fieldError('title', 'A file tag with this title already exists.');
-      const tag = await context.db
-        .insertInto('file_tags')
-        .values({ org_id: actor.org.id, title, type: request.body.type ?? 'private', created_date: nowIso(context.clock) })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return reply.code(201).send(serializeFileTag(context, tag));
+      return reply.code(201).send(serializeFileTag(context, await createFileTag(context, actor, request.body)));
     },
   );
 }

@@ -2,9 +2,15 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, FileTagRow } from '../store/tables.ts';
 import type { Actor } from '../auth/actor.ts';
+import type { EngineContext } from '../context.ts';
+import { fieldError } from '../http/errors.ts';
+import type { z } from 'zod';
+import type { fileTagCreateSchema } from '../../../shared/schemas/private-file.ts';
 import { nowIso, type Clock } from '../clock.ts';
 import { parseOrgReferenceIds } from '../../../shared/api-paths.ts';
 import { EXPORT_TAG_TITLE, isExportTag } from '../../../shared/file-tags.ts';
+
+type FileTagCreate = z.output<typeof fileTagCreateSchema>;
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
@@ -17,15 +23,23 @@ export function findTagByTitle(db: Kysely<Database>, orgId: number, title: strin
     .executeTakeFirst();
 }
 
+function insertTag(db: Kysely<Database>, clock: Clock, orgId: number, title: string, type: string): Promise<FileTagRow> {
+  return db.insertInto('file_tags').values({ org_id: orgId, title, type, created_date: nowIso(clock) }).returningAll().executeTakeFirstOrThrow();
+}
+
 /** The org's tag with this title, made if it does not exist yet. */
 export async function ensureTag(db: Kysely<Database>, clock: Clock, orgId: number, title: string): Promise<FileTagRow> {
-  const existing = await findTagByTitle(db, orgId, title);
-  if (existing) return existing;
-  return db
-    .insertInto('file_tags')
-    .values({ org_id: orgId, title, type: 'private', created_date: nowIso(clock) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return (await findTagByTitle(db, orgId, title)) ?? insertTag(db, clock, orgId, title, 'private');
+}
+
+/**
+ * A tag the actor adds to their org (POST /file_tags/). Titles are unique in an
+ * org whatever their case. Tags are not tracked records, so no change capture runs.
+ */
+export async function createFileTag(context: EngineContext, actor: Actor, input: FileTagCreate): Promise<FileTagRow> {
+  const title = input.title.trim();
+  if (await findTagByTitle(context.db, actor.org.id, title)) throw fieldError('title', 'A file tag with this title already exists.');
+  return insertTag(context.db, context.clock, actor.org.id, title, input.type ?? 'private');
 }
 
 /**

@@ -1,9 +1,27 @@
 // Roles: reading them with their user, and their JSON shape (service.md 2.1 "Role record shape").
+import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import type { Database, RoleRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { RoleJson } from '../../../shared/schemas/role.ts';
+import { booleanField, stringField } from '../../../shared/schemas/coercing-fields.ts';
+
+/** What a PATCH of a role may set: the person's own data, not their permissions. */
+export const roleWriteSchema = z.object({
+  first_name: stringField().optional(),
+  family_name: stringField().optional(),
+  email: stringField().optional(),
+  phone: stringField().optional(),
+  job_title: stringField().optional(),
+  accreditation: stringField().optional(),
+  is_hidden: booleanField().optional(),
+  allow_email_notifications: booleanField().optional(),
+  external_calendar_id: stringField().nullable().optional(),
+  schedule_meeting_url: stringField().optional(),
+  schedule_meeting_label: stringField().optional(),
+});
+export type RoleWrite = z.infer<typeof roleWriteSchema>;
 
 export interface RoleWithUser extends RoleRow {
   user_email: string | null;
@@ -15,6 +33,11 @@ export async function loadRoles(db: Kysely<Database>, orgId: number, ids: readon
   if (ids.length === 0) return new Map();
   const rows = await selectRoles(db, orgId).where('roles.id', 'in', [...new Set(ids)]).execute();
   return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The org's role with this id, with its user; undefined when the org has none. */
+export function findRole(db: Kysely<Database>, orgId: number, id: number): Promise<RoleWithUser | undefined> {
+  return selectRoles(db, orgId).where('roles.id', '=', id).executeTakeFirst();
 }
 
 export function selectRoles(db: Kysely<Database>, orgId: number) {

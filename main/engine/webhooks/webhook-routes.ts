@@ -8,13 +8,10 @@ import type { EngineContext } from '../context.ts';
 import { type Actor, actorOf } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
-import { nowIso } from '../clock.ts';
-import { writeTracked } from '../changes/tracked-write.ts';
-import { actorScope } from '../changes/change-feed.ts';
-import { checkPrecondition, conditionalWriteSchema, nextVersion, readIfMatch, versionTag } from '../http/preconditions.ts';
-import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
+import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
-import { normaliseFieldList, serializeWebhook, webhookCreateSchema, webhookUpdateSchema } from './webhook-settings.ts';
+import { serializeWebhook, webhookCreateSchema, webhookUpdateSchema } from './webhook-settings.ts';
+import { createWebhook, deleteWebhook, updateWebhook } from './webhook-service.ts';
 import { webhookJsonSchema, webhookLogJsonSchema, type WebhookLogJson } from '../../../shared/schemas/webhook.ts';
 
 const params = z.object({ org_id: z.string(), id: idParam });
@@ -41,31 +38,7 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
   });
 
   app.post('/webhooks/', { schema: { tags, summary: 'Create a webhook', body: webhookCreateSchema, response: { 201: webhookJsonSchema } } }, async (request, reply) => {
-    const actor = adminOf(request);
-    const body = request.body;
-    const now = nowIso(context.clock);
-    // service.md 6 rule 4: blank lists on create take the defaults.
-    const triggers = normaliseFieldList(body.trigger_fields ?? null) ?? [...DEFAULT_TRIGGER_FIELDS];
-    const payload = normaliseFieldList(body.payload_fields ?? null) ?? [...DEFAULT_PAYLOAD_FIELDS];
-    const webhook = await writeTracked(context, actorScope(actor), async (trx, track) => {
-      const created = await trx
-        .insertInto('webhooks')
-        .values({
-          org_id: actor.org.id,
-          endpoint: body.endpoint,
-          enabled: body.enabled ? 1 : 0,
-          debug: body.debug ? 1 : 0,
-          trigger_fields: JSON.stringify(triggers),
-          payload_fields: JSON.stringify(payload),
-          headers: body.headers ?? null,
-          created_date: now,
-          modified_date: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await track.webhook(created.id, { created: true });
-      return created;
-    });
+    const webhook = await createWebhook(context, adminOf(request), request.body);
     return reply.code(201).send(serializeWebhook(context, webhook));
   });
 
@@ -78,46 +51,14 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
   app.patch('/webhooks/:id/', { schema: { tags, summary: 'Update a webhook', params, body: webhookUpdateSchema, ...conditionalWriteSchema, response: { 200: webhookJsonSchema } } }, async (request, reply) => {
     const actor = adminOf(request);
     const webhook = await findWebhook(actor.org.id, request.params.id);
-    const body = request.body;
-    const asFlag = (value: boolean | undefined) => (value === undefined ? undefined : ((value ? 1 : 0) as 0 | 1));
-    // service.md 6 rule 4: on an existing webhook, blank or null is stored as null.
-    const asStoredList = (value: string[] | '' | null | undefined) => {
-      if (value === undefined) return undefined;
-      const list = normaliseFieldList(value);
-      return list === null ? null : JSON.stringify(list);
-    };
-    const changes = Object.fromEntries(
-      Object.entries({
-        endpoint: body.endpoint,
-        enabled: asFlag(body.enabled),
-        debug: asFlag(body.debug),
-        trigger_fields: asStoredList(body.trigger_fields),
-        payload_fields: asStoredList(body.payload_fields),
-        headers: body.headers === undefined ? undefined : body.headers === '' ? null : body.headers,
-      }).filter(([, value]) => value !== undefined),
-    );
-    const updated = await writeTracked(context, actorScope(actor), async (trx, track) => {
-      const version = await checkPrecondition(trx, 'webhooks', webhook.id, readIfMatch(request.headers['if-match']));
-      await track.webhook(webhook.id);
-      return trx
-        .updateTable('webhooks')
-        .set({ ...changes, modified_date: nextVersion(context.clock, version) })
-        .where('id', '=', webhook.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
-    context.webhookWorker?.wake(); // an enabled webhook may have deliveries waiting
+    const updated = await updateWebhook(context, actor, webhook, request.body, readIfMatch(request.headers['if-match']));
     reply.header('etag', versionTag(updated.modified_date));
     return serializeWebhook(context, updated);
   });
 
   app.delete('/webhooks/:id/', { schema: { tags, summary: 'Delete a webhook and its pending deliveries', params } }, async (request, reply) => {
     const actor = adminOf(request);
-    const webhook = await findWebhook(actor.org.id, request.params.id);
-    await writeTracked(context, actorScope(actor), async (trx, track) => {
-      await track.webhook(webhook.id);
-      await trx.deleteFrom('webhooks').where('id', '=', webhook.id).execute();
-    });
+    await deleteWebhook(context, actor, await findWebhook(actor.org.id, request.params.id));
     return reply.code(204).send();
   });
 
