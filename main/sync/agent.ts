@@ -9,6 +9,7 @@ import type { EngineContext } from '../engine/context.ts';
 import { addChangeCapture } from '../engine/changes/tracked-write.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
+import type { FolderStatus } from '../../shared/schemas/folder.ts';
 import { hashPassword } from '../engine/auth/passwords.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
 import { isApiPlan } from '../../shared/plans.ts';
@@ -38,7 +39,7 @@ export interface AgentFolders {
   requestReconcile(): void;
   reportUploadProgress(fileId: number, progress: { sent: number; total: number } | null): void;
   /** What GET .../sync/folder/ answers. */
-  status(): Promise<object>;
+  status(): Promise<FolderStatus>;
 }
 
 /** What the agent gives the folders it is handed: its engine, org, user and log. */
