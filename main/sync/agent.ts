@@ -9,6 +9,8 @@ import type { EngineContext } from '../engine/context.ts';
 import { addChangeCapture } from '../engine/changes/tracked-write.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
+import type { FolderStatus } from '../../shared/schemas/folder.ts';
+import { UnreadableRecords } from './remote-records.ts';
 import { hashPassword } from '../engine/auth/passwords.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
 import { isApiPlan } from '../../shared/plans.ts';
@@ -41,7 +43,7 @@ export interface AgentFolders {
   requestReconcile(): void;
   reportUploadProgress(fileId: number, progress: { sent: number; total: number } | null): void;
   /** What GET .../sync/folder/ answers. */
-  status(): Promise<object>;
+  status(): Promise<FolderStatus>;
 }
 
 /** What the agent gives the folders it is handed: its engine, org, user and log. */
@@ -219,6 +221,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
       preconditions: { mode: options.remotePreconditions ?? 'detect' },
+      unreadable: new UnreadableRecords(),
       pullPageSize: options.pullPageSize,
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,

@@ -8,28 +8,17 @@
 // merge base.
 import type { Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
-import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
-import { CLIENT_OP_KEY, type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
+import { type RecordView, type SyncedModel, clientOpOf, viewOf } from './sync-models.ts';
+import { type RecordSnapshot, snapshotRecord } from '../engine/changes/record-snapshots.ts';
+import { type Remote, type RemoteKind, type RemoteRecord, listedId, readRemote, readRemoteList } from './remote-records.ts';
 import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
-import {
-  deleteReplicaRecord,
-  isProvisional,
-  upsertContact,
-  upsertFileTags,
-  upsertPrivateFile,
-  upsertProject,
-  upsertRole,
-  upsertWebhook,
-  upsertWorkflows,
-} from './replica.ts';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+import { deleteReplicaRecord, isProvisional, upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
 
 const CHANGES_PAGE = 100;
 const SWEEP_PAGE = 1000;
@@ -54,8 +43,11 @@ const LIST_QUERY: Record<PagedModel, Record<string, string>> = { project: { fiel
  */
 const SWEEP_ORDERING: Record<PagedModel, string> = { project: 'id', contact: 'id', private_file: 'created_date' };
 
-/** A GET of the remote: its JSON, or null when it is not for this user (403, 404); throws what stops a cycle (offline, busy, signed out). */
-export async function getRemoteJson(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<Json | Json[] | null> {
+/**
+ * A GET of the remote: its JSON, not yet read as anything (remote-records.ts), or
+ * null when it is not for this user (403, 404); throws what stops a cycle (offline, busy, signed out).
+ */
+export async function getRemoteJson(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<unknown> {
   const outcome = await sync.remote.request({ method: 'GET', path, query, action });
   throwUnlessAnswered(outcome); // busy: the whole pull is tried again later
   return outcome.kind === 'ok' ? outcome.body : null; // refused: 403 (not for this user) or 404, nothing to replicate
@@ -85,7 +77,7 @@ interface ListWalk {
  * visitor that collects the whole list starts afresh there). `shifted` says whether
  * that happened: a deletion, most likely, which the caller may want to sweep for.
  */
-async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: Json[], page: number) => Promise<'more' | 'enough'>): Promise<{ outcome: WalkOutcome; shifted: boolean }> {
+async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: unknown[], page: number) => Promise<'more' | 'enough'>): Promise<{ outcome: WalkOutcome; shifted: boolean }> {
   let shifted = false;
   for (let attempt = 1; attempt <= WALK_ATTEMPTS; attempt++) {
     let lastId: unknown = undefined;
@@ -96,12 +88,12 @@ async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: Json[]
       if (page > 1) {
         // The position of the last record read, as a page of one.
         const probe = await getRemoteJson(sync, walk.path, { ...walk.query, limit: 1, page: (page - 1) * walk.pageSize }, walk.action);
-        moved = !Array.isArray(probe) || probe[0]?.id !== lastId;
+        moved = !Array.isArray(probe) || listedId(probe[0]) !== lastId;
         if (moved) break;
       }
       if ((await visit(items, page)) === 'enough') return { outcome: 'stopped', shifted };
       if (items.length < walk.pageSize) return { outcome: 'complete', shifted };
-      lastId = items.at(-1)?.id;
+      lastId = listedId(items.at(-1));
     }
     if (!moved) return { outcome: 'unsettled', shifted }; // MAX_PAGES full pages: a remote that ignores paging
     shifted = true;
@@ -109,46 +101,71 @@ async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: Json[]
   return { outcome: 'unsettled', shifted };
 }
 
+/**
+ * The records of a list that read as `kind`, and the ids of every record it listed:
+ * one that could not be read is still there, and must not be taken for deleted.
+ */
+interface ListedRecords<Kind extends RemoteKind> {
+  records: Map<number, Remote<Kind>>;
+  listedIds: Set<number>;
+}
+
+function collectListed<Kind extends RemoteKind>(sync: SyncContext, kind: Kind, listed: ListedRecords<Kind>, items: unknown[]): void {
+  for (const item of items) {
+    const id = listedId(item);
+    if (typeof id === 'number') listed.listedIds.add(id);
+  }
+  for (const record of readRemoteList(sync.unreadable, kind, items)) listed.records.set(record.id as number, record);
+}
+
 /** Every record of a small list (roles, tags, workflows, webhooks), or null if this user may not list it. */
-async function listAll(sync: SyncContext, path: string, query: Record<string, string> = {}): Promise<{ items: Json[]; complete: boolean } | null> {
-  const byId = new Map<unknown, Json>();
+async function listAll<Kind extends RemoteKind>(
+  sync: SyncContext,
+  path: string,
+  kind: Kind,
+  query: Record<string, string> = {},
+): Promise<{ items: Array<Remote<Kind>>; listedIds: Set<number>; complete: boolean } | null> {
+  const listed: ListedRecords<Kind> = { records: new Map(), listedIds: new Set() };
   const { outcome } = await walkList(sync, { path, query, pageSize: sync.pullPageSize ?? SWEEP_PAGE }, async (items, page) => {
-    if (page === 1) byId.clear();
-    for (const item of items) byId.set(item.id, item);
+    if (page === 1) {
+      listed.records.clear();
+      listed.listedIds.clear();
+    }
+    collectListed(sync, kind, listed, items);
     return 'more';
   });
-  return outcome === 'refused' ? null : { items: [...byId.values()], complete: outcome === 'complete' };
+  return outcome === 'refused' ? null : { items: [...listed.records.values()], listedIds: listed.listedIds, complete: outcome === 'complete' };
 }
 
 export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
   const pulls = Number((await getSyncState(sync.db, 'pull_count')) ?? '0');
   let sweep = pulls % DELETION_SWEEP_EVERY === 0 || (await getSyncState(sync.db, SWEEP_DUE_KEY)) === 'true';
   let changed = 0;
-  const workflows = await listAll(sync, apiPaths.workflows(sync.orgId));
+  const workflows = await listAll(sync, apiPaths.workflows(sync.orgId), 'workflow');
   if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items));
-  const roles = await listAll(sync, apiPaths.roles(sync.orgId), { ordering: 'id' });
+  const roles = await listAll(sync, apiPaths.roles(sync.orgId), 'role', { ordering: 'id' });
   if (roles) await sync.db.transaction().execute(async (trx) => {
     for (const role of roles.items) await upsertRole(trx, sync.orgId, role, sync.localUserId);
   });
-  const projectDetail = async (item: Json) => {
+  const projectDetail = async (item: RemoteRecord) => {
     const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
-    return Array.isArray(detail) ? null : detail;
+    return detail === null || Array.isArray(detail) ? null : readRemote(sync.unreadable, 'project', detail);
   };
-  const asListed = async (item: Json) => item;
+  const asListed = async (item: RemoteRecord) => item;
   const contacts = await pullChanged(sync, 'contact', asListed);
   const projects = await pullChanged(sync, 'project', projectDetail);
-  const tags = await listAll(sync, apiPaths.fileTags(sync.orgId));
+  const tags = await listAll(sync, apiPaths.fileTags(sync.orgId), 'file_tag');
   if (tags) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags.items));
   const files = await pullChanged(sync, 'private_file', asListed);
   changed += contacts.changed + projects.changed + files.changed;
-  const webhooks = await listAll(sync, remotePath(sync, 'webhook'), { ordering: 'id' });
+  const webhooks = await listAll(sync, remotePath(sync, 'webhook'), 'webhook', { ordering: 'id' });
   if (webhooks) for (const webhook of webhooks.items) changed += await mergeRemote(sync, 'webhook', webhook);
   // A list that shifted under this pull most likely lost a record: find out now, not pulls later.
   if (contacts.shifted || projects.shifted || files.shifted) sweep = true;
   if (sweep) {
     const swept = [await sweepModel(sync, 'project', projectDetail), await sweepModel(sync, 'contact', asListed), await sweepModel(sync, 'private_file', asListed)];
     for (const result of swept) changed += result.changed;
-    if (webhooks?.complete) changed += await removeMissing(sync, 'webhook', new Set(webhooks.items.map((webhook) => webhook.id as number)));
+    if (webhooks?.complete) changed += await removeMissing(sync, 'webhook', webhooks.listedIds);
     const complete = swept.every((result) => result.complete) && webhooks?.complete !== false;
     await setSyncState(sync.db, SWEEP_DUE_KEY, complete ? 'false' : 'true');
   }
@@ -157,7 +174,9 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
 }
 
 /** Merges a listed record unless the replica has that version already (often our own push). */
-async function pullIfNewer(sync: SyncContext, model: PagedModel, item: Json, detailOf: (item: Json) => Promise<Json | null>): Promise<number> {
+type DetailOf = (item: RemoteRecord) => Promise<RemoteRecord | null>;
+
+async function pullIfNewer(sync: SyncContext, model: PagedModel, item: RemoteRecord, detailOf: DetailOf): Promise<number> {
   const known = await sync.db.selectFrom('sync_records').select('remote_modified').where('model', '=', model).where('record_id', '=', item.id).executeTakeFirst();
   if (known && known.remote_modified === (item.modified_date ?? null)) return 0;
   const detail = await detailOf(item);
@@ -165,14 +184,17 @@ async function pullIfNewer(sync: SyncContext, model: PagedModel, item: Json, det
 }
 
 /** Walks the list newest first until it reaches records the replica already has. */
-async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: (item: Json) => Promise<Json | null>): Promise<{ changed: number; shifted: boolean }> {
+async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: DetailOf): Promise<{ changed: number; shifted: boolean }> {
   const markKey = `${model}_high_water`;
   const highWater = await getSyncState(sync.db, markKey);
   let newest = highWater ?? '';
   let changed = 0;
   const walk = { path: remotePath(sync, model), query: { ordering: '-modified_date', ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? CHANGES_PAGE };
+  let skippedSome = false;
   const { outcome, shifted } = await walkList(sync, walk, async (items) => {
-    for (const item of items) {
+    const records = readRemoteList(sync.unreadable, model, items);
+    if (records.length < items.length) skippedSome = true;
+    for (const item of records) {
       const modified = String(item.modified_date ?? '');
       if (highWater && modified < highWater) return 'enough';
       if (modified > newest) newest = modified;
@@ -180,8 +202,8 @@ async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: (item
     }
     return 'more';
   });
-  // A walk that may have missed records leaves the mark where it was: the next pull looks again.
-  if (newest && (outcome === 'complete' || outcome === 'stopped')) await setSyncState(sync.db, markKey, newest);
+  // A walk that may have missed records, or skipped one it could not read, leaves the mark where it was: the next pull looks again.
+  if (newest && !skippedSome && (outcome === 'complete' || outcome === 'stopped')) await setSyncState(sync.db, markKey, newest);
   return { changed, shifted: shifted || outcome === 'unsettled' };
 }
 
@@ -190,9 +212,9 @@ async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: (item
  * only remotely comes down; changed only locally stays (and goes up); changed on both
  * to different values becomes a conflict, kept with both values.
  */
-export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJson: Json): Promise<number> {
+export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJson: RemoteRecord): Promise<number> {
   return writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
-    const id = remoteJson.id as number;
+    const id = remoteJson.id;
     await track.record(model, id);
     const remoteView = viewOf(model, remoteJson);
     const record = await trx.selectFrom('sync_records').selectAll().where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
@@ -202,14 +224,14 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     // deleted in its folder) is going nowhere: the record is still here and merges as
     // usual, or its version would never move and an update of it would meet 412 forever.
     if (rows.some((row) => row.op === 'delete' && row.status !== 'held')) return 0;
-    const marker = remoteJson.custom_data?.[CLIENT_OP_KEY];
+    const marker = clientOpOf(remoteJson);
     if (marker && (await trx.selectFrom('sync_outbox').select('id').where('op_id', '=', marker).executeTakeFirst())) {
       return 0; // our own create whose answer was lost: the push adopts it
     }
     const pending = new Set(rows.flatMap((row) => JSON.parse(row.fields) as string[]));
     const conflicts = await trx.selectFrom('sync_conflicts').selectAll().where('model', '=', model).where('record_id', '=', id).execute();
     const conflicted = new Map(conflicts.map((conflict) => [conflict.field, conflict]));
-    const local = (await snapshotRecord(trx, sync.engine, sync.orgId, model, id)) as Json | null;
+    const local: RecordSnapshot | null = await snapshotRecord(trx, sync.engine, sync.orgId, model, id);
     const localView = local ? viewOf(model, local) : null;
 
     const keep: RecordView = {};
@@ -257,18 +279,11 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
       }
     }
     if (agreed.length) await dropFieldsFromOutbox(trx, model, id, agreed);
-    await applyPulled(trx, sync, model, remoteJson, keep);
+    await writeRemoteRecord(trx, sync, model, remoteJson, keep);
     const row = { model, record_id: id, base: JSON.stringify(newBase), remote_modified: remoteJson.modified_date ?? null };
     await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
     return localView && sameJson(localView, { ...remoteView, ...keep }) ? 0 : 1;
   });
-}
-
-async function applyPulled(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, json: Json, keep: RecordView): Promise<void> {
-  if (model === 'project') await upsertProject(trx, sync.orgId, json, keep, sync.localUserId);
-  else if (model === 'contact') await upsertContact(trx, sync.orgId, json, keep);
-  else if (model === 'webhook') await upsertWebhook(trx, sync.orgId, json, keep);
-  else if (model === 'private_file') await upsertPrivateFile(trx, sync.orgId, json, keep);
 }
 
 export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: SyncedModel, id: number, fields: string[]): Promise<void> {
@@ -287,18 +302,21 @@ export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: Sy
  * longer lists are removed, but only after a walk read the list through without
  * it shifting, so a record that merely moved is never taken for a deleted one.
  */
-async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: (item: Json) => Promise<Json | null>): Promise<{ changed: number; complete: boolean }> {
-  const listed = new Map<number, Json>();
+async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: DetailOf): Promise<{ changed: number; complete: boolean }> {
+  const listed: ListedRecords<PagedModel> = { records: new Map(), listedIds: new Set() };
   const walk = { path: remotePath(sync, model), query: { ordering: SWEEP_ORDERING[model], ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? SWEEP_PAGE };
   const { outcome } = await walkList(sync, walk, async (items, page) => {
-    if (page === 1) listed.clear();
-    for (const item of items) listed.set(item.id, item);
+    if (page === 1) {
+      listed.records.clear();
+      listed.listedIds.clear();
+    }
+    collectListed(sync, model, listed, items);
     return 'more';
   });
   if (outcome === 'refused') return { changed: 0, complete: true }; // not allowed to list: do not guess
   let changed = 0;
-  for (const item of listed.values()) changed += await pullIfNewer(sync, model, item, detailOf);
-  if (outcome === 'complete') changed += await removeMissing(sync, model, new Set(listed.keys()));
+  for (const item of listed.records.values()) changed += await pullIfNewer(sync, model, item, detailOf);
+  if (outcome === 'complete') changed += await removeMissing(sync, model, listed.listedIds);
   return { changed, complete: outcome === 'complete' };
 }
 

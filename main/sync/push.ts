@@ -14,16 +14,22 @@ import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { groupOutbox, insertOutboxRow, type OutboxGroup } from './outbox.ts';
-import { CLIENT_OP_KEY, type RecordView, type SyncedModel, pushableFields, viewOf } from './sync-models.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
-import { isProvisional, rekey, upsertContact, upsertEvent, upsertPrivateFile, upsertProject, upsertWebhook } from './replica.ts';
+import { isProvisional, rekey, upsertPrivateFile, writeRemoteRecord } from './replica.ts';
+import { type RemotePrivateFile, type RemoteProject, type RemoteRecord, parseRemote, readRemote, readRemoteList } from './remote-records.ts';
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 import { getRemoteJson } from './pull.ts';
 import { RemoteUnreachableError, SignInRequiredError, throwUnlessAnswered } from './remote-errors.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+/**
+ * A local record's snapshot, or a request body built from one: our own engine's
+ * JSON (its serializers are typed by shared/schemas/). What the remote sends is
+ * read as a Remote* type (remote-records.ts).
+ */
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- local API JSON
 
 
 const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: ThrottleAction; remove: ThrottleAction }> = {
@@ -141,8 +147,10 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     });
     if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, null);
     if (outcome.kind !== 'ok') return 1;
-    if (fromFolder) return 1 + (await finishFolderCreate(sync, group, outcome.body));
-    await finishCreate(sync, group, outcome.body);
+    const created = await readWriteAnswer(sync, group, outcome.body);
+    if (!created) return 1;
+    if (fromFolder) return 1 + (await finishFolderCreate(sync, group, created));
+    await finishCreate(sync, group, created);
     return 1;
   }
 
@@ -186,7 +194,8 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
     });
     requests++;
     if (outcome.kind === 'ok') {
-      await finishUpdate(sync, group, outcome.body, fields);
+      const updated = await readWriteAnswer(sync, group, outcome.body);
+      if (updated) await finishUpdate(sync, group, updated, fields);
       return requests;
     }
     if (!isPreconditionFailed(outcome)) return requests;
@@ -274,6 +283,26 @@ async function send(
   }
 }
 
+/**
+ * A write's answer read as the group's record. One that does not read as it parks
+ * the change with why, as a refused one is (the pending view shows it). The write
+ * may have landed: sent_at stays, so a create is looked for before it goes again.
+ */
+async function readWriteAnswer(sync: SyncContext, group: OutboxGroup, body: unknown): Promise<RemoteRecord | null> {
+  const parsed = parseRemote(group.model, body);
+  if (parsed.ok) return parsed.record;
+  await parkUnreadableAnswer(sync, group, parsed.reason);
+  return null;
+}
+
+async function parkUnreadableAnswer(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
+  await sync.db
+    .updateTable('sync_outbox')
+    .set({ status: 'parked', last_error: `the remote's answer could not be read: ${reason}` })
+    .where('id', 'in', group.rows.map((row) => row.id))
+    .execute();
+}
+
 async function finishRows(sync: SyncContext, rows: OutboxRow[]): Promise<number> {
   await sync.db.deleteFrom('sync_outbox').where('id', 'in', rows.map((row) => row.id)).execute();
   return 0;
@@ -294,28 +323,13 @@ async function laterLocalValues(trx: Transaction<Database>, group: OutboxGroup, 
   return keep;
 }
 
-async function applyRemote(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, json: Json, keep: RecordView): Promise<void> {
-  switch (model) {
-    case 'private_file':
-      return upsertPrivateFile(trx, sync.orgId, json, keep);
-    case 'project':
-      return upsertProject(trx, sync.orgId, json, keep, sync.localUserId);
-    case 'contact':
-      return upsertContact(trx, sync.orgId, json, keep);
-    case 'event':
-      return upsertEvent(trx, sync.orgId, json);
-    case 'webhook':
-      return upsertWebhook(trx, sync.orgId, json, keep);
-  }
-}
-
-async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: number, remoteJson: Json): Promise<void> {
+async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: number, remoteJson: RemoteRecord): Promise<void> {
   const row = { model, record_id: id, base: JSON.stringify(viewOf(model, remoteJson)), remote_modified: remoteJson.modified_date ?? null };
   await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
 }
 
 /** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
-async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = [], folderCopy = false): Promise<void> {
+async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, carry: readonly string[] = [], folderCopy = false): Promise<void> {
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     // Re-keyed: the local id goes away and the remote's takes its place.
     await track.record(group.model, group.recordId);
@@ -328,16 +342,16 @@ async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: J
     const localView = local ? viewOf(group.model, local) : {};
     const carried = local ? carry.filter((field) => !sameJson(localView[field], remoteView[field])) : [];
     for (const field of carried) keep[field] = localView[field];
-    if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson);
+    if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson as RemoteProject);
     await rekey(trx, group.model, group.recordId, remoteJson.id);
     await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
-    await applyRemote(trx, sync, group.model, remoteJson, keep);
+    await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
     if (carried.length) await requeueFields(trx, sync, group.model, remoteJson.id, carried);
   });
 }
 
-async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, sentFields: string[]): Promise<void> {
+async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, sentFields: string[]): Promise<void> {
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     await track.record(group.model, group.recordId);
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
@@ -349,7 +363,7 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: J
     const heldBack = [...group.fields].filter((field) => !sentFields.includes(field));
     await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
     if (heldBack.length) await requeueFields(trx, sync, group.model, group.recordId, heldBack);
-    await applyRemote(trx, sync, group.model, remoteJson, keep);
+    await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     const record = await trx.selectFrom('sync_records').select('base').where('model', '=', group.model).where('record_id', '=', group.recordId).executeTakeFirst();
     const base = record ? (JSON.parse(record.base) as RecordView) : viewOf(group.model, remoteJson);
     const remoteView = viewOf(group.model, remoteJson);
@@ -364,10 +378,10 @@ export async function requeueFields(trx: Transaction<Database>, sync: SyncContex
 }
 
 /** A new project's contacts made offline were sent as contacts_new; the remote's copies take their place. */
-async function adoptCreatedContacts(trx: Transaction<Database>, sync: SyncContext, local: Json | null, remoteJson: Json): Promise<void> {
+async function adoptCreatedContacts(trx: Transaction<Database>, sync: SyncContext, local: Json | null, remoteJson: RemoteProject): Promise<void> {
   if (!local) return;
   const provisional = (local.contacts_data as Json[]).filter((contact) => isProvisional(contact.id));
-  const remoteContacts = (remoteJson.contacts_data ?? []) as Json[];
+  const remoteContacts = remoteJson.contacts_data ?? [];
   const created = remoteContacts.slice(remoteContacts.length - provisional.length);
   for (const [index, contact] of provisional.entries()) {
     const remote = created[index];
@@ -485,14 +499,14 @@ async function isFromProjectFolder(sync: SyncContext, fileId: number): Promise<b
  * which the list's `search` matches), one this replica is not about to delete.
  * Null when the file has no project on the remote yet, or none matches.
  */
-async function findSameContentsInProject(sync: SyncContext, json: Json): Promise<Json | null> {
+async function findSameContentsInProject(sync: SyncContext, json: Json): Promise<RemotePrivateFile | null> {
   const view = viewOf('private_file', json);
   const projectId = view.project as number | null;
   if (!view.file_hash || projectId === null || isProvisional(projectId)) return null;
   const query = { project: projectId, search: String(view.file_hash), limit: 100 };
   const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
   if (!Array.isArray(listed)) return null; // may not list: the create itself will say why
-  return (await copiesInProject(sync, listed, String(view.file_hash), projectId))[0] ?? null;
+  return (await copiesInProject(sync, readRemoteList(sync.unreadable, 'private_file', listed), String(view.file_hash), projectId))[0] ?? null;
 }
 
 /**
@@ -501,24 +515,24 @@ async function findSameContentsInProject(sync: SyncContext, json: Json): Promise
  * racing computers agree on one (ids only grow, so the lowest was there first and
  * every later creator sees it).
  */
-async function copiesInProject(sync: SyncContext, listed: Json[], hash: string, projectId: number): Promise<Json[]> {
-  const copies: Json[] = [];
+async function copiesInProject(sync: SyncContext, listed: RemotePrivateFile[], hash: string, projectId: number): Promise<RemotePrivateFile[]> {
+  const copies: RemotePrivateFile[] = [];
   for (const file of listed) {
     const candidate = viewOf('private_file', file);
     if (candidate.file_hash !== hash || candidate.project !== projectId) continue;
     const deleting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', 'private_file').where('record_id', '=', file.id).where('op', '=', 'delete').executeTakeFirst();
     if (!deleting) copies.push(file);
   }
-  return copies.sort((a, b) => Number(a.id) - Number(b.id));
+  return copies.sort((a, b) => a.id - b.id);
 }
 
 /** sync_state keys `folder_copy:<remote id>`: a file this computer created from a project folder, not yet checked for a racing copy. */
 const FOLDER_COPY_KEY = 'folder_copy:';
 
 /** finishCreate for a folder file this computer created, then its race check. Returns the requests made. */
-async function finishFolderCreate(sync: SyncContext, group: OutboxGroup, remoteJson: Json, carry: readonly string[] = []): Promise<number> {
+async function finishFolderCreate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, carry: readonly string[] = []): Promise<number> {
   await finishCreate(sync, group, remoteJson, carry, true);
-  return settleFolderCopy(sync, remoteJson.id as number);
+  return settleFolderCopy(sync, remoteJson.id);
 }
 
 async function settleFolderCopies(sync: SyncContext, isStopped: () => boolean): Promise<number> {
@@ -552,7 +566,7 @@ async function settleFolderCopy(sync: SyncContext, ownId: number): Promise<numbe
   const query = { project: local.project_id, search: local.file_hash, limit: 100 };
   const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list'); // busy: tried again next cycle
   if (!Array.isArray(listed)) return done().then(() => 1);
-  const copies = await copiesInProject(sync, listed, local.file_hash, local.project_id);
+  const copies = await copiesInProject(sync, readRemoteList(sync.unreadable, 'private_file', listed), local.file_hash, local.project_id);
   const chosen = copies[0];
   // Alone, the chosen one, or no longer in this project (moved or deleted elsewhere): nothing to merge.
   if (!chosen || chosen.id === ownId || !copies.some((copy) => copy.id === ownId)) return done().then(() => 1);
@@ -625,7 +639,12 @@ async function pushChunkedCreate(
     });
     requests++;
     if (started.kind !== 'ok') return requests;
-    upload = { op_id: createRow.op_id, upload_id: String(started.body.upload_id), part_bytes: settings.partBytes, parts_done: 0, created_date: sync.clock.now().toISOString() };
+    const session = parseRemote('upload', started.body);
+    if (!session.ok) {
+      await parkUnreadableAnswer(sync, group, session.reason);
+      return requests;
+    }
+    upload = { op_id: createRow.op_id, upload_id: session.record.upload_id, part_bytes: settings.partBytes, parts_done: 0, created_date: sync.clock.now().toISOString() };
     await sync.db.insertInto('sync_uploads').values(upload).execute();
   }
   const uploadId = upload.upload_id;
@@ -670,14 +689,15 @@ async function pushChunkedCreate(
   const completed = await send(sync, group, { method: 'POST', path: apiPaths.fileUploadComplete(sync.orgId, uploadId), action: 'private_file_create', timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
   requests++;
   if (completed.kind === 'rejected' && completed.status === 404) return expired();
-  if (completed.kind !== 'ok') {
+  const remoteFile = completed.kind === 'ok' ? await readWriteAnswer(sync, group, completed.body) : null;
+  if (!remoteFile) {
     progress(null);
     return requests;
   }
-  await finishCreate(sync, group, completed.body, carry, fromFolder);
+  await finishCreate(sync, group, remoteFile, carry, fromFolder);
   await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
   progress(null);
-  if (fromFolder) requests += await settleFolderCopy(sync, completed.body.id as number);
+  if (fromFolder) requests += await settleFolderCopy(sync, remoteFile.id);
   return requests;
 }
 
@@ -686,23 +706,23 @@ async function pushChunkedCreate(
  * record on the remote before sending it again. Projects carry the client op id in
  * custom_data; other records are matched by their fields among the newest.
  */
-async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: OutboxRow): Promise<Json | null> {
+async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: OutboxRow): Promise<RemoteRecord | null> {
   const json = await localJson(sync, group.model, group.recordId);
   const view = json ? viewOf(group.model, json) : null;
   const list = async (query: Record<string, string | number>) => {
     const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, group.model), query, action: 'default' });
     // A busy remote (429, 5xx) has not said the create is missing: creating again could make it twice.
     throwUnlessAnswered(outcome);
-    return outcome.kind === 'ok' && Array.isArray(outcome.body) ? (outcome.body as Json[]) : [];
+    return outcome.kind === 'ok' && Array.isArray(outcome.body) ? readRemoteList(sync.unreadable, group.model, outcome.body) : [];
   };
   switch (group.model) {
     case 'project': {
       const recent = await list({ ordering: '-created_date', limit: 50, fieldset: 'list' });
-      const match = recent.find((project) => project.custom_data?.[CLIENT_OP_KEY] === createRow.op_id);
+      const match = recent.find((project) => clientOpOf(project) === createRow.op_id);
       if (!match) return null;
       const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'project', match.id), action: 'project_detail' });
       throwUnlessAnswered(detail);
-      return detail.kind === 'ok' ? detail.body : null;
+      return detail.kind === 'ok' ? readRemote(sync.unreadable, 'project', detail.body) : null;
     }
     case 'contact': {
       if (!view) return null;

@@ -9,10 +9,25 @@ import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '.
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
+import type { ContactWrite } from '../../shared/schemas/contact-write.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
+import type {
+  RemoteContact,
+  RemoteEvent,
+  RemoteFileTag,
+  RemotePrivateFile,
+  RemoteProject,
+  RemoteRecord,
+  RemoteRole,
+  RemoteWebhook,
+  RemoteWorkflow,
+} from './remote-records.ts';
+import type { SyncContext } from './sync-context.ts';
 
 type Trx = Transaction<Database>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- remote API JSON
+const EPOCH = new Date(0).toISOString();
+/** A date the API's schema does not name (a role's, a tag's): the hosted service may send it. */
+const unnamedDate = (value: unknown): string => (typeof value === 'string' ? value : EPOCH);
 
 /** Ids at and above this were made offline and are not on the remote yet. */
 export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
@@ -29,7 +44,7 @@ export async function reserveProvisionalIds(trx: Trx): Promise<void> {
   }
 }
 
-export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Json[]): Promise<void> {
+export async function upsertWorkflows(trx: Trx, orgId: number, workflows: RemoteWorkflow[]): Promise<void> {
   for (const workflow of workflows) {
     const row = { id: workflow.id, org_id: orgId, title: workflow.title ?? '', is_default: flag(workflow.is_default) };
     await trx.insertInto('workflows').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
@@ -40,7 +55,7 @@ export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Json[]
   }
 }
 
-export async function upsertRole(trx: Trx, orgId: number, role: Json, localUserId: number | null): Promise<void> {
+export async function upsertRole(trx: Trx, orgId: number, role: RemoteRole, localUserId: number | null): Promise<void> {
   const remoteUserId = parseUserReference(role.user);
   const row = {
     id: role.id,
@@ -60,8 +75,8 @@ export async function upsertRole(trx: Trx, orgId: number, role: Json, localUserI
     external_calendar_id: role.external_calendar_id ?? null,
     schedule_meeting_url: role.schedule_meeting_url ?? '',
     schedule_meeting_label: role.schedule_meeting_label ?? '',
-    created_date: role.created_date ?? new Date(0).toISOString(),
-    modified_date: role.modified_date ?? new Date(0).toISOString(),
+    created_date: unnamedDate(role.created_date),
+    modified_date: unnamedDate(role.modified_date),
   };
   await trx
     .insertInto('roles')
@@ -71,17 +86,18 @@ export async function upsertRole(trx: Trx, orgId: number, role: Json, localUserI
     .execute();
 }
 
-export function contactRow(orgId: number, contact: Json) {
-  const epoch = new Date(0).toISOString();
-  return { ...contactRowValues(orgId, contact, contact.created_date ?? epoch, contact.modified_date ?? epoch), id: contact.id as number };
+export function contactRow(orgId: number, contact: RemoteContact) {
+  // The remote checked its own gender values when it stored them; they are kept as it sent them.
+  const values = { ...contact, gender: contact.gender as ContactWrite['gender'] };
+  return { ...contactRowValues(orgId, values, contact.created_date ?? EPOCH, contact.modified_date ?? EPOCH), id: contact.id };
 }
 
-export async function upsertContact(trx: Trx, orgId: number, contact: Json, keep: RecordView = {}): Promise<void> {
+export async function upsertContact(trx: Trx, orgId: number, contact: RemoteContact, keep: RecordView = {}): Promise<void> {
   const row = { ...contactRow(orgId, contact), ...keep };
   await trx.insertInto('contacts').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
 
-export async function upsertEvent(trx: Trx, orgId: number, event: Json): Promise<void> {
+export async function upsertEvent(trx: Trx, orgId: number, event: RemoteEvent): Promise<void> {
   const row = {
     id: event.id,
     org_id: orgId,
@@ -90,13 +106,13 @@ export async function upsertEvent(trx: Trx, orgId: number, event: Json): Promise
     title: event.title ?? '',
     notes: event.notes ?? '',
     user_id: null,
-    created_date: event.created_date ?? new Date(0).toISOString(),
-    modified_date: event.modified_date ?? new Date(0).toISOString(),
+    created_date: event.created_date ?? EPOCH,
+    modified_date: event.modified_date ?? EPOCH,
   };
   await trx.insertInto('events').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
 
-export async function upsertWebhook(trx: Trx, orgId: number, webhook: Json, keep: RecordView = {}): Promise<void> {
+export async function upsertWebhook(trx: Trx, orgId: number, webhook: RemoteWebhook, keep: RecordView = {}): Promise<void> {
   const merged = { ...webhook, ...keep };
   const row = {
     id: webhook.id,
@@ -107,8 +123,8 @@ export async function upsertWebhook(trx: Trx, orgId: number, webhook: Json, keep
     trigger_fields: merged.trigger_fields == null ? null : JSON.stringify(merged.trigger_fields),
     payload_fields: merged.payload_fields == null ? null : JSON.stringify(merged.payload_fields),
     headers: merged.headers ?? null,
-    created_date: webhook.created_date ?? new Date(0).toISOString(),
-    modified_date: webhook.modified_date ?? new Date(0).toISOString(),
+    created_date: webhook.created_date ?? EPOCH,
+    modified_date: webhook.modified_date ?? EPOCH,
   };
   await trx.insertInto('webhooks').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
@@ -119,19 +135,19 @@ async function ensureUser(trx: Trx, userId: number): Promise<void> {
   if (exists) return;
   await trx
     .insertInto('users')
-    .values({ id: userId, email: `user-${userId}@replica.invalid`, password_hash: '!', first_name: '', family_name: '', phone: '', is_machine_user: 0, is_staff: 0, created_date: new Date(0).toISOString() })
+    .values({ id: userId, email: `user-${userId}@replica.invalid`, password_hash: '!', first_name: '', family_name: '', phone: '', is_machine_user: 0, is_staff: 0, created_date: EPOCH })
     .execute();
 }
 
-export async function upsertFileTags(trx: Trx, orgId: number, tags: Json[]): Promise<void> {
+export async function upsertFileTags(trx: Trx, orgId: number, tags: RemoteFileTag[]): Promise<void> {
   for (const tag of tags) {
-    const row = { id: tag.id, org_id: orgId, title: tag.title ?? '', type: tag.type ?? 'private', created_date: tag.created_date ?? new Date(0).toISOString() };
+    const row = { id: tag.id, org_id: orgId, title: tag.title ?? '', type: tag.type ?? 'private', created_date: unnamedDate(tag.created_date) };
     await trx.insertInto('file_tags').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
   }
 }
 
 /** A remote file's metadata; its bytes come on demand (context.fetchMissingBlob). */
-export async function upsertPrivateFile(trx: Trx, orgId: number, file: Json, keep: RecordView = {}): Promise<void> {
+export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePrivateFile, keep: RecordView = {}): Promise<void> {
   const userId = parseUserReference(file.user) ?? 0;
   if (userId) await ensureUser(trx, userId);
   await upsertFileTags(trx, orgId, file.file_tags_data ?? []);
@@ -140,7 +156,7 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: Json, kee
   const existing = await trx.selectFrom('private_files').select(['file_name', 'mime_type']).where('id', '=', file.id).executeTakeFirst();
   const title = String('title' in keep ? keep.title : (file.title ?? ''));
   const row = {
-    id: file.id as number,
+    id: file.id,
     org_id: orgId,
     project_id: projectExists ? projectId : null,
     user_id: userId,
@@ -160,11 +176,11 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: Json, kee
     upload_id: file.upload_id ?? '',
     parts: JSON.stringify(file.parts ?? []),
     completed_on: file.completed_on ?? null,
-    created_date: file.created_date ?? new Date(0).toISOString(),
-    modified_date: file.modified_date ?? new Date(0).toISOString(),
+    created_date: file.created_date ?? EPOCH,
+    modified_date: file.modified_date ?? EPOCH,
   };
   await trx.insertInto('private_files').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
-  const tagIds = 'file_tags' in keep ? (keep.file_tags as number[]) : ((file.file_tags_data ?? []) as Json[]).map((tag) => tag.id as number);
+  const tagIds = 'file_tags' in keep ? (keep.file_tags as number[]) : (file.file_tags_data ?? []).map((tag) => tag.id);
   await setFileTags(trx, file.id, tagIds);
 }
 
@@ -173,7 +189,7 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: Json, kee
  * it (contacts, roles, events). `keep` holds view values of fields with local
  * changes still waiting, which stay as they are locally.
  */
-export async function upsertProject(trx: Trx, orgId: number, project: Json, keep: RecordView, localUserId: number | null): Promise<void> {
+export async function upsertProject(trx: Trx, orgId: number, project: RemoteProject, keep: RecordView, localUserId: number | null): Promise<void> {
   for (const contact of project.contacts_data ?? []) {
     const exists = await trx.selectFrom('contacts').select('id').where('id', '=', contact.id).executeTakeFirst();
     if (!exists) await upsertContact(trx, orgId, contact);
@@ -184,7 +200,9 @@ export async function upsertProject(trx: Trx, orgId: number, project: Json, keep
   }
   const workflowId = project.workflow?.workflow_id;
   const stageId = project.workflow?.active_stage_id ?? project.active_stage_id;
-  const stageExists = await trx.selectFrom('workflow_stages').select('id').where('id', '=', stageId).where('workflow_id', '=', workflowId).executeTakeFirst();
+  const stageExists =
+    workflowId !== undefined && stageId !== undefined &&
+    (await trx.selectFrom('workflow_stages').select('id').where('id', '=', stageId).where('workflow_id', '=', workflowId).executeTakeFirst());
   if (!stageExists) throw new Error(`project ${project.id} is at stage ${stageId}, which the replica does not know yet`);
 
   const existing = await trx.selectFrom('projects').select('attributes').where('id', '=', project.id).executeTakeFirst();
@@ -193,11 +211,11 @@ export async function upsertProject(trx: Trx, orgId: number, project: Json, keep
     if (!COLUMN_FIELD_SET.has(field) && field in project) attributes[field] = project[field];
   }
   if (attributes.custom_data && typeof attributes.custom_data === 'object' && CLIENT_OP_KEY in (attributes.custom_data as object)) {
-    const { [CLIENT_OP_KEY]: _marker, ...rest } = attributes.custom_data as Json;
+    const { [CLIENT_OP_KEY]: _marker, ...rest } = attributes.custom_data as Record<string, unknown>;
     attributes.custom_data = Object.keys(rest).length ? rest : null;
   }
   const row = {
-    id: project.id as number,
+    id: project.id,
     org_id: orgId,
     title: project.title ?? '',
     identifier: project.identifier ?? '',
@@ -219,11 +237,11 @@ export async function upsertProject(trx: Trx, orgId: number, project: Json, keep
     usage: project.usage ? JSON.stringify(project.usage) : null,
     design: project.design ?? null,
     attributes: JSON.stringify(attributes),
-    created_date: project.created_date,
-    modified_date: project.modified_date,
+    created_date: project.created_date ?? EPOCH,
+    modified_date: project.modified_date ?? EPOCH,
   };
   await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
-  const contactIds: number[] = (project.contacts_data ?? []).map((contact: Json) => contact.id);
+  const contactIds: number[] = (project.contacts_data ?? []).map((contact: RemoteContact) => contact.id);
   await replaceProjectContacts(trx, project.id, contactIds);
   for (const event of project.events_data ?? []) await upsertEvent(trx, orgId, { ...event, project_id: project.id });
   if (Object.keys(keep).length > 0) await applyProjectView(trx, project.id, keep);
@@ -321,4 +339,24 @@ export async function deleteReplicaRecord(trx: Trx, model: SyncedModel, id: numb
   }
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', id).execute();
   await trx.deleteFrom('sync_conflicts').where('model', '=', model).where('record_id', '=', id).execute();
+}
+
+/**
+ * Writes a record the remote sent (a pull, a write's answer) into the replica;
+ * `keep` holds view values of fields with local changes still waiting. `record`
+ * was read as `model` (remote-records.ts), which is what the casts rely on.
+ */
+export async function writeRemoteRecord(trx: Trx, sync: Pick<SyncContext, 'orgId' | 'localUserId'>, model: SyncedModel, record: RemoteRecord, keep: RecordView): Promise<void> {
+  switch (model) {
+    case 'project':
+      return upsertProject(trx, sync.orgId, record as RemoteProject, keep, sync.localUserId);
+    case 'contact':
+      return upsertContact(trx, sync.orgId, record as RemoteContact, keep);
+    case 'event':
+      return upsertEvent(trx, sync.orgId, record as RemoteEvent);
+    case 'webhook':
+      return upsertWebhook(trx, sync.orgId, record as RemoteWebhook, keep);
+    case 'private_file':
+      return upsertPrivateFile(trx, sync.orgId, record as RemotePrivateFile, keep);
+  }
 }

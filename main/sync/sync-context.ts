@@ -8,6 +8,7 @@ import type { Clock } from '../engine/clock.ts';
 import type { RemoteClient } from './remote-client.ts';
 import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
+import type { UnreadableRecords } from './remote-records.ts';
 
 /** How a change that failed for a passing reason is retried: firstDelayMs after the first failure, no jitter. */
 export type RetrySchedule = Omit<Backoff, 'jitter'>;
@@ -28,6 +29,8 @@ export interface SyncContext {
   readonly pullPageSize?: number;
   /** Whether updates go up with If-Match (main/sync/write-preconditions.ts); detected when absent. */
   readonly preconditions?: RemotePreconditions;
+  /** Remote records this cycle skipped because they did not read as their model (main/sync/remote-records.ts). */
+  readonly unreadable: UnreadableRecords;
 }
 
 /**

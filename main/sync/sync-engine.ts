@@ -148,6 +148,7 @@ export class SyncEngine {
   private async cycle(): Promise<void> {
     if (this.stopped || this.paused) return;
     this.setState('syncing', null);
+    this.sync.unreadable.clear();
     try {
       const stop = () => this.stopped || this.paused;
       // With local changes waiting, pull first: a push must never overwrite a remote
@@ -159,7 +160,8 @@ export class SyncEngine {
       this.reachable = true;
       this.offlineRetries = 0;
       await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
-      this.setState(this.paused ? 'paused' : 'idle', null);
+      // Records skipped as unreadable did not stop the cycle; the status says which (the agent logs it).
+      this.setState(this.paused ? 'paused' : 'idle', this.paused ? null : this.sync.unreadable.summary());
     } catch (error) {
       if (error instanceof RemoteUnreachableError) {
         this.reachable = false;

@@ -31,6 +31,13 @@ function withoutClientOp(customData: unknown): unknown {
   return Object.keys(rest).length === 0 ? null : rest;
 }
 
+/** The client op id a create carried in its custom_data, if the record has one. */
+export function clientOpOf(json: Json): string | undefined {
+  const customData = json.custom_data;
+  const marker = typeof customData === 'object' && customData !== null ? (customData as Json)[CLIENT_OP_KEY] : undefined;
+  return typeof marker === 'string' ? marker : undefined;
+}
+
 export function viewOf(model: SyncedModel, json: Json): RecordView {
   switch (model) {
     case 'project': {

@@ -20,8 +20,17 @@ import {
   type PendingChangeJson,
   type SyncConflictJson,
 } from '../../shared/schemas/sync.ts';
+import { folderStatusJsonSchema, type FolderStatusJson } from '../../shared/schemas/folder.ts';
+import { documentedResponse } from '../engine/http/response-schemas.ts';
 
 const tags = ['sync'];
+
+/**
+ * Documented only (main/engine/http/response-schemas.ts): the renderer polls it
+ * while files upload, and its lists run to hundreds of entries each, which an
+ * enforced encode would walk field by field on every poll.
+ */
+const folderStatusAnswer = documentedResponse(folderStatusJsonSchema);
 
 function reasonFor(row: OutboxRow, state: string, now: string, conflicted: Set<string>): string {
   const fields = JSON.parse(row.fields) as string[];
@@ -44,8 +53,11 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
 
   app.get(
     '/sync/folder/',
-    { config: { throttle: 'none' }, schema: { tags, summary: 'The project folders: each file waiting, uploading (with progress) or failed and why; ignored and outside files' } },
-    async () => (await running().folders?.status()) ?? { enabled: false },
+    {
+      config: { throttle: 'none' },
+      schema: { tags, summary: 'The project folders: each file waiting, uploading (with progress) or failed and why; ignored and outside files', response: { 200: folderStatusAnswer } },
+    },
+    async (): Promise<FolderStatusJson> => (await running().folders?.status()) ?? { enabled: false },
   );
 
   const pendingParams = z.object({ org_id: z.string(), id: idParam });

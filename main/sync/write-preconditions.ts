@@ -13,6 +13,7 @@ import type { SyncedModel } from './sync-models.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { mergeRemote } from './pull.ts';
+import { readRemote } from './remote-records.ts';
 
 /** Records whose remote updates can be conditional (events are never updated in place). */
 const CONDITIONAL_MODELS: ReadonlySet<SyncedModel> = new Set(['project', 'contact', 'private_file', 'webhook']);
@@ -26,17 +27,21 @@ export const MAX_PRECONDITION_ROUNDS = 3;
  * Reads the record from the remote and merges it into the replica against its
  * merge base. Learns, from the first answer of a run, whether the remote honours
  * If-Match: a SolarDesk server's ETag is exactly the record's version.
- * Returns false when the remote no longer shows the record (the PATCH will say why).
+ * Returns false when the remote no longer shows the record (the PATCH will say why)
+ * or sent something that does not read as one.
  */
 export async function rereadAndMerge(sync: SyncContext, model: SyncedModel, id: number): Promise<boolean> {
   const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, model, id), action: DETAIL_ACTIONS[model] ?? 'default' });
   throwUnlessAnswered(outcome);
   if (outcome.kind !== 'ok') return false;
+  // Unreadable: reported with the cycle's skipped records; the PATCH's own answer says the rest.
+  const record = readRemote(sync.unreadable, model, outcome.body);
+  if (!record) return false;
   const preconditions = sync.preconditions;
   if (preconditions && preconditions.mode === 'detect' && preconditions.honoured === undefined) {
-    preconditions.honoured = typeof outcome.body?.modified_date === 'string' && outcome.etag === versionTag(outcome.body.modified_date);
+    preconditions.honoured = typeof record.modified_date === 'string' && outcome.etag === versionTag(record.modified_date);
   }
-  await mergeRemote(sync, model, outcome.body);
+  await mergeRemote(sync, model, record);
   return true;
 }
 

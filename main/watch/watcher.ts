@@ -23,6 +23,7 @@ import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts
 import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import { moveToTrash, placeArrival } from './arrivals.ts';
+import type { FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
 
 export interface FolderWatcherOptions {
   root: string;
@@ -63,41 +64,8 @@ function changeFoldersFollow(change: RecordChangeEvent): boolean {
   return change.by.kind !== 'sync' && (change.model === 'project' || change.model === 'private_file');
 }
 
-export type FileState = 'waiting' | 'attaching' | 'uploading' | 'failed' | 'delete_held' | 'downloading';
-
-export interface FolderFileStatus {
-  /** Relative to the root, with "/" separators. */
-  path: string;
-  project_id: number | null;
-  file_id: number | null;
-  state: FileState;
-  reason: string;
-  bytes_sent?: number;
-  bytes_total?: number;
-}
-
-export interface FolderStatus {
-  enabled: true;
-  root: string;
-  state: 'starting' | 'watching' | 'root_missing' | 'root_empty' | 'stopped';
-  detail: string | null;
-  /** Nothing queued, stabilising, pending or being written: the folders match what the watcher has seen. */
-  quiet: boolean;
-  confirm_deletes: boolean;
-  stability_window_ms: number;
-  project_folders: number;
-  attached_files: number;
-  last_rescan_at: string | null;
-  next_rescan_at: string | null;
-  files: FolderFileStatus[];
-  ignored: Array<{ path: string; reason: string }>;
-  outside: Array<{ path: string; reason: string }>;
-  /** Links, devices and project folders that are links: never read, never written into. */
-  refused: Array<{ path: string; reason: string }>;
-  guards: Array<{ scope: string; lost: number; total: number; at: string }>;
-  recent: string[];
-  counts: Record<string, number>;
-}
+// The status's shape is the API's: shared/schemas/folder.ts.
+export type { FileState, FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
 
 interface Candidate {
   projectId: number;

@@ -7,6 +7,7 @@ import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { type Clock, nowIso } from '../clock.ts';
 import { hashPassword } from './passwords.ts';
+import type { UserJson } from '../../../shared/schemas/user.ts';
 
 /** Ordinary tokens expire after 7 days (compatibility.md); machine users' never do. */
 export const TOKEN_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -90,7 +91,7 @@ export async function setMachineUser(db: Kysely<Database>, userId: number, isMac
     .executeTakeFirstOrThrow();
 }
 
-export function serializeUser(context: EngineContext, user: UserRow) {
+export function serializeUser(context: EngineContext, user: UserRow): UserJson {
   return {
     id: user.id,
     url: absoluteUrl(context, apiPaths.user(user.id)),

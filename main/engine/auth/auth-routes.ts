@@ -9,6 +9,7 @@ import { forbidden, nonFieldError, notFound } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
 import { idParam } from '../http/list-query.ts';
+import { tokenJsonSchema, userJsonSchema, type TokenJson } from '../../../shared/schemas/user.ts';
 import { findUserByEmail, issueToken, serializeUser } from './accounts.ts';
 import { signIn, updateUser } from './user-service.ts';
 import { verifyPassword } from './passwords.ts';
@@ -44,7 +45,7 @@ async function memberships(context: EngineContext, userId: number) {
 }
 
 /** The token endpoints' answer: `{token, user, org_id, ...}`. */
-async function tokenResponse(context: EngineContext, user: UserRow, token: string, orgId?: number) {
+async function tokenResponse(context: EngineContext, user: UserRow, token: string, orgId?: number): Promise<TokenJson> {
   const orgs = await memberships(context, user.id);
   const chosen = orgId === undefined ? orgs[0] : orgs.find((membership) => membership.org_id === orgId);
   if (orgId !== undefined && !chosen) throw forbidden('You are not a member of this organisation.');
@@ -72,6 +73,7 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
         summary: 'Sign in: exchange a username and password for a token',
         security: [],
         body: z.object({ username: requiredString(), password: requiredString(), token: z.string().optional() }),
+        response: { 200: tokenJsonSchema },
       },
     },
     async (request) => {
@@ -88,7 +90,12 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
     '/api/fetch_token/',
     {
       onRequest: signedIn(context),
-      schema: { tags, summary: 'Get a fresh token for the signed-in user', querystring: z.object({ org_id: z.string().regex(/^\d{1,15}$/).transform(Number).optional() }) },
+      schema: {
+        tags,
+        summary: 'Get a fresh token for the signed-in user',
+        querystring: z.object({ org_id: z.string().regex(/^\d{1,15}$/).transform(Number).optional() }),
+        response: { 200: tokenJsonSchema },
+      },
     },
     async (request) => {
       const user = callerOf(request);
@@ -106,6 +113,7 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
         summary: 'Make a user a machine user (tokens that never expire)',
         params: z.object({ user_id: idParam }),
         body: z.object({ is_machine_user: booleanField().optional() }),
+        response: { 200: userJsonSchema },
       },
     },
     async (request) => {

@@ -1,10 +1,11 @@
 // A project's private files, uploads in flight (with their progress events) and
 // the results of downloads and folder opening.
+import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { UploadProgress } from '../../../shared/bridge.ts';
-import { apiOk, messageOf } from '../api/api-client.ts';
-import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
+import { apiOkUnchecked, messageOf } from '../api/api-client.ts';
+import { privateFileJsonSchema, type PrivateFileJson } from '../../../shared/schemas/private-file.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { useUiStore } from './ui-store.ts';
 
@@ -35,7 +36,7 @@ export const useFilesStore = create<FilesState>((set, get) => ({
   async load(orgId, projectId) {
     if (get().projectId !== projectId) set({ projectId, files: [], status: 'loading', error: null });
     try {
-      const files = await apiOk<PrivateFileJson[]>('GET', apiPaths.privateFiles(orgId), {
+      const files = await apiOkUnchecked(z.array(privateFileJsonSchema), 'GET', apiPaths.privateFiles(orgId), {
         query: { project: projectId, limit: 1000, ordering: '-modified_date' },
       });
       if (get().projectId === projectId) set({ files, status: 'ready', error: null });

@@ -1,10 +1,11 @@
 // The org's reference data: its plan, workflows (stages) and roles. Loaded once
 // per session and shared by the list, the editor and the filters.
+import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { apiOk, messageOf } from '../api/api-client.ts';
-import type { OrgJson, WorkflowJson, WorkflowStageJson } from '../../../shared/schemas/org.ts';
-import type { RoleJson } from '../../../shared/schemas/role.ts';
+import { orgJsonSchema, workflowJsonSchema, type OrgJson, type WorkflowJson, type WorkflowStageJson } from '../../../shared/schemas/org.ts';
+import { roleJsonSchema, type RoleJson } from '../../../shared/schemas/role.ts';
 
 interface OrgState {
   orgId: number | null;
@@ -27,9 +28,9 @@ export const useOrgStore = create<OrgState>((set) => ({
     set({ orgId, status: 'loading', error: null });
     try {
       const [org, workflows, roles] = await Promise.all([
-        apiOk<OrgJson>('GET', apiPaths.org(orgId)),
-        apiOk<WorkflowJson[]>('GET', apiPaths.workflows(orgId)),
-        apiOk<RoleJson[]>('GET', apiPaths.roles(orgId), { query: { limit: 1000 } }),
+        apiOk(orgJsonSchema, 'GET', apiPaths.org(orgId)),
+        apiOk(z.array(workflowJsonSchema), 'GET', apiPaths.workflows(orgId)),
+        apiOk(z.array(roleJsonSchema), 'GET', apiPaths.roles(orgId), { query: { limit: 1000 } }),
       ]);
       set({ org, workflows, roles, status: 'ready' });
     } catch (error) {

@@ -4,8 +4,8 @@
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { WritablePlainField } from '../../../shared/project-fields.ts';
-import { ApiFailure, apiOk, messageOf } from '../api/api-client.ts';
-import type { ProjectDetailJson } from '../../../shared/schemas/project.ts';
+import { ApiFailure, apiOkUnchecked, messageOf } from '../api/api-client.ts';
+import { projectDetailJsonSchema, type ProjectDetailJson } from '../../../shared/schemas/project.ts';
 import { checkPlainField, type RawInput } from '../project/field-validation.ts';
 import { useProjectsStore } from './projects-store.ts';
 
@@ -52,7 +52,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
     const sentDrafts = Object.fromEntries(Object.keys(body).map((field) => [field, get().drafts[field]]));
     set({ saveState: 'saving' });
     try {
-      const project = await apiOk<ProjectDetailJson>('PATCH', apiPaths.project(orgId, projectId), { body });
+      const project = await apiOkUnchecked(projectDetailJsonSchema, 'PATCH', apiPaths.project(orgId, projectId), { body });
       if (get().projectId !== projectId) return true;
       applySaved(project, sentDrafts);
       return true;
@@ -91,7 +91,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
       const { orgId, projectId } = get();
       if (orgId === null || projectId === null) return;
       try {
-        const project = await apiOk<ProjectDetailJson>('GET', apiPaths.project(orgId, projectId));
+        const project = await apiOkUnchecked(projectDetailJsonSchema, 'GET', apiPaths.project(orgId, projectId));
         if (get().projectId === projectId) set({ project, status: 'ready' });
       } catch (error) {
         if (get().projectId === projectId) set({ status: 'error', error: messageOf(error) });

@@ -1,11 +1,12 @@
 // The project list: search, stage filter and order are the engine's (search covers
 // title, address, identifier and contacts), the rows arrive page by page so the
 // first ones show at once, and a newer query silently replaces an older one.
+import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { QueryValue } from '../../../shared/bridge.ts';
-import { apiOk, messageOf } from '../api/api-client.ts';
-import type { ProjectDetailJson, ProjectStudioJson } from '../../../shared/schemas/project.ts';
+import { apiOkUnchecked, messageOf } from '../api/api-client.ts';
+import { projectDetailJsonSchema, projectStudioJsonSchema, type ProjectDetailJson, type ProjectStudioJson } from '../../../shared/schemas/project.ts';
 
 export const PROJECT_ORDERINGS = [
   { value: '-modified_date', label: 'Recently changed' },
@@ -73,7 +74,7 @@ export const useProjectsStore = create<ProjectsState>((set, get) => {
     if (orgId === null) return;
     set({ status: get().rows.length === 0 ? 'loading' : get().status, error: null });
     const params = queryParams(query);
-    const fetchPage = (page: number, limit: number) => apiOk<ProjectStudioJson[]>('GET', apiPaths.projects(orgId), { query: { ...params, page, limit } });
+    const fetchPage = (page: number, limit: number) => apiOkUnchecked(z.array(projectStudioJsonSchema), 'GET', apiPaths.projects(orgId), { query: { ...params, page, limit } });
     try {
       const first = await fetchPage(1, FIRST_PAGE_SIZE);
       if (mine !== generation) return;
@@ -132,7 +133,7 @@ export const useProjectsStore = create<ProjectsState>((set, get) => {
       if (orgId === null) return;
       for (const id of ids) {
         try {
-          get().replaceRow(await apiOk<ProjectDetailJson>('GET', apiPaths.project(orgId, id)));
+          get().replaceRow(await apiOkUnchecked(projectDetailJsonSchema, 'GET', apiPaths.project(orgId, id)));
         } catch {
           // A deleted or hidden project: the next full reload drops its row.
         }

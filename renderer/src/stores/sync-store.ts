@@ -1,11 +1,13 @@
 // The sync screen's data: the agent's status, pending changes (with held deletes)
 // and conflicts. With no remote the sync routes answer 404, which is the
 // local-only state, not an error.
+import { z } from 'zod';
 import { create } from 'zustand';
 import type { SyncState } from '../../../shared/bridge.ts';
 import type { ConflictChoice, PendingChangeJson, SyncConflictJson, SyncStatusJson } from '../../../shared/sync-api.ts';
+import { pendingChangeJsonSchema, syncConflictJsonSchema } from '../../../shared/schemas/sync.ts';
 import { syncPaths } from '../../../shared/api-paths.ts';
-import { apiOk, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
+import { apiDone, apiOkUnchecked, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
 import { requireBridge } from '../bridge-client.ts';
 
 interface SyncStoreState {
@@ -60,8 +62,8 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
         }
         if (status.status >= 300) throw new Error(describeFailure(status));
         const [pending, conflicts] = await Promise.all([
-          apiOk<PendingChangeJson[]>('GET', syncPaths.pending(orgId)),
-          apiOk<SyncConflictJson[]>('GET', syncPaths.conflicts(orgId)),
+          apiOkUnchecked(z.array(pendingChangeJsonSchema), 'GET', syncPaths.pending(orgId)),
+          apiOkUnchecked(z.array(syncConflictJsonSchema), 'GET', syncPaths.conflicts(orgId)),
         ]);
         set({
           isLocalOnly: false,
@@ -79,14 +81,14 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
 
     async confirmDelete(id) {
       const orgId = orgIdOrThrow();
-      await apiOk('POST', syncPaths.confirmPending(orgId, id));
+      await apiDone('POST', syncPaths.confirmPending(orgId, id));
       await get().load(orgId);
     },
 
     async resolve(id, choice) {
       const orgId = orgIdOrThrow();
       try {
-        await apiOk('POST', syncPaths.resolveConflict(orgId, id), { body: choice });
+        await apiDone('POST', syncPaths.resolveConflict(orgId, id), { body: choice });
       } finally {
         // Also after a 409 (the field was edited since): the inbox then shows the value as it is now.
         await get().load(orgId);
@@ -95,7 +97,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
 
     async setPaused(isPaused) {
       const orgId = orgIdOrThrow();
-      await apiOk('POST', isPaused ? syncPaths.pause(orgId) : syncPaths.resume(orgId));
+      await apiDone('POST', isPaused ? syncPaths.pause(orgId) : syncPaths.resume(orgId));
       await get().load(orgId);
     },
 

@@ -1,9 +1,10 @@
 // The org's webhooks and their delivery log (org admins only: the engine says 403
 // to anyone else, and the view explains that).
+import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { apiOk, messageOf } from '../api/api-client.ts';
-import type { WebhookJson, WebhookLogJson } from '../../../shared/schemas/webhook.ts';
+import { apiDone, apiOk, messageOf } from '../api/api-client.ts';
+import { webhookJsonSchema, webhookLogJsonSchema, type WebhookJson, type WebhookLogJson } from '../../../shared/schemas/webhook.ts';
 
 export interface WebhookDraft {
   endpoint: string;
@@ -49,7 +50,7 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
     async load(orgId) {
       set({ orgId, status: get().webhooks.length && get().orgId === orgId ? 'ready' : 'loading', error: null });
       try {
-        const webhooks = await apiOk<WebhookJson[]>('GET', apiPaths.webhooks(orgId), { query: { limit: 1000 } });
+        const webhooks = await apiOk(z.array(webhookJsonSchema), 'GET', apiPaths.webhooks(orgId), { query: { limit: 1000 } });
         set({ webhooks, status: 'ready' });
       } catch (error) {
         set({ status: 'error', error: messageOf(error) });
@@ -61,8 +62,8 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       const body = { ...draft, headers: draft.headers.trim() === '' ? '' : draft.headers };
       const saved =
         id === null
-          ? await apiOk<WebhookJson>('POST', apiPaths.webhooks(orgId), { body })
-          : await apiOk<WebhookJson>('PATCH', apiPaths.webhook(orgId, id), { body });
+          ? await apiOk(webhookJsonSchema, 'POST', apiPaths.webhooks(orgId), { body })
+          : await apiOk(webhookJsonSchema, 'PATCH', apiPaths.webhook(orgId, id), { body });
       putWebhook(saved);
       return saved;
     },
@@ -73,7 +74,7 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       // The switch moves at once; a refusal puts it back.
       putWebhook({ ...before, enabled });
       try {
-        putWebhook(await apiOk<WebhookJson>('PATCH', apiPaths.webhook(orgIdOrThrow(), id), { body: { enabled } }));
+        putWebhook(await apiOk(webhookJsonSchema, 'PATCH', apiPaths.webhook(orgIdOrThrow(), id), { body: { enabled } }));
       } catch (error) {
         putWebhook(before);
         throw error;
@@ -81,13 +82,13 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
     },
 
     async remove(id) {
-      await apiOk('DELETE', apiPaths.webhook(orgIdOrThrow(), id));
+      await apiDone('DELETE', apiPaths.webhook(orgIdOrThrow(), id));
       set({ webhooks: get().webhooks.filter((webhook) => webhook.id !== id) });
     },
 
     async loadLog(id) {
       const orgId = orgIdOrThrow();
-      const rows = await apiOk<WebhookLogJson[]>('GET', apiPaths.webhookProcessLogs(orgId), {
+      const rows = await apiOk(z.array(webhookLogJsonSchema), 'GET', apiPaths.webhookProcessLogs(orgId), {
         query: { webhook: apiPaths.webhook(orgId, id), limit: 100 },
       });
       set({ logs: { ...get().logs, [id]: rows } });

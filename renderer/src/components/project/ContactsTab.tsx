@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
 import type { ContactJson } from '../../../../shared/schemas/contact.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
-import { apiOk, messageOf } from '../../api/api-client.ts';
+import { apiDone, messageOf } from '../../api/api-client.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
@@ -20,7 +20,7 @@ export function ContactsTab({ project }: { project: ProjectDetailJson }) {
   };
   const update = async (contact: ContactJson, draft: ContactDraft) => {
     try {
-      await apiOk('PATCH', apiPaths.contact(project.org_id, contact.id), { body: draft });
+      await apiDone('PATCH', apiPaths.contact(project.org_id, contact.id), { body: draft });
       await reload();
       setEditingId(null);
     } catch (error) {

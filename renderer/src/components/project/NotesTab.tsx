@@ -1,8 +1,9 @@
+import { z } from 'zod';
 import { useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
-import type { EventJson } from '../../../../shared/schemas/event.ts';
+import { eventJsonSchema, type EventJson } from '../../../../shared/schemas/event.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
-import { apiOk, messageOf } from '../../api/api-client.ts';
+import { apiDone, apiOk, messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
@@ -24,7 +25,7 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
   // Again whenever the project changes: an edit may have added activity.
   useEffect(() => {
     let isCurrent = true;
-    apiOk<EventJson[]>('GET', eventsPath, { query: { project: project.id, limit: 100 } }).then(
+    apiOk(z.array(eventJsonSchema), 'GET', eventsPath, { query: { project: project.id, limit: 100 } }).then(
       (rows) => {
         if (!isCurrent) return;
         setEvents(rows);
@@ -39,7 +40,7 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
 
   const addNote = async () => {
     try {
-      await apiOk('POST', eventsPath, { body: { project: apiPaths.project(project.org_id, project.id), title: note.split('\n')[0]!.slice(0, 120), notes: note, event_type: 'note' } });
+      await apiDone('POST', eventsPath, { body: { project: apiPaths.project(project.org_id, project.id), title: note.split('\n')[0]!.slice(0, 120), notes: note, event_type: 'note' } });
       setNote('');
       load();
     } catch (failure) {
