@@ -46,11 +46,26 @@ export async function startServerProcess(args: string[]): Promise<ServerProcess>
   return { child, baseUrl, stderr: () => stderr };
 }
 
-/** Sends the signal and resolves with the exit code (null when killed by a signal). */
+/** How long a server may take to stop on SIGTERM before a test kills it (a graceful stop finishes requests in flight). */
+const GRACEFUL_STOP_MS = 20_000;
+
+/**
+ * Sends the signal and resolves with the exit code (null when killed by a signal).
+ * A server still running GRACEFUL_STOP_MS after a SIGTERM is killed, saying so with
+ * its last output, so a stop that hangs fails (or shows) at once instead of holding
+ * the test file until its timeout.
+ */
 export function stopServerProcess(server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   return new Promise((resolve) => {
     if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve(server.child.exitCode);
-    server.child.once('exit', (code) => resolve(code));
+    const overdue = setTimeout(() => {
+      console.error(`the server at ${server.baseUrl} did not stop within ${GRACEFUL_STOP_MS} ms of ${signal}; killing it. Its last output:\n${server.stderr().slice(-2000)}`);
+      server.child.kill('SIGKILL');
+    }, GRACEFUL_STOP_MS);
+    server.child.once('exit', (code) => {
+      clearTimeout(overdue);
+      resolve(code);
+    });
     server.child.kill(signal);
   });
 }
