@@ -8,7 +8,7 @@
 // deletes through it, and the sync routes list and settle them through it.
 import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { Database, OutboxRow } from '../engine/store/tables.ts';
+import type { Database, OutboxRow, OutboxStatus } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
@@ -16,6 +16,11 @@ import type { ChangeActor } from '../engine/changes/change-feed.ts';
 import { deleteFile } from '../engine/files/file-service.ts';
 import { ApiError } from '../engine/http/errors.ts';
 import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Statuses of changes the push sends: held and parked ones wait for the user. */
+const PUSHABLE: OutboxStatus[] = ['pending', 'in_flight'];
 
 export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeCapture {
   return {
@@ -109,31 +114,65 @@ export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
   return [...groups.values()].sort((a, b) => a.firstSeq - b.firstSeq);
 }
 
-export async function countOutbox(db: Kysely<Database>): Promise<number> {
+export async function countOutbox(db: Db): Promise<number> {
   const row = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** Whether anything waits to be pushed or is being pushed (held and parked changes wait for the user). */
-export async function hasChangesToPush(db: Kysely<Database>): Promise<boolean> {
-  const row = await db.selectFrom('sync_outbox').select('id').where('status', 'in', ['pending', 'in_flight']).limit(1).executeTakeFirst();
+export async function hasChangesToPush(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('sync_outbox').select('id').where('status', 'in', PUSHABLE).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
-/** Queued changes that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
-export async function countChangesStillMoving(db: Kysely<Database>): Promise<number> {
-  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
+// ---- changes that wait only for a conflict --------------------------------
+// An update whose every field has an open conflict goes nowhere until the user
+// settles them (the push leaves it where it is; settling queues a fresh change).
+// The status, the loop's schedule, the harness and the pending list all treat it
+// as waiting for the user, through waitsOnlyForConflicts.
+
+/** The fields with an open conflict, as keys of conflictKey. */
+type ConflictedFields = ReadonlySet<string>;
+
+const conflictKey = (model: string, recordId: number, field: string) => `${model}:${recordId}:${field}`;
+
+async function conflictedFields(db: Db): Promise<ConflictedFields> {
   const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
-  const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
-  return rows.filter((row) => {
-    const fields = JSON.parse(row.fields) as string[];
-    return row.op !== 'update' || !fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
-  }).length;
+  return new Set(conflicts.map((conflict) => conflictKey(conflict.model, conflict.record_id, conflict.field)));
 }
 
+function waitsOnlyForConflicts(row: Pick<OutboxRow, 'model' | 'record_id' | 'op' | 'fields'>, conflicted: ConflictedFields): boolean {
+  const fields = JSON.parse(row.fields) as string[];
+  return row.op === 'update' && fields.length > 0 && fields.every((field) => conflicted.has(conflictKey(row.model, row.record_id, field)));
+}
+
+/** Queued changes that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
+export async function countChangesStillMoving(db: Db): Promise<number> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
+  const conflicted = await conflictedFields(db);
+  return rows.filter((row) => !waitsOnlyForConflicts(row, conflicted)).length;
+}
+
+/**
+ * When the next queued change can go out. A change that waits only for conflicts is
+ * never due: counting it would run a cycle (a whole pull) every 50 ms until the user
+ * settles it.
+ */
+export async function nextDueAt(db: Db): Promise<string | null> {
+  const rows = await db.selectFrom('sync_outbox').select(['model', 'record_id', 'op', 'fields', 'next_attempt_at']).where('status', '=', 'pending').orderBy('next_attempt_at').execute();
+  if (rows.length === 0) return null;
+  const conflicted = await conflictedFields(db);
+  return rows.find((row) => !waitsOnlyForConflicts(row, conflicted))?.next_attempt_at ?? null;
+}
+
+/** A queued change as the pending list shows it. */
+export type QueuedChange = OutboxRow & { waitsOnlyForConflicts: boolean };
+
 /** Every queued change, oldest first. */
-export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
-  return db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
+export async function loadOutbox(db: Db): Promise<QueuedChange[]> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
+  const conflicted = await conflictedFields(db);
+  return rows.map((row) => ({ ...row, waitsOnlyForConflicts: waitsOnlyForConflicts(row, conflicted) }));
 }
 
 // ---- held deletes ---------------------------------------------------------
@@ -144,8 +183,6 @@ export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
 // --confirm-deletes), which deletes the file through the engine so the outbox gets
 // an ordinary delete; or restores it (POST .../restore/), which drops the hold and
 // lets the file be written back into its folder.
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Holds the deletion of a private file, once: a second hold of the same file keeps the first. Returns the outbox row id. */
 export async function holdDelete(db: Db, fileId: number, reason: string, now: string): Promise<number> {
