@@ -125,6 +125,94 @@ export async function hasChangesToPush(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
+// ---- the push's side --------------------------------------------------------
+// push.ts sends groups, marks their rows as each request goes and comes back, and
+// removes them once the remote has them (or they have nothing left to send).
+
+type Rows = readonly Pick<OutboxRow, 'id'>[];
+const idsOf = (rows: Rows) => rows.map((row) => row.id);
+
+/** Every change due now (one the push sends, its retry time reached), grouped by record. */
+export async function dueGroups(db: Db, now: string): Promise<OutboxGroup[]> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'in', PUSHABLE).where('next_attempt_at', '<=', now).orderBy('id').execute();
+  return groupOutbox(rows);
+}
+
+/** A record's queued changes, oldest first; `pushableOnly` leaves out held and parked ones. */
+export async function rowsOfRecord(db: Db, model: SyncedModel, recordId: number, { pushableOnly = false } = {}): Promise<OutboxRow[]> {
+  let query = db.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', recordId);
+  if (pushableOnly) query = query.where('status', 'in', PUSHABLE);
+  return query.orderBy('id').execute();
+}
+
+/** The fields of a record's changes queued after `group` was read. */
+export async function fieldsQueuedAfter(db: Db, group: OutboxGroup): Promise<string[]> {
+  const lastId = Math.max(...group.rows.map((row) => row.id));
+  const later = await db.selectFrom('sync_outbox').select('fields').where('model', '=', group.model).where('record_id', '=', group.recordId).where('id', '>', lastId).execute();
+  return later.flatMap((row) => JSON.parse(row.fields) as string[]);
+}
+
+/** The fields of a record's queued updates. */
+export async function queuedUpdateFields(db: Db, model: SyncedModel, recordId: number): Promise<string[]> {
+  const rows = await db.selectFrom('sync_outbox').select('fields').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'update').execute();
+  return rows.flatMap((row) => JSON.parse(row.fields) as string[]);
+}
+
+/** Whether the record's deletion is queued or held. */
+export async function hasQueuedDelete(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
+  const row = await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'delete').executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A condition on a query over `sync_uploads`: the upload's op (its create) has left the outbox. */
+export function opNoLongerQueued({ not, exists, selectFrom }: ExpressionBuilder<Database, 'sync_uploads'>) {
+  return not(exists(selectFrom('sync_outbox').select('id').whereRef('sync_outbox.op_id', '=', 'sync_uploads.op_id')));
+}
+
+/** Recorded before the request goes out: after a crash, a create marked sent is looked for before it is sent again. */
+export async function markInFlight(db: Db, rows: Rows, sentAt: string): Promise<void> {
+  await db.updateTable('sync_outbox').set({ status: 'in_flight', sent_at: sentAt }).where('id', 'in', idsOf(rows)).execute();
+}
+
+/**
+ * Back to waiting for the next push. What is given is recorded; `unsent` clears
+ * sent_at, for a request the remote surely did not apply (otherwise sent_at stays,
+ * and a create is looked for on the remote before it is sent again).
+ */
+export async function markPending(db: Db, rows: Rows, after: { attempts?: number; error?: string; retryAt?: string; unsent?: boolean } = {}): Promise<void> {
+  await db
+    .updateTable('sync_outbox')
+    .set({
+      status: 'pending',
+      ...(after.attempts === undefined ? {} : { attempts: after.attempts }),
+      ...(after.error === undefined ? {} : { last_error: after.error }),
+      ...(after.retryAt === undefined ? {} : { next_attempt_at: after.retryAt }),
+      ...(after.unsent ? { sent_at: null } : {}),
+    })
+    .where('id', 'in', idsOf(rows))
+    .execute();
+}
+
+/** The remote will not take the change: it stays, with the reason, until the record is edited again. */
+export async function markParked(db: Db, rows: Rows, attempts: number, error: string): Promise<void> {
+  await db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: error, sent_at: null }).where('id', 'in', idsOf(rows)).execute();
+}
+
+/** The remote has the changes, or they have nothing left to send. */
+export async function removeFromOutbox(db: Db, rows: Rows): Promise<void> {
+  await db.deleteFrom('sync_outbox').where('id', 'in', idsOf(rows)).execute();
+}
+
+/** A record created here whose remote copy came by another way (a new project's contacts): its create is done. */
+export async function dropQueuedCreate(db: Db, model: SyncedModel, recordId: number): Promise<void> {
+  await db.deleteFrom('sync_outbox').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'create').execute();
+}
+
+/** Queues fields of a record to go up (again): held back by a conflict, carried past a create, or settled by the user. */
+export async function requeueFields(trx: Transaction<Database>, clock: Clock, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
+  await insertOutboxRow(trx, clock.now().toISOString(), { model, recordId, op: 'update', fields });
+}
+
 // ---- changes that wait only for a conflict --------------------------------
 // An update whose every field has an open conflict goes nowhere until the user
 // settles them (the push leaves it where it is; settling queues a fresh change).
