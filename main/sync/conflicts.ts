@@ -12,8 +12,7 @@ import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import { applyProjectView } from './replica.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
-import { dropFieldsFromOutbox } from './pull.ts';
-import { requeueFields } from './outbox.ts';
+import { dropFieldsFromOutbox, requeueFields } from './outbox.ts';
 import type { SyncContext } from './sync-context.ts';
 import { type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 

@@ -208,6 +208,31 @@ export async function dropQueuedCreate(db: Db, model: SyncedModel, recordId: num
   await db.deleteFrom('sync_outbox').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'create').execute();
 }
 
+/** Whether a change with this client-made op id is still queued. */
+export async function isOpQueued(db: Db, opId: string): Promise<boolean> {
+  return (await db.selectFrom('sync_outbox').select('id').where('op_id', '=', opId).executeTakeFirst()) !== undefined;
+}
+
+/** Whether the record has any change queued, held or parked. */
+export async function hasQueuedChanges(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
+  return (await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).executeTakeFirst()) !== undefined;
+}
+
+/** Fields that no longer need to go up (both sides agree, or the user settled them): dropped from the record's queued updates, and an update left with none goes. */
+export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
+  const rows = await trx.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'update').execute();
+  for (const row of rows) {
+    const left = (JSON.parse(row.fields) as string[]).filter((field) => !fields.includes(field));
+    if (left.length === 0) await trx.deleteFrom('sync_outbox').where('id', '=', row.id).execute();
+    else await trx.updateTable('sync_outbox').set({ fields: JSON.stringify(left) }).where('id', '=', row.id).execute();
+  }
+}
+
+/** A record created here took the remote's id: its queued changes follow it. */
+export async function rekeyOutbox(trx: Transaction<Database>, model: SyncedModel, from: number, to: number): Promise<void> {
+  await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
+}
+
 /** Queues fields of a record to go up (again): held back by a conflict, carried past a create, or settled by the user. */
 export async function requeueFields(trx: Transaction<Database>, clock: Clock, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
   await insertOutboxRow(trx, clock.now().toISOString(), { model, recordId, op: 'update', fields });

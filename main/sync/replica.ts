@@ -10,6 +10,7 @@ import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
+import { rekeyOutbox } from './outbox.ts';
 
 type Trx = Transaction<Database>;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- remote API JSON
@@ -293,7 +294,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('watch_files').set({ file_id: to }).where('file_id', '=', from).execute();
       break;
   }
-  await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
+  await rekeyOutbox(trx, model, from, to);
   await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
 }
