@@ -2,10 +2,10 @@
 // transaction (so kill -9 at any moment loses no acknowledged write). Rows carry a
 // client-made op id and their sequence number (the row id).
 //
-// This module is the one that reads and writes `sync_outbox` for everyone outside
-// sync's push and pull: the folder watcher gets its held deletes through it
-// (injected by the composer, main/core/agent-folders.ts), the core counts held
-// deletes through it, and the sync routes list and settle them through it.
+// This module is the one that reads and writes `sync_outbox` (issue 13): sync's push,
+// pull, replica, conflicts, engine and routes go through its functions; the folder
+// watcher gets its held deletes through it (injected by the composer,
+// main/core/agent-folders.ts), and the core counts held deletes through it.
 import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database, OutboxRow, OutboxStatus } from '../engine/store/tables.ts';
@@ -85,6 +85,11 @@ export async function insertOutboxRow(
     .execute();
 }
 
+/** Queues fields of a record to go up (again): held back by a conflict, carried past a create, or settled by the user. */
+export async function requeueFields(trx: Transaction<Database>, clock: Clock, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
+  await insertOutboxRow(trx, clock.now().toISOString(), { model, recordId, op: 'update', fields });
+}
+
 /** All queued changes to one record, pushed as one request. */
 export interface OutboxGroup {
   model: SyncedModel;
@@ -97,7 +102,8 @@ export interface OutboxGroup {
   fields: Set<string>;
 }
 
-export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
+/** Queued rows by record, groups in the order their first change was made. */
+function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
   const groups = new Map<string, OutboxGroup>();
   for (const row of rows) {
     const key = `${row.model}:${row.record_id}`;
@@ -125,12 +131,7 @@ export async function hasChangesToPush(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-// ---- the push's side --------------------------------------------------------
-// push.ts sends groups, marks their rows as each request goes and comes back, and
-// removes them once the remote has them (or they have nothing left to send).
-
-type Rows = readonly Pick<OutboxRow, 'id'>[];
-const idsOf = (rows: Rows) => rows.map((row) => row.id);
+// ---- what is queued --------------------------------------------------------
 
 /** Every change due now (one the push sends, its retry time reached), grouped by record. */
 export async function dueGroups(db: Db, now: string): Promise<OutboxGroup[]> {
@@ -143,6 +144,11 @@ export async function rowsOfRecord(db: Db, model: SyncedModel, recordId: number,
   let query = db.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', recordId);
   if (pushableOnly) query = query.where('status', 'in', PUSHABLE);
   return query.orderBy('id').execute();
+}
+
+/** A record's queued changes as one group (none when nothing is queued); `pushableOnly` leaves out held and parked ones. */
+export async function groupOfRecord(db: Db, model: SyncedModel, recordId: number, options: { pushableOnly?: boolean } = {}): Promise<OutboxGroup | undefined> {
+  return groupOutbox(await rowsOfRecord(db, model, recordId, options))[0];
 }
 
 /** The fields of a record's changes queued after `group` was read. */
@@ -158,16 +164,33 @@ export async function queuedUpdateFields(db: Db, model: SyncedModel, recordId: n
   return rows.flatMap((row) => JSON.parse(row.fields) as string[]);
 }
 
+/** Whether the record has any change queued, held or parked. */
+export async function hasQueuedChanges(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
+  return (await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).executeTakeFirst()) !== undefined;
+}
+
 /** Whether the record's deletion is queued or held. */
 export async function hasQueuedDelete(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
   const row = await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'delete').executeTakeFirst();
   return row !== undefined;
 }
 
+/** Whether a change with this client-made op id is still queued. */
+export async function isOpQueued(db: Db, opId: string): Promise<boolean> {
+  return (await db.selectFrom('sync_outbox').select('id').where('op_id', '=', opId).executeTakeFirst()) !== undefined;
+}
+
 /** A condition on a query over `sync_uploads`: the upload's op (its create) has left the outbox. */
 export function opNoLongerQueued({ not, exists, selectFrom }: ExpressionBuilder<Database, 'sync_uploads'>) {
   return not(exists(selectFrom('sync_outbox').select('id').whereRef('sync_outbox.op_id', '=', 'sync_uploads.op_id')));
 }
+
+// ---- a push's marks ----------------------------------------------------------
+// Each request marks its group's rows as it goes out and as its answer comes back;
+// the rows go once the remote has the changes (or they have nothing left to send).
+
+type Rows = readonly Pick<OutboxRow, 'id'>[];
+const idsOf = (rows: Rows) => rows.map((row) => row.id);
 
 /** Recorded before the request goes out: after a crash, a create marked sent is looked for before it is sent again. */
 export async function markInFlight(db: Db, rows: Rows, sentAt: string): Promise<void> {
@@ -203,20 +226,7 @@ export async function removeFromOutbox(db: Db, rows: Rows): Promise<void> {
   await db.deleteFrom('sync_outbox').where('id', 'in', idsOf(rows)).execute();
 }
 
-/** A record created here whose remote copy came by another way (a new project's contacts): its create is done. */
-export async function dropQueuedCreate(db: Db, model: SyncedModel, recordId: number): Promise<void> {
-  await db.deleteFrom('sync_outbox').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'create').execute();
-}
-
-/** Whether a change with this client-made op id is still queued. */
-export async function isOpQueued(db: Db, opId: string): Promise<boolean> {
-  return (await db.selectFrom('sync_outbox').select('id').where('op_id', '=', opId).executeTakeFirst()) !== undefined;
-}
-
-/** Whether the record has any change queued, held or parked. */
-export async function hasQueuedChanges(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
-  return (await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).executeTakeFirst()) !== undefined;
-}
+// ---- rows that change under a pull, a settlement or a new id ----------------
 
 /** Fields that no longer need to go up (both sides agree, or the user settled them): dropped from the record's queued updates, and an update left with none goes. */
 export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
@@ -228,14 +238,14 @@ export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: Sy
   }
 }
 
+/** A record created here whose remote copy came by another way (a new project's contacts): its create is done. */
+export async function dropQueuedCreate(db: Db, model: SyncedModel, recordId: number): Promise<void> {
+  await db.deleteFrom('sync_outbox').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'create').execute();
+}
+
 /** A record created here took the remote's id: its queued changes follow it. */
 export async function rekeyOutbox(trx: Transaction<Database>, model: SyncedModel, from: number, to: number): Promise<void> {
   await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
-}
-
-/** Queues fields of a record to go up (again): held back by a conflict, carried past a create, or settled by the user. */
-export async function requeueFields(trx: Transaction<Database>, clock: Clock, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
-  await insertOutboxRow(trx, clock.now().toISOString(), { model, recordId, op: 'update', fields });
 }
 
 // ---- changes that wait only for a conflict --------------------------------

@@ -18,7 +18,7 @@ import {
   dropQueuedCreate,
   dueGroups,
   fieldsQueuedAfter,
-  groupOutbox,
+  groupOfRecord,
   hasQueuedDelete,
   insertOutboxRow,
   markInFlight,
@@ -28,7 +28,6 @@ import {
   queuedUpdateFields,
   removeFromOutbox,
   requeueFields,
-  rowsOfRecord,
 } from './outbox.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
@@ -210,7 +209,7 @@ const isPreconditionFailed = (outcome: RemoteOutcome) => outcome.kind === 'rejec
 
 /** The record's queued changes as they are now. */
 async function reloadGroup(sync: SyncContext, group: OutboxGroup): Promise<OutboxGroup | undefined> {
-  return groupOutbox(await rowsOfRecord(sync.db, group.model, group.recordId, { pushableOnly: true }))[0];
+  return groupOfRecord(sync.db, group.model, group.recordId, { pushableOnly: true });
 }
 
 async function retryLater(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
@@ -360,7 +359,7 @@ async function pushNewContactsFirst(sync: SyncContext, project: Json, done: Set<
   let requests = 0;
   for (const contact of project.contacts_data as Json[]) {
     if (!isProvisional(contact.id)) continue;
-    const [group] = groupOutbox(await rowsOfRecord(sync.db, 'contact', contact.id));
+    const group = await groupOfRecord(sync.db, 'contact', contact.id);
     if (group) requests += await pushGroup(sync, group, done);
   }
   return requests;
