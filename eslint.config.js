@@ -8,7 +8,7 @@
 // (tests/, testing/, *.test.ts) are exempt from those folder rules, not from the
 // electron one: they build whole agents, watcher included, as the core does.
 // It also keeps URL shapes in one place: only shared/api-paths.ts may build an API
-// path from a template (docs/layers.md).
+// path from a template (docs/layers.md), and the sync outbox in one module.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -27,6 +27,12 @@ const handBuiltApiPaths = [
     message: 'Build API paths with shared/api-paths.ts, not by hand.',
   },
 ];
+// Sync owns its outbox (issue 13): only main/sync/outbox.ts queries `sync_outbox`
+// (the migrations create it); everyone else calls its functions.
+const outboxOwner = {
+  selector: 'Literal[value=/^sync_outbox\\b/], TemplateElement[value.raw=/\\bsync_outbox\\b/]',
+  message: 'Only main/sync/outbox.ts reads and writes sync_outbox: call one of its functions (docs/layers.md).',
+};
 const electronBan = {
   name: 'electron',
   message: 'Only main/desktop/ and preload/ may import electron (docs/layers.md).',
@@ -62,6 +68,11 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [electronBan], patterns: ['electron/*'] }],
       'no-restricted-syntax': ['error', ...handBuiltApiPaths],
     },
+  },
+  {
+    files: ['main/**'],
+    ignores: ['main/sync/outbox.ts', 'main/engine/store/migrations/**', ...testFiles],
+    rules: { 'no-restricted-syntax': ['error', ...handBuiltApiPaths, outboxOwner] },
   },
   {
     // api-paths.ts is where paths are built. The tests and hardening runs still

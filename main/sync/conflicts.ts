@@ -12,8 +12,7 @@ import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import { applyProjectView } from './replica.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
-import { requeueFields } from './push.ts';
-import { dropFieldsFromOutbox } from './pull.ts';
+import { dropFieldsFromOutbox, requeueFields } from './outbox.ts';
 import type { SyncContext } from './sync-context.ts';
 import { type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
 
@@ -50,7 +49,7 @@ export async function resolveConflict(sync: SyncContext, conflictId: number, cho
     if (sameJson(chosen, remoteValue)) await dropFieldsFromOutbox(trx, model, conflict.record_id, [conflict.field]);
     else {
       await dropFieldsFromOutbox(trx, model, conflict.record_id, [conflict.field]);
-      await requeueFields(trx, sync, model, conflict.record_id, [conflict.field]);
+      await requeueFields(trx, sync.clock, model, conflict.record_id, [conflict.field]);
     }
   });
 }

@@ -2,13 +2,13 @@
 // transaction (so kill -9 at any moment loses no acknowledged write). Rows carry a
 // client-made op id and their sequence number (the row id).
 //
-// This module is the one that reads and writes `sync_outbox` for everyone outside
-// sync's push and pull: the folder watcher gets its held deletes through it
-// (injected by the composer, main/core/agent-folders.ts), the core counts held
-// deletes through it, and the sync routes list and settle them through it.
+// This module is the one that reads and writes `sync_outbox` (issue 13): sync's push,
+// pull, replica, conflicts, engine and routes go through its functions; the folder
+// watcher gets its held deletes through it (injected by the composer,
+// main/core/agent-folders.ts), and the core counts held deletes through it.
 import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { Database, OutboxRow } from '../engine/store/tables.ts';
+import type { Database, OutboxRow, OutboxStatus } from '../engine/store/tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
@@ -16,6 +16,11 @@ import type { ChangeActor } from '../engine/changes/change-feed.ts';
 import { deleteFile } from '../engine/files/file-service.ts';
 import { ApiError } from '../engine/http/errors.ts';
 import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Statuses of changes the push sends: held and parked ones wait for the user. */
+const PUSHABLE: OutboxStatus[] = ['pending', 'in_flight'];
 
 export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeCapture {
   return {
@@ -80,6 +85,11 @@ export async function insertOutboxRow(
     .execute();
 }
 
+/** Queues fields of a record to go up (again): held back by a conflict, carried past a create, or settled by the user. */
+export async function requeueFields(trx: Transaction<Database>, clock: Clock, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
+  await insertOutboxRow(trx, clock.now().toISOString(), { model, recordId, op: 'update', fields });
+}
+
 /** All queued changes to one record, pushed as one request. */
 export interface OutboxGroup {
   model: SyncedModel;
@@ -92,7 +102,8 @@ export interface OutboxGroup {
   fields: Set<string>;
 }
 
-export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
+/** Queued rows by record, groups in the order their first change was made. */
+function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
   const groups = new Map<string, OutboxGroup>();
   for (const row of rows) {
     const key = `${row.model}:${row.record_id}`;
@@ -109,31 +120,190 @@ export function groupOutbox(rows: readonly OutboxRow[]): OutboxGroup[] {
   return [...groups.values()].sort((a, b) => a.firstSeq - b.firstSeq);
 }
 
-export async function countOutbox(db: Kysely<Database>): Promise<number> {
+export async function countOutbox(db: Db): Promise<number> {
   const row = await db.selectFrom('sync_outbox').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** Whether anything waits to be pushed or is being pushed (held and parked changes wait for the user). */
-export async function hasChangesToPush(db: Kysely<Database>): Promise<boolean> {
-  const row = await db.selectFrom('sync_outbox').select('id').where('status', 'in', ['pending', 'in_flight']).limit(1).executeTakeFirst();
+export async function hasChangesToPush(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('sync_outbox').select('id').where('status', 'in', PUSHABLE).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
-/** Queued changes that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
-export async function countChangesStillMoving(db: Kysely<Database>): Promise<number> {
-  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
-  const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
-  const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
-  return rows.filter((row) => {
-    const fields = JSON.parse(row.fields) as string[];
-    return row.op !== 'update' || !fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
-  }).length;
+// ---- what is queued --------------------------------------------------------
+
+/** Every change due now (one the push sends, its retry time reached), grouped by record. */
+export async function dueGroups(db: Db, now: string): Promise<OutboxGroup[]> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'in', PUSHABLE).where('next_attempt_at', '<=', now).orderBy('id').execute();
+  return groupOutbox(rows);
 }
 
+/** A record's queued changes, oldest first; `pushableOnly` leaves out held and parked ones. */
+export async function rowsOfRecord(db: Db, model: SyncedModel, recordId: number, { pushableOnly = false } = {}): Promise<OutboxRow[]> {
+  let query = db.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', recordId);
+  if (pushableOnly) query = query.where('status', 'in', PUSHABLE);
+  return query.orderBy('id').execute();
+}
+
+/** A record's queued changes as one group (none when nothing is queued); `pushableOnly` leaves out held and parked ones. */
+export async function groupOfRecord(db: Db, model: SyncedModel, recordId: number, options: { pushableOnly?: boolean } = {}): Promise<OutboxGroup | undefined> {
+  return groupOutbox(await rowsOfRecord(db, model, recordId, options))[0];
+}
+
+/** The fields of a record's changes queued after `group` was read. */
+export async function fieldsQueuedAfter(db: Db, group: OutboxGroup): Promise<string[]> {
+  const lastId = Math.max(...group.rows.map((row) => row.id));
+  const later = await db.selectFrom('sync_outbox').select('fields').where('model', '=', group.model).where('record_id', '=', group.recordId).where('id', '>', lastId).execute();
+  return later.flatMap((row) => JSON.parse(row.fields) as string[]);
+}
+
+/** The fields of a record's queued updates. */
+export async function queuedUpdateFields(db: Db, model: SyncedModel, recordId: number): Promise<string[]> {
+  const rows = await db.selectFrom('sync_outbox').select('fields').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'update').execute();
+  return rows.flatMap((row) => JSON.parse(row.fields) as string[]);
+}
+
+/** Whether the record has any change queued, held or parked. */
+export async function hasQueuedChanges(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
+  return (await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).executeTakeFirst()) !== undefined;
+}
+
+/** Whether the record's deletion is queued or held. */
+export async function hasQueuedDelete(db: Db, model: SyncedModel, recordId: number): Promise<boolean> {
+  const row = await db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'delete').executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a change with this client-made op id is still queued. */
+export async function isOpQueued(db: Db, opId: string): Promise<boolean> {
+  return (await db.selectFrom('sync_outbox').select('id').where('op_id', '=', opId).executeTakeFirst()) !== undefined;
+}
+
+/** A condition on a query over `sync_uploads`: the upload's op (its create) has left the outbox. */
+export function opNoLongerQueued({ not, exists, selectFrom }: ExpressionBuilder<Database, 'sync_uploads'>) {
+  return not(exists(selectFrom('sync_outbox').select('id').whereRef('sync_outbox.op_id', '=', 'sync_uploads.op_id')));
+}
+
+// ---- a push's marks ----------------------------------------------------------
+// Each request marks its group's rows as it goes out and as its answer comes back;
+// the rows go once the remote has the changes (or they have nothing left to send).
+
+type Rows = readonly Pick<OutboxRow, 'id'>[];
+const idsOf = (rows: Rows) => rows.map((row) => row.id);
+
+/** Recorded before the request goes out: after a crash, a create marked sent is looked for before it is sent again. */
+export async function markInFlight(db: Db, rows: Rows, sentAt: string): Promise<void> {
+  await db.updateTable('sync_outbox').set({ status: 'in_flight', sent_at: sentAt }).where('id', 'in', idsOf(rows)).execute();
+}
+
+/**
+ * Back to waiting for the next push. What is given is recorded; `unsent` clears
+ * sent_at, for a request the remote surely did not apply (otherwise sent_at stays,
+ * and a create is looked for on the remote before it is sent again).
+ */
+export async function markPending(db: Db, rows: Rows, after: { attempts?: number; error?: string; retryAt?: string; unsent?: boolean } = {}): Promise<void> {
+  await db
+    .updateTable('sync_outbox')
+    .set({
+      status: 'pending',
+      ...(after.attempts === undefined ? {} : { attempts: after.attempts }),
+      ...(after.error === undefined ? {} : { last_error: after.error }),
+      ...(after.retryAt === undefined ? {} : { next_attempt_at: after.retryAt }),
+      ...(after.unsent ? { sent_at: null } : {}),
+    })
+    .where('id', 'in', idsOf(rows))
+    .execute();
+}
+
+/** The remote will not take the change: it stays, with the reason, until the record is edited again. */
+export async function markParked(db: Db, rows: Rows, attempts: number, error: string): Promise<void> {
+  await db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: error, sent_at: null }).where('id', 'in', idsOf(rows)).execute();
+}
+
+/**
+ * The request reached the remote but its answer could not be read: parked with the
+ * reason, and still marked sent, so a create tried again is first looked for there.
+ */
+export async function markParkedAfterSending(db: Db, rows: Rows, error: string): Promise<void> {
+  await db.updateTable('sync_outbox').set({ status: 'parked', last_error: error }).where('id', 'in', idsOf(rows)).execute();
+}
+
+/** The remote has the changes, or they have nothing left to send. */
+export async function removeFromOutbox(db: Db, rows: Rows): Promise<void> {
+  await db.deleteFrom('sync_outbox').where('id', 'in', idsOf(rows)).execute();
+}
+
+// ---- rows that change under a pull, a settlement or a new id ----------------
+
+/** Fields that no longer need to go up (both sides agree, or the user settled them): dropped from the record's queued updates, and an update left with none goes. */
+export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: SyncedModel, recordId: number, fields: readonly string[]): Promise<void> {
+  const rows = await trx.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'update').execute();
+  for (const row of rows) {
+    const left = (JSON.parse(row.fields) as string[]).filter((field) => !fields.includes(field));
+    if (left.length === 0) await trx.deleteFrom('sync_outbox').where('id', '=', row.id).execute();
+    else await trx.updateTable('sync_outbox').set({ fields: JSON.stringify(left) }).where('id', '=', row.id).execute();
+  }
+}
+
+/** A record created here whose remote copy came by another way (a new project's contacts): its create is done. */
+export async function dropQueuedCreate(db: Db, model: SyncedModel, recordId: number): Promise<void> {
+  await db.deleteFrom('sync_outbox').where('model', '=', model).where('record_id', '=', recordId).where('op', '=', 'create').execute();
+}
+
+/** A record created here took the remote's id: its queued changes follow it. */
+export async function rekeyOutbox(trx: Transaction<Database>, model: SyncedModel, from: number, to: number): Promise<void> {
+  await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
+}
+
+// ---- changes that wait only for a conflict --------------------------------
+// An update whose every field has an open conflict goes nowhere until the user
+// settles them (the push leaves it where it is; settling queues a fresh change).
+// The status, the loop's schedule, the harness and the pending list all treat it
+// as waiting for the user, through waitsOnlyForConflicts.
+
+/** The fields with an open conflict, as keys of conflictKey. */
+type ConflictedFields = ReadonlySet<string>;
+
+const conflictKey = (model: string, recordId: number, field: string) => `${model}:${recordId}:${field}`;
+
+async function conflictedFields(db: Db): Promise<ConflictedFields> {
+  const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
+  return new Set(conflicts.map((conflict) => conflictKey(conflict.model, conflict.record_id, conflict.field)));
+}
+
+function waitsOnlyForConflicts(row: Pick<OutboxRow, 'model' | 'record_id' | 'op' | 'fields'>, conflicted: ConflictedFields): boolean {
+  const fields = JSON.parse(row.fields) as string[];
+  return row.op === 'update' && fields.length > 0 && fields.every((field) => conflicted.has(conflictKey(row.model, row.record_id, field)));
+}
+
+/** Queued changes that will still go out on their own: not parked, not held deletes, not held only by open conflicts. */
+export async function countChangesStillMoving(db: Db): Promise<number> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().where('status', 'not in', ['parked', 'held']).execute();
+  const conflicted = await conflictedFields(db);
+  return rows.filter((row) => !waitsOnlyForConflicts(row, conflicted)).length;
+}
+
+/**
+ * When the next queued change can go out. A change that waits only for conflicts is
+ * never due: counting it would run a cycle (a whole pull) every 50 ms until the user
+ * settles it.
+ */
+export async function nextDueAt(db: Db): Promise<string | null> {
+  const rows = await db.selectFrom('sync_outbox').select(['model', 'record_id', 'op', 'fields', 'next_attempt_at']).where('status', '=', 'pending').orderBy('next_attempt_at').execute();
+  if (rows.length === 0) return null;
+  const conflicted = await conflictedFields(db);
+  return rows.find((row) => !waitsOnlyForConflicts(row, conflicted))?.next_attempt_at ?? null;
+}
+
+/** A queued change as the pending list shows it. */
+export type QueuedChange = OutboxRow & { waitsOnlyForConflicts: boolean };
+
 /** Every queued change, oldest first. */
-export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
-  return db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
+export async function loadOutbox(db: Db): Promise<QueuedChange[]> {
+  const rows = await db.selectFrom('sync_outbox').selectAll().orderBy('id').execute();
+  const conflicted = await conflictedFields(db);
+  return rows.map((row) => ({ ...row, waitsOnlyForConflicts: waitsOnlyForConflicts(row, conflicted) }));
 }
 
 // ---- held deletes ---------------------------------------------------------
@@ -144,8 +314,6 @@ export async function loadOutbox(db: Kysely<Database>): Promise<OutboxRow[]> {
 // --confirm-deletes), which deletes the file through the engine so the outbox gets
 // an ordinary delete; or restores it (POST .../restore/), which drops the hold and
 // lets the file be written back into its folder.
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Holds the deletion of a private file, once: a second hold of the same file keeps the first. Returns the outbox row id. */
 export async function holdDelete(db: Db, fileId: number, reason: string, now: string): Promise<number> {

@@ -6,8 +6,6 @@
 // offset pages (`page`, `limit`: all the hosted API offers) and a walk never skips
 // a record (walkList). Each remote record is merged field by field against its
 // merge base.
-import type { Transaction } from 'kysely';
-import type { Database } from '../engine/store/tables.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
@@ -19,6 +17,7 @@ import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { deleteReplicaRecord, isProvisional, upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
+import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 
 const CHANGES_PAGE = 100;
 const SWEEP_PAGE = 1000;
@@ -219,13 +218,13 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     const remoteView = viewOf(model, remoteJson);
     const record = await trx.selectFrom('sync_records').selectAll().where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
     const base = record ? (JSON.parse(record.base) as RecordView) : null;
-    const rows = await trx.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', id).execute();
+    const rows = await rowsOfRecord(trx, model, id);
     // Deleted here and on its way. A deletion held for the user's confirmation (a file
     // deleted in its folder) is going nowhere: the record is still here and merges as
     // usual, or its version would never move and an update of it would meet 412 forever.
     if (rows.some((row) => row.op === 'delete' && row.status !== 'held')) return 0;
     const marker = clientOpOf(remoteJson);
-    if (marker && (await trx.selectFrom('sync_outbox').select('id').where('op_id', '=', marker).executeTakeFirst())) {
+    if (marker && (await isOpQueued(trx, marker))) {
       return 0; // our own create whose answer was lost: the push adopts it
     }
     const pending = new Set(rows.flatMap((row) => JSON.parse(row.fields) as string[]));
@@ -286,15 +285,6 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
   });
 }
 
-export async function dropFieldsFromOutbox(trx: Transaction<Database>, model: SyncedModel, id: number, fields: string[]): Promise<void> {
-  const rows = await trx.selectFrom('sync_outbox').selectAll().where('model', '=', model).where('record_id', '=', id).where('op', '=', 'update').execute();
-  for (const row of rows) {
-    const left = (JSON.parse(row.fields) as string[]).filter((field) => !fields.includes(field));
-    if (left.length === 0) await trx.deleteFrom('sync_outbox').where('id', '=', row.id).execute();
-    else await trx.updateTable('sync_outbox').set({ fields: JSON.stringify(left) }).where('id', '=', row.id).execute();
-  }
-}
-
 /**
  * Lists every record of a model and brings the replica level with it: records it
  * lacks or holds at another version come down (an incremental pull stops at its
@@ -326,8 +316,7 @@ async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: S
   let removed = 0;
   for (const { record_id: id } of known) {
     if (remoteIds.has(id) || isProvisional(id)) continue;
-    const waiting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
-    if (waiting) continue;
+    if (await hasQueuedChanges(sync.db, model, id)) continue;
     await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
       await track.record(model, id);
       await deleteReplicaRecord(trx, model, id);

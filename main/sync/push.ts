@@ -13,7 +13,23 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/proje
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
-import { groupOutbox, insertOutboxRow, type OutboxGroup } from './outbox.ts';
+import {
+  type OutboxGroup,
+  dropQueuedCreate,
+  dueGroups,
+  fieldsQueuedAfter,
+  groupOfRecord,
+  hasQueuedDelete,
+  insertOutboxRow,
+  markInFlight,
+  markParked,
+  markParkedAfterSending,
+  markPending,
+  opNoLongerQueued,
+  queuedUpdateFields,
+  removeFromOutbox,
+  requeueFields,
+} from './outbox.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
@@ -43,23 +59,14 @@ const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: Throt
 /** Pushes every due change. Throws RemoteUnreachableError / SignInRequiredError to stop the cycle. */
 export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): Promise<number> {
   const now = sync.clock.now().toISOString();
-  const rows = await sync.db
-    .selectFrom('sync_outbox')
-    .selectAll()
-    .where('status', 'in', ['pending', 'in_flight'])
-    .where('next_attempt_at', '<=', now)
-    .orderBy('id')
-    .execute();
+  const groups = await dueGroups(sync.db, now);
   let pushed = 0;
   const done = new Set<string>();
   // A chunked upload whose create is gone (deleted before it finished) is forgotten; the remote expires its parts.
-  await sync.db
-    .deleteFrom('sync_uploads')
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('sync_outbox').select('id').whereRef('sync_outbox.op_id', '=', 'sync_uploads.op_id'))))
-    .execute();
+  await sync.db.deleteFrom('sync_uploads').where(opNoLongerQueued).execute();
   // Folder copies this computer created whose race check a kill (or a busy remote) cut off.
   pushed += await settleFolderCopies(sync, isStopped);
-  for (const group of groupOutbox(rows)) {
+  for (const group of groups) {
     if (isStopped()) break;
     if (done.has(`${group.model}:${group.recordId}`)) continue;
     pushed += await pushGroup(sync, group, done, isStopped);
@@ -93,7 +100,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     const outcome = await send(sync, group, { method: 'DELETE', path: remotePath(sync, group.model, remoteId), action: WRITE_ACTIONS[group.model].remove });
     if (outcome.kind === 'ok' || (outcome.kind === 'rejected' && outcome.status === 404)) {
       await sync.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
+        await removeFromOutbox(trx, group.rows);
         await trx.deleteFrom('sync_records').where('model', '=', group.model).where('record_id', '=', group.recordId).execute();
       });
     }
@@ -212,24 +219,12 @@ const isPreconditionFailed = (outcome: RemoteOutcome) => outcome.kind === 'rejec
 
 /** The record's queued changes as they are now. */
 async function reloadGroup(sync: SyncContext, group: OutboxGroup): Promise<OutboxGroup | undefined> {
-  const rows = await sync.db
-    .selectFrom('sync_outbox')
-    .selectAll()
-    .where('model', '=', group.model)
-    .where('record_id', '=', group.recordId)
-    .where('status', 'in', ['pending', 'in_flight'])
-    .orderBy('id')
-    .execute();
-  return groupOutbox(rows)[0];
+  return groupOfRecord(sync.db, group.model, group.recordId, { pushableOnly: true });
 }
 
 async function retryLater(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
   const attempts = Math.max(...group.rows.map((row) => row.attempts)) + 1;
-  await sync.db
-    .updateTable('sync_outbox')
-    .set({ status: 'pending', attempts, last_error: reason, next_attempt_at: new Date(sync.clock.now().getTime() + retryDelay(sync.retry, attempts)).toISOString() })
-    .where('id', 'in', group.rows.map((row) => row.id))
-    .execute();
+  await markPending(sync.db, group.rows, { attempts, error: reason, retryAt: new Date(sync.clock.now().getTime() + retryDelay(sync.retry, attempts)).toISOString() });
 }
 
 /** Marks the rows sent, sends, and sorts the outcome into done / retry / park / stop. */
@@ -239,46 +234,40 @@ async function send(
   request: Parameters<SyncContext['remote']['request']>[0],
   options: { returnNotFound?: boolean } = {},
 ): Promise<RemoteOutcome> {
-  const ids = group.rows.map((row) => row.id);
-  // Recorded before sending: after a crash, a create marked sent is looked for before it is sent again.
-  await sync.db.updateTable('sync_outbox').set({ status: 'in_flight', sent_at: sync.clock.now().toISOString() }).where('id', 'in', ids).execute();
+  const { rows } = group;
+  await markInFlight(sync.db, rows, sync.clock.now().toISOString());
   const outcome = await sync.remote.request(request);
   const attempts = Math.max(...group.rows.map((row) => row.attempts)) + 1;
   switch (outcome.kind) {
     case 'ok':
       return outcome;
     case 'unauthorized':
-      await sync.db.updateTable('sync_outbox').set({ status: 'pending', last_error: outcome.message }).where('id', 'in', ids).execute();
+      await markPending(sync.db, rows, { error: outcome.message });
       throw new SignInRequiredError(outcome.message);
     case 'unreachable':
       // sent_at stays: the request may have been applied.
-      await sync.db.updateTable('sync_outbox').set({ status: 'pending', attempts, last_error: outcome.message }).where('id', 'in', ids).execute();
+      await markPending(sync.db, rows, { attempts, error: outcome.message });
       throw new RemoteUnreachableError(outcome.message);
     case 'retry': {
       const delay = outcome.retryAfterMs ?? retryDelay(sync.retry, attempts);
-      await sync.db
-        .updateTable('sync_outbox')
-        .set({
-          status: 'pending',
-          attempts,
-          last_error: outcome.message,
-          next_attempt_at: new Date(sync.clock.now().getTime() + delay).toISOString(),
-          // A 429 was never processed; a 5xx might have been, so a create stays "sent" and is looked for first.
-          ...(outcome.status === 429 ? { sent_at: null } : {}),
-        })
-        .where('id', 'in', ids)
-        .execute();
+      await markPending(sync.db, rows, {
+        attempts,
+        error: outcome.message,
+        retryAt: new Date(sync.clock.now().getTime() + delay).toISOString(),
+        // A 429 was never processed; a 5xx might have been, so a create stays "sent" and is looked for first.
+        unsent: outcome.status === 429,
+      });
       return outcome;
     }
     case 'rejected':
       if (outcome.status === 404 && (request.method === 'DELETE' || options.returnNotFound)) return outcome;
       if (outcome.status === 412 && request.headers?.['if-match']) {
         // Not a rejection of the change: the record moved. The caller re-reads and merges.
-        await sync.db.updateTable('sync_outbox').set({ status: 'pending', sent_at: null }).where('id', 'in', ids).execute();
+        await markPending(sync.db, rows, { unsent: true });
         return outcome;
       }
       // One change the remote will not take is parked with its reason; the rest go on.
-      await sync.db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: outcome.message, sent_at: null }).where('id', 'in', ids).execute();
+      await markParked(sync.db, rows, attempts, outcome.message);
       return outcome;
   }
 }
@@ -296,30 +285,18 @@ async function readWriteAnswer(sync: SyncContext, group: OutboxGroup, body: unkn
 }
 
 async function parkUnreadableAnswer(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
-  await sync.db
-    .updateTable('sync_outbox')
-    .set({ status: 'parked', last_error: `the remote's answer could not be read: ${reason}` })
-    .where('id', 'in', group.rows.map((row) => row.id))
-    .execute();
+  await markParkedAfterSending(sync.db, group.rows, `the remote's answer could not be read: ${reason}`);
 }
 
 async function finishRows(sync: SyncContext, rows: OutboxRow[]): Promise<number> {
-  await sync.db.deleteFrom('sync_outbox').where('id', 'in', rows.map((row) => row.id)).execute();
+  await removeFromOutbox(sync.db, rows);
   return 0;
 }
 
 /** Values of a record's changes queued after the group was read: they stay local until their own push. */
 async function laterLocalValues(trx: Transaction<Database>, group: OutboxGroup, view: RecordView): Promise<RecordView> {
-  const lastId = Math.max(...group.rows.map((row) => row.id));
-  const later = await trx
-    .selectFrom('sync_outbox')
-    .select('fields')
-    .where('model', '=', group.model)
-    .where('record_id', '=', group.recordId)
-    .where('id', '>', lastId)
-    .execute();
   const keep: RecordView = {};
-  for (const row of later) for (const field of JSON.parse(row.fields) as string[]) keep[field] = view[field];
+  for (const field of await fieldsQueuedAfter(trx, group)) keep[field] = view[field];
   return keep;
 }
 
@@ -344,10 +321,10 @@ async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     for (const field of carried) keep[field] = localView[field];
     if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson as RemoteProject);
     await rekey(trx, group.model, group.recordId, remoteJson.id);
-    await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
+    await removeFromOutbox(trx, group.rows);
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
-    if (carried.length) await requeueFields(trx, sync, group.model, remoteJson.id, carried);
+    if (carried.length) await requeueFields(trx, sync.clock, group.model, remoteJson.id, carried);
   });
 }
 
@@ -361,8 +338,8 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     for (const { field } of conflicts) keep[field] = localView[field];
     // Fields of the group held back by a conflict stay queued; the sent ones are done.
     const heldBack = [...group.fields].filter((field) => !sentFields.includes(field));
-    await trx.deleteFrom('sync_outbox').where('id', 'in', group.rows.map((row) => row.id)).execute();
-    if (heldBack.length) await requeueFields(trx, sync, group.model, group.recordId, heldBack);
+    await removeFromOutbox(trx, group.rows);
+    if (heldBack.length) await requeueFields(trx, sync.clock, group.model, group.recordId, heldBack);
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     const record = await trx.selectFrom('sync_records').select('base').where('model', '=', group.model).where('record_id', '=', group.recordId).executeTakeFirst();
     const base = record ? (JSON.parse(record.base) as RecordView) : viewOf(group.model, remoteJson);
@@ -371,10 +348,6 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     const row = { model: group.model, record_id: group.recordId, base: JSON.stringify(base), remote_modified: remoteJson.modified_date ?? null };
     await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
   });
-}
-
-export async function requeueFields(trx: Transaction<Database>, sync: SyncContext, model: SyncedModel, recordId: number, fields: string[]): Promise<void> {
-  await insertOutboxRow(trx, sync.clock.now().toISOString(), { model, recordId, op: 'update', fields });
 }
 
 /** A new project's contacts made offline were sent as contacts_new; the remote's copies take their place. */
@@ -387,7 +360,7 @@ async function adoptCreatedContacts(trx: Transaction<Database>, sync: SyncContex
     const remote = created[index];
     if (!remote) continue;
     await rekey(trx, 'contact', contact.id, remote.id);
-    await trx.deleteFrom('sync_outbox').where('model', '=', 'contact').where('record_id', '=', remote.id).where('op', '=', 'create').execute();
+    await dropQueuedCreate(trx, 'contact', remote.id);
     await storeBase(trx, 'contact', remote.id, remote);
   }
 }
@@ -397,8 +370,7 @@ async function pushNewContactsFirst(sync: SyncContext, project: Json, done: Set<
   let requests = 0;
   for (const contact of project.contacts_data as Json[]) {
     if (!isProvisional(contact.id)) continue;
-    const rows = await sync.db.selectFrom('sync_outbox').selectAll().where('model', '=', 'contact').where('record_id', '=', contact.id).orderBy('id').execute();
-    const [group] = groupOutbox(rows);
+    const group = await groupOfRecord(sync.db, 'contact', contact.id);
     if (group) requests += await pushGroup(sync, group, done);
   }
   return requests;
@@ -520,8 +492,7 @@ async function copiesInProject(sync: SyncContext, listed: RemotePrivateFile[], h
   for (const file of listed) {
     const candidate = viewOf('private_file', file);
     if (candidate.file_hash !== hash || candidate.project !== projectId) continue;
-    const deleting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', 'private_file').where('record_id', '=', file.id).where('op', '=', 'delete').executeTakeFirst();
-    if (!deleting) copies.push(file);
+    if (!(await hasQueuedDelete(sync.db, 'private_file', file.id))) copies.push(file);
   }
   return copies.sort((a, b) => a.id - b.id);
 }
@@ -560,7 +531,7 @@ async function settleFolderCopy(sync: SyncContext, ownId: number): Promise<numbe
   const key = `${FOLDER_COPY_KEY}${ownId}`;
   const done = () => sync.db.deleteFrom('sync_state').where('key', '=', key).execute();
   const local = await sync.db.selectFrom('private_files').select(['project_id', 'file_hash']).where('id', '=', ownId).executeTakeFirst();
-  const deleting = await sync.db.selectFrom('sync_outbox').select('id').where('model', '=', 'private_file').where('record_id', '=', ownId).where('op', '=', 'delete').executeTakeFirst();
+  const deleting = await hasQueuedDelete(sync.db, 'private_file', ownId);
   // Gone here, or deleted in the folder (held for the user): that decision is the user's.
   if (!local?.file_hash || local.project_id === null || deleting) return done().then(() => 0);
   const query = { project: local.project_id, search: local.file_hash, limit: 100 };
@@ -575,10 +546,9 @@ async function settleFolderCopy(sync: SyncContext, ownId: number): Promise<numbe
     await track.privateFile(chosen.id);
     const snapshot = (await snapshotRecord(trx, sync.engine, sync.orgId, 'private_file', ownId)) as Json | null;
     // Local edits still waiting (a rename in the folder) follow the file to the chosen one.
-    const waiting = await trx.selectFrom('sync_outbox').select('fields').where('model', '=', 'private_file').where('record_id', '=', ownId).where('op', '=', 'update').execute();
     const view = snapshot ? viewOf('private_file', snapshot) : {};
     const keep: RecordView = {};
-    for (const row of waiting) for (const field of JSON.parse(row.fields) as string[]) keep[field] = view[field];
+    for (const field of await queuedUpdateFields(trx, 'private_file', ownId)) keep[field] = view[field];
     await rekey(trx, 'private_file', ownId, chosen.id);
     await upsertPrivateFile(trx, sync.orgId, chosen, keep);
     await storeBase(trx, 'private_file', chosen.id, chosen);
@@ -652,7 +622,7 @@ async function pushChunkedCreate(
   const expired = async () => {
     // The remote forgot the session (it expired): start again; a finished one is looked for first.
     await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
-    await sync.db.updateTable('sync_outbox').set({ status: 'pending' }).where('id', 'in', group.rows.map((row) => row.id)).execute();
+    await markPending(sync.db, group.rows);
     progress(null);
     return requests;
   };
@@ -661,7 +631,7 @@ async function pushChunkedCreate(
   try {
     for (let part = upload.parts_done + 1; part <= parts; part++) {
       if (isStopped()) {
-        await sync.db.updateTable('sync_outbox').set({ status: 'pending' }).where('id', 'in', group.rows.map((row) => row.id)).execute();
+        await markPending(sync.db, group.rows);
         return requests;
       }
       const start = (part - 1) * upload.part_bytes;

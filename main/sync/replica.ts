@@ -23,6 +23,7 @@ import type {
   RemoteWorkflow,
 } from './remote-records.ts';
 import type { SyncContext } from './sync-context.ts';
+import { rekeyOutbox } from './outbox.ts';
 
 type Trx = Transaction<Database>;
 const EPOCH = new Date(0).toISOString();
@@ -311,7 +312,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('watch_files').set({ file_id: to }).where('file_id', '=', from).execute();
       break;
   }
-  await trx.updateTable('sync_outbox').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
+  await rekeyOutbox(trx, model, from, to);
   await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
 }

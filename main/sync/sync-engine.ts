@@ -5,7 +5,7 @@ import type { SyncContext } from './sync-context.ts';
 import { pushOutbox } from './push.ts';
 import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
-import { countOutbox, hasChangesToPush } from './outbox.ts';
+import { countOutbox, hasChangesToPush, nextDueAt } from './outbox.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
 import { backoffDelayMs } from '../../shared/backoff.ts';
 
@@ -124,7 +124,7 @@ export class SyncEngine {
     const { db } = this.sync;
     const pending = await countOutbox(db);
     const conflicts = await db.selectFrom('sync_conflicts').select((builder) => builder.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    const nextDue = await this.nextDueAt();
+    const nextDue = await nextDueAt(this.sync.db);
     const nextAttempt = this.nextAttemptAt ? new Date(this.nextAttemptAt).toISOString() : null;
     return {
       state: this.state,
@@ -216,26 +216,7 @@ export class SyncEngine {
   }
 
   private async nextDueDelay(): Promise<number | null> {
-    const next = await this.nextDueAt();
+    const next = await nextDueAt(this.sync.db);
     return next ? Date.parse(next) - this.sync.clock.now().getTime() : null;
-  }
-
-  /**
-   * When the next queued change can go out. A change whose every field waits for a
-   * conflict to be settled is never due: the push leaves it where it is, so counting
-   * it would run a cycle (a whole pull) every 50 ms until the user settles it.
-   * Settling queues a fresh change and wakes the loop.
-   */
-  private async nextDueAt(): Promise<string | null> {
-    const { db } = this.sync;
-    const rows = await db.selectFrom('sync_outbox').select(['model', 'record_id', 'op', 'fields', 'next_attempt_at']).where('status', '=', 'pending').orderBy('next_attempt_at').execute();
-    if (rows.length === 0) return null;
-    const conflicts = await db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute();
-    const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
-    const waitsForUser = (row: (typeof rows)[number]) => {
-      const fields = JSON.parse(row.fields) as string[];
-      return row.op === 'update' && fields.length > 0 && fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`));
-    };
-    return rows.find((row) => !waitsForUser(row))?.next_attempt_at ?? null;
   }
 }

@@ -3,12 +3,11 @@
 import { z } from 'zod';
 import type { TypedApp } from '../engine/http/app.ts';
 import { idParam } from '../engine/http/list-query.ts';
-import type { OutboxRow } from '../engine/store/tables.ts';
 import type { SyncEngine } from './sync-engine.ts';
 import type { SyncContext } from './sync-context.ts';
 import { resolveConflict } from './conflicts.ts';
 import type { AgentFolders } from './agent.ts';
-import { confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
+import { type QueuedChange, confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
 import { actorOf } from '../engine/auth/actor.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import {
@@ -32,11 +31,8 @@ const tags = ['sync'];
  */
 const folderStatusAnswer = documentedResponse(folderStatusJsonSchema);
 
-function reasonFor(row: OutboxRow, state: string, now: string, conflicted: Set<string>): string {
-  const fields = JSON.parse(row.fields) as string[];
-  if (row.op === 'update' && fields.length > 0 && fields.every((field) => conflicted.has(`${row.model}:${row.record_id}:${field}`))) {
-    return `Waiting for you to settle the conflict on ${fields.join(', ')}.`;
-  }
+function reasonFor(row: QueuedChange, state: string, now: string): string {
+  if (row.waitsOnlyForConflicts) return `Waiting for you to settle the conflict on ${(JSON.parse(row.fields) as string[]).join(', ')}.`;
   if (row.status === 'parked') return `The remote rejected this change: ${row.last_error ?? 'no reason given'}. Edit the record to try again.`;
   if (row.status === 'in_flight') return 'Being sent to the remote.';
   if (row.status === 'held') return row.last_error ?? 'Held until you confirm it.';
@@ -86,12 +82,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
 
   app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when', response: { 200: z.array(pendingChangeJsonSchema) } } }, async () => {
     const { sync, engine } = running();
-    const [rows, status, conflicts] = await Promise.all([
-      loadOutbox(sync.db),
-      engine.status(),
-      sync.db.selectFrom('sync_conflicts').select(['model', 'record_id', 'field']).execute(),
-    ]);
-    const conflicted = new Set(conflicts.map((conflict) => `${conflict.model}:${conflict.record_id}:${conflict.field}`));
+    const [rows, status] = await Promise.all([loadOutbox(sync.db), engine.status()]);
     const now = sync.clock.now().toISOString();
     return rows.map((row): PendingChangeJson => ({
       id: row.id,
@@ -101,7 +92,7 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
       op: row.op,
       fields: JSON.parse(row.fields) as string[],
       status: row.status,
-      reason: reasonFor(row, status.state, now, conflicted),
+      reason: reasonFor(row, status.state, now),
       waiting_until: row.status === 'pending' && row.next_attempt_at > now ? row.next_attempt_at : null,
       attempts: row.attempts,
       last_error: row.last_error,
