@@ -10,18 +10,18 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { createEngine, type Engine } from '../engine/engine.ts';
-import { seedDemo, DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { makeTempDir, requestJson } from '../engine/testing/test-server.ts';
-import { dropTestDatabase, testDatabaseFor, testPostgresUrl } from '../engine/testing/test-database.ts';
-import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
-import { multipartBody, postMultipart } from '../engine/testing/multipart-upload.ts';
-import { download } from '../engine/testing/file-testing.ts';
+import { createEngine, type Engine } from '../../engine/engine.ts';
+import { seedDemo, DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { makeTempDir, requestJson } from '../../engine/testing/test-server.ts';
+import { dropTestDatabase, testDatabaseFor, testPostgresUrl } from '../../engine/testing/test-database.ts';
+import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
+import { download } from '../../engine/testing/file-testing.ts';
 
 if (!testPostgresUrl()) {
   throw new Error(
     'migrate-store.postgres-test.ts needs a PostgreSQL server: run it through `npm run test:postgres` ' +
-      '(or `node --import tsx main/engine/testing/with-postgres.ts -- node --import tsx --test main/cli/migrate-store.postgres-test.ts`).',
+      '(or `node --import tsx main/engine/testing/with-postgres.ts -- node --import tsx --test main/cli/tests/migrate-store.postgres-test.ts`).',
   );
 }
 

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { makeTempDir, startTestServer, type TestServer } from '../../engine/testing/test-server.ts';
-import { ProjectFolders } from '../project-folders.ts';
-import { rekey } from '../../sync/replica.ts';
+import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
+import { ProjectFolders } from './project-folders.ts';
+import { rekey } from '../sync/replica.ts';
 
 let server: TestServer;
 let root: string;

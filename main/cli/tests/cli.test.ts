@@ -5,9 +5,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { makeTempDir } from '../engine/testing/test-server.ts';
-import { withTestDatabase } from '../engine/testing/test-database.ts';
-import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
+import { makeTempDir } from '../../engine/testing/test-server.ts';
+import { withTestDatabase } from '../../engine/testing/test-database.ts';
+import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
 
 /** `solardesk ARGS`; on the PostgreSQL run a command naming --data also gets that folder's test schema. */
 function run(args: string[], input?: string) {

@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { makeTempDir, requestJson } from '../engine/testing/test-server.ts';
-import { signIn, startServerProcess, stopServerProcess, type ServerProcess } from '../engine/testing/server-process.ts';
-import { download, eventually, filesBelow } from '../engine/testing/file-testing.ts';
-import { DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { killAgent, startAgentProcess, type AgentProcess } from '../sync/testing/agent-process.ts';
+import { makeTempDir, requestJson } from '../../engine/testing/test-server.ts';
+import { signIn, startServerProcess, stopServerProcess, type ServerProcess } from '../../engine/testing/server-process.ts';
+import { download, eventually, filesBelow } from '../../engine/testing/file-testing.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { killAgent, startAgentProcess, type AgentProcess } from '../../sync/testing/agent-process.ts';
 
 /**
  * Starts a process that should refuse to start, and returns why it did (its error,

@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { makeTempDir, requestJson } from '../engine/testing/test-server.ts';
-import { signIn, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
-import { download, eventually } from '../engine/testing/file-testing.ts';
-import { multipartBody, postMultipart } from '../engine/testing/multipart-upload.ts';
-import { DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { killAgent, startAgentProcess } from '../sync/testing/agent-process.ts';
-import { testPostgresUrl } from '../engine/testing/test-database.ts';
+import { makeTempDir, requestJson } from '../../engine/testing/test-server.ts';
+import { signIn, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
+import { download, eventually } from '../../engine/testing/file-testing.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { killAgent, startAgentProcess } from '../../sync/testing/agent-process.ts';
+import { testPostgresUrl } from '../../engine/testing/test-database.ts';
 
 // `npm run test:postgres` runs this file again with the servers' stores in
 // PostgreSQL: their data folders then hold no SQLite file (the agents' replicas
