@@ -24,6 +24,11 @@ test('every builder makes a path its parser reads back', () => {
   assert.equal(apiPaths.fileUploadPart(1, 'abc', 2), '/api/orgs/1/private_files/uploads/abc/parts/2/');
   assert.equal(apiPaths.fileUploadComplete(1, 'abc'), '/api/orgs/1/private_files/uploads/abc/complete/');
   assert.equal(syncPaths.resolveConflict(2, 5), '/api/orgs/2/sync/conflicts/5/resolve/');
+  assert.equal(syncPaths.restorePending(2, 5), '/api/orgs/2/sync/pending/5/restore/');
+  assert.equal(apiPaths.systemDetails(1, 42), '/api/orgs/1/projects/42/systems/details/');
+  assert.equal(apiPaths.systemImage(1, 42, 'u-1'), '/api/orgs/1/projects/42/systems/u-1/image/');
+  assert.equal(apiPaths.fetchToken(), '/api/fetch_token/');
+  assert.equal(apiPaths.fetchToken(3), '/api/fetch_token/?org_id=3');
   const records = [
     [apiPaths.project(1, 42), 'projects'],
     [apiPaths.contact(1, 43), 'contacts'],
