@@ -28,6 +28,10 @@ export const apiPaths = {
   webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,
   webhook: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/`,
   webhookProcessLogs: (orgId: number) => `${orgPath(orgId)}webhook_process_logs/`,
+  /** A project's systems with their design details (GET). */
+  systemDetails: (orgId: number, projectId: number) => `${orgPath(orgId)}projects/${projectId}/systems/details/`,
+  /** The rendered image of one system of a project (GET, `?width=&height=`). */
+  systemImage: (orgId: number, projectId: number, uuid: string) => `${orgPath(orgId)}projects/${projectId}/systems/${uuid}/image/`,
   privateFiles: (orgId: number) => `${orgPath(orgId)}private_files/`,
   privateFile: (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`,
   /** Starts a chunked upload session (POST). */
@@ -40,6 +44,8 @@ export const apiPaths = {
   connectedOrgs: (orgId: number) => `${orgPath(orgId)}connected_orgs/`,
   connectedOrg: (orgId: number, id: number) => `${orgPath(orgId)}connected_orgs/${id}/`,
   user: (userId: number) => `/auth/users/${userId}/`,
+  /** A fresh token for the caller (GET), switched to the org `orgId` when given. */
+  fetchToken: (orgId?: number) => (orgId === undefined ? '/api/fetch_token/' : `/api/fetch_token/?org_id=${orgId}`),
   country: (iso2: string) => `/api/countries/${iso2}/`,
   roofType: (id: number | string) => `/api/roof_types/${id}/`,
 } as const;
@@ -52,6 +58,7 @@ export const syncPaths = {
   status: (orgId: number) => `${orgPath(orgId)}sync/status/`,
   pending: (orgId: number) => `${orgPath(orgId)}sync/pending/`,
   confirmPending: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/pending/${id}/confirm/`,
+  restorePending: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/pending/${id}/restore/`,
   conflicts: (orgId: number) => `${orgPath(orgId)}sync/conflicts/`,
   resolveConflict: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/conflicts/${id}/resolve/`,
   pause: (orgId: number) => `${orgPath(orgId)}sync/pause/`,

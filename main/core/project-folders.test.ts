@@ -1,4 +1,4 @@
-// Downloads into project folders never replace a different file (names: main/watch/tests/folder-names.test.ts).
+// Downloads into project folders never replace a different file (names: main/watch/folder-names.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -16,6 +16,7 @@ import { RecordMaker, multipartBytes, pathValues, type OrgRecords } from './fixt
 import { NO_QUOTAS, jsonRequest, startHardeningServer, type DemoUser, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
 import { StoreInspector } from './store-inspector.ts';
 import { newTally, reportTally } from './summary.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 
 const tally = newTally('access');
 
@@ -88,10 +89,10 @@ const ORG_ROUTES: Record<string, RouteRule> = {
     // Any open request between the two orgs is withdrawn first, so a new one may be made.
     prepare: async (home, server) => {
       const token = await server.tokenFor(home.maker.admin);
-      const list = await server.request(jsonRequest('GET', `/api/orgs/${home.org}/connected_orgs/`, undefined, token));
+      const list = await server.request(jsonRequest('GET', apiPaths.connectedOrgs(home.org), undefined, token));
       for (const connection of list.json as Array<{ id: number; status: string; org_id: number; connected_org_id: number }>) {
         if (connection.status === 'declined' || ![connection.org_id, connection.connected_org_id].includes(home.other)) continue;
-        await server.request(jsonRequest('PATCH', `/api/orgs/${home.org}/connected_orgs/${connection.id}/`, { status: 'declined' }, token));
+        await server.request(jsonRequest('PATCH', apiPaths.connectedOrg(home.org, connection.id), { status: 'declined' }, token));
       }
     },
   },
@@ -306,7 +307,7 @@ describe('access: every route, every demo user, no token, a bad token and a fore
 
   test('fetch_token for a foreign org is 403', async () => {
     for (const [user, org] of [['sunriseAdmin', 2], ['basicAdmin', 1], ['sunriseMember', 3]] as const) {
-      const response = await sendChecked(server, jsonRequest('GET', `/api/fetch_token/?org_id=${org}`, undefined, await server.tokenFor(user)));
+      const response = await sendChecked(server, jsonRequest('GET', apiPaths.fetchToken(org), undefined, await server.tokenFor(user)));
       tally.inputs++;
       expectStatus(response, 403, `${user} fetch_token org ${org}`);
     }

@@ -21,6 +21,7 @@ import { RecordMaker, multipartBytes, multipartRequest, pathValues, type OrgReco
 import { DEMO_USER_KEYS, NO_QUOTAS, jsonRequest, rawStatus, startHardeningServer, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
 import { StoreInspector, diffSnapshots, type StoreSnapshot } from './store-inspector.ts';
 import { newTally, reportTally, runSeed } from './summary.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 
 const seed = runSeed();
 const tally = newTally('bad input');
@@ -114,9 +115,9 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
     ]) {
       await send(jsonRequest('POST', '/api/orgs/1/contacts/', { first_name: first, family_name: family, email }, token));
     }
-    await send(jsonRequest('PATCH', `/api/orgs/1/projects/${records.project}/`, { title: '50%_off \\ "quoted" \'single\' Über' }, token));
+    await send(jsonRequest('PATCH', apiPaths.project(1, records.project), { title: '50%_off \\ "quoted" \'single\' Über' }, token));
     const tag = await send(jsonRequest('POST', '/api/orgs/1/file_tags/', { title: 'Über' }, token));
-    await send(jsonRequest('PATCH', `/api/orgs/1/private_files/${records.file}/`, { title: 'Rate 10%_final \\ draft', file_tags: [tag.json.id] }, token));
+    await send(jsonRequest('PATCH', apiPaths.privateFile(1, records.file), { title: 'Rate 10%_final \\ draft', file_tags: [tag.json.id] }, token));
   }
 
   const pathFor = (operation: ApiOperation) => fillPath(operation.template, pathValues(operation, records));
@@ -394,7 +395,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
   });
 
   test('broken HTTP framing: the server answers 4xx or closes, and stays up', async () => {
-    const target = `/api/orgs/1/projects/${records.project}/`;
+    const target = apiPaths.project(1, records.project);
     const head = (lines: string[]) => Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);
     const auth = `Authorization: Bearer ${token}`;
     const cases: Array<[string, Buffer]> = [
@@ -490,7 +491,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
       }, SEARCH_EXAMPLES);
     }
     // The tag filter compares titles the same way: a non-ASCII title matches itself.
-    const tagged = await attack({ label: 'file_tags filter', request: withToken({ method: 'GET', path: `/api/orgs/1/private_files/?file_tags=${encodeURIComponent('Über')}` }), mustRefuse: false });
+    const tagged = await attack({ label: 'file_tags filter', request: withToken({ method: 'GET', path: `${apiPaths.privateFiles(1)}?file_tags=${encodeURIComponent('Über')}` }), mustRefuse: false });
     assert.deepEqual(idsOf(tagged), [records.file], 'the file tagged Über is found by its tag title');
 
     for (const operation of operations.filter((candidate) => candidate.method === 'GET' && candidate.queryParams.includes('ordering') && candidate.isOrgScoped)) {
@@ -536,9 +537,9 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
     await runProperty(write, RUNS.validWrites, async (input) => {
       switch (input.kind) {
         case 'project': {
-          const response = await attack({ label: 'project write', request: jsonRequest('PATCH', `/api/orgs/1/projects/${project}/`, { [input.field]: input.value }, token), mustRefuse: false });
+          const response = await attack({ label: 'project write', request: jsonRequest('PATCH', apiPaths.project(1, project), { [input.field]: input.value }, token), mustRefuse: false });
           assert.equal(response.status, 200, response.text.slice(0, 300));
-          const stored = (await sendChecked(server, jsonRequest('GET', `/api/orgs/1/projects/${project}/`, undefined, token))).json[input.field];
+          const stored = (await sendChecked(server, jsonRequest('GET', apiPaths.project(1, project), undefined, token))).json[input.field];
           assert.equal(stored, input.value, `${input.field} comes back exactly as sent`);
           expectedProject[input.field] = input.value;
           break;
@@ -547,7 +548,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
           const sent = { first_name: input.first_name, family_name: input.family_name, email: input.email };
           const response = await attack({ label: 'contact write', request: jsonRequest('POST', '/api/orgs/1/contacts/', sent, token), mustRefuse: false });
           assert.equal(response.status, 201, response.text.slice(0, 300));
-          const stored = (await sendChecked(server, jsonRequest('GET', `/api/orgs/1/contacts/${response.json.id}/`, undefined, token))).json;
+          const stored = (await sendChecked(server, jsonRequest('GET', apiPaths.contact(1, response.json.id), undefined, token))).json;
           assert.deepEqual({ first_name: stored.first_name, family_name: stored.family_name, email: stored.email }, sent);
           contacts.set(response.json.id, sent);
           break;
@@ -569,9 +570,9 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
             }
             assert.equal(started.status, 201, started.text.slice(0, 300));
             uploads.add(started.json.upload_id);
-            const part = await attack({ label: 'part', request: { ...withToken({ method: 'PUT', path: `/api/orgs/1/private_files/uploads/${started.json.upload_id}/parts/1/` }), body: bytes }, mustRefuse: false });
+            const part = await attack({ label: 'part', request: { ...withToken({ method: 'PUT', path: apiPaths.fileUploadPart(1, started.json.upload_id, 1) }), body: bytes }, mustRefuse: false });
             assert.equal(part.status, 200, part.text.slice(0, 300));
-            stored = await attack({ label: 'complete', request: withToken({ method: 'POST', path: `/api/orgs/1/private_files/uploads/${started.json.upload_id}/complete/` }), mustRefuse: false });
+            stored = await attack({ label: 'complete', request: withToken({ method: 'POST', path: apiPaths.fileUploadComplete(1, started.json.upload_id) }), mustRefuse: false });
             assert.equal(stored.status, 201, stored.text.slice(0, 300));
           }
           files.add(stored.json.id);

@@ -19,6 +19,7 @@ import { multipartBytes, multipartRequest } from './fixtures.ts';
 import { NO_QUOTAS, jsonRequest, startHardeningServer, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
 import { StoreInspector } from './store-inspector.ts';
 import { newTally, reportTally, runSeed, seededRandom } from './summary.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 
 const RUNS = 20;
 const MiB = 1024 * 1024;
@@ -62,7 +63,7 @@ before(async () => {
   );
   assert.equal(created.status, 201, created.text);
   for (const project of PATCHED_PROJECTS) {
-    const current = await server.request(jsonRequest('GET', `/api/orgs/1/projects/${project}/`, undefined, token));
+    const current = await server.request(jsonRequest('GET', apiPaths.project(1, project), undefined, token));
     notes.set(project, { acknowledged: current.json.notes, inFlight: null });
   }
 });
@@ -106,7 +107,7 @@ function patcher(run: number, token: string, project: number, acknowledged: Ackn
   return writer(run, `PATCH ${project}`, async (step) => {
     const value = `run ${run} step ${step}`;
     notes.get(project)!.inFlight = value;
-    const response = await acknowledge(jsonRequest('PATCH', `/api/orgs/1/projects/${project}/`, { notes: value }, token));
+    const response = await acknowledge(jsonRequest('PATCH', apiPaths.project(1, project), { notes: value }, token));
     if (response === 'refused') return response;
     notes.set(project, { acknowledged: value, inFlight: null });
     return {
@@ -118,10 +119,10 @@ function patcher(run: number, token: string, project: number, acknowledged: Ackn
 }
 
 /** Creates records one after another: each acknowledged one must exist with its name and be delivered as a CREATE. */
-function creator(run: number, token: string, acknowledged: Acknowledged[], kind: { model: 'Contact' | 'Project'; table: string; column: string; body: (name: string, step: number) => Record<string, unknown> }): Promise<void> {
+function creator(run: number, token: string, acknowledged: Acknowledged[], kind: { model: 'Contact' | 'Project'; table: 'contacts' | 'projects'; column: string; body: (name: string, step: number) => Record<string, unknown> }): Promise<void> {
   return writer(run, `${kind.table}`, async (step) => {
     const name = `Fault ${kind.model} ${run}-${step}`;
-    const response = await acknowledge(jsonRequest('POST', `/api/orgs/1/${kind.table}/`, kind.body(name, step), token));
+    const response = await acknowledge(jsonRequest('POST', apiPaths.orgRecords(1, kind.table), kind.body(name, step), token));
     if (response === 'refused') return response;
     const id = response.json.id as number;
     return {
@@ -173,7 +174,7 @@ function uploadWorkload(run: number, token: string, acknowledged: Acknowledged[]
     const parts: Buffer[] = [];
     for (let part = 1; part <= between(2, 4); part++) {
       const bytes = randomBytes(between(MiB / 2, 2 * MiB));
-      const sent = await acknowledge({ method: 'PUT', path: `/api/orgs/1/private_files/uploads/${upload}/parts/${part}/`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: bytes });
+      const sent = await acknowledge({ method: 'PUT', path: apiPaths.fileUploadPart(1, upload, part), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: bytes });
       if (sent === 'refused') return sent;
       parts.push(bytes);
       const etag = sha256(bytes);
@@ -192,7 +193,7 @@ function uploadWorkload(run: number, token: string, acknowledged: Acknowledged[]
         delivered: () => true,
       });
     }
-    const completed = await acknowledge({ method: 'POST', path: `/api/orgs/1/private_files/uploads/${upload}/complete/`, headers: { authorization: `Bearer ${token}` } });
+    const completed = await acknowledge({ method: 'POST', path: apiPaths.fileUploadComplete(1, upload), headers: { authorization: `Bearer ${token}` } });
     return completed === 'refused' ? completed : fileAcknowledged(completed.json.id, project, Buffer.concat(parts));
   }, acknowledged);
   return [...UPLOAD_PROJECTS.map(uploader), chunked, patcher(run, token, PATCHED_PROJECTS[0]!, acknowledged)];

@@ -3,6 +3,7 @@
 // template of the OpenAPI document can be filled with ids that exist.
 import { randomBytes } from 'node:crypto';
 import type { ApiOperation } from './api-routes.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 import { jsonRequest, type DemoUser, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
 
 export interface OrgRecords {
@@ -74,42 +75,38 @@ export class RecordMaker {
     return this.send((token) => jsonRequest(method, urlPath, body, token));
   }
 
-  private get prefix(): string {
-    return `/api/orgs/${this.org}`;
-  }
-
   /** A fresh record of the kind; returns what a path names it by. */
   async make(kind: RecordKind, project?: number): Promise<string> {
     const label = `Hardening ${kind} ${this.org}-${++this.made}`;
     switch (kind) {
       case 'project':
-        return String((await this.call('POST', `${this.prefix}/projects/`, { title: label, address: `${this.made} Fixture Street` })).json.id);
+        return String((await this.call('POST', apiPaths.projects(this.org), { title: label, address: `${this.made} Fixture Street` })).json.id);
       case 'contact':
-        return String((await this.call('POST', `${this.prefix}/contacts/`, { first_name: label, email: `fixture${this.made}.org${this.org}@example.com` })).json.id);
+        return String((await this.call('POST', apiPaths.contacts(this.org), { first_name: label, email: `fixture${this.made}.org${this.org}@example.com` })).json.id);
       case 'event':
-        return String((await this.call('POST', `${this.prefix}/events/`, { title: label, project })).json.id);
+        return String((await this.call('POST', apiPaths.events(this.org), { title: label, project })).json.id);
       case 'webhook':
         return String(
-          (await this.call('POST', `${this.prefix}/webhooks/`, { endpoint: `https://hooks.example.invalid/org${this.org}/${this.made}`, enabled: false, debug: false })).json.id,
+          (await this.call('POST', apiPaths.webhooks(this.org), { endpoint: `https://hooks.example.invalid/org${this.org}/${this.made}`, enabled: false, debug: false })).json.id,
         );
       case 'file': {
         const multipart = multipartBytes({ title: label }, { fileName: `fixture-${this.org}-${this.made}.txt`, bytes: Buffer.from(`${label}\n`) });
-        return String((await this.send((token) => multipartRequest(`${this.prefix}/private_files/`, token, multipart))).json.id);
+        return String((await this.send((token) => multipartRequest(apiPaths.privateFiles(this.org), token, multipart))).json.id);
       }
       case 'connection': {
         // Every org asks Lapsed Solar (org 3), which can never answer: the request stays pending.
-        return String((await this.call('POST', `${this.prefix}/connected_orgs/`, { connected_org: 3, connected_org_name: 'Lapsed Solar' })).json.id);
+        return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { connected_org: 3, connected_org_name: 'Lapsed Solar' })).json.id);
       }
       case 'openUpload':
       case 'upload': {
-        const upload = (await this.call('POST', `${this.prefix}/private_files/uploads/`, { filename: `${label}.bin` })).json.upload_id as string;
+        const upload = (await this.call('POST', apiPaths.fileUploads(this.org), { filename: `${label}.bin` })).json.upload_id as string;
         await this.send((token) => ({
           method: 'PUT',
-          path: `${this.prefix}/private_files/uploads/${upload}/parts/1/`,
+          path: apiPaths.fileUploadPart(this.org, upload, 1),
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
           body: Buffer.from(label),
         }));
-        if (kind === 'upload') await this.call('POST', `${this.prefix}/private_files/uploads/${upload}/complete/`);
+        if (kind === 'upload') await this.call('POST', apiPaths.fileUploadComplete(this.org, upload));
         return upload;
       }
     }
@@ -117,12 +114,12 @@ export class RecordMaker {
 
   /** One record of each kind, plus the ids the org already has. */
   async makeAll(project: number): Promise<OrgRecords> {
-    const org = (await this.call('GET', `${this.prefix}/`)).json as { role_id: number };
-    const role = (await this.call('GET', `${this.prefix}/roles/${org.role_id}/`)).json as { user: string };
-    const systems = (await this.call('GET', `${this.prefix}/projects/${project}/systems/details/`)).json as { systems: Array<{ uuid: string }> };
+    const org = (await this.call('GET', apiPaths.org(this.org))).json as { role_id: number };
+    const role = (await this.call('GET', apiPaths.role(this.org, org.role_id))).json as { user: string };
+    const systems = (await this.call('GET', apiPaths.systemDetails(this.org, project))).json as { systems: Array<{ uuid: string }> };
     if (!systems.systems[0]) throw new Error(`project ${project} of org ${this.org} has no system`);
     const file = Number(await this.make('file'));
-    const link = new URL((await this.call('GET', `${this.prefix}/private_files/${file}/`)).json.file_contents as string);
+    const link = new URL((await this.call('GET', apiPaths.privateFile(this.org, file))).json.file_contents as string);
     return {
       org: this.org,
       project,

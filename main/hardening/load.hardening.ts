@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { apiPaths } from '../../shared/api-paths.ts';
 import { DEFAULT_THROTTLE_RATES, parseRate, type ActionQuota, type Rate, type ThrottleAction } from '../../shared/throttle-rates.ts';
 import { outputTail } from './checks.ts';
 import { jsonRequest, startHardeningServer, type DemoUser, type HardeningServer } from './hardening-server.ts';
@@ -107,13 +108,12 @@ test(`50 clients for ${DURATION_SECONDS} s on the default quotas: only 200s and 
           }
         },
       });
-      const prefix = `/api/orgs/${worker.org}`;
       const requests = [
-        step('default', 'GET', `${prefix}/projects/?limit=20`),
-        step('project_detail', 'GET', `${prefix}/projects/${worker.project}/`),
-        step('project_partial_update', 'PATCH', `${prefix}/projects/${worker.project}/`, () => JSON.stringify({ notes: `load ${++patchNumber}` })),
-        step('default', 'GET', `${prefix}/contacts/?limit=20`),
-        ...(worker.files ? [step('private_file_list', 'GET', `${prefix}/private_files/?limit=20`)] : []),
+        step('default', 'GET', `${apiPaths.projects(worker.org)}?limit=20`),
+        step('project_detail', 'GET', apiPaths.project(worker.org, worker.project)),
+        step('project_partial_update', 'PATCH', apiPaths.project(worker.org, worker.project), () => JSON.stringify({ notes: `load ${++patchNumber}` })),
+        step('default', 'GET', `${apiPaths.contacts(worker.org)}?limit=20`),
+        ...(worker.files ? [step('private_file_list', 'GET', `${apiPaths.privateFiles(worker.org)}?limit=20`)] : []),
       ];
       return runLoad({ url: server.baseUrl, connections: worker.connections, duration: DURATION_SECONDS, timeout: 30, requests });
     }),

@@ -22,6 +22,7 @@ import { RecordMaker, pathValues, type OrgRecords } from './fixtures.ts';
 import { DEMO_USER_KEYS, NO_QUOTAS, jsonRequest, startHardeningServer, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
 import { StoreInspector } from './store-inspector.ts';
 import { newTally, reportTally } from './summary.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 
 const tally = newTally('secrets');
 /** Keys whose values would be secrets if they were anything but empty. */
@@ -85,7 +86,7 @@ test('passwords and tokens sent every way a client might send them', async () =>
     await record('GET /api/orgs/{org_id}/', { method: 'GET', path: '/api/orgs/1/', headers: { authorization: header } });
   }
   for (const name of ['token', 'access_token', 'auth', 'password']) {
-    await record('GET /api/orgs/{org_id}/projects/', { method: 'GET', path: `/api/orgs/1/projects/?${name}=${encodeURIComponent(admin)}&search=${encodeURIComponent(canary)}` });
+    await record('GET /api/orgs/{org_id}/projects/', { method: 'GET', path: `${apiPaths.projects(1)}?${name}=${encodeURIComponent(admin)}&search=${encodeURIComponent(canary)}` });
   }
   // The canary in every field of every JSON route: stored where it is data, never echoed by an error.
   for (const operation of operations) {
@@ -107,12 +108,12 @@ test('a webhook whose headers carry a credential, and a signed download', async 
     headers: JSON.stringify({ 'X-Api-Key': webhookCredential }),
   }, admin), true);
   assert.equal(created.status, 201, created.text);
-  await record('PATCH /api/orgs/{org_id}/projects/{id}/', jsonRequest('PATCH', `/api/orgs/1/projects/${records.project}/`, { notes: 'secrets test' }, admin), true);
+  await record('PATCH /api/orgs/{org_id}/projects/{id}/', jsonRequest('PATCH', apiPaths.project(1, records.project), { notes: 'secrets test' }, admin), true);
   const [call] = await receiver.waitForCalls(1);
   assert.equal(call!.headers['x-api-key'], webhookCredential, 'the credential was sent to the endpoint');
   // A failing attempt is logged too: the endpoint answers 500 once.
   receiver.respondWith((_call, index) => (index === 1 ? 500 : 200));
-  await record('PATCH /api/orgs/{org_id}/projects/{id}/', jsonRequest('PATCH', `/api/orgs/1/projects/${records.project}/`, { notes: 'secrets test again' }, admin), true);
+  await record('PATCH /api/orgs/{org_id}/projects/{id}/', jsonRequest('PATCH', apiPaths.project(1, records.project), { notes: 'secrets test again' }, admin), true);
   await receiver.waitForCalls(2);
   await record('GET /api/orgs/{org_id}/webhook_process_logs/', jsonRequest('GET', '/api/orgs/1/webhook_process_logs/', undefined, admin), true);
   const link = new URL(records.fileLink, server.baseUrl);

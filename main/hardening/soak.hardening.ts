@@ -60,7 +60,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../engine/testing/we
 import { killAgent, startAgentProcess, type AgentProcess } from '../sync/testing/agent-process.ts';
 import { viewOf, type SyncedModel } from '../sync/sync-models.ts';
 import { folderOfProject, waitFor } from '../watch/testing/folder-testing.ts';
-import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
+import { apiPaths, parseOrgReference, syncPaths } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { NO_QUOTAS, jsonRequest, sendRaw, startHardeningServer, type DemoUser, type HardeningServer, type RawResponse } from './hardening-server.ts';
 import { StoreInspector } from './store-inspector.ts';
@@ -324,7 +324,7 @@ async function symlinkTrick(slot: AgentSlot): Promise<void> {
 }
 
 async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
-  const listed = await localRequest(slot, 'GET', `/api/orgs/${ORG}/sync/conflicts/`);
+  const listed = await localRequest(slot, 'GET', syncPaths.conflicts(ORG));
   if (!ok(listed) || !Array.isArray(listed.json) || listed.json.length === 0) return;
   const conflict = pick(listed.json as Array<{ id: number; model: Model; record_id: number; field: Field; local_value: unknown; remote_value: unknown }>);
   const choice = pick(['local', 'remote', 'value'] as const);
@@ -335,7 +335,7 @@ async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
   const at = elapsed();
   const write: Write | null = value === undefined ? null : { model: conflict.model, recordId: conflict.record_id, field: conflict.field, value, who: `agent ${slot.name} (resolved)`, agent: slot.name, via: 'resolve', sentAt: at, ackedAt: null, seen: conflict.remote_value, writerLive: !slot.paused };
   if (write) writes.push(write);
-  const answer = await localRequest(slot, 'POST', `/api/orgs/${ORG}/sync/conflicts/${conflict.id}/resolve/`, { choice, value });
+  const answer = await localRequest(slot, 'POST', syncPaths.resolveConflict(ORG, conflict.id), { choice, value });
   const conflictText = `conflict on ${conflict.model} ${conflict.record_id} ${conflict.field} (local ${JSON.stringify(conflict.local_value)}, remote ${JSON.stringify(conflict.remote_value)})`;
   happened(`agent ${slot.name} resolved "${choice}"${value === undefined ? '' : ` ${JSON.stringify(value)}`} the ${conflictText}: ${answer ? answer.status : 'no answer'}`, conflict.record_id);
   if (!ok(answer)) {
@@ -403,7 +403,7 @@ async function operation(): Promise<void> {
     count('in-folder deletes');
   } else if (roll < 76) {
     if (!live) return;
-    const answer = await localRequest(slot, 'POST', `/api/orgs/${ORG}/sync/${slot.paused ? 'resume' : 'pause'}/`);
+    const answer = await localRequest(slot, 'POST', (slot.paused ? syncPaths.resume : syncPaths.pause)(ORG));
     if (ok(answer)) {
       slot.paused = !slot.paused;
       count(slot.paused ? 'pauses' : 'resumes');
@@ -500,8 +500,8 @@ async function idleAtSomePoint(slot: AgentSlot): Promise<{ state: string; folder
   let busyFiles = '';
   for (let sample = 0; sample < 8 && (state !== 'idle' || !folderQuiet); sample++) {
     if (sample > 0) await sleep(150);
-    const status = await agentJson<{ state: string }>(slot, `/api/orgs/${ORG}/sync/status/`);
-    const folder = await agentJson<{ quiet: boolean; files: Array<{ path: string; state: string; reason: string }> }>(slot, `/api/orgs/${ORG}/sync/folder/`);
+    const status = await agentJson<{ state: string }>(slot, syncPaths.status(ORG));
+    const folder = await agentJson<{ quiet: boolean; files: Array<{ path: string; state: string; reason: string }> }>(slot, syncPaths.folder(ORG));
     if (state !== 'idle') state = status.state;
     folderQuiet ||= folder.quiet;
     busyFiles = folder.files.filter((file) => file.state !== 'delete_held').map((file) => `${file.path} ${file.state}: ${file.reason}`).join('; ');
@@ -519,16 +519,16 @@ async function settle(): Promise<Settled> {
   for (let round = 1; ; round++) {
     await everythingRunning();
     for (const slot of Object.values(agents)) {
-      if ((await localRequest(slot, 'POST', `/api/orgs/${ORG}/sync/resume/`))?.status === 200) slot.paused = false;
+      if ((await localRequest(slot, 'POST', syncPaths.resume(ORG)))?.status === 200) slot.paused = false;
     }
     await sleep(1500);
     try {
       const names = ['A', 'B'] as const;
-      const pending = { A: await agentJson<PendingRow[]>(agents.A, `/api/orgs/${ORG}/sync/pending/`), B: await agentJson<PendingRow[]>(agents.B, `/api/orgs/${ORG}/sync/pending/`) };
+      const pending = { A: await agentJson<PendingRow[]>(agents.A, syncPaths.pending(ORG)), B: await agentJson<PendingRow[]>(agents.B, syncPaths.pending(ORG)) };
       const idle = await Promise.all(names.map((name) => idleAtSomePoint(agents[name])));
       const folderQuiet = idle.map((sample) => sample.folderQuiet);
       const states = idle.map((sample) => sample.state);
-      const conflicts = (await Promise.all(names.map(async (name) => (await agentJson<Array<Omit<OpenConflict, 'agent'>>>(agents[name], `/api/orgs/${ORG}/sync/conflicts/`)).map((c) => ({ ...c, agent: name }))))).flat();
+      const conflicts = (await Promise.all(names.map(async (name) => (await agentJson<Array<Omit<OpenConflict, 'agent'>>>(agents[name], syncPaths.conflicts(ORG))).map((c) => ({ ...c, agent: name }))))).flat();
       const diffs = [...(await replicaDiff(agents.A, conflicts, pending.A)), ...(await replicaDiff(agents.B, conflicts, pending.B))];
       last = { conflicts, pending, diffs };
       const moving = names.map((name) => pending[name].filter(isMoving).length);
@@ -655,7 +655,7 @@ before(async () => {
   server = await startServer();
   serverPort = server.port;
   for (const user of ['sunriseAdmin', 'sunriseMember'] as const) remoteTokens.set(user, await server.tokenFor(user));
-  const webhook = await remoteRequest('sunriseAdmin', 'POST', `/api/orgs/${ORG}/webhooks/`, { endpoint: receiver.url, enabled: true, debug: false, trigger_fields: ['project.notes'], payload_fields: ['project.notes'] });
+  const webhook = await remoteRequest('sunriseAdmin', 'POST', apiPaths.webhooks(ORG), { endpoint: receiver.url, enabled: true, debug: false, trigger_fields: ['project.notes'], payload_fields: ['project.notes'] });
   assert.equal(webhook?.status, 201, webhook?.text);
   const memberProjects = (await listAll((urlPath) => remoteRequest('sunriseMember', 'GET', urlPath), apiPaths.projects(ORG))).map((row) => Number(row.id)).sort((a, b) => a - b);
   const allProjects = (await listAll((urlPath) => remoteRequest('sunriseAdmin', 'GET', urlPath), apiPaths.projects(ORG))).map((row) => Number(row.id)).sort((a, b) => a - b);

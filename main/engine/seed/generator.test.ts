@@ -7,6 +7,7 @@ import { describeUsageProblem } from '../../../shared/usage.ts';
 import { decodeDesign, encodeDesign } from '../../../shared/design-codec.ts';
 import type { LinearRing, LonLat, PaymentOption, ProjectDesign } from '../../../shared/design-types.ts';
 import { DEFAULT_WORKFLOW } from '../orgs/org-service.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const COUNTRIES: Country[] = ['AU', 'US'];
@@ -300,7 +301,7 @@ test('systemsSummary lists each system with its URL under the project', () => {
   for (const [i, entry] of summary.entries()) {
     const system = design.systems[i];
     assert.ok(system);
-    assert.equal(entry.url, `https://api.example.com/api/orgs/1/projects/9/systems/${system.uuid}/`);
+    assert.equal(entry.url, `https://api.example.com${apiPaths.project(1, 9)}systems/${system.uuid}/`);
     assert.equal(entry.price_including_tax, system.pricing.system_price_including_tax);
     assert.equal(entry.output_annual_kwh, system.output.annual_kwh);
     assert.equal(entry.kw_stc, system.kw_stc);

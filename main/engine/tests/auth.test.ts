@@ -9,6 +9,7 @@ import { ManualClock } from '../clock.ts';
 import { TOKEN_LIFETIME_MS } from '../auth/accounts.ts';
 import { setPlan } from '../orgs/org-service.ts';
 import { DATABASE_FILE_NAME } from '../store/database.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 describe('sign-in and tokens', () => {
   // The clock is controlled so token expiry can be tested without waiting 7 days.
@@ -108,7 +109,7 @@ describe('sign-in and tokens', () => {
       (await server.request('POST', '/api-token-auth/', { body: { username: email, password: DEMO_PASSWORD } })).json;
     const ordinary = await signIn(DEMO_USERS.sunriseViewer);
     const machine = await signIn(DEMO_USERS.basicAdmin);
-    const made = await server.request('PATCH', `/auth/users/${machine.user.id}/`, { token: machine.token, body: { is_machine_user: true } });
+    const made = await server.request('PATCH', apiPaths.user(machine.user.id), { token: machine.token, body: { is_machine_user: true } });
     assert.equal(made.status, 200);
     assert.equal(made.json.is_machine_user, true);
 
@@ -126,9 +127,9 @@ describe('sign-in and tokens', () => {
     const viewer = (await server.request('POST', '/api-token-auth/', { body: { username: DEMO_USERS.sunriseViewer, password: DEMO_PASSWORD } })).json;
     const admin = (await server.request('POST', '/api-token-auth/', { body: { username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD } })).json;
     const basic = (await server.request('POST', '/api-token-auth/', { body: { username: DEMO_USERS.basicAdmin, password: DEMO_PASSWORD } })).json;
-    assert.equal((await server.request('PATCH', `/auth/users/${admin.user.id}/`, { token: viewer.token, body: { is_machine_user: true } })).status, 403);
-    assert.equal((await server.request('PATCH', `/auth/users/${viewer.user.id}/`, { token: basic.token, body: { is_machine_user: true } })).status, 403);
-    assert.equal((await server.request('PATCH', `/auth/users/${viewer.user.id}/`, { token: admin.token, body: { is_machine_user: false } })).status, 200);
+    assert.equal((await server.request('PATCH', apiPaths.user(admin.user.id), { token: viewer.token, body: { is_machine_user: true } })).status, 403);
+    assert.equal((await server.request('PATCH', apiPaths.user(viewer.user.id), { token: basic.token, body: { is_machine_user: true } })).status, 403);
+    assert.equal((await server.request('PATCH', apiPaths.user(viewer.user.id), { token: admin.token, body: { is_machine_user: false } })).status, 200);
     assert.equal((await server.request('PATCH', '/auth/users/999999/', { token: admin.token, body: { is_machine_user: true } })).status, 404);
   });
 });
@@ -177,7 +178,7 @@ describe('org access and plans', () => {
     assert.match(raw.json.design, /^H4sI/);
     const basicToken = await server.tokenFor(DEMO_USERS.basicAdmin);
     const basicProjects = await server.request('GET', '/api/orgs/2/projects/?ordering=id', { token: basicToken });
-    const withDesign = await server.request('GET', `/api/orgs/2/projects/${basicProjects.json[0].id}/`, { token: basicToken });
+    const withDesign = await server.request('GET', apiPaths.project(2, basicProjects.json[0].id), { token: basicToken });
     assert.equal(withDesign.status, 200);
     assert.equal(withDesign.json.design, null);
   });
@@ -192,11 +193,11 @@ describe('org access and plans', () => {
     const hidden = all.json.filter((project: { id: number }) => !visible.has(project.id));
     assert.ok(hidden.length >= 10);
     for (const project of hidden.slice(0, 5)) {
-      const response = await server.request('GET', `/api/orgs/1/projects/${project.id}/`, { token });
+      const response = await server.request('GET', apiPaths.project(1, project.id), { token });
       assert.equal(response.status, 403);
-      assert.equal((await server.request('PATCH', `/api/orgs/1/projects/${project.id}/`, { token, body: { notes: 'x' } })).status, 403);
+      assert.equal((await server.request('PATCH', apiPaths.project(1, project.id), { token, body: { notes: 'x' } })).status, 403);
     }
-    const mine = await server.request('GET', `/api/orgs/1/projects/${listed.json[0].id}/`, { token });
+    const mine = await server.request('GET', apiPaths.project(1, listed.json[0].id), { token });
     assert.equal(mine.status, 200);
     const roleIds = [mine.json.assigned_role_id, mine.json.assigned_installer_role_data?.id, mine.json.assigned_site_inspector_role_data?.id];
     const me = (await server.request('GET', '/api/orgs/1/', { token })).json.role_id;

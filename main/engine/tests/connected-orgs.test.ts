@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { createOrg, setPlan } from '../orgs/org-service.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const RECORD_FIELDS = [
   'connected_org', 'connected_org_id', 'connected_org_name', 'created_date', 'direction', 'id', 'modified_date',
@@ -55,14 +56,14 @@ describe('connected orgs', () => {
   test('the asking org sees its request outgoing and pending, the asked org incoming and pending; accepting connects both', async () => {
     const created = await server.request('POST', sunrisePath, {
       token: sunrise,
-      body: { connected_org: `${server.baseUrl}/api/orgs/2/`, connected_org_name: 'Basic Solar' },
+      body: { connected_org: `${server.baseUrl}${apiPaths.org(2)}`, connected_org_name: 'Basic Solar' },
     });
     assert.equal(created.status, 201, created.text);
     const record = created.json;
     assert.deepEqual(Object.keys(record).sort(), RECORD_FIELDS);
     assert.equal(record.url, `${server.baseUrl}${sunrisePath}${record.id}/`);
-    assert.equal(record.org, `${server.baseUrl}/api/orgs/1/`);
-    assert.equal(record.connected_org, `${server.baseUrl}/api/orgs/2/`);
+    assert.equal(record.org, `${server.baseUrl}${apiPaths.org(1)}`);
+    assert.equal(record.connected_org, `${server.baseUrl}${apiPaths.org(2)}`);
     assert.deepEqual([record.org_name, record.connected_org_name, record.status, record.direction], ['Sunrise Solar', 'Basic Solar', 'pending', 'outgoing']);
     assert.match(record.requested_by, /\/auth\/users\/\d+\/$/);
 

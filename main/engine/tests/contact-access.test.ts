@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { MAX_PAGE_SIZE } from '../http/list-query.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 type User = 'admin' | 'member' | 'viewer';
 const EMAILS: Record<User, string> = { admin: DEMO_USERS.sunriseAdmin, member: DEMO_USERS.sunriseMember, viewer: DEMO_USERS.sunriseViewer };
@@ -38,7 +39,7 @@ describe('contact access follows project visibility', () => {
     const word = `${kind}x${++made}`;
     const body = { first_name: word, family_name: 'Fixture', passport_number: `P-${word}`, licence_number: `L-${word}` };
     const attachTo = async (projectId: number, user: User = 'admin') => {
-      const patched = await server.request('PATCH', `/api/orgs/1/projects/${projectId}/`, { token: tokens[user], body: { contacts_new: [body] } });
+      const patched = await server.request('PATCH', apiPaths.project(1, projectId), { token: tokens[user], body: { contacts_new: [body] } });
       assert.equal(patched.status, 200, patched.text);
       return (patched.json.contacts_data as Array<{ id: number; first_name: string }>).find((contact) => contact.first_name === word)!.id;
     };
@@ -58,10 +59,10 @@ describe('contact access follows project visibility', () => {
         return { id: await create('member'), word };
       case 'memberOwnOnHiddenProject': {
         const id = await create('member');
-        const project = (await server.request('GET', `/api/orgs/1/projects/${HIDDEN_FROM_MEMBER}/`, { token: tokens.admin })).json;
-        const patched = await server.request('PATCH', `/api/orgs/1/projects/${HIDDEN_FROM_MEMBER}/`, {
+        const project = (await server.request('GET', apiPaths.project(1, HIDDEN_FROM_MEMBER), { token: tokens.admin })).json;
+        const patched = await server.request('PATCH', apiPaths.project(1, HIDDEN_FROM_MEMBER), {
           token: tokens.admin,
-          body: { contacts: [...project.contacts, `${server.baseUrl}/api/orgs/1/contacts/${id}/`] },
+          body: { contacts: [...project.contacts, `${server.baseUrl}${apiPaths.contact(1, id)}`] },
         });
         assert.equal(patched.status, 200, patched.text);
         return { id, word };
@@ -69,9 +70,9 @@ describe('contact access follows project visibility', () => {
       case 'memberMadeInProjectThenDetached': {
         // Made through the project's contacts_new, then taken off the project by the admin: still the member's own.
         const id = await attachTo(VISIBLE_TO_MEMBER, 'member');
-        const project = (await server.request('GET', `/api/orgs/1/projects/${VISIBLE_TO_MEMBER}/`, { token: tokens.admin })).json;
+        const project = (await server.request('GET', apiPaths.project(1, VISIBLE_TO_MEMBER), { token: tokens.admin })).json;
         const remaining = (project.contacts as string[]).filter((url) => !url.endsWith(`/contacts/${id}/`));
-        const detached = await server.request('PATCH', `/api/orgs/1/projects/${VISIBLE_TO_MEMBER}/`, { token: tokens.admin, body: { contacts: remaining } });
+        const detached = await server.request('PATCH', apiPaths.project(1, VISIBLE_TO_MEMBER), { token: tokens.admin, body: { contacts: remaining } });
         assert.equal(detached.status, 200, detached.text);
         return { id, word };
       }
@@ -81,7 +82,7 @@ describe('contact access follows project visibility', () => {
   async function listAll(user: User, query = ''): Promise<number[]> {
     const ids: number[] = [];
     for (let page = 1; page <= 20; page++) {
-      const response = await server.request('GET', `/api/orgs/1/contacts/?limit=${MAX_PAGE_SIZE}&page=${page}${query}`, { token: tokens[user] });
+      const response = await server.request('GET', `${apiPaths.contacts(1)}?limit=${MAX_PAGE_SIZE}&page=${page}${query}`, { token: tokens[user] });
       assert.equal(response.status, 200, response.text);
       ids.push(...response.json.map((contact: { id: number }) => contact.id));
       if (response.json.length < MAX_PAGE_SIZE) return ids.sort((a, b) => a - b);
@@ -99,7 +100,7 @@ describe('contact access follows project visibility', () => {
     const own = await makeContact('memberOwn');
     const hidden = await makeContact('onHiddenProject');
     // What the member may open, read from their own project list: the contacts shown there are the ones they may see.
-    const projects = await server.request('GET', `/api/orgs/1/projects/?limit=${MAX_PAGE_SIZE}`, { token: tokens.member });
+    const projects = await server.request('GET', `${apiPaths.projects(1)}?limit=${MAX_PAGE_SIZE}`, { token: tokens.member });
     assert.equal(projects.status, 200);
     const onTheirProjects = (projects.json as Array<{ contacts_data: Array<{ id: number }> }>).flatMap((project) => project.contacts_data.map((contact) => contact.id));
     const expected = [...new Set([...onTheirProjects, own.id])].sort((a, b) => a - b);
@@ -127,7 +128,7 @@ describe('contact access follows project visibility', () => {
     for (const kind of KINDS) {
       for (const user of USERS) {
         const { id } = await makeContact(kind);
-        const url = `/api/orgs/1/contacts/${id}/`;
+        const url = apiPaths.contact(1, id);
         const label = `${user} on ${kind}`;
         const fetched = await server.request('GET', url, { token: tokens[user] });
         assert.equal(fetched.status, EXPECTED[kind][user], `GET ${label}`);
@@ -150,17 +151,17 @@ describe('contact access follows project visibility', () => {
 
   test('a member cannot reach a hidden contact by attaching it to a project they can open', async () => {
     const hidden = await makeContact('onHiddenProject');
-    const before = (await server.request('GET', `/api/orgs/1/projects/${VISIBLE_TO_MEMBER}/`, { token: tokens.member })).json;
-    const hiddenUrl = `${server.baseUrl}/api/orgs/1/contacts/${hidden.id}/`;
-    const attached = await server.request('PATCH', `/api/orgs/1/projects/${VISIBLE_TO_MEMBER}/`, { token: tokens.member, body: { contacts: [...before.contacts, hiddenUrl] } });
+    const before = (await server.request('GET', apiPaths.project(1, VISIBLE_TO_MEMBER), { token: tokens.member })).json;
+    const hiddenUrl = `${server.baseUrl}${apiPaths.contact(1, hidden.id)}`;
+    const attached = await server.request('PATCH', apiPaths.project(1, VISIBLE_TO_MEMBER), { token: tokens.member, body: { contacts: [...before.contacts, hiddenUrl] } });
     assert.equal(attached.status, 400, attached.text.slice(0, 300));
     assert.deepEqual(attached.json, { contacts: ['Invalid hyperlink - Object does not exist.'] });
-    const after = (await server.request('GET', `/api/orgs/1/projects/${VISIBLE_TO_MEMBER}/`, { token: tokens.member })).json;
+    const after = (await server.request('GET', apiPaths.project(1, VISIBLE_TO_MEMBER), { token: tokens.member })).json;
     assert.deepEqual(after.contacts, before.contacts, 'the project kept its contacts');
     assert.doesNotMatch(JSON.stringify(after), new RegExp(hidden.word));
 
     // The admin may attach any contact of the org, as before.
-    const byAdmin = await server.request('PATCH', `/api/orgs/1/projects/${VISIBLE_TO_MEMBER}/`, { token: tokens.admin, body: { contacts: [...before.contacts, hiddenUrl] } });
+    const byAdmin = await server.request('PATCH', apiPaths.project(1, VISIBLE_TO_MEMBER), { token: tokens.admin, body: { contacts: [...before.contacts, hiddenUrl] } });
     assert.equal(byAdmin.status, 200, byAdmin.text);
   });
 });

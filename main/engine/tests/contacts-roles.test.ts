@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 describe('contacts', () => {
   let server: TestServer;
@@ -22,21 +23,21 @@ describe('contacts', () => {
     assert.equal(created.json.gender, 1);
     assert.equal(created.json.display, 'Grace Hopper');
     assert.equal(created.json.org_id, 1);
-    assert.equal(created.json.url, `${server.baseUrl}/api/orgs/1/contacts/${created.json.id}/`);
+    assert.equal(created.json.url, `${server.baseUrl}${apiPaths.contact(1, created.json.id)}`);
     assert.equal(created.json.unknown, undefined);
 
-    const fetched = await server.request('GET', `/api/orgs/1/contacts/${created.json.id}/`, { token });
+    const fetched = await server.request('GET', apiPaths.contact(1, created.json.id), { token });
     assert.deepEqual(fetched.json, created.json);
     const listed = await server.request('GET', '/api/orgs/1/contacts/?search=hopper', { token });
     assert.deepEqual(listed.json.map((contact: { id: number }) => contact.id), [created.json.id]);
 
-    const patched = await server.request('PATCH', `/api/orgs/1/contacts/${created.json.id}`, { token, body: { phone: '0400 111 222' } });
+    const patched = await server.request('PATCH', apiPaths.contact(1, created.json.id).replace(/\/$/, ''), { token, body: { phone: '0400 111 222' } });
     assert.equal(patched.status, 200);
     assert.equal(patched.json.phone, '0400 111 222');
     assert.equal(patched.json.email, 'grace@example.com');
 
-    assert.equal((await server.request('DELETE', `/api/orgs/1/contacts/${created.json.id}/`, { token })).status, 204);
-    assert.equal((await server.request('GET', `/api/orgs/1/contacts/${created.json.id}/`, { token })).status, 404);
+    assert.equal((await server.request('DELETE', apiPaths.contact(1, created.json.id), { token })).status, 204);
+    assert.equal((await server.request('GET', apiPaths.contact(1, created.json.id), { token })).status, 404);
   });
 
   test('bad contact data is 400 per field', async () => {
@@ -48,7 +49,7 @@ describe('contacts', () => {
   test('deleting a contact detaches it from projects', async () => {
     const project = (await server.request('GET', '/api/orgs/1/projects/11/', { token })).json;
     const contactId = project.contacts_data[0].id;
-    assert.equal((await server.request('DELETE', `/api/orgs/1/contacts/${contactId}/`, { token })).status, 204);
+    assert.equal((await server.request('DELETE', apiPaths.contact(1, contactId), { token })).status, 204);
     const after = (await server.request('GET', '/api/orgs/1/projects/11/', { token })).json;
     assert.ok(!after.contacts_data.some((contact: { id: number }) => contact.id === contactId));
   });
@@ -57,8 +58,8 @@ describe('contacts', () => {
     const basicToken = await server.tokenFor(DEMO_USERS.basicAdmin);
     const basicContacts = await server.request('GET', '/api/orgs/2/contacts/', { token: basicToken });
     const foreign = basicContacts.json[0];
-    assert.equal((await server.request('GET', `/api/orgs/2/contacts/${foreign.id}/`, { token })).status, 403);
-    assert.equal((await server.request('GET', `/api/orgs/1/contacts/${foreign.id}/`, { token })).status, 404);
+    assert.equal((await server.request('GET', apiPaths.contact(2, foreign.id), { token })).status, 403);
+    assert.equal((await server.request('GET', apiPaths.contact(1, foreign.id), { token })).status, 404);
   });
 });
 
@@ -74,7 +75,7 @@ describe('roles', () => {
     const roles = await server.request('GET', '/api/orgs/1/roles/', { token });
     assert.equal(roles.status, 200);
     assert.ok(roles.json.length >= 6);
-    const role = (await server.request('GET', `/api/orgs/1/roles/${roles.json[0].id}/`, { token })).json;
+    const role = (await server.request('GET', apiPaths.role(1, roles.json[0].id), { token })).json;
     for (const field of ['id', 'email', 'user_email', 'first_name', 'family_name', 'job_title', 'accreditation', 'user_phone', 'display', 'phone', 'org_name',
       'is_admin', 'is_hidden', 'allow_email_notifications', 'has_logged_in', 'user_is_staff', 'user', 'org', 'url', 'portrait_image',
       'external_calendar_id', 'schedule_meeting_url', 'schedule_meeting_label', 'api_key_chat']) {
@@ -88,15 +89,15 @@ describe('roles', () => {
     const memberToken = await server.tokenFor(DEMO_USERS.sunriseMember);
     const memberRoleId = (await server.request('GET', '/api/orgs/1/', { token: memberToken })).json.role_id;
     const adminRoleId = (await server.request('GET', '/api/orgs/1/', { token: adminToken })).json.role_id;
-    const own = await server.request('PATCH', `/api/orgs/1/roles/${memberRoleId}/`, { token: memberToken, body: { job_title: 'Lead installer', is_hidden: 'false' } });
+    const own = await server.request('PATCH', apiPaths.role(1, memberRoleId), { token: memberToken, body: { job_title: 'Lead installer', is_hidden: 'false' } });
     assert.equal(own.status, 200);
     assert.equal(own.json.job_title, 'Lead installer');
-    assert.equal((await server.request('PATCH', `/api/orgs/1/roles/${adminRoleId}/`, { token: memberToken, body: { job_title: 'x' } })).status, 403);
-    const byAdmin = await server.request('PATCH', `/api/orgs/1/roles/${memberRoleId}/`, { token: adminToken, body: { accreditation: 'CEC A0000001' } });
+    assert.equal((await server.request('PATCH', apiPaths.role(1, adminRoleId), { token: memberToken, body: { job_title: 'x' } })).status, 403);
+    const byAdmin = await server.request('PATCH', apiPaths.role(1, memberRoleId), { token: adminToken, body: { accreditation: 'CEC A0000001' } });
     assert.equal(byAdmin.json.accreditation, 'CEC A0000001');
     // A project that holds the role shows the new data.
     const project = (await server.request('GET', '/api/orgs/1/projects/?limit=100', { token: memberToken })).json[0];
-    const detail = (await server.request('GET', `/api/orgs/1/projects/${project.id}/`, { token: memberToken })).json;
+    const detail = (await server.request('GET', apiPaths.project(1, project.id), { token: memberToken })).json;
     const held = [detail.assigned_role_data, detail.assigned_installer_role_data].find((data) => data?.id === memberRoleId);
     assert.equal(held.accreditation, 'CEC A0000001');
   });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { createFile, download } from '../testing/file-testing.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 type User = 'admin' | 'member' | 'viewer' | 'basicAdmin' | 'lapsedAdmin';
 const EMAILS: Record<User, string> = {
@@ -76,7 +77,7 @@ describe('private file access', () => {
         break;
       case 'memberOwnOnHiddenProject': {
         file = await as('member');
-        const moved = await server.request('PATCH', `/api/orgs/1/private_files/${file.id}/`, { token: tokens.admin, body: { project: HIDDEN_FROM_MEMBER } });
+        const moved = await server.request('PATCH', apiPaths.privateFile(1, file.id), { token: tokens.admin, body: { project: HIDDEN_FROM_MEMBER } });
         assert.equal(moved.status, 200);
         break;
       }
@@ -95,13 +96,13 @@ describe('private file access', () => {
       case 'viewerOwnOnHiddenProject': {
         // The viewer may no longer use files (not Pro), but one they uploaded earlier is in the seed.
         const seeded = await server.request('GET', '/api/orgs/1/private_files/?search=Meter%20photo', { token: tokens.admin });
-        return { id: seeded.json[0].id, orgId: 1, path: `/api/orgs/1/private_files/${seeded.json[0].id}/`, contents: (await download(seeded.json[0].file_contents)).body };
+        return { id: seeded.json[0].id, orgId: 1, path: apiPaths.privateFile(1, seeded.json[0].id), contents: (await download(seeded.json[0].file_contents)).body };
       }
       case 'otherOrg':
         file = await as('basicAdmin', {}, 2);
-        return { id: file.id, orgId: 2, path: `/api/orgs/2/private_files/${file.id}/`, contents };
+        return { id: file.id, orgId: 2, path: apiPaths.privateFile(2, file.id), contents };
     }
-    return { id: file.id, orgId: 1, path: `/api/orgs/1/private_files/${file.id}/`, contents };
+    return { id: file.id, orgId: 1, path: apiPaths.privateFile(1, file.id), contents };
   }
 
   before(async () => {
@@ -128,15 +129,15 @@ describe('private file access', () => {
 
   test("a file of another org is 404 through one's own org, never visible", async () => {
     const otherOrgFile = fixtures.otherOrg.id;
-    assert.equal((await server.request('GET', `/api/orgs/1/private_files/${otherOrgFile}/`, { token: tokens.admin })).status, 404);
-    assert.equal((await server.request('GET', `/api/orgs/1/private_files/${otherOrgFile}/`, { token: tokens.member })).status, 404);
-    assert.equal((await server.request('GET', `/api/orgs/2/private_files/${fixtures.memberOwn.id}/`, { token: tokens.basicAdmin })).status, 404);
+    assert.equal((await server.request('GET', apiPaths.privateFile(1, otherOrgFile), { token: tokens.admin })).status, 404);
+    assert.equal((await server.request('GET', apiPaths.privateFile(1, otherOrgFile), { token: tokens.member })).status, 404);
+    assert.equal((await server.request('GET', apiPaths.privateFile(2, fixtures.memberOwn.id), { token: tokens.basicAdmin })).status, 404);
     assert.equal((await server.request('GET', '/api/orgs/1/private_files/99999999/', { token: tokens.admin })).status, 404);
   });
 
   test('list: each user sees exactly the files the rules allow, in their own org', async () => {
     for (const user of USERS) {
-      const response = await server.request('GET', `/api/orgs/${HOME_ORG[user]}/private_files/?limit=1000`, { token: tokens[user] });
+      const response = await server.request('GET', `${apiPaths.privateFiles(HOME_ORG[user])}?limit=1000`, { token: tokens[user] });
       if (user === 'viewer' || user === 'lapsedAdmin') {
         assert.equal(response.status, 403, `${user} lists`);
         continue;
@@ -152,7 +153,7 @@ describe('private file access', () => {
 
   test('list filters never widen access: the member filtering by a hidden project, by Export, by another user', async () => {
     const list = async (query: string) =>
-      ((await server.request('GET', `/api/orgs/1/private_files/?limit=1000&${query}`, { token: tokens.member })).json as Array<{ id: number }>).map((file) => file.id);
+      ((await server.request('GET', `${apiPaths.privateFiles(1)}?limit=1000&${query}`, { token: tokens.member })).json as Array<{ id: number }>).map((file) => file.id);
     assert.deepEqual(await list(`project=${HIDDEN_FROM_MEMBER}`), [fixtures.memberOwnOnHiddenProject.id], 'only their own file there');
     assert.deepEqual(await list('file_tags=Export'), []);
     const byAdmin = await list(`user_id=${userIds.admin}`);
@@ -217,13 +218,13 @@ describe('private file access', () => {
     const attempt = async (user: User, orgId: number) => {
       const form = new FormData();
       form.append('file_contents', new Blob([Buffer.from('x')]), 'x.txt');
-      return (await fetch(`${server.baseUrl}/api/orgs/${orgId}/private_files/`, { method: 'POST', headers: { authorization: `Bearer ${tokens[user]}` }, body: form })).status;
+      return (await fetch(`${server.baseUrl}${apiPaths.privateFiles(orgId)}`, { method: 'POST', headers: { authorization: `Bearer ${tokens[user]}` }, body: form })).status;
     };
     assert.equal(await attempt('viewer', 1), 403, 'not Pro');
     assert.equal(await attempt('basicAdmin', 1), 403, 'not a member');
     assert.equal(await attempt('lapsedAdmin', 3), 403, 'plan ended');
     assert.equal(await attempt('member', 1), 201);
-    const noToken = await fetch(`${server.baseUrl}/api/orgs/1/private_files/`);
+    const noToken = await fetch(`${server.baseUrl}${apiPaths.privateFiles(1)}`);
     assert.equal(noToken.status, 401);
   });
 

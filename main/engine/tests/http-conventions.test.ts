@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 describe('HTTP conventions', () => {
   let server: TestServer;
@@ -27,7 +28,7 @@ describe('HTTP conventions', () => {
     const headers = { 'content-type': 'application/json' };
     assert.equal((await server.request('GET', '/api/orgs/1/projects/', { token, headers })).status, 200);
     const created = await server.request('POST', '/api/orgs/1/contacts/', { token, body: { first_name: 'Temp' } });
-    const deleted = await server.request('DELETE', `/api/orgs/1/contacts/${created.json.id}/`, { token, headers });
+    const deleted = await server.request('DELETE', apiPaths.contact(1, created.json.id), { token, headers });
     assert.equal(deleted.status, 204);
     assert.equal(deleted.text, '');
   });
@@ -102,7 +103,7 @@ describe('HTTP conventions', () => {
 
   test('bad paging values are 400 naming the parameter, never 500', async () => {
     for (const query of ['page=0', 'page=abc', 'limit=-1', 'limit=100000']) {
-      const response = await server.request('GET', `/api/orgs/1/projects/?${query}`, { token });
+      const response = await server.request('GET', `${apiPaths.projects(1)}?${query}`, { token });
       assert.equal(response.status, 400, query);
       assert.ok(response.json[query.split('=')[0]!], JSON.stringify(response.json));
     }

@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { ManualClock } from '../clock.ts';
 import { createFile } from '../testing/file-testing.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 describe('write preconditions: If-Match, ETag, 412', () => {
   let server: TestServer;
@@ -30,9 +31,9 @@ describe('write preconditions: If-Match, ETag, 412', () => {
     const file = await createFile(server, token, 'roof photo', 'roof.jpg', { title: 'Roof' });
     return [
       { kind: 'project', path: '/api/orgs/1/projects/3/', field: 'notes' },
-      { kind: 'contact', path: `/api/orgs/1/contacts/${contact.id}/`, field: 'first_name' },
-      { kind: 'private file', path: `/api/orgs/1/private_files/${file.id}/`, field: 'title' },
-      { kind: 'webhook', path: `/api/orgs/1/webhooks/${webhook.json.id}/`, field: 'endpoint' },
+      { kind: 'contact', path: apiPaths.contact(1, contact.id), field: 'first_name' },
+      { kind: 'private file', path: apiPaths.privateFile(1, file.id), field: 'title' },
+      { kind: 'webhook', path: apiPaths.webhook(1, webhook.json.id), field: 'endpoint' },
     ];
   };
   const valueFor = (field: string, text: string) => (field === 'endpoint' ? `https://example.com/${text}` : text);

@@ -12,6 +12,7 @@ import { ManualClock } from '../clock.ts';
 import { multipartBody, postMultipart } from '../testing/multipart-upload.ts';
 import { blobNames, createFile, download, tempFiles, uploadFile } from '../testing/file-testing.ts';
 import { SHARED_LEFTOVER_AGE_MS } from '../files/blob-store.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 type JsonType = 'string' | 'integer' | 'boolean' | 'array' | 'object' | 'null' | 'any';
 
@@ -76,7 +77,7 @@ describe('private files', () => {
     const photo = tags.json.find((tag: { title: string }) => tag.title === 'Photo');
     const file = await createFile(server, admin, 'jpeg-ish', 'IMG_0001.JPG', { title: 'Gutter', project: '/api/orgs/1/projects/5/', file_tags: photo.url });
     assert.equal(file.title, 'Gutter');
-    assert.equal(file.project, `${server.baseUrl}/api/orgs/1/projects/5/`);
+    assert.equal(file.project, `${server.baseUrl}${apiPaths.project(1, 5)}`);
     assert.deepEqual(file.file_tags, [photo.url]);
     assert.deepEqual(file.file_tags_data, [photo]);
   });
@@ -196,14 +197,14 @@ describe('private files', () => {
     assert.equal(patched.status, 200);
     assert.equal(patched.json.title, 'Site notes');
     assert.equal(patched.json.show_customer, true);
-    assert.equal(patched.json.project, `${server.baseUrl}/api/orgs/1/projects/7/`);
-    const projectFiles = async (id: number) => (await server.request('GET', `/api/orgs/1/projects/${id}/`, { token: admin })).json;
+    assert.equal(patched.json.project, `${server.baseUrl}${apiPaths.project(1, 7)}`);
+    const projectFiles = async (id: number) => (await server.request('GET', apiPaths.project(1, id), { token: admin })).json;
     let seven = await projectFiles(7);
     assert.ok(seven.private_files.includes(file.url));
     assert.equal(seven.private_files_data.find((data: { id: number }) => data.id === file.id).title, 'Site notes');
 
-    const moved = await server.request('PATCH', `${filesPath}${file.id}/`, { token: admin, body: { project: `${server.baseUrl}/api/orgs/1/projects/8/` } });
-    assert.equal(moved.json.project, `${server.baseUrl}/api/orgs/1/projects/8/`);
+    const moved = await server.request('PATCH', `${filesPath}${file.id}/`, { token: admin, body: { project: `${server.baseUrl}${apiPaths.project(1, 8)}` } });
+    assert.equal(moved.json.project, `${server.baseUrl}${apiPaths.project(1, 8)}`);
     seven = await projectFiles(7);
     assert.ok(!seven.private_files.includes(file.url), 'moved away from 7');
     assert.ok((await projectFiles(8)).private_files.includes(file.url));
@@ -248,14 +249,14 @@ describe('private files', () => {
       await createFile(server, admin, 'b', 'b.txt', { project: '11' }),
       await createFile(server, admin, 'c', 'c.txt'),
     ];
-    const patched = await server.request('PATCH', '/api/orgs/1/projects/10/', { token: admin, body: { private_files: [b.url, `/api/orgs/1/private_files/${c.id}/`] } });
+    const patched = await server.request('PATCH', '/api/orgs/1/projects/10/', { token: admin, body: { private_files: [b.url, apiPaths.privateFile(1, c.id)] } });
     assert.equal(patched.status, 200, JSON.stringify(patched.json));
     assert.deepEqual([...patched.json.private_files].sort(), [b.url, c.url].sort());
     assert.deepEqual(patched.json.private_files_data.map((file: { id: number }) => file.id).sort(), [b.id, c.id].sort());
     const fileProject = async (id: number) => (await server.request('GET', `${filesPath}${id}/`, { token: admin })).json.project;
     assert.equal(await fileProject(a.id), null, 'left out of the list: detached');
-    assert.equal(await fileProject(b.id), `${server.baseUrl}/api/orgs/1/projects/10/`, 'moved from project 11');
-    assert.equal(await fileProject(c.id), `${server.baseUrl}/api/orgs/1/projects/10/`);
+    assert.equal(await fileProject(b.id), `${server.baseUrl}${apiPaths.project(1, 10)}`, 'moved from project 11');
+    assert.equal(await fileProject(c.id), `${server.baseUrl}${apiPaths.project(1, 10)}`);
     const eleven = await server.request('GET', '/api/orgs/1/projects/11/', { token: admin });
     assert.ok(!eleven.json.private_files.includes(b.url));
     const bad = await server.request('PATCH', '/api/orgs/1/projects/10/', { token: admin, body: { private_files: ['/api/orgs/1/private_files/999999/'] } });
@@ -280,7 +281,7 @@ describe('private files', () => {
     const projectIds = async (query: string) => ids((await server.request('GET', `${filesPath}?limit=1000&${query}`, { token: admin })).json);
     const onFour = await projectIds('project=4');
     assert.ok(onFour.length > 0);
-    assert.deepEqual(await projectIds(`project=${encodeURIComponent(`${server.baseUrl}/api/orgs/1/projects/4/`)}`), onFour);
+    assert.deepEqual(await projectIds(`project=${encodeURIComponent(`${server.baseUrl}${apiPaths.project(1, 4)}`)}`), onFour);
     assert.deepEqual(await projectIds(`project=${encodeURIComponent('/api/orgs/1/projects/4/')}`), onFour);
     assert.deepEqual(await projectIds(`project=${encodeURIComponent('/api/orgs/2/projects/4/')}`), [], 'another org: nothing');
     assert.equal((await server.request('GET', `${filesPath}?project=nonsense`, { token: admin })).status, 400);
@@ -328,7 +329,7 @@ describe('private files', () => {
     for (const tag of tags) assert.deepEqual(Object.keys(tag).sort(), ['id', 'title', 'type', 'url']);
     const created = await server.request('POST', '/api/orgs/1/file_tags/', { token: admin, body: { title: 'Warranty' } });
     assert.equal(created.status, 201);
-    assert.deepEqual(created.json, { url: `${server.baseUrl}/api/orgs/1/file_tags/${created.json.id}/`, title: 'Warranty', type: 'private', id: created.json.id });
+    assert.deepEqual(created.json, { url: `${server.baseUrl}${apiPaths.fileTag(1, created.json.id)}`, title: 'Warranty', type: 'private', id: created.json.id });
     const again = await server.request('POST', '/api/orgs/1/file_tags/', { token: admin, body: { title: 'Warranty' } });
     assert.equal(again.status, 400);
     assert.ok(again.json.title);
@@ -372,7 +373,7 @@ describe('private files: limits, expiry and crash leftovers', () => {
     const expired = await download(file.file_contents);
     assert.equal(expired.status, 403);
     assert.match(JSON.parse(expired.body.toString()).detail, /expired/);
-    const fresh = await server.request('GET', `/api/orgs/1/private_files/${file.id}/`, { token: admin });
+    const fresh = await server.request('GET', apiPaths.privateFile(1, file.id), { token: admin });
     assert.equal((await download(fresh.json.file_contents)).status, 200, 'a fresh link works again');
   });
 
@@ -419,7 +420,7 @@ describe('private files: limits, expiry and crash leftovers', () => {
     assert.ok(!fs.existsSync(orphanBlob));
     if (shared) assert.ok(fs.existsSync(freshTemp), 'a fresh temp file on a shared store is left to its writer');
     assert.ok(blobNames(server).includes(kept.file_hash));
-    const again = await server.request('GET', `/api/orgs/1/private_files/${kept.id}/`, { token: admin });
+    const again = await server.request('GET', apiPaths.privateFile(1, kept.id), { token: admin });
     assert.deepEqual((await download(again.json.file_contents)).body, Buffer.from('kept'));
   });
 });

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { decodeDesign } from '../../../shared/design-codec.ts';
 import { LIST_FIELDSET } from '../../../shared/project-fields.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null' | 'any';
 const nullable = (type: JsonType): JsonType[] => [type, 'null'];
@@ -83,7 +84,7 @@ describe('projects', () => {
       assert.ok(field in role, `role field ${field}`);
     }
     assert.equal(role.api_key_chat, '', 'never a secret');
-    assert.equal(response.json.url, `${server.baseUrl}/api/orgs/1/projects/1/`);
+    assert.equal(response.json.url, `${server.baseUrl}${apiPaths.project(1, 1)}`);
     assert.match(response.json.share_link, /\?token=[\w-]+$/);
   });
 
@@ -139,7 +140,7 @@ describe('projects', () => {
         zip: '2000',
         number_of_phases: '1',
         roof_type: `${server.baseUrl}/api/roof_types/3/`,
-        assigned_role: `/api/orgs/1/roles/${installer.id}/`,
+        assigned_role: apiPaths.role(1, installer.id),
         assigned_installer_role: installer.url,
         contacts_new: [{ first_name: 'Ada', family_name: 'Byron', email: 'ada@example.com', phone: '0400 000 000', date_of_birth: '1990-12-10', gender: '1' }],
         password_hash: 'ignored', id: 999, org_id: 2, stage: 4, // read-only and unknown keys are ignored
@@ -214,7 +215,7 @@ describe('projects', () => {
     const cleared = await server.request('PATCH', `${projectsPath}3/`, { token, body: { contacts: [] } });
     assert.deepEqual(cleared.json.contacts, []);
     // The contacts themselves are not deleted by detaching them.
-    assert.equal((await server.request('GET', `/api/orgs/1/contacts/${before.contacts_data[0].id}/`, { token })).status, 200);
+    assert.equal((await server.request('GET', apiPaths.contact(1, before.contacts_data[0].id), { token })).status, 200);
   });
 
   test('replacing the assigned role by URL, and clearing it with null', async () => {

@@ -19,6 +19,7 @@ import { startWebhookReceiver, type ReceivedCall, type WebhookReceiver } from '.
 import { multipartBody, postMultipart } from '../testing/multipart-upload.ts';
 import { download, eventually } from '../testing/file-testing.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo-seed.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 if (!testPostgresUrl()) {
   throw new Error(
@@ -144,7 +145,7 @@ describe('scale-out: quotas', () => {
     const { result: responses, served } = await servedDuring(proxy, () =>
       Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          requestJson(proxy.url, 'PATCH', `/api/orgs/1/projects/${1 + (i % 10)}/`, { token: tokens.admin, body: { notes: `quota ${i}` } }),
+          requestJson(proxy.url, 'PATCH', apiPaths.project(1, 1 + (i % 10)), { token: tokens.admin, body: { notes: `quota ${i}` } }),
         ),
       ),
     );
@@ -183,7 +184,7 @@ describe('scale-out: files', () => {
     const [first, second, third] = servers as [ServerProcess, ServerProcess, ServerProcess];
     const bytes = randomBytes(300_000);
     const created = await postMultipart(
-      `${first.baseUrl}/api/orgs/1/private_files/`,
+      `${first.baseUrl}${apiPaths.privateFiles(1)}`,
       tokens.admin,
       multipartBody({ title: 'Scale-out survey' }, { fileName: 'survey.bin', contents: bytes }),
     );
@@ -192,7 +193,7 @@ describe('scale-out: files', () => {
     const hash = created.json.file_hash as string;
     assert.ok(fs.existsSync(path.join(blobDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash)), 'the contents are in the shared --blob-dir');
 
-    const detail = await requestJson(second.baseUrl, 'GET', `/api/orgs/1/private_files/${created.json.id}/`, { token: tokens.admin });
+    const detail = await requestJson(second.baseUrl, 'GET', apiPaths.privateFile(1, created.json.id), { token: tokens.admin });
     assert.equal(detail.status, 200, detail.text);
     assert.equal(detail.json.title, 'Scale-out survey');
     assert.equal(detail.json.filesize, bytes.length);
@@ -311,7 +312,7 @@ describe('scale-out: webhooks', () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       let response: TestResponse;
       try {
-        response = await requestJson(proxy.url, 'PATCH', `/api/orgs/1/projects/${projectId}/`, { token: tokens.admin, body: { notes } });
+        response = await requestJson(proxy.url, 'PATCH', apiPaths.project(1, projectId), { token: tokens.admin, body: { notes } });
       } catch {
         continue; // the connection died with the process mid-answer
       }

@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { decodeDesign, encodeDesign } from '../../../shared/design-codec.ts';
 import type { ProjectDesign } from '../../../shared/design-types.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const BASE_FIELDS = ['id', 'uuid', 'name', 'kw_stc', 'total_module_quantity'];
 const PARTS = ['modules', 'inverters', 'batteries', 'other_components', 'adders', 'module_groups', 'incentives', 'data'];
@@ -18,15 +19,15 @@ describe('systems', () => {
   let basicAdmin: string;
 
   const designOf = async (orgId: number, projectId: number, token: string) =>
-    decodeDesign<ProjectDesign>((await server.request('GET', `/api/orgs/${orgId}/projects/${projectId}/`, { token })).json.design);
+    decodeDesign<ProjectDesign>((await server.request('GET', apiPaths.project(orgId, projectId), { token })).json.design);
   const details = (orgId: number, projectId: number, token: string, query = '') =>
-    server.request('GET', `/api/orgs/${orgId}/projects/${projectId}/systems/details/${query}`, { token });
+    server.request('GET', `${apiPaths.systemDetails(orgId, projectId)}${query}`, { token });
   const image = async (projectId: number, uuid: string, query: string, token = admin) => {
-    const response = await fetch(`${server.baseUrl}/api/orgs/1/projects/${projectId}/systems/${uuid}/image/${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${server.baseUrl}${apiPaths.systemImage(1, projectId, uuid)}${query}`, { headers: { authorization: `Bearer ${token}` } });
     return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
   };
   const systemImageFiles = async (projectId: number) =>
-    (await server.request('GET', `/api/orgs/1/private_files/?project=${projectId}&file_tags=${encodeURIComponent('System Image')}`, { token: admin })).json as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- file records
+    (await server.request('GET', `${apiPaths.privateFiles(1)}?project=${projectId}&file_tags=${encodeURIComponent('System Image')}`, { token: admin })).json as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- file records
 
   before(async () => {
     server = await startTestServer();
@@ -126,7 +127,7 @@ describe('systems', () => {
     const [file] = files;
     assert.equal(response.headers.get('x-private-file'), file!.url);
     assert.equal(file!.system_uuid, system!.uuid);
-    assert.equal(file!.project, `${server.baseUrl}/api/orgs/1/projects/3/`);
+    assert.equal(file!.project, `${server.baseUrl}${apiPaths.project(1, 3)}`);
     assert.deepEqual(file!.file_tags_data.map((tag: { title: string }) => tag.title), ['System Image']);
     const stored = await fetch(file!.file_contents);
     assert.deepEqual(Buffer.from(await stored.arrayBuffer()), response.body);
@@ -178,7 +179,7 @@ describe('systems', () => {
     }
     assert.equal((await image(3, '00000000-0000-4000-8000-000000000000', '?width=100&height=100')).status, 404);
     assert.equal((await image(2, uuid, '?width=100&height=100', member)).status, 403);
-    const basicNoDesign = await fetch(`${server.baseUrl}/api/orgs/2/projects/56/systems/${uuid}/image/?width=100&height=100`, { headers: { authorization: `Bearer ${basicAdmin}` } });
+    const basicNoDesign = await fetch(`${server.baseUrl}${apiPaths.systemImage(2, 56, uuid)}?width=100&height=100`, { headers: { authorization: `Bearer ${basicAdmin}` } });
     assert.equal(basicNoDesign.status, 404);
   });
 });

@@ -8,6 +8,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo-seed.ts';
 import { ManualClock } from '../clock.ts';
 import type { ThrottleAction } from '../../../shared/throttle-rates.ts';
 import { createFile, download } from '../testing/file-testing.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\.$/;
 
@@ -78,7 +79,7 @@ describe('throttle quotas', () => {
       const viewer = await server.tokenFor(DEMO_USERS.sunriseViewer);
       const project = await server.engine.context.db.selectFrom('projects').select('attributes').where('id', '=', 1).executeTakeFirstOrThrow();
       const [system] = JSON.parse(project.attributes).systems as Array<{ uuid: string }>; // read from the store: not counted
-      for (const path of ['/api/orgs/1/projects/1/systems/details/', `/api/orgs/1/projects/1/systems/${system!.uuid}/image/?width=32&height=32`]) {
+      for (const path of ['/api/orgs/1/projects/1/systems/details/', `${apiPaths.systemImage(1, 1, system!.uuid)}?width=32&height=32`]) {
         for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', path, { token: admin })).status, 200, path);
         assertThrottled(await server.request('GET', path, { token: admin }));
         assert.equal((await server.request('GET', path, { token: viewer })).status, 200);
@@ -102,9 +103,9 @@ describe('throttle quotas', () => {
       const created = await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { connected_org: 2, connected_org_name: 'Basic Solar' } });
       assert.equal(created.status, 201, created.text);
       assertThrottled(await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { connected_org: 2, connected_org_name: 'Basic Solar' } }));
-      const accepted = await server.request('PATCH', `/api/orgs/2/connected_orgs/${created.json.id}/`, { token: basic, body: { status: 'accepted' } });
+      const accepted = await server.request('PATCH', apiPaths.connectedOrg(2, created.json.id), { token: basic, body: { status: 'accepted' } });
       assert.equal(accepted.status, 200, accepted.text);
-      assertThrottled(await server.request('PATCH', `/api/orgs/2/connected_orgs/${created.json.id}/`, { token: basic, body: { status: 'declined' } }));
+      assertThrottled(await server.request('PATCH', apiPaths.connectedOrg(2, created.json.id), { token: basic, body: { status: 'declined' } }));
     });
   });
 
@@ -121,7 +122,7 @@ describe('throttle quotas', () => {
       const member = await server.tokenFor(DEMO_USERS.sunriseMember);
       const created = await createFile(server, admin, 'quota test', 'quota.txt'); // 1
       assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: admin })).status, 200); // 2
-      assert.equal((await server.request('PATCH', `/api/orgs/1/private_files/${created.id}/`, { token: admin, body: { title: 'renamed' } })).status, 200); // 3
+      assert.equal((await server.request('PATCH', apiPaths.privateFile(1, created.id), { token: admin, body: { title: 'renamed' } })).status, 200); // 3
       assert.equal((await download(created.file_contents)).status, 200); // 4: counted for the user the link was made for
       assertThrottled(await server.request('GET', '/api/orgs/1/private_files/', { token: admin }));
       const refused = await download(created.file_contents);

@@ -11,6 +11,7 @@ import { ManualClock } from '../clock.ts';
 import { sweepExpiredUploads } from '../files/uploads.ts';
 import { multipartBody } from '../testing/multipart-upload.ts';
 import { blobNames, download, eventually, tempFiles, uploadPartFiles } from '../testing/file-testing.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const uploadsPath = '/api/orgs/1/private_files/uploads/';
@@ -68,7 +69,7 @@ describe('chunked uploads', () => {
     assert.equal(file.title, 'Drone survey');
     assert.equal(file.filesize, whole.length);
     assert.equal(file.file_hash, sha256(whole));
-    assert.equal(file.project, `${server.baseUrl}/api/orgs/1/projects/1/`);
+    assert.equal(file.project, `${server.baseUrl}${apiPaths.project(1, 1)}`);
     assert.deepEqual((await download(file.file_contents)).body, whole);
     assert.ok((await server.request('GET', '/api/orgs/1/projects/1/', { token: member })).json.private_files.includes(file.url));
     assert.deepEqual(uploadPartFiles(server).filter((name) => name.startsWith(uploadId)), [], 'parts are removed once assembled');
@@ -164,7 +165,7 @@ describe('upload expiry', () => {
     assert.deepEqual(rows, []);
     const parts = await server.engine.context.db.selectFrom('file_upload_parts').select('upload_id').execute();
     assert.deepEqual(parts, []);
-    const kept = await server.request('GET', `/api/orgs/1/private_files/${file.id}/`, { token: member });
+    const kept = await server.request('GET', apiPaths.privateFile(1, file.id), { token: member });
     assert.equal(kept.json.upload_id, done.upload_id, 'the completed file keeps its upload_id');
     assert.deepEqual((await download(kept.json.file_contents)).body, Buffer.from('finished'));
   });

@@ -7,6 +7,7 @@ import { makeTempDir } from '../testing/test-server.ts';
 import { startWebhookReceiver } from '../testing/webhook-receiver.ts';
 import { signIn, startServerProcess, stopServerProcess } from '../testing/server-process.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../seed/demo-seed.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const dataDir = makeTempDir('solardesk-durability-');
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -21,13 +22,13 @@ test('SIGKILL right after answering a PATCH: the change is delivered after resta
     const first = await startServerProcess(args);
     const token = await signIn(first.baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const created = await fetch(`${first.baseUrl}/api/orgs/1/webhooks/`, {
+    const created = await fetch(`${first.baseUrl}${apiPaths.webhooks(1)}`, {
       method: 'POST',
       headers,
       body: JSON.stringify({ endpoint: receiver.url, enabled: true, debug: false, trigger_fields: ['project.notes'], payload_fields: ['project.notes'] }),
     });
     assert.equal(created.status, 201);
-    const patched = await fetch(`${first.baseUrl}/api/orgs/1/projects/20/`, { method: 'PATCH', headers, body: JSON.stringify({ notes: 'survives SIGKILL' }) });
+    const patched = await fetch(`${first.baseUrl}${apiPaths.project(1, 20)}`, { method: 'PATCH', headers, body: JSON.stringify({ notes: 'survives SIGKILL' }) });
     assert.equal(patched.status, 200);
     first.child.kill('SIGKILL');
     await stopServerProcess(first, 'SIGKILL');

@@ -7,6 +7,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-r
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
 import { retryDelayMs, DEFAULT_RETRY_POLICY } from '../webhooks/delivery-worker.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const FAST_RETRIES = { retry: { firstDelayMs: 50, maxDelayMs: 200, giveUpAfterMs: 60_000, jitter: 0.2 }, pollIntervalMs: 100 };
 
@@ -61,13 +62,13 @@ describe('webhook settings', () => {
 
   test('PATCH is partial, with or without the slash; blank or null is stored as null', async () => {
     const created = (await server.request('POST', '/api/orgs/1/webhooks/', { token, body: { endpoint: 'https://example.com/d', enabled: true, debug: false } })).json;
-    const patched = await server.request('PATCH', `/api/orgs/1/webhooks/${created.id}`, { token, body: { trigger_fields: null, enabled: false } });
+    const patched = await server.request('PATCH', apiPaths.webhook(1, created.id).replace(/\/$/, ''), { token, body: { trigger_fields: null, enabled: false } });
     assert.equal(patched.status, 200);
     assert.equal(patched.json.trigger_fields, null);
     assert.equal(patched.json.enabled, false);
     assert.deepEqual(patched.json.payload_fields, [...DEFAULT_PAYLOAD_FIELDS]);
     assert.equal(patched.json.endpoint, 'https://example.com/d');
-    const blank = await server.request('PATCH', `/api/orgs/1/webhooks/${created.id}/`, { token, body: { payload_fields: '' } });
+    const blank = await server.request('PATCH', apiPaths.webhook(1, created.id), { token, body: { payload_fields: '' } });
     assert.equal(blank.json.payload_fields, null);
     const list = await server.request('GET', '/api/orgs/1/webhooks/', { token });
     assert.ok(Array.isArray(list.json));
@@ -152,8 +153,8 @@ describe('webhook delivery', () => {
     await createWebhook({ trigger_fields: ['project.contacts_data.email'], payload_fields: ['project.contacts_data.email', 'project.id'] });
     const project = (await server.request('GET', '/api/orgs/1/projects/14/', { token })).json;
     const contact = project.contacts_data[0];
-    await server.request('PATCH', `/api/orgs/1/contacts/${contact.id}/`, { token, body: { phone: '0400 999 999' } }); // not a trigger
-    await server.request('PATCH', `/api/orgs/1/contacts/${contact.id}/`, { token, body: { email: 'new-address@example.com' } });
+    await server.request('PATCH', apiPaths.contact(1, contact.id), { token, body: { phone: '0400 999 999' } }); // not a trigger
+    await server.request('PATCH', apiPaths.contact(1, contact.id), { token, body: { email: 'new-address@example.com' } });
     const [call] = await receiver.waitForCalls(1);
     assert.equal(call!.body.model, 'Project');
     assert.equal(call!.body.model_id, 14);
@@ -173,7 +174,7 @@ describe('webhook delivery', () => {
     assert.equal(call!.body.model_id, created.json.id);
     assert.equal(call!.body.fields.email, 'wp@example.com', 'contact is absent from payload_fields, so sent whole');
     assert.equal(call!.body.fields.family_name, 'Person');
-    await server.request('DELETE', `/api/orgs/1/contacts/${created.json.id}/`, { token });
+    await server.request('DELETE', apiPaths.contact(1, created.json.id), { token });
     const [, deleted] = await receiver.waitForCalls(2);
     assert.equal(deleted!.body.event, 'DELETE');
     assert.equal(deleted!.body.fields, undefined, 'fields only on CREATE and UPDATE');
@@ -191,17 +192,17 @@ describe('webhook delivery', () => {
 
     const workflows = (await server.request('GET', '/api/orgs/1/workflows/', { token })).json;
     const sold = workflows[0].stages.find((stage: { milestone: number }) => stage.milestone === 2);
-    await server.request('PATCH', `/api/orgs/1/projects/${created.id}/`, { token, body: { active_stage_id: sold.id } });
-    const events = (await server.request('GET', `/api/orgs/1/events/?project=${created.id}`, { token })).json;
+    await server.request('PATCH', apiPaths.project(1, created.id), { token, body: { active_stage_id: sold.id } });
+    const events = (await server.request('GET', `${apiPaths.events(1)}?project=${created.id}`, { token })).json;
     assert.deepEqual(events.map((event: { event_type: string }) => event.event_type), ['stage_changed', 'contact_added', 'project_created']);
     assert.match(events[0].title, new RegExp(sold.title));
     const note = await server.request('POST', '/api/orgs/1/events/', { token, body: { project: created.url, title: 'Called the customer', notes: 'Prefers mornings' } });
     assert.equal(note.status, 201);
     assert.equal(note.json.event_type, 'note');
-    const detail = (await server.request('GET', `/api/orgs/1/projects/${created.id}/`, { token })).json;
+    const detail = (await server.request('GET', apiPaths.project(1, created.id), { token })).json;
     assert.equal(detail.events_data.length, 4);
     assert.equal(detail.events.length, 4);
-    assert.equal((await server.request('GET', `/api/orgs/1/events/?project=/api/orgs/1/projects/${created.id}/`, { token })).json.length, 4);
+    assert.equal((await server.request('GET', `${apiPaths.events(1)}?project=${apiPaths.project(1, created.id)}`, { token })).json.length, 4);
   });
 
   test('failed deliveries are retried with backoff, and every attempt is logged', async () => {
@@ -211,7 +212,7 @@ describe('webhook delivery', () => {
     const calls = await receiver.waitForCalls(3);
     assert.ok(calls.every((call) => call.body.event_id === calls[0]!.body.event_id), 'the same change, retried');
     await server.engine.context.webhookWorker!.idle();
-    const log = (await server.request('GET', `/api/orgs/1/webhook_process_logs/?webhook=${webhook.id}`, { token })).json;
+    const log = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${webhook.id}`, { token })).json;
     assert.equal(log.length, 3);
     assert.deepEqual(log.map((row: { successful: boolean }) => row.successful), [true, false, false], 'newest first');
     for (const row of log) {
@@ -221,7 +222,7 @@ describe('webhook delivery', () => {
       assert.equal(row.model_pk, 16);
     }
     assert.match(log[2].notes, /HTTP 500/);
-    const paged = (await server.request('GET', `/api/orgs/1/webhook_process_logs/?webhook=${webhook.id}&limit=1&page=2`, { token })).json;
+    const paged = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${webhook.id}&limit=1&page=2`, { token })).json;
     assert.equal(paged.length, 1);
     assert.equal(paged[0].id, log[1].id);
   });
@@ -253,7 +254,7 @@ describe('private-address guard', () => {
     let log: LogRow[] = [];
     for (let i = 0; i < 100 && log.length === 0; i++) {
       await server.engine.context.webhookWorker!.idle();
-      log = (await server.request('GET', `/api/orgs/1/webhook_process_logs/?webhook=${webhookId}`, { token })).json;
+      log = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${webhookId}`, { token })).json;
       if (log.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return log;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTwoUserHarness, type SyncHarness, type SyncedAgent } from '../testing/sync-harness.ts';
 import type { SyncConflictJson } from '../../../shared/sync-api.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const conflictsOf = async (agent: Pick<SyncedAgent, 'local'>): Promise<SyncConflictJson[]> => (await agent.local('GET', '/api/orgs/1/sync/conflicts/')).json;
 
@@ -22,7 +23,7 @@ describe('sync conflicts and write preconditions', () => {
   before(async () => {
     ({ h, admin, member, shared, fileId } = await startTwoUserHarness('shared roof photo', 'roof.jpg', 'Roof'));
     assert.ok(shared.length >= 4, `the member sees some projects: ${shared.join(', ')}`);
-    assert.equal((await member.local('GET', `/api/orgs/1/private_files/${fileId}/`)).json.title, 'Roof', 'the member has the file');
+    assert.equal((await member.local('GET', apiPaths.privateFile(1, fileId))).json.title, 'Roof', 'the member has the file');
   });
   after(() => h.close());
 
@@ -31,7 +32,7 @@ describe('sync conflicts and write preconditions', () => {
 
   test('finding 1: an edit made after a conflict is what settling it "local" keeps', async () => {
     const id = shared[1]!;
-    const path = `/api/orgs/1/projects/${id}/`;
+    const path = apiPaths.project(1, id);
     await pause(admin);
     assert.equal((await admin.local('PATCH', path, { notes: 'X1' })).status, 200);
     assert.equal((await member.local('PATCH', path, { notes: 'from the member' })).status, 200);
@@ -48,11 +49,11 @@ describe('sync conflicts and write preconditions', () => {
     const shown = (await conflictsOf(admin)).find((row) => row.id === conflict.id);
     assert.equal(shown?.local_value, 'X2', 'the conflict shows the local value as it is now');
 
-    const stale = await admin.local('POST', `/api/orgs/1/sync/conflicts/${conflict.id}/resolve/`, { choice: 'remote', local_value: 'X1' });
+    const stale = await admin.local('POST', syncPaths.resolveConflict(1, conflict.id), { choice: 'remote', local_value: 'X1' });
     assert.equal(stale.status, 409, 'a choice made looking at X1 does not replace X2');
     assert.match(stale.json.detail, /changed after you looked.*"X2"/);
 
-    const resolved = await admin.local('POST', `/api/orgs/1/sync/conflicts/${conflict.id}/resolve/`, { choice: 'local' });
+    const resolved = await admin.local('POST', syncPaths.resolveConflict(1, conflict.id), { choice: 'local' });
     assert.equal(resolved.status, 200, resolved.text);
     await admin.synced();
     await member.synced();
@@ -90,23 +91,23 @@ describe('sync conflicts and write preconditions', () => {
     assert.deepEqual([loserConflicts[0]!.local_value, loserConflicts[0]!.remote_value], [lost, onServer], `round ${round}: showing both values`);
     assert.deepEqual((await conflictsOf(winner)).filter((row) => row.record_id === recordId), [], `round ${round}: the winner has none`);
 
-    const settled = await loser.local('POST', `/api/orgs/1/sync/conflicts/${loserConflicts[0]!.id}/resolve/`, { choice: 'remote', local_value: lost });
+    const settled = await loser.local('POST', syncPaths.resolveConflict(1, loserConflicts[0]!.id), { choice: 'remote', local_value: lost });
     assert.equal(settled.status, 200, settled.text);
     await Promise.all([admin.synced(), member.synced()]);
     assert.equal((await loser.local('GET', path)).json[field], onServer);
   }
 
   test('finding 2: two agents edit one project field at the same moment: one wins, the other has the conflict (4 rounds)', async () => {
-    for (let round = 1; round <= 4; round++) await concurrentEdits('project', `/api/orgs/1/projects/${shared[2]}/`, 'notes', round);
+    for (let round = 1; round <= 4; round++) await concurrentEdits('project', apiPaths.project(1, shared[2]!), 'notes', round);
   });
 
   test('finding 2: two agents rename one private file at the same moment: one wins, the other has the conflict (3 rounds)', async () => {
-    for (let round = 1; round <= 3; round++) await concurrentEdits('private_file', `/api/orgs/1/private_files/${fileId}/`, 'title', round);
+    for (let round = 1; round <= 3; round++) await concurrentEdits('private_file', apiPaths.privateFile(1, fileId), 'title', round);
   });
 
   test('a PATCH whose record moved after the pull gets 412; the same field becomes a conflict, another field merges', async () => {
     const id = shared[3]!;
-    const path = `/api/orgs/1/projects/${id}/`;
+    const path = apiPaths.project(1, id);
     const patches = () => h.proxy.log.filter((entry) => entry.method === 'PATCH' && entry.path === path).map((entry) => entry.status);
     // Another user's write lands between this agent's pull and its PATCH.
     h.proxy.addRule({ method: 'PATCH', path: new RegExp(`^${path}$`), times: 1, action: { kind: 'hook', run: async () => void (await h.remote('PATCH', path, { notes: 'landed in between', site_notes: 'theirs' })) } });
@@ -122,14 +123,14 @@ describe('sync conflicts and write preconditions', () => {
     assert.equal(local.notes, 'mine', 'this edit is kept here');
     const conflict = (await conflictsOf(admin)).find((row) => row.record_id === id);
     assert.deepEqual([conflict?.field, conflict?.local_value, conflict?.remote_value], ['notes', 'mine', 'landed in between']);
-    await admin.local('POST', `/api/orgs/1/sync/conflicts/${conflict!.id}/resolve/`, { choice: 'remote' });
+    await admin.local('POST', syncPaths.resolveConflict(1, conflict!.id), { choice: 'remote' });
     await admin.synced();
   });
 
   test('against a remote that ignores If-Match, the record is read again right before the PATCH', async () => {
     const hosted = await h.addAgent(DEMO_USERS.sunriseAdmin, { remotePreconditions: 'off' });
     const id = shared[3]!;
-    const path = `/api/orgs/1/projects/${id}/`;
+    const path = apiPaths.project(1, id);
     const before = h.proxy.log.length;
     await pause(hosted);
     await hosted.local('PATCH', path, { notes: 'from the hosted-mode agent' });

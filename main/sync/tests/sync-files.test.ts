@@ -8,6 +8,7 @@ import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { blobPath } from '../../engine/files/blob-store.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 describe('sync of private files', () => {
   let h: SyncHarness;
@@ -37,38 +38,38 @@ describe('sync of private files', () => {
     h.proxy.setOffline(true);
     const bytes = Buffer.from('%PDF-1.4\nsigned contract for project 30\n%%EOF\n');
     const uploaded = await postMultipart(
-      `${h.agent.localApiUrl}/api/orgs/1/private_files/`,
+      `${h.agent.localApiUrl}${apiPaths.privateFiles(1)}`,
       h.agent.localToken,
       multipartBody({ title: 'Signed contract', project: '30' }, { fileName: 'contract.pdf', contents: bytes }),
     );
     assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
     const localId = uploaded.json.id;
     assert.ok(localId >= 1_000_000_000_000);
-    await h.local('PATCH', `/api/orgs/1/private_files/${localId}/`, { title: 'Signed contract (final)' });
+    await h.local('PATCH', apiPaths.privateFile(1, localId), { title: 'Signed contract (final)' });
     h.proxy.setOffline(false);
     await h.synced();
 
-    const remote = (await h.remote('GET', `/api/orgs/1/private_files/?search=${uploaded.json.file_hash}`)).json;
+    const remote = (await h.remote('GET', `${apiPaths.privateFiles(1)}?search=${uploaded.json.file_hash}`)).json;
     assert.equal(remote.length, 1, 'exactly one remote copy');
     assert.equal(remote[0].title, 'Signed contract (final)');
     assert.match(remote[0].project, /\/api\/orgs\/1\/projects\/30\/$/);
     const remoteBytes = await download(remote[0].file_contents);
     assert.ok(remoteBytes.body.equals(bytes), 'the bytes that were uploaded');
-    assert.equal((await h.local('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json.title, 'Signed contract (final)', 're-keyed to the remote id');
+    assert.equal((await h.local('GET', apiPaths.privateFile(1, remote[0].id))).json.title, 'Signed contract (final)', 're-keyed to the remote id');
 
-    await h.remote('PATCH', `/api/orgs/1/private_files/${remote[0].id}/`, { show_customer: true });
-    await h.local('PATCH', `/api/orgs/1/private_files/${remote[0].id}/`, { title: 'Contract' });
+    await h.remote('PATCH', apiPaths.privateFile(1, remote[0].id), { show_customer: true });
+    await h.local('PATCH', apiPaths.privateFile(1, remote[0].id), { title: 'Contract' });
     await h.synced();
-    const merged = (await h.remote('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json;
+    const merged = (await h.remote('GET', apiPaths.privateFile(1, remote[0].id))).json;
     assert.equal(merged.title, 'Contract');
     assert.equal(merged.show_customer, true);
-    assert.equal((await h.local('GET', `/api/orgs/1/private_files/${remote[0].id}/`)).json.show_customer, true);
+    assert.equal((await h.local('GET', apiPaths.privateFile(1, remote[0].id))).json.show_customer, true);
   });
 
   test('a file assembled from a local chunked upload syncs and settles (its upload record re-keyed too)', async () => {
     const started = await h.local('POST', '/api/orgs/1/private_files/uploads/', { title: 'Chunked survey', filename: 'survey.txt', project: 32 });
     assert.equal(started.status, 201, started.text);
-    const uploadPath = `/api/orgs/1/private_files/uploads/${started.json.upload_id}`;
+    const uploadPath = `${apiPaths.fileUploads(1)}${started.json.upload_id}`;
     for (const [part, text] of [[1, 'first half, '], [2, 'second half']] as const) {
       const response = await fetch(`${h.agent.localApiUrl}${uploadPath}/parts/${part}/`, {
         method: 'PUT',
@@ -80,7 +81,7 @@ describe('sync of private files', () => {
     const completed = await h.local('POST', `${uploadPath}/complete/`);
     assert.equal(completed.status, 201, completed.text);
     await h.synced();
-    const remote = (await h.remote('GET', `/api/orgs/1/private_files/?search=${completed.json.file_hash}`)).json;
+    const remote = (await h.remote('GET', `${apiPaths.privateFiles(1)}?search=${completed.json.file_hash}`)).json;
     assert.equal(remote.length, 1);
     assert.equal((await download(remote[0].file_contents)).body.toString(), 'first half, second half');
     assert.equal((await h.local('GET', '/api/orgs/1/sync/status/')).json.pending, 0);
@@ -89,13 +90,13 @@ describe('sync of private files', () => {
   test('a file added on the remote appears locally', async () => {
     const remoteToken = await h.server.tokenFor('admin@sunrise.example');
     const added = await postMultipart(
-      `${h.server.baseUrl}/api/orgs/1/private_files/`,
+      `${h.server.baseUrl}${apiPaths.privateFiles(1)}`,
       remoteToken,
       multipartBody({ title: 'Site photo from the office' }, { fileName: path.basename('photo.txt'), contents: Buffer.from('office photo') }),
     );
     assert.equal(added.status, 201);
     await h.synced();
-    const local = await h.local('GET', `/api/orgs/1/private_files/${added.json.id}/`);
+    const local = await h.local('GET', apiPaths.privateFile(1, added.json.id));
     assert.equal(local.status, 200);
     assert.equal(local.json.title, 'Site photo from the office');
   });

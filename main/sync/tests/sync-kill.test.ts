@@ -10,6 +10,7 @@ import { signIn, startServerProcess, stopServerProcess, type ServerProcess } fro
 import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { startFaultProxy, type FaultProxy } from '../testing/fault-proxy.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../testing/agent-process.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const RUNS = 20;
 let server: ServerProcess;
@@ -62,7 +63,7 @@ test(`kill -9 of the agent at ${RUNS} points during a push: zero loss, zero dupl
   for (let run = 1; run <= RUNS; run++) {
     proxy.setOffline(true);
     const agent = await startAgentProcess(baseArgs);
-    const patched = await local(agent, 'PATCH', `/api/orgs/1/projects/${run + 1}/`, { notes: `kill run ${run}` });
+    const patched = await local(agent, 'PATCH', apiPaths.project(1, run + 1), { notes: `kill run ${run}` });
     assert.equal(patched.status, 200);
     const created = await local(agent, 'POST', '/api/orgs/1/projects/', { title: `Kill run ${run}`, contacts_new: [{ first_name: `Killed${run}` }] });
     assert.equal(created.status, 201);
@@ -91,8 +92,8 @@ test(`kill -9 of the agent at ${RUNS} points during a push: zero loss, zero dupl
   }
 
   for (let run = 1; run <= RUNS; run++) {
-    assert.equal((await remote(`/api/orgs/1/projects/${run + 1}/`)).notes, `kill run ${run}`, `run ${run}'s edit`);
-    const projects = await remote(`/api/orgs/1/projects/?search=${encodeURIComponent(`Kill run ${run}`)}&limit=100`);
+    assert.equal((await remote(apiPaths.project(1, run + 1))).notes, `kill run ${run}`, `run ${run}'s edit`);
+    const projects = await remote(`${apiPaths.projects(1)}?search=${encodeURIComponent(`Kill run ${run}`)}&limit=100`);
     const exact = projects.filter((project: { title: string }) => project.title === `Kill run ${run}`);
     assert.equal(exact.length, 1, `run ${run}'s project exactly once`);
     assert.deepEqual(exact[0].contacts_data.map((c: { first_name: string }) => c.first_name), [`Killed${run}`]);

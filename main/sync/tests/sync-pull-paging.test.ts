@@ -10,6 +10,7 @@ import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { deleteReplicaRecord } from '../replica.ts';
 import type { SyncedModel } from '../sync-models.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -42,7 +43,7 @@ describe('pulls page by offset without skipping', () => {
       path: PROJECT_LIST,
       query: queryWith('ordering=-modified_date', 'page=2'),
       times: 1,
-      action: { kind: 'hook', run: async () => assert.equal((await h.remote('DELETE', `/api/orgs/1/projects/${newest}/`)).status, 204) },
+      action: { kind: 'hook', run: async () => assert.equal((await h.remote('DELETE', apiPaths.project(1, newest))).status, 204) },
     });
     await h.synced();
     h.proxy.clearRules();
@@ -62,7 +63,7 @@ describe('pulls page by offset without skipping', () => {
       path: PROJECT_LIST,
       query: queryWith('ordering=id', 'page=2'),
       times: 1,
-      action: { kind: 'hook', run: async () => assert.equal((await h.remote('DELETE', `/api/orgs/1/projects/${doomed}/`)).status, 204) },
+      action: { kind: 'hook', run: async () => assert.equal((await h.remote('DELETE', apiPaths.project(1, doomed))).status, 204) },
     });
     await sweepOnNextPull();
     await h.synced();
@@ -76,7 +77,7 @@ describe('pulls page by offset without skipping', () => {
     const project = (await h.remote('POST', '/api/orgs/1/projects/', { title: 'Lost in the replica', address: '1 Gap Lane' })).json;
     const contact = (await h.remote('POST', '/api/orgs/1/contacts/', { first_name: 'Lena', family_name: 'Lost' })).json;
     const upload = await postMultipart(
-      `${h.server.baseUrl}/api/orgs/1/private_files/`,
+      `${h.server.baseUrl}${apiPaths.privateFiles(1)}`,
       await h.server.tokenFor('admin@sunrise.example'),
       multipartBody({ title: 'lost.pdf' }, { fileName: 'lost.pdf', contents: Buffer.from('%PDF-1.4\nlost\n%%EOF\n') }),
     );
@@ -89,16 +90,16 @@ describe('pulls page by offset without skipping', () => {
       const lost: Array<[SyncedModel, number]> = [['project', project.id], ['contact', contact.id], ['private_file', upload.json.id]];
       for (const [model, id] of lost) await deleteReplicaRecord(trx, model, id);
     });
-    assert.equal((await h.remote('PATCH', `/api/orgs/1/projects/${stale.id}/`, { title: 'Renamed while skipped' })).status, 200);
+    assert.equal((await h.remote('PATCH', apiPaths.project(1, stale.id), { title: 'Renamed while skipped' })).status, 200);
     const future = new Date(Date.now() + 3_600_000).toISOString();
     for (const model of ['project', 'contact', 'private_file']) {
       await h.agent.context.db.updateTable('sync_state').set({ value: future }).where('key', '=', `${model}_high_water`).execute();
     }
     await sweepOnNextPull();
     await h.synced();
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${project.id}/`)).json.title, 'Lost in the replica');
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${contact.id}/`)).json.family_name, 'Lost');
-    assert.equal((await h.local('GET', `/api/orgs/1/private_files/${upload.json.id}/`)).json.title, 'lost.pdf');
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${stale.id}/`)).json.title, 'Renamed while skipped');
+    assert.equal((await h.local('GET', apiPaths.project(1, project.id))).json.title, 'Lost in the replica');
+    assert.equal((await h.local('GET', apiPaths.contact(1, contact.id))).json.family_name, 'Lost');
+    assert.equal((await h.local('GET', apiPaths.privateFile(1, upload.json.id))).json.title, 'lost.pdf');
+    assert.equal((await h.local('GET', apiPaths.project(1, stale.id))).json.title, 'Renamed while skipped');
   });
 });

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -28,27 +29,27 @@ describe('sync reads remote records with their schemas', () => {
   test('records with fields this engine does not know sync as usual', async () => {
     const contact = (await h.remote('POST', '/api/orgs/1/contacts/', { first_name: 'Hosted', family_name: 'Extra' })).json as Json;
     const project = (await h.remote('POST', '/api/orgs/1/projects/', { title: 'Hosted extras', address: '7 Unknown Field Way' })).json as Json;
-    const contacts = (await h.remote('GET', `/api/orgs/1/contacts/?${CHANGES_PAGE_ONE_QUERY}`)).json as Json[];
+    const contacts = (await h.remote('GET', `${apiPaths.contacts(1)}?${CHANGES_PAGE_ONE_QUERY}`)).json as Json[];
     const withExtras = (record: Json) => ({ ...record, ...HOSTED_ONLY });
     h.proxy.addRule({ method: 'GET', path: CONTACT_LIST, query: CHANGES_PAGE_ONE, action: { kind: 'status', status: 200, body: contacts.map(withExtras) } });
     // The project's detail, with extras at the top and inside what hangs off it.
-    const detail = (await h.remote('GET', `/api/orgs/1/projects/${project.id}/`)).json as Json;
+    const detail = (await h.remote('GET', apiPaths.project(1, project.id))).json as Json;
     const detailWithExtras = { ...withExtras(detail), workflow: withExtras(detail.workflow), contacts_data: (detail.contacts_data as Json[]).map(withExtras) };
-    h.proxy.addRule({ method: 'GET', path: new RegExp(`^/api/orgs/1/projects/${project.id}/$`), action: { kind: 'status', status: 200, body: detailWithExtras } });
+    h.proxy.addRule({ method: 'GET', path: new RegExp(`^${apiPaths.project(1, project.id)}$`), action: { kind: 'status', status: 200, body: detailWithExtras } });
     try {
       await h.synced();
     } finally {
       h.proxy.clearRules();
     }
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${contact.id}/`)).json.family_name, 'Extra');
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${project.id}/`)).json.address, '7 Unknown Field Way');
+    assert.equal((await h.local('GET', apiPaths.contact(1, contact.id))).json.family_name, 'Extra');
+    assert.equal((await h.local('GET', apiPaths.project(1, project.id))).json.address, '7 Unknown Field Way');
     assert.equal((await h.agent.sync.status()).detail, null, 'nothing was skipped');
   });
 
   test('a record that does not read as its model is reported and skipped; the others sync', async () => {
     const broken = (await h.remote('POST', '/api/orgs/1/contacts/', { first_name: 'Broken', family_name: 'Typed' })).json as Json;
     const fine = (await h.remote('POST', '/api/orgs/1/contacts/', { first_name: 'Fine', family_name: 'Alongside' })).json as Json;
-    const contacts = (await h.remote('GET', `/api/orgs/1/contacts/?${CHANGES_PAGE_ONE_QUERY}`)).json as Json[];
+    const contacts = (await h.remote('GET', `${apiPaths.contacts(1)}?${CHANGES_PAGE_ONE_QUERY}`)).json as Json[];
     const answered = [
       ...contacts.map((contact) => (contact.id === broken.id ? { ...contact, first_name: 42 } : contact)),
       { first_name: 'No', family_name: 'Id', modified_date: new Date().toISOString() },
@@ -64,12 +65,12 @@ describe('sync reads remote records with their schemas', () => {
     assert.match(status.detail ?? '', /skipped 2 remote records/);
     assert.match(status.detail ?? '', new RegExp(`contact ${broken.id} \\(first_name: [^)]*expected string`));
     assert.match(status.detail ?? '', /a contact without an id/);
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${fine.id}/`)).json.family_name, 'Alongside', 'the rest synced');
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${broken.id}/`)).status, 404, 'nothing half-read reached the replica');
+    assert.equal((await h.local('GET', apiPaths.contact(1, fine.id))).json.family_name, 'Alongside', 'the rest synced');
+    assert.equal((await h.local('GET', apiPaths.contact(1, broken.id))).status, 404, 'nothing half-read reached the replica');
 
     // Read right, it comes down with the next pull: the skipped record held the pull's mark back.
     await h.synced();
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${broken.id}/`)).json.first_name, 'Broken');
+    assert.equal((await h.local('GET', apiPaths.contact(1, broken.id))).json.first_name, 'Broken');
     assert.equal((await h.agent.sync.status()).detail, null);
   });
 });

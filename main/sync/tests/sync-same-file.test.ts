@@ -18,6 +18,7 @@ import { folderOfProject, settleFolders, sleep, waitFor } from '../../watch/test
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { sha256, type Json } from '../../watch/testing/folder-harness.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const PROJECT = 5;
 const withFolder = (root: string): Partial<AgentOptions<FolderWatcher>> => ({
@@ -43,7 +44,7 @@ describe('the same bytes dropped into one project on two computers', () => {
   });
 
   const remoteFilesWithHash = async (hash: string): Promise<Json[]> =>
-    ((await first.remote('GET', `/api/orgs/1/private_files/?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
+    ((await first.remote('GET', `${apiPaths.privateFiles(1)}?search=${hash}&limit=100`)).json as Json[]).filter((file) => file.file_hash === hash);
   const secondsFilesWithHash = (hash: string) => second.agent.engine.context.db.selectFrom('private_files').selectAll().where('file_hash', '=', hash).execute();
   const sameBytesIn = (folder: string, bytes: Buffer) => fs.readdirSync(folder).filter((name) => fs.readFileSync(path.join(folder, name)).equals(bytes));
 
@@ -69,7 +70,7 @@ describe('the same bytes dropped into one project on two computers', () => {
     const held = await waitFor('the delete to be held', async () =>
       ((await first.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held' && row.record_id === remote[0]!.id),
     );
-    assert.equal((await first.local('POST', `/api/orgs/1/sync/pending/${held.id}/confirm/`)).status, 200);
+    assert.equal((await first.local('POST', syncPaths.confirmPending(1, held.id))).status, 200);
     await settleFolders(first);
     assert.equal((await remoteFilesWithHash(hash)).length, 0, 'the one remote file is deleted');
 
@@ -184,7 +185,7 @@ describe('the same bytes dropped into one project on two computers', () => {
     const bytes = Buffer.from('%PDF-1.4\nuploaded on purpose, twice\n%%EOF\n');
     for (const title of ['quote v1.pdf', 'quote v1 (signed).pdf']) {
       const body = multipartBody({ title, project: '6' }, { fileName: title, contents: bytes });
-      assert.equal((await postMultipart(`${second.agent.localApiUrl}/api/orgs/1/private_files/`, second.agent.localToken, body)).status, 201);
+      assert.equal((await postMultipart(`${second.agent.localApiUrl}${apiPaths.privateFiles(1)}`, second.agent.localToken, body)).status, 201);
     }
     await settleFolders(second);
     const titles = (await remoteFilesWithHash(sha256(bytes))).map((file) => file.title).sort();

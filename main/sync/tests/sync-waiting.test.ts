@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTwoUserHarness, type SyncHarness, type SyncedAgent } from '../testing/sync-harness.ts';
 import { heldDeleteOf, holdDelete } from '../outbox.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,7 +24,7 @@ describe('sync: changes that wait for the user', () => {
   after(() => h.close());
 
   test('a change held by an open conflict does not make the agent sync over and over', async () => {
-    const path = `/api/orgs/1/projects/${shared[1]}/`;
+    const path = apiPaths.project(1, shared[1]!);
     await admin.local('POST', '/api/orgs/1/sync/pause/');
     await admin.local('PATCH', path, { notes: 'admin, offline' });
     await member.local('PATCH', path, { notes: 'member' });
@@ -41,14 +42,14 @@ describe('sync: changes that wait for the user', () => {
     assert.ok(status.next_attempt_at === null || Date.parse(status.next_attempt_at) > Date.now(), `next attempt ${status.next_attempt_at} is not in the past`);
 
     // Settling it still sends the change at once.
-    const settled = await admin.local('POST', `/api/orgs/1/sync/conflicts/${conflicts[0]!.id}/resolve/`, { choice: 'local' });
+    const settled = await admin.local('POST', syncPaths.resolveConflict(1, conflicts[0]!.id), { choice: 'local' });
     assert.equal(settled.status, 200, settled.text);
     await admin.synced(5000);
     assert.equal((await h.remote('GET', path)).json.notes, 'admin, offline');
   });
 
   test('a file whose deletion is held still follows the remote, and a later edit of it goes up', async () => {
-    const path = `/api/orgs/1/private_files/${fileId}/`;
+    const path = apiPaths.privateFile(1, fileId);
     // Deleted in the admin's project folder: the deletion waits for confirmation, the file stays.
     await holdDelete(admin.agent.context.db, fileId, 'Deleted in the project folder (test).', new Date().toISOString());
     await member.local('PATCH', path, { title: 'Plan, renamed by the member' });

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const PROJECT_PATCH = /^\/api\/orgs\/1\/projects\/\d+\/$/;
 
@@ -44,7 +45,7 @@ describe('sync', () => {
     assert.equal(created.status, 201);
     assert.ok(created.json.id >= 1_000_000_000_000, 'a provisional id');
     const contact = await h.local('POST', '/api/orgs/1/contacts/', { first_name: 'Olly', family_name: 'Offline' });
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${created.json.id}/`)).json.title, 'Made in the van', 'reads work offline');
+    assert.equal((await h.local('GET', apiPaths.project(1, created.json.id))).json.title, 'Made in the van', 'reads work offline');
 
     h.agent.sync.wake();
     await h.agent.sync.settled();
@@ -71,15 +72,15 @@ describe('sync', () => {
     const remoteId = remoteMade[0].id;
     assert.ok(remoteId < 1_000_000_000_000);
     assert.equal(remoteMade[0].contacts_data[0].email, 'vera@example.com', 'sent with contacts_new');
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${created.json.id}/`)).status, 404, 're-keyed away from the provisional id');
-    const rekeyed = (await h.local('GET', `/api/orgs/1/projects/${remoteId}/`)).json;
+    assert.equal((await h.local('GET', apiPaths.project(1, created.json.id))).status, 404, 're-keyed away from the provisional id');
+    const rekeyed = (await h.local('GET', apiPaths.project(1, remoteId))).json;
     assert.equal(rekeyed.title, 'Made in the van');
     assert.equal(rekeyed.contacts_data[0].id, remoteMade[0].contacts_data[0].id, 'its contact re-keyed too');
     assert.equal(rekeyed.custom_data, null, 'the client op marker stays out of the local copy');
     const remoteContacts = (await h.remote('GET', '/api/orgs/1/contacts/?search=Olly')).json;
     assert.equal(remoteContacts.length, 1);
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${contact.json.id}/`)).status, 404);
-    assert.equal((await h.local('GET', `/api/orgs/1/contacts/${remoteContacts[0].id}/`)).json.first_name, 'Olly');
+    assert.equal((await h.local('GET', apiPaths.contact(1, contact.json.id))).status, 404);
+    assert.equal((await h.local('GET', apiPaths.contact(1, remoteContacts[0].id))).json.first_name, 'Olly');
   });
 
   test('a create whose response was lost is not created twice; nor is a contact', async () => {
@@ -115,7 +116,7 @@ describe('sync', () => {
     );
     assert.equal((await h.local('GET', '/api/orgs/1/sync/status/')).json.conflicts, 1);
 
-    const resolved = await h.local('POST', `/api/orgs/1/sync/conflicts/${conflicts[0].id}/resolve/`, { choice: 'local' });
+    const resolved = await h.local('POST', syncPaths.resolveConflict(1, conflicts[0].id), { choice: 'local' });
     assert.equal(resolved.status, 200);
     await h.synced();
     assert.equal((await h.remote('GET', '/api/orgs/1/projects/23/')).json.notes, 'local notes');
@@ -131,7 +132,7 @@ describe('sync', () => {
       await h.synced();
       const [conflict] = (await h.local('GET', '/api/orgs/1/sync/conflicts/')).json;
       assert.equal(conflict.field, 'notes');
-      const resolved = await h.local('POST', `/api/orgs/1/sync/conflicts/${conflict.id}/resolve/`, { choice, value });
+      const resolved = await h.local('POST', syncPaths.resolveConflict(1, conflict.id), { choice, value });
       assert.equal(resolved.status, 200, resolved.text);
       await h.synced();
       assert.equal((await h.local('GET', '/api/orgs/1/projects/24/')).json.notes, expected);
@@ -198,13 +199,13 @@ describe('sync', () => {
     await h.remote('PATCH', '/api/orgs/1/projects/29/', { title: 'Renamed on the remote' });
     const doomed = (await h.remote('POST', '/api/orgs/1/projects/', { title: 'Short-lived' })).json;
     await h.synced();
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${doomed.id}/`)).status, 200);
+    assert.equal((await h.local('GET', apiPaths.project(1, doomed.id))).status, 200);
     assert.equal((await h.local('GET', '/api/orgs/1/projects/29/')).json.title, 'Renamed on the remote');
-    await h.remote('DELETE', `/api/orgs/1/projects/${doomed.id}/`);
+    await h.remote('DELETE', apiPaths.project(1, doomed.id));
     await h.restartAgent(); // --data only: same replica, same tokens
     await h.agent.context.db.updateTable('sync_state').set({ value: '0' }).where('key', '=', 'pull_count').execute(); // make the next pull sweep for deletions
     await h.synced();
-    assert.equal((await h.local('GET', `/api/orgs/1/projects/${doomed.id}/`)).status, 404, 'the remote deletion was noticed');
+    assert.equal((await h.local('GET', apiPaths.project(1, doomed.id))).status, 404, 'the remote deletion was noticed');
     assert.equal((await h.local('GET', '/api/orgs/1/projects/29/')).json.title, 'Renamed on the remote');
   });
 });

@@ -11,6 +11,7 @@ import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { folderOfProject, settleFolders, sleep, waitFor } from '../testing/folder-testing.ts';
 import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder } from '../testing/folder-harness.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 // Long enough for the test to swap a file for a link while the watcher still waits for it to be stable.
 const WINDOW_MS = 1000;
@@ -40,7 +41,7 @@ describe('project folders: only real files in real folders are read', () => {
 
   async function attachOnRemote(projectId: number, title: string, contents: Buffer): Promise<void> {
     const added = await postMultipart(
-      `${h.server.baseUrl}/api/orgs/1/private_files/`,
+      `${h.server.baseUrl}${apiPaths.privateFiles(1)}`,
       await h.server.tokenFor('admin@sunrise.example'),
       multipartBody({ title, project: String(projectId) }, { fileName: title, contents }),
     );

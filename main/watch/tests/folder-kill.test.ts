@@ -15,6 +15,7 @@ import { killAgent, startAgentProcess, type AgentProcess } from '../../sync/test
 import { download } from '../../engine/testing/file-testing.ts';
 import { folderOfProject, waitFor } from '../testing/folder-testing.ts';
 import type { FolderStatus } from '../watcher.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 const SIZE = 50 * 1024 * 1024;
 const PART = 4 * 1024 * 1024;
@@ -49,7 +50,7 @@ async function localJson(agent: AgentProcess, urlPath: string) {
 }
 
 async function remoteFilesWithHash(hash: string) {
-  const response = await fetch(`${server.baseUrl}/api/orgs/1/private_files/?search=${hash}&limit=100`, { headers: { authorization: `Bearer ${remoteToken}` } });
+  const response = await fetch(`${server.baseUrl}${apiPaths.privateFiles(1)}?search=${hash}&limit=100`, { headers: { authorization: `Bearer ${remoteToken}` } });
   return ((await response.json()) as Array<{ file_hash: string; filesize: number; file_contents: string; title: string }>).filter((file) => file.file_hash === hash);
 }
 

@@ -11,6 +11,7 @@ import { multipartBody, postMultipart } from '../../engine/testing/multipart-upl
 import { download } from '../../engine/testing/file-testing.ts';
 import { folderOfProject, settleFolders, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
 import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../testing/folder-harness.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
 
@@ -108,12 +109,12 @@ describe('project folders, synced', () => {
     fs.renameSync(path.join(folderOfProject(root, 7), 'plan.pdf'), path.join(folderOfProject(root, 7), 'Roof plan v2.pdf'));
     await waitFor('the title to follow', async () => (await localFilesWithHash(h, sha256(bytes)))[0]?.title === 'Roof plan v2.pdf');
     await settleFolders(h);
-    assert.equal((await h.remote('GET', `/api/orgs/1/private_files/${uploaded.id}/`)).json.title, 'Roof plan v2.pdf');
+    assert.equal((await h.remote('GET', apiPaths.privateFile(1, uploaded.id))).json.title, 'Roof plan v2.pdf');
 
     fs.renameSync(path.join(folderOfProject(root, 7), 'Roof plan v2.pdf'), path.join(folderOfProject(root, 8), 'Roof plan v2.pdf'));
     await waitFor('the project to follow', async () => (await localFilesWithHash(h, sha256(bytes)))[0]?.project_id === 8);
     await settleFolders(h);
-    const moved = (await h.remote('GET', `/api/orgs/1/private_files/${uploaded.id}/`)).json;
+    const moved = (await h.remote('GET', apiPaths.privateFile(1, uploaded.id))).json;
     assert.equal(projectIdOf(moved), 8);
     assert.equal(moved.title, 'Roof plan v2.pdf');
 
@@ -123,7 +124,7 @@ describe('project folders, synced', () => {
     fs.rmSync(path.join(folderOfProject(root, 8), 'Roof plan v2.pdf'));
     await waitFor('the copy-and-delete move to follow', async () => (await localFilesWithHash(h, sha256(bytes)))[0]?.project_id === 9);
     await settleFolders(h);
-    const copied = (await h.remote('GET', `/api/orgs/1/private_files/${uploaded.id}/`)).json;
+    const copied = (await h.remote('GET', apiPaths.privateFile(1, uploaded.id))).json;
     assert.equal(projectIdOf(copied), 9);
     assert.equal(copied.title, 'copied plan.pdf');
 
@@ -175,7 +176,7 @@ describe('project folders, synced', () => {
       }
     })();
     const added = await postMultipart(
-      `${h.server.baseUrl}/api/orgs/1/private_files/`,
+      `${h.server.baseUrl}${apiPaths.privateFiles(1)}`,
       await h.server.tokenFor('admin@sunrise.example'),
       multipartBody({ title: 'Notes.txt', project: '12' }, { fileName: 'Notes.txt', contents: remoteBytes }),
     );
@@ -230,15 +231,15 @@ describe('project folders, synced', () => {
     const held = await waitFor('the delete to be held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held' && row.record_id === remote.id));
     assert.match(held.reason, /Deleted in the project folder .*invoice\.pdf.*Confirm/);
     await settleFolders(h);
-    assert.equal((await h.remote('GET', `/api/orgs/1/private_files/${remote.id}/`)).status, 200, 'still on the remote');
+    assert.equal((await h.remote('GET', apiPaths.privateFile(1, remote.id))).status, 200, 'still on the remote');
     assert.ok(!fs.existsSync(file), 'not brought back while held');
     const status = await folderStatus(h);
     assert.ok(status.files.some((entry) => entry.state === 'delete_held' && entry.file_id === remote.id));
 
-    const confirmed = await h.local('POST', `/api/orgs/1/sync/pending/${held.id}/confirm/`);
+    const confirmed = await h.local('POST', syncPaths.confirmPending(1, held.id));
     assert.equal(confirmed.status, 200, confirmed.text);
     await settleFolders(h);
-    assert.equal((await h.remote('GET', `/api/orgs/1/private_files/${remote.id}/`)).status, 404, 'deleted on the remote once confirmed');
+    assert.equal((await h.remote('GET', apiPaths.privateFile(1, remote.id))).status, 404, 'deleted on the remote once confirmed');
 
     // Restore instead of confirm: the file comes back into its folder.
     const keep = Buffer.from('a photo deleted by mistake');
@@ -248,7 +249,7 @@ describe('project folders, synced', () => {
     await settleFolders(h);
     fs.rmSync(keepFile);
     const heldAgain = await waitFor('held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held'));
-    assert.equal((await h.local('POST', `/api/orgs/1/sync/pending/${heldAgain.id}/restore/`)).status, 200);
+    assert.equal((await h.local('POST', syncPaths.restorePending(1, heldAgain.id))).status, 200);
     await waitFor('the file back in its folder', () => fs.existsSync(keepFile) && fs.readFileSync(keepFile).equals(keep));
     await settleFolders(h);
     assert.equal((await remoteFilesWithHash(h, sha256(keep))).length, 1);
@@ -326,13 +327,13 @@ describe('project folders, synced', () => {
     await waitFor('attached', async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
     await settleFolders(h);
     const [remote] = await remoteFilesWithHash(h, sha256(bytes));
-    assert.equal((await h.remote('PATCH', `/api/orgs/1/private_files/${remote!.id}/`, { project: '19' })).status, 200);
+    assert.equal((await h.remote('PATCH', apiPaths.privateFile(1, remote!.id), { project: '19' })).status, 200);
     await settleFolders(h);
     const moved = path.join(folderOfProject(root, 19), 'wiring.pdf');
     await waitFor('the copy to follow its project', () => fs.existsSync(moved) && !fs.existsSync(file));
     assert.ok(fs.readFileSync(moved).equals(bytes));
 
-    assert.equal((await h.remote('DELETE', `/api/orgs/1/private_files/${remote!.id}/`)).status, 204);
+    assert.equal((await h.remote('DELETE', apiPaths.privateFile(1, remote!.id))).status, 204);
     // Deletions on the remote are noticed by the pull's periodic sweep of ids.
     for (let pull = 0; pull < 10; pull++) await h.synced();
     await waitFor('the copy to leave the folder', () => !fs.existsSync(moved));

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { makeTempDir, startTestServer, type TestServer } from '../../engine/testing/test-server.ts';
-import { ProjectFolders } from '../project-folders.ts';
-import { rekey } from '../../sync/replica.ts';
+import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
+import { ProjectFolders } from './project-folders.ts';
+import { rekey } from '../sync/replica.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 
 let server: TestServer;
 let root: string;
@@ -92,7 +93,7 @@ test('case-only clashes get distinct folders; a deleted project leaves its folde
   assert.ok((await folders.outsideFolders()).includes(otherCanonical.toLowerCase()));
 
   const folderOfB = folders.folderOf(b.json.id)!;
-  assert.equal((await server.request('DELETE', `/api/orgs/1/projects/${b.json.id}/`, { token })).status, 204);
+  assert.equal((await server.request('DELETE', apiPaths.project(1, b.json.id), { token })).status, 204);
   const changes = await folders.reconcile();
   assert.deepEqual(changes.released, [{ projectId: b.json.id, folder: folderOfB }]);
   assert.ok(fs.existsSync(path.join(root, folderOfB)), 'never deleted');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const ENGINE_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ENGINE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function engineModules(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -5,10 +5,10 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { makeTempDir } from '../engine/testing/test-server.ts';
-import { repoRoot, solardeskBin } from '../engine/testing/server-process.ts';
-import { BRIDGE_HTTP } from '../../shared/bridge-http.ts';
-import { stopChild, waitForOutput } from '../testing/child-process.ts';
+import { makeTempDir } from '../../engine/testing/test-server.ts';
+import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
+import { BRIDGE_HTTP } from '../../../shared/bridge-http.ts';
+import { stopChild, waitForOutput } from '../../testing/child-process.ts';
 
 function launch(args: string[], env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(process.execPath, [solardeskBin, ...args], { cwd: repoRoot, env });

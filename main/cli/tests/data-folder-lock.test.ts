@@ -8,11 +8,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { makeTempDir, requestJson } from '../engine/testing/test-server.ts';
-import { signIn, startServerProcess, stopServerProcess, type ServerProcess } from '../engine/testing/server-process.ts';
-import { download, eventually, filesBelow } from '../engine/testing/file-testing.ts';
-import { DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { killAgent, startAgentProcess, type AgentProcess } from '../sync/testing/agent-process.ts';
+import { makeTempDir, requestJson } from '../../engine/testing/test-server.ts';
+import { signIn, startServerProcess, stopServerProcess, type ServerProcess } from '../../engine/testing/server-process.ts';
+import { download, eventually, filesBelow } from '../../engine/testing/file-testing.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { killAgent, startAgentProcess, type AgentProcess } from '../../sync/testing/agent-process.ts';
+import { syncPaths } from '../../../shared/api-paths.ts';
 
 /**
  * Starts a process that should refuse to start, and returns why it did (its error,
@@ -121,7 +122,7 @@ describe('one process per data folder', () => {
         const refusal = await expectRefusal(() => startAgentProcess(['--data', dataDir]), (agent: AgentProcess) => killAgent(agent, 'SIGTERM'), 'a second agent');
         assert.match(refusal, /^agent exited with 1: /);
         assert.match(refusal, new RegExp(`in use by a SolarDesk agent \\(pid ${first.child.pid}\\b`));
-        const status = await fetch(`${first.localApiUrl}/api/orgs/1/sync/status/`, { headers: { authorization: `Bearer ${first.token}` } });
+        const status = await fetch(`${first.localApiUrl}${syncPaths.status(1)}`, { headers: { authorization: `Bearer ${first.token}` } });
         assert.equal(status.status, 200);
       } finally {
         await killAgent(first, 'SIGTERM');

@@ -5,9 +5,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { makeTempDir } from '../engine/testing/test-server.ts';
-import { withTestDatabase } from '../engine/testing/test-database.ts';
-import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
+import { makeTempDir } from '../../engine/testing/test-server.ts';
+import { withTestDatabase } from '../../engine/testing/test-database.ts';
+import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 /** `solardesk ARGS`; on the PostgreSQL run a command naming --data also gets that folder's test schema. */
 function run(args: string[], input?: string) {
@@ -45,13 +46,13 @@ describe('solardesk command', () => {
     const first = await startServer(['--data', dataDir, '--seed', 'demo']);
     assert.match(first.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
     const token = await signIn(first.baseUrl, 'admin@sunrise.example', 'solardesk-demo');
-    const projects = await fetch(`${first.baseUrl}/api/orgs/1/projects/?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+    const projects = await fetch(`${first.baseUrl}${apiPaths.projects(1)}?limit=100`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(((await projects.json()) as unknown[]).length, 48);
     assert.equal(await stop(first), 0);
 
     const second = await startServer(['--data', dataDir, '--seed', 'demo']);
     assert.match(second.stderr(), /already holds data/);
-    const again = await fetch(`${second.baseUrl}/api/orgs/1/projects/?limit=100`, {
+    const again = await fetch(`${second.baseUrl}${apiPaths.projects(1)}?limit=100`, {
       headers: { authorization: `Bearer ${await signIn(second.baseUrl, 'admin@sunrise.example', 'solardesk-demo')}` },
     });
     assert.equal(((await again.json()) as unknown[]).length, 48);
@@ -99,7 +100,7 @@ describe('solardesk command', () => {
       const server = await startServer(['--data', dir, '--seed', 'demo', '--throttle-config', good]);
       try {
         const token = await signIn(server.baseUrl, 'admin@sunrise.example', 'solardesk-demo');
-        const get = () => fetch(`${server.baseUrl}/api/orgs/1/projects/1/`, { headers: { authorization: `Bearer ${token}` } });
+        const get = () => fetch(`${server.baseUrl}${apiPaths.project(1, 1)}`, { headers: { authorization: `Bearer ${token}` } });
         assert.equal((await get()).status, 200);
         const throttled = await get();
         assert.equal(throttled.status, 429);
@@ -127,7 +128,7 @@ describe('solardesk command', () => {
 
       const server = await startServer(['--data', dir]);
       try {
-        const noPlan = await fetch(`${server.baseUrl}/api/orgs/${orgId}/`, { headers: { authorization: `Bearer ${token}` } });
+        const noPlan = await fetch(`${server.baseUrl}${apiPaths.org(Number(orgId))}`, { headers: { authorization: `Bearer ${token}` } });
         assert.equal(noPlan.status, 403);
         assert.match(((await noPlan.json()) as { detail: string }).detail, /no API plan/);
         const signedIn = await signIn(server.baseUrl, 'owner@acme.example', 'a long password');
@@ -141,7 +142,7 @@ describe('solardesk command', () => {
       assert.match(plan.stdout, /raw_data_api_access from 2025-01-01/);
       const restarted = await startServer(['--data', dir]);
       try {
-        const withPlan = await fetch(`${restarted.baseUrl}/api/orgs/${orgId}/`, { headers: { authorization: `Bearer ${token}` } });
+        const withPlan = await fetch(`${restarted.baseUrl}${apiPaths.org(Number(orgId))}`, { headers: { authorization: `Bearer ${token}` } });
         assert.equal(withPlan.status, 200);
         const json = (await withPlan.json()) as { name: string; api_plan: string };
         assert.equal(json.name, 'Acme Solar');

@@ -10,18 +10,19 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { createEngine, type Engine } from '../engine/engine.ts';
-import { seedDemo, DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { makeTempDir, requestJson } from '../engine/testing/test-server.ts';
-import { dropTestDatabase, testDatabaseFor, testPostgresUrl } from '../engine/testing/test-database.ts';
-import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
-import { multipartBody, postMultipart } from '../engine/testing/multipart-upload.ts';
-import { download } from '../engine/testing/file-testing.ts';
+import { createEngine, type Engine } from '../../engine/engine.ts';
+import { seedDemo, DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { makeTempDir, requestJson } from '../../engine/testing/test-server.ts';
+import { dropTestDatabase, testDatabaseFor, testPostgresUrl } from '../../engine/testing/test-database.ts';
+import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
+import { download } from '../../engine/testing/file-testing.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 if (!testPostgresUrl()) {
   throw new Error(
     'migrate-store.postgres-test.ts needs a PostgreSQL server: run it through `npm run test:postgres` ' +
-      '(or `node --import tsx main/engine/testing/with-postgres.ts -- node --import tsx --test main/cli/migrate-store.postgres-test.ts`).',
+      '(or `node --import tsx main/engine/testing/with-postgres.ts -- node --import tsx --test main/cli/tests/migrate-store.postgres-test.ts`).',
   );
 }
 
@@ -69,7 +70,7 @@ describe('solardesk migrate-store', () => {
     try {
       assert.equal(await seedDemo(engine.context), true);
       const token = await signIn(baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
-      const created = await postMultipart(`${baseUrl}/api/orgs/1/private_files/`, token, multipartBody({ title: 'Roof scan', project: '3' }, { fileName: 'roof-scan.bin', contents: uploaded }));
+      const created = await postMultipart(`${baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({ title: 'Roof scan', project: '3' }, { fileName: 'roof-scan.bin', contents: uploaded }));
       assert.equal(created.status, 201, JSON.stringify(created.json));
       uploadedId = created.json.id;
       // A chunked upload left half done: its parts must come along so it can complete after the move.
@@ -153,7 +154,7 @@ describe('solardesk migrate-store', () => {
         '/api/orgs/1/workflows/',
         '/api/orgs/1/file_tags/',
         '/api/orgs/1/private_files/?limit=100',
-        `/api/orgs/1/private_files/${uploadedId}/`,
+        apiPaths.privateFile(1, uploadedId),
         `${uploadsPath}${uploadId}/`,
       ];
       for (const urlPath of paths) {
@@ -165,13 +166,13 @@ describe('solardesk migrate-store', () => {
       const pgToken = servers[0]!.token;
 
       // The uploaded file's bytes, through the PostgreSQL server.
-      const file = (await requestJson(pg.baseUrl, 'GET', `/api/orgs/1/private_files/${uploadedId}/`, { token: pgToken })).json;
+      const file = (await requestJson(pg.baseUrl, 'GET', apiPaths.privateFile(1, uploadedId), { token: pgToken })).json;
       assert.ok(file.file_contents.startsWith(`${pg.baseUrl}/`), file.file_contents);
       const fetched = await download(file.file_contents);
       assert.equal(fetched.status, 200);
       assert.ok(fetched.body.equals(uploaded), 'the PostgreSQL server serves the exact bytes');
       // A demo file too, and a link the SQLite server signed: the signing secret came along.
-      const sqliteFile = (await requestJson(sqliteUrl, 'GET', `/api/orgs/1/private_files/${uploadedId}/`, { token: servers[1]!.token })).json;
+      const sqliteFile = (await requestJson(sqliteUrl, 'GET', apiPaths.privateFile(1, uploadedId), { token: servers[1]!.token })).json;
       const signedBySqlite = await download(sqliteFile.file_contents.replace(sqliteUrl, pg.baseUrl));
       assert.equal(signedBySqlite.status, 200);
       assert.ok(signedBySqlite.body.equals(uploaded));

@@ -1,10 +1,7 @@
-// Pure helpers of shared/: URL references, usage rules, the design codec.
+// The URL shapes of shared/api-paths.ts: builders, and parsers that read their paths back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gzipSync, gunzipSync } from 'node:zlib';
 import { apiPaths, parseOrgApiPath, parseOrgReference, parseRoofTypeReference, parseUserReference, syncPaths } from './api-paths.ts';
-import { annualUsageOrGuess, describeUsageProblem } from './usage.ts';
-import { decodeDesign, encodeDesign } from './design-codec.ts';
 
 test('references parse from absolute URLs, relative paths and bare ids, and nothing else', () => {
   assert.deepEqual(parseOrgReference('https://api.example.com/api/orgs/1/projects/42/', 'projects'), { orgId: 1, id: 42 });
@@ -27,6 +24,11 @@ test('every builder makes a path its parser reads back', () => {
   assert.equal(apiPaths.fileUploadPart(1, 'abc', 2), '/api/orgs/1/private_files/uploads/abc/parts/2/');
   assert.equal(apiPaths.fileUploadComplete(1, 'abc'), '/api/orgs/1/private_files/uploads/abc/complete/');
   assert.equal(syncPaths.resolveConflict(2, 5), '/api/orgs/2/sync/conflicts/5/resolve/');
+  assert.equal(syncPaths.restorePending(2, 5), '/api/orgs/2/sync/pending/5/restore/');
+  assert.equal(apiPaths.systemDetails(1, 42), '/api/orgs/1/projects/42/systems/details/');
+  assert.equal(apiPaths.systemImage(1, 42, 'u-1'), '/api/orgs/1/projects/42/systems/u-1/image/');
+  assert.equal(apiPaths.fetchToken(), '/api/fetch_token/');
+  assert.equal(apiPaths.fetchToken(3), '/api/fetch_token/?org_id=3');
   const records = [
     [apiPaths.project(1, 42), 'projects'],
     [apiPaths.contact(1, 43), 'contacts'],
@@ -55,23 +57,4 @@ test('org API paths split into collection, record id and the rest', () => {
   assert.equal(parseOrgApiPath('/api/roof_types/3/'), null);
   assert.equal(parseOrgReference('/api/orgs/1/projects/1234567890123456/', 'projects'), null, 'ids stay safe integers');
   assert.equal(parseOrgReference('/api/orgs/1/projects/42/history/', 'projects'), null, 'a path below a record is not a reference to it');
-});
-
-test('usage pairs are checked exactly and the annual figure derived', () => {
-  assert.equal(describeUsageProblem({ usage_data_source: 'kwh_monthly', values: Array(12).fill(1) }), null);
-  assert.match(describeUsageProblem({ usage_data_source: 'kwh_monthly', values: Array(12).fill(1.5) })!, /12 non-negative integers/);
-  assert.match(describeUsageProblem({ usage_data_source: 'nope', values: 1 })!, /must be one of/);
-  assert.match(describeUsageProblem(null)!, /Expected an object/);
-  assert.equal(annualUsageOrGuess({ usage_data_source: 'kwh_quarterly', values: [1, 2, 3, 4] }, true), 10);
-  assert.equal(annualUsageOrGuess(null, true) < annualUsageOrGuess(null, false), true);
-});
-
-test('the design codec is base64(gzip(JSON)) and interoperates with node zlib', () => {
-  const design = { site: { name: 'Ünïcødé roof ☀' }, values: Array.from({ length: 50_000 }, (_, i) => i) };
-  const encoded = encodeDesign(design);
-  assert.match(encoded, /^H4sI/);
-  assert.deepEqual(JSON.parse(gunzipSync(Buffer.from(encoded, 'base64')).toString('utf8')), design);
-  const fromNode = gzipSync(Buffer.from(JSON.stringify(design))).toString('base64');
-  assert.deepEqual(decodeDesign(fromNode), design);
-  assert.throws(() => decodeDesign('not base64 gzip'));
 });

@@ -7,15 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVENT_CHANNELS, IPC_CHANNELS, bridgeFromEnvelopes } from '../../shared/bridge.ts';
-import { createEnvelopeBridge, type IpcRendererLike } from '../../preload/ipc-client.ts';
-import { type AppCore, startAppCore } from '../app-core.ts';
-import { defaultSettings, fileSettingsStore } from '../core/host-stores.ts';
-import { makeTempDir } from '../engine/testing/test-server.ts';
-import { answerAppRequest } from './app-protocol.ts';
-import { buildMenuTemplate } from './app-menu.ts';
-import { type BridgeWindow, type IpcMainLike, registerIpcBridge } from './ipc-bridge.ts';
-import { noticesFor, trayBitmap, trayTooltip } from './tray-state.ts';
+import { EVENT_CHANNELS, IPC_CHANNELS, bridgeFromEnvelopes } from '../../../shared/bridge.ts';
+import { createEnvelopeBridge, type IpcRendererLike } from '../../../preload/ipc-client.ts';
+import { type AppCore, startAppCore } from '../../app-core.ts';
+import { defaultSettings, fileSettingsStore } from '../../core/host-stores.ts';
+import { makeTempDir } from '../../engine/testing/test-server.ts';
+import { answerAppRequest } from '../app-protocol.ts';
+import { buildMenuTemplate } from '../app-menu.ts';
+import { type BridgeWindow, type IpcMainLike, registerIpcBridge } from '../ipc-bridge.ts';
+import { noticesFor, trayBitmap, trayTooltip } from '../tray-state.ts';
 import {
   APP_START_URL,
   CONTENT_SECURITY_POLICY,
@@ -25,9 +25,9 @@ import {
   isPermissionGranted,
   isTrustedSender,
   type SenderFrame,
-} from './window-policy.ts';
-import { DEFAULT_BOUNDS, restoreWindowState } from './window-state.ts';
-import { LOCAL_ONLY_STATE } from '../core/local-backend.ts';
+} from '../window-policy.ts';
+import { DEFAULT_BOUNDS, restoreWindowState } from '../window-state.ts';
+import { LOCAL_ONLY_STATE } from '../../core/local-backend.ts';
 
 describe('window hardening', () => {
   test('the window runs sandboxed and isolated, with no Node in the page and no webviews', () => {

@@ -11,7 +11,7 @@ import {
   projectFolderName,
   safeName,
   uniqueName,
-} from '../folder-names.ts';
+} from './folder-names.ts';
 
 test('characters illegal on Windows, macOS or Linux are replaced; trailing dots and spaces go', () => {
   assert.equal(safeName('Roof: north/south? "final"*.pdf', 'x'), 'Roof north south final .pdf');

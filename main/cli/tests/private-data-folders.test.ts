@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { makeTempDir, requestJson } from '../engine/testing/test-server.ts';
-import { signIn, startServerProcess, stopServerProcess } from '../engine/testing/server-process.ts';
-import { download, eventually } from '../engine/testing/file-testing.ts';
-import { multipartBody, postMultipart } from '../engine/testing/multipart-upload.ts';
-import { DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { killAgent, startAgentProcess } from '../sync/testing/agent-process.ts';
-import { testPostgresUrl } from '../engine/testing/test-database.ts';
+import { makeTempDir, requestJson } from '../../engine/testing/test-server.ts';
+import { signIn, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
+import { download, eventually } from '../../engine/testing/file-testing.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
+import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { killAgent, startAgentProcess } from '../../sync/testing/agent-process.ts';
+import { testPostgresUrl } from '../../engine/testing/test-database.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 
 // `npm run test:postgres` runs this file again with the servers' stores in
 // PostgreSQL: their data folders then hold no SQLite file (the agents' replicas
@@ -60,11 +61,11 @@ describe('private data folders', () => {
     const server = await startServerProcess(['--data', serverDir, '--seed', 'demo']);
     try {
       const token = await signIn(server.baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
-      const uploaded = await postMultipart(`${server.baseUrl}/api/orgs/1/private_files/`, token, multipartBody({ title: 'Survey' }, { fileName: 'survey.bin', contents: randomBytes(50_000) }));
+      const uploaded = await postMultipart(`${server.baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({ title: 'Survey' }, { fileName: 'survey.bin', contents: randomBytes(50_000) }));
       assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
       // A chunked upload left open: its part stays on disk until it completes or expires.
       const chunked = await requestJson(server.baseUrl, 'POST', '/api/orgs/1/private_files/uploads/', { token, body: { filename: 'roof.bin' } });
-      const part = await fetch(`${server.baseUrl}/api/orgs/1/private_files/uploads/${chunked.json.upload_id}/parts/1/`, {
+      const part = await fetch(`${server.baseUrl}${apiPaths.fileUploadPart(1, chunked.json.upload_id, 1)}`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
         body: randomBytes(10_000),
@@ -83,10 +84,10 @@ describe('private data folders', () => {
         };
         await eventually(synced, 'the agent to finish its first sync', 60_000);
         // The server's file reaches the agent's blobs on demand; one made on the agent goes up.
-        const replicated = await local('GET', `/api/orgs/1/private_files/${uploaded.json.id}/`);
+        const replicated = await local('GET', apiPaths.privateFile(1, uploaded.json.id));
         assert.equal(replicated.status, 200, replicated.text);
         assert.equal((await download(replicated.json.file_contents)).status, 200);
-        const madeLocally = await postMultipart(`${agent.localApiUrl}/api/orgs/1/private_files/`, agent.token, multipartBody({ title: 'Site photo' }, { fileName: 'photo.bin', contents: randomBytes(20_000) }));
+        const madeLocally = await postMultipart(`${agent.localApiUrl}${apiPaths.privateFiles(1)}`, agent.token, multipartBody({ title: 'Site photo' }, { fileName: 'photo.bin', contents: randomBytes(20_000) }));
         assert.equal(madeLocally.status, 201, JSON.stringify(madeLocally.json));
         await eventually(synced, 'the agent to push the new file', 60_000);
 
@@ -108,7 +109,7 @@ describe('private data folders', () => {
     const first = await startServerProcess(['--data', dataDir, '--seed', 'demo']);
     try {
       const token = await signIn(first.baseUrl, DEMO_USERS.sunriseAdmin, DEMO_PASSWORD);
-      const uploaded = await postMultipart(`${first.baseUrl}/api/orgs/1/private_files/`, token, multipartBody({ title: 'Survey' }, { fileName: 'survey.bin', contents: randomBytes(5_000) }));
+      const uploaded = await postMultipart(`${first.baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({ title: 'Survey' }, { fileName: 'survey.bin', contents: randomBytes(5_000) }));
       assert.equal(uploaded.status, 201);
     } finally {
       assert.equal(await stopServerProcess(first), 0);
