@@ -154,8 +154,9 @@ describe('app core, embedded', () => {
   });
 });
 
-describe('app core, signed in to a remote through the sync agent', () => {
-  const dataDir = makeTempDir('solardesk-core-synced-');
+/** A demo server and an app core that can sign in to it, on a data folder of its own; closed after the suite. */
+function withRemoteAndCore(folderPrefix: string, pollIntervalSeconds: number): { remote: () => TestServer; core: () => AppCore } {
+  const dataDir = makeTempDir(folderPrefix);
   let remote: TestServer;
   let core: AppCore;
   before(async () => {
@@ -164,13 +165,24 @@ describe('app core, signed in to a remote through the sync agent', () => {
       dataDir,
       settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
       openFolder: async () => false,
-      syncAgent: createSyncAgentHost({ pollIntervalSeconds: 1 }),
+      syncAgent: createSyncAgentHost({ pollIntervalSeconds }),
     });
   });
   after(async () => {
     await core.close();
     await remote.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { remote: () => remote, core: () => core };
+}
+
+describe('app core, signed in to a remote through the sync agent', () => {
+  const started = withRemoteAndCore('solardesk-core-synced-', 1);
+  let remote: TestServer;
+  let core: AppCore;
+  before(() => {
+    remote = started.remote();
+    core = started.core();
   });
 
   test('a wrong password fails with the reason and leaves the embedded store running', async () => {
@@ -204,23 +216,13 @@ describe('app core, signed in to a remote through the sync agent', () => {
 });
 
 describe('app core, synced: views follow the engine’s change events, not a poll', () => {
-  const dataDir = makeTempDir('solardesk-core-events-');
+  // Polls once an hour: nothing this test waits for may come from a timer.
+  const started = withRemoteAndCore('solardesk-core-events-', 3600);
   let remote: TestServer;
   let core: AppCore;
-  before(async () => {
-    remote = await startTestServer();
-    core = await startAppCore({
-      dataDir,
-      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
-      openFolder: async () => false,
-      // An hour: nothing this test waits for may come from a timer.
-      syncAgent: createSyncAgentHost({ pollIntervalSeconds: 3600 }),
-    });
-  });
-  after(async () => {
-    await core.close();
-    await remote.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+  before(() => {
+    remote = started.remote();
+    core = started.core();
   });
 
   test('a write through the local API and a change a pull brings each reach records.changed, and sync.state follows', async () => {
