@@ -17,6 +17,7 @@ import { responseSerializerCompiler } from './response-schemas.ts';
 import { ApiError, drfFieldErrors } from './errors.ts';
 import type { EngineContext } from '../context.ts';
 import { registerRoutes } from '../routes.ts';
+import { endConnectionsOnceIdleWhenClosing } from './graceful-close.ts';
 
 export interface AppOptions {
   /** pino level, or false for no logging (tests). */
@@ -58,6 +59,7 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
       return answer.code(error.statusCode ?? 500).send({ detail: error.message });
     },
   });
+  endConnectionsOnceIdleWhenClosing(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
   app.decorateRequest('actor', null);

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { PassThrough } from 'node:stream';
+import Fastify from 'fastify';
+import { endConnectionsOnceIdleWhenClosing } from './graceful-close.ts';
+
+// A bare Fastify app stands in for the engine's: what is tested is how the server closes,
+// not a route. Without endConnectionsOnceIdleWhenClosing the close waits out Fastify's
+// 72 s keep-alive timeout, so this test's own timeout fails it well before that.
+test('a keep-alive connection whose response ends after closing began is answered in full and closed, so the close ends', { timeout: 20_000 }, async () => {
+  const app = Fastify({ logger: false, forceCloseConnections: false });
+  endConnectionsOnceIdleWhenClosing(app);
+  const body = new PassThrough();
+  app.get('/slow', (_request, reply) => reply.type('application/octet-stream').send(body));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+
+  const agent = new http.Agent({ keepAlive: true });
+  // Fastify sends the headers with the body's first bytes.
+  body.write('first part');
+  try {
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port, path: '/slow', agent }, resolve).on('error', reject);
+    });
+    assert.equal(response.statusCode, 200);
+    const received: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => received.push(chunk));
+    const bodyEnded = new Promise<void>((resolve) => response.once('end', () => resolve()));
+
+    const closed = app.close();
+    // The response is still in flight here, so Node's sweep of idle connections passes it by.
+    body.end(' and the rest');
+    await bodyEnded;
+    assert.equal(Buffer.concat(received).toString(), 'first part and the rest', 'the request in flight is answered in full');
+    // Node's server resolves its close only once every connection has closed.
+    await closed;
+  } finally {
+    agent.destroy();
+  }
+});
