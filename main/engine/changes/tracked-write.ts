@@ -8,7 +8,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
-import { projectOfSnapshot, snapshotRecord, type RecordSnapshot, type TrackedModel } from './record-snapshots.ts';
+import { listFieldsOf, projectOfSnapshot, snapshotRecord, type RecordSnapshot, type SnapshotParts, type TrackedModel } from './record-snapshots.ts';
 import type { RecordChangeEvent, WriteScope } from './change-feed.ts';
 
 export type { TrackedModel } from './record-snapshots.ts';
@@ -40,6 +40,14 @@ export interface RecordChange {
 export interface ChangeCapture {
   readonly phase: 'derive' | 'deliver';
   capture(trx: Transaction<Database>, orgId: number, changes: RecordChange[], track: ChangeTracker): Promise<void>;
+  /**
+   * The top-level fields of `model`'s view this capture reads for this org ('all'
+   * for every one). Absent, or a field that lists other tracked records (a
+   * project's `private_files_data`, `events_data`) not among them: the snapshots
+   * leave that list out, so a write to a project with 1,000 files reads none of
+   * them. A change to a listed record is a change of its own (the write tracks it).
+   */
+  fieldsRead?(trx: Transaction<Database>, orgId: number, model: TrackedModel): Promise<ReadonlySet<string> | 'all'>;
 }
 
 const capturesByEngine: WeakMap<EngineContext, ChangeCapture[]> = new WeakMap();
@@ -50,11 +58,29 @@ export function addChangeCapture(context: EngineContext, capture: ChangeCapture)
 
 /** What the feed hears of a write's changes: records whose API view did not change are left out. */
 function describeCommitted(context: EngineContext, scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
+  const changed = new Set(
+    changes.filter((change) =>
+      change.before === null
+        ? change.after !== null // a create, unless made and removed within the write
+        : change.after === null || JSON.stringify(change.before) !== JSON.stringify(change.after),
+    ),
+  );
+  // A project's whole view lists its files and events: when one of them changed, so
+  // did the project's view, even where its snapshots left those lists out.
+  const projectLists = new Set(Object.values(listFieldsOf(context, 'project')));
+  const projectsWithListChanges = new Set<number>();
+  for (const change of changed) {
+    if (!projectLists.has(change.model)) continue;
+    for (const snapshot of [change.before, change.after]) {
+      const projectId = snapshot ? projectOfSnapshot(context, change.model, change.id, snapshot) : null;
+      if (projectId !== null) projectsWithListChanges.add(projectId);
+    }
+  }
   const events: RecordChangeEvent[] = [];
   for (const change of changes) {
+    const listChanged = change.model === 'project' && change.before !== null && change.after !== null && projectsWithListChanges.has(change.id);
+    if (!changed.has(change) && !listChanged) continue;
     const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
-    if (op === 'update' && JSON.stringify(change.before) === JSON.stringify(change.after)) continue;
-    if (op === 'create' && change.after === null) continue; // made and removed within the write
     const projectId = projectOfSnapshot(context, change.model, change.id, (change.after ?? change.before)!);
     events.push({ model: change.model, id: change.id, op, orgId: scope.orgId, by: scope.by, projectId });
   }
@@ -113,10 +139,21 @@ async function writeCaptured<T>(
     // every write sees the one before it, whichever process made it.
     await context.store.lock(trx, [`org-writes:${orgId}`]);
     const pending = new Map<string, { model: TrackedModel; id: number; before: RecordSnapshot | null }>();
+    // Each model's snapshots take the lists some capture reads, decided once per write.
+    const partsByModel = new Map<TrackedModel, Promise<SnapshotParts>>();
+    const partsOf = (model: TrackedModel): Promise<SnapshotParts> => {
+      let parts = partsByModel.get(model);
+      if (!parts) {
+        parts = listsRead(trx, context, orgId, captures, model).then((lists) => ({ lists }));
+        partsByModel.set(model, parts);
+      }
+      return parts;
+    };
+    const snapshot = async (model: TrackedModel, id: number) => snapshotRecord(trx, context, orgId, model, id, await partsOf(model));
     const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
       const key = `${model}:${id}`;
       if (pending.has(key)) return;
-      const before = options.created || !needsSnapshots ? null : await snapshotRecord(trx, context, orgId, model, id);
+      const before = options.created || !needsSnapshots ? null : await snapshot(model, id);
       pending.set(key, { model, id, before });
     };
     const track: ChangeTracker = {
@@ -133,7 +170,7 @@ async function writeCaptured<T>(
     const snapshotAll = async (): Promise<RecordChange[]> => {
       const changes: RecordChange[] = [];
       for (const record of pending.values()) {
-        changes.push({ ...record, after: await snapshotRecord(trx, context, orgId, record.model, record.id) });
+        changes.push({ ...record, after: await snapshot(record.model, record.id) });
       }
       return changes;
     };
@@ -144,4 +181,22 @@ async function writeCaptured<T>(
     keepFinalView(finalView);
     return result;
   });
+}
+
+/** The models whose lists `model`'s snapshots must include: those whose fields a capture reads. */
+async function listsRead(
+  trx: Transaction<Database>,
+  context: EngineContext,
+  orgId: number,
+  captures: readonly ChangeCapture[],
+  model: TrackedModel,
+): Promise<ReadonlySet<TrackedModel>> {
+  const listFields = Object.entries(listFieldsOf(context, model));
+  const lists = new Set<TrackedModel>();
+  if (listFields.length === 0) return lists;
+  for (const capture of captures) {
+    const fields = (await capture.fieldsRead?.(trx, orgId, model)) ?? new Set<string>();
+    for (const [field, listed] of listFields) if (fields === 'all' || fields.has(field)) lists.add(listed);
+  }
+  return lists;
 }

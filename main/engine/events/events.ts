@@ -7,6 +7,7 @@ import { apiPaths } from '../../../shared/api-paths.ts';
 import type { EventJson } from '../../../shared/schemas/event.ts';
 import { nowIso } from '../clock.ts';
 import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
+import { projectOfSnapshot } from '../changes/record-snapshots.ts';
 
 export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'note'] as const;
 export type EventType = (typeof ACTIVITY_EVENT_TYPES)[number];
@@ -79,12 +80,21 @@ export async function recordProjectActivity(
       const stage = await trx.selectFrom('workflow_stages').select('title').where('id', '=', after.active_stage_id as number).executeTakeFirst();
       await add('stage_changed', `Stage changed to ${stage?.title ?? String(after.active_stage_id)}`);
     }
-    // On create, the contacts and files it came with count as added.
-    const addedFiles = difference(asList(after.private_files_data), asList(before?.private_files_data));
-    for (const file of addedFiles) await add('file_added', `File added: ${String((file as Snapshot).title ?? '')}`);
+    // On create, the contacts and files it came with count as added. Files are read
+    // from their own tracked changes: the project's snapshot may leave its file list out.
+    for (const file of filesAddedTo(context, projectId, changes)) await add('file_added', `File added: ${String(file.title ?? '')}`);
     const addedContacts = difference(asList(after.contacts_data), asList(before?.contacts_data));
     for (const contact of addedContacts) await add('contact_added', `Contact added: ${String((contact as Snapshot).display ?? '')}`);
   }
+}
+
+/** The files this write attached to the project (created in it or moved into it), by id. */
+function filesAddedTo(context: EngineContext, projectId: number, changes: readonly RecordChange[]): Snapshot[] {
+  const projectOf = (id: number, file: Snapshot | null) => (file ? projectOfSnapshot(context, 'private_file', id, file) : null);
+  return changes
+    .filter((change) => change.model === 'private_file' && projectOf(change.id, change.after) === projectId && projectOf(change.id, change.before) !== projectId)
+    .sort((a, b) => a.id - b.id)
+    .map((change) => change.after!);
 }
 
 /** Items of `after` whose id is not among `before`'s. */

@@ -1,7 +1,7 @@
 // Reading projects a user may see, and writing them: reference resolution,
 // validation that needs the store, and the one transaction per write.
 import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
-import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
+import type { Database, EventRow, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { isVisibleTo } from './project-access.ts';
@@ -12,30 +12,67 @@ import { parseOrgReference, parseRoofTypeReference, type OrgRecordKind } from '.
 import { findRoofType } from '../../../shared/roof-types.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
-import { insertContact } from '../contacts/contacts.ts';
+import { insertContact, loadProjectContacts } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
-import { resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
-import type { SnapshotSource } from '../changes/record-snapshots.ts';
-import { loadRelations, serializeProject } from './project-serializer.ts';
+import { loadProjectFiles, resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
+import type { FileWithTags } from '../files/file-serializer.ts';
+import type { SnapshotSource, TrackedModel } from '../changes/record-snapshots.ts';
+import { loadRelations, serializeProject, type ProjectRelations } from './project-serializer.ts';
+import { loadProjectEvents } from '../events/events.ts';
+import { loadRoles } from '../roles/roles.ts';
 
-/** What change capture compares: the project's detail view without its design (large, and plan-gated). */
+/** The view's lists of other tracked records: change capture reads them only when a capture needs them. */
+const PROJECT_LIST_FIELDS = {
+  private_files: 'private_file',
+  private_files_data: 'private_file',
+  events: 'event',
+  events_data: 'event',
+} as const satisfies Record<string, TrackedModel>;
+
+/**
+ * What change capture compares: the project's detail view without its design
+ * (large, and plan-gated), and without the lists `parts` leaves out.
+ */
 export const projectSnapshots: SnapshotSource = {
   model: 'project',
-  async read(trx, context, orgId, id) {
+  listFields: PROJECT_LIST_FIELDS,
+  async read(trx, context, orgId, id, parts) {
     const row = await trx.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
     if (!row) return null;
     const org = await trx.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
-    const relations = await loadRelations(trx, context, orgId, [row]);
-    const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
-    delete (snapshot as Partial<typeof snapshot>).design;
+    const lists = parts?.lists;
+    const relations = lists ? await snapshotRelations(trx, context, orgId, row, lists) : await loadRelations(trx, context, orgId, [row]);
+    const snapshot: Record<string, unknown> = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
+    delete snapshot.design;
+    if (lists) for (const [field, model] of Object.entries(PROJECT_LIST_FIELDS)) if (!lists.has(model)) delete snapshot[field];
     return snapshot;
   },
   projectOf: (id) => id,
 };
+
+/** A project's relations for a snapshot, reading files and events only when `lists` asks for them. */
+async function snapshotRelations(
+  trx: Transaction<Database>,
+  context: EngineContext,
+  orgId: number,
+  row: ProjectRow,
+  lists: ReadonlySet<TrackedModel>,
+): Promise<ProjectRelations> {
+  if (lists.has('private_file') && lists.has('event')) return loadRelations(trx, context, orgId, [row]);
+  const roleIds = ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]]).filter((roleId): roleId is number => roleId !== null);
+  const [contacts, roles, workflows, events, files] = await Promise.all([
+    loadProjectContacts(trx, [row.id]),
+    loadRoles(trx, orgId, roleIds),
+    loadOrgWorkflows(trx, orgId),
+    lists.has('event') ? loadProjectEvents(trx, [row.id]) : new Map<number, EventRow[]>(),
+    lists.has('private_file') ? loadProjectFiles(trx, [row.id]) : new Map<number, FileWithTags[]>(),
+  ]);
+  return { contacts, roles, workflows, events, files };
+}
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 

@@ -5,8 +5,9 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { nowIso } from '../clock.ts';
-import type { ChangeCapture, RecordChange } from '../changes/tracked-write.ts';
+import type { ChangeCapture, RecordChange, TrackedModel } from '../changes/tracked-write.ts';
 import {
+  WEBHOOK_MODELS,
   WEBHOOK_MODEL_NAMES,
   cutToPaths,
   modelIsListed,
@@ -28,7 +29,7 @@ export interface DeliveryBody {
   fields?: Record<string, unknown>;
 }
 
-interface ParsedWebhook {
+export interface ParsedWebhook {
   id: number;
   triggers: string[] | null;
   payload: string[] | null;
@@ -50,13 +51,40 @@ export function eventOf(change: RecordChange): WebhookEvent {
   return 'UPDATE';
 }
 
+async function enabledWebhooks(trx: Transaction<Database>, orgId: number): Promise<ParsedWebhook[]> {
+  return (
+    await trx.selectFrom('webhooks').select(['id', 'trigger_fields', 'payload_fields']).where('org_id', '=', orgId).where('enabled', '=', 1).orderBy('id').execute()
+  ).map((row) => ({ id: row.id, triggers: parseFieldList(row.trigger_fields), payload: parseFieldList(row.payload_fields) }));
+}
+
+/**
+ * The top-level fields of a model's record these webhooks compare or send: none
+ * when no webhook fires for the model, every one for `model.*` or a model sent
+ * whole (absent from payload_fields).
+ */
+export function fieldsReadBy(webhooks: readonly ParsedWebhook[], model: TrackedModel): ReadonlySet<string> | 'all' {
+  const fields = new Set<string>();
+  if (!(WEBHOOK_MODELS as readonly string[]).includes(model)) return fields;
+  const webhookModel = model as WebhookModel;
+  for (const webhook of webhooks) {
+    if (!modelIsListed(webhook.triggers, webhookModel)) continue;
+    if (!modelIsListed(webhook.payload, webhookModel)) return 'all';
+    for (const [head] of [...pathsForModel(webhook.triggers, webhookModel), ...pathsForModel(webhook.payload, webhookModel)]) {
+      if (head === undefined || head === '*') return 'all';
+      fields.add(head);
+    }
+  }
+  return fields;
+}
+
 export function createWebhookCapture(context: EngineContext, onQueued: () => void): ChangeCapture {
   return {
     phase: 'deliver',
+    async fieldsRead(trx, orgId, model) {
+      return fieldsReadBy(await enabledWebhooks(trx, orgId), model);
+    },
     async capture(trx: Transaction<Database>, orgId: number, changes: RecordChange[]) {
-      const webhooks: ParsedWebhook[] = (
-        await trx.selectFrom('webhooks').select(['id', 'trigger_fields', 'payload_fields']).where('org_id', '=', orgId).where('enabled', '=', 1).orderBy('id').execute()
-      ).map((row) => ({ id: row.id, triggers: parseFieldList(row.trigger_fields), payload: parseFieldList(row.payload_fields) }));
+      const webhooks = await enabledWebhooks(trx, orgId);
       if (webhooks.length === 0) return;
       let queued = 0;
       for (const change of changes) {
