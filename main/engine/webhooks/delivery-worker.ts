@@ -1,19 +1,28 @@
-// Delivers queued webhook calls: in order per webhook (a webhook's next delivery
-// waits for the one before it), webhooks in parallel (a slow or dead endpoint
-// holds up only itself), retried with exponential backoff and jitter, every
-// attempt logged. Runs beside the HTTP server, never inside a request.
+// Delivers queued webhook calls: in order per webhook, webhooks in parallel (a slow
+// or dead endpoint holds up only itself), retried with exponential backoff and
+// jitter, every attempt logged. Runs beside the HTTP server, never inside a request.
+//
+// Per webhook, a lane claims a window of its queue's head (up to `pipelineWindow`
+// deliveries) and posts them one after another over a kept-alive connection: the
+// next is posted as soon as the endpoint has accepted the one before, while that
+// one's outcome is being recorded. A later delivery is never posted while an
+// earlier one waits for its answer, so the endpoint receives them in order, and a
+// failed delivery stops its lane until its retry succeeds or is given up.
 //
 // Several server processes may share one PostgreSQL store, each with a worker. A
-// worker claims a delivery before it posts it (a row lock skips rows another worker
-// is claiming), and the claim lapses after the longest an attempt can take, so a
+// worker claims deliveries before it posts them (a row lock skips rows another worker
+// is claiming), and the claim lapses after the longest a window may take, so a
 // process that dies mid-delivery leaves its deliveries to the others: each change
 // is posted once per webhook normally, and never lost.
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import got, { type Response } from 'got';
 import type { EngineContext } from '../context.ts';
-import type { DeliveryRow, WebhookRow } from '../store/tables.ts';
+import type { Insertable } from 'kysely';
+import type { DeliveryRow, WebhookProcessLogsTable, WebhookRow } from '../store/tables.ts';
 import { backoffDelayMs } from '../../../shared/backoff.ts';
 import { nowIso } from '../clock.ts';
 import { PrivateAddressError, assertPublicHost, publicOnlyLookup } from './address-guard.ts';
@@ -45,6 +54,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   /** Webhooks delivered to at the same time. */
   concurrency: number;
+  /** Deliveries of one webhook claimed at once and posted back to back (each after the one before was accepted). */
+  pipelineWindow: number;
   /** How often to look for due deliveries when nothing wakes the worker (other processes, retries). */
   pollIntervalMs: number;
   random?: () => number;
@@ -55,6 +66,7 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
   retry: DEFAULT_RETRY_POLICY,
   timeoutMs: 10_000,
   concurrency: 8,
+  pipelineWindow: 32,
   pollIntervalMs: 1_000,
 };
 
@@ -82,11 +94,23 @@ const LOCAL_MACHINE = (() => {
 
 /** Time a claim holds past the attempt's own timeout: posting, then recording the outcome. */
 const CLAIM_MARGIN_MS = 15_000;
+/** A lane posts its next delivery only while the claim outlasts that attempt by this much (time to record it). */
+const RECORD_MARGIN_MS = 5_000;
+
+interface Attempted {
+  orgId: number;
+  delivery: DeliveryRow;
+  outcome: Outcome;
+  at: Date;
+}
 
 export class WebhookDeliveryWorker {
   /** Names this worker's claims; unique per process start. */
   readonly workerId = `${LOCAL_MACHINE}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** The lane of each webhook being delivered to. */
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** Connections kept alive between a webhook's deliveries (a new one per delivery cost more than the post). */
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private rescanRequested = false;
@@ -138,12 +162,14 @@ export class WebhookDeliveryWorker {
       });
   }
 
-  /** Stops scanning and waits for attempts in flight (each bounded by the timeout). */
+  /** Stops scanning and waits for the lanes in flight (each stops before its next post). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.scanning;
     await Promise.allSettled(this.inFlight.values());
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   /** Resolves when nothing is in flight; for tests and benchmarks. */
@@ -157,43 +183,106 @@ export class WebhookDeliveryWorker {
   private async scan(): Promise<void> {
     const { db } = this.context;
     const now = nowIso(this.context.clock);
-    // The head of each enabled webhook's queue: its oldest pending delivery. A head
-    // claimed by another worker holds its webhook's queue until that worker is done.
-    const heads = await db
-      .selectFrom('webhook_deliveries as delivery')
-      .innerJoin('webhooks', 'webhooks.id', 'delivery.webhook_id')
-      .select(['delivery.id', 'delivery.webhook_id', 'delivery.next_attempt_at', 'delivery.claimed_by', 'delivery.claimed_until'])
-      .where('delivery.status', '=', 'pending')
-      .where('webhooks.enabled', '=', 1)
-      .where('delivery.id', '=', (builder) =>
-        builder
-          .selectFrom('webhook_deliveries as earlier')
-          .select((inner) => inner.fn.min('earlier.id').as('first'))
-          .whereRef('earlier.webhook_id', '=', 'delivery.webhook_id')
-          .where('earlier.status', '=', 'pending'),
-      )
-      .orderBy('delivery.next_attempt_at')
-      .execute();
     const room = this.options.concurrency - this.inFlight.size;
+    if (room <= 0) return;
+    // The head of each enabled webhook's queue: its oldest pending delivery (one
+    // index probe per webhook, whatever the backlog). A head claimed by another
+    // worker holds its webhook's queue until that worker is done.
+    const queues = await db
+      .selectFrom('webhooks')
+      .select((builder) => [
+        'webhooks.id',
+        builder
+          .selectFrom('webhook_deliveries')
+          .select((inner) => inner.fn.min('webhook_deliveries.id').as('first'))
+          .whereRef('webhook_deliveries.webhook_id', '=', 'webhooks.id')
+          .where('webhook_deliveries.status', '=', 'pending')
+          .as('head_id'),
+      ])
+      .where('webhooks.enabled', '=', 1)
+      .execute();
+    const headIds = queues.filter((queue) => queue.head_id !== null && !this.inFlight.has(queue.id)).map((queue) => Number(queue.head_id));
+    if (this.stopped || headIds.length === 0) return;
+    const heads = await db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'webhook_id', 'next_attempt_at', 'claimed_by', 'claimed_until'])
+      .where('id', 'in', headIds)
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .execute();
     const deadClaimants = new Set(heads.map((head) => head.claimed_by).filter((owner): owner is string => owner !== null && isDeadLocalWorker(owner)));
     const due = heads
-      .filter((head) => !this.inFlight.has(head.webhook_id) && head.next_attempt_at <= now)
+      .filter((head) => head.next_attempt_at <= now)
       .filter((head) => head.claimed_until === null || head.claimed_until < now || deadClaimants.has(head.claimed_by!))
-      .slice(0, Math.max(0, room));
-    if (this.stopped || due.length === 0) return;
-    for (const delivery of await this.claim(due.map((head) => head.id), now, [...deadClaimants])) {
-      const attempt = this.attempt(delivery).finally(() => {
-        this.inFlight.delete(delivery.webhook_id);
-        this.wake();
-      });
-      this.inFlight.set(delivery.webhook_id, attempt);
+      .slice(0, room);
+    for (const head of due) {
+      if (this.stopped) return;
+      const lane = this.runLane(head.webhook_id, head.id, [...deadClaimants])
+        .catch((error: unknown) => {
+          if (!this.stopped) console.error(`webhook ${head.webhook_id} delivery failed:`, error);
+        })
+        .finally(() => {
+          this.inFlight.delete(head.webhook_id);
+          this.wake();
+        });
+      this.inFlight.set(head.webhook_id, lane);
+    }
+  }
+
+  /**
+   * One window of a webhook's queue: claims up to `pipelineWindow` deliveries from
+   * its head, posts them in order, each once the one before was accepted, and
+   * records each outcome while the next is in flight. Stops at the first failure
+   * (that delivery waits for its retry, the rest of the window for it), at stop(),
+   * and before a post the claim might not cover.
+   */
+  private async runLane(webhookId: number, headId: number, deadClaimants: string[]): Promise<void> {
+    const { db, clock } = this.context;
+    const now = nowIso(clock);
+    const window = await db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('webhook_id', '=', webhookId)
+      .where('status', '=', 'pending')
+      .where('id', '>=', headId)
+      .orderBy('id')
+      .limit(Math.max(1, this.options.pipelineWindow))
+      .execute();
+    const wanted = window.map((row) => row.id);
+    if (wanted[0] !== headId) return; // the head was delivered or claimed meanwhile
+    const claimedUntil = new Date(clock.now().getTime() + this.options.timeoutMs + CLAIM_MARGIN_MS);
+    const claimed = new Map((await this.claim(wanted, now, claimedUntil.toISOString(), deadClaimants)).map((row) => [row.id, row]));
+    // In order, up to the first one not claimed (another worker's) or not yet due.
+    const run: DeliveryRow[] = [];
+    for (const id of wanted) {
+      const delivery = claimed.get(id);
+      if (!delivery || delivery.next_attempt_at > now) break;
+      run.push(delivery);
+    }
+    const unposted = new Set(claimed.keys());
+    const recorder = new OutcomeRecorder((attempts) => this.record(attempts));
+    try {
+      const webhook = run.length > 0 ? await db.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst() : undefined;
+      if (!webhook || webhook.enabled !== 1) return; // deleted (its deliveries went with it) or disabled meanwhile
+      for (const delivery of run) {
+        if (this.stopped || recorder.failed || clock.now().getTime() + this.options.timeoutMs + RECORD_MARGIN_MS > claimedUntil.getTime()) break;
+        unposted.delete(delivery.id);
+        const outcome = await this.post(webhook, delivery.body);
+        recorder.add({ orgId: webhook.org_id, delivery, outcome, at: clock.now() });
+        if (!outcome.successful) break;
+      }
+    } finally {
+      try {
+        await recorder.flushed();
+      } finally {
+        if (unposted.size > 0) await this.release([...unposted]);
+      }
     }
   }
 
   /** Claims those of `ids` no other live worker holds; returns the ones this worker got. */
-  private async claim(ids: number[], now: string, deadClaimants: string[]): Promise<DeliveryRow[]> {
+  private async claim(ids: number[], now: string, until: string, deadClaimants: string[]): Promise<DeliveryRow[]> {
     const { db, store } = this.context;
-    const until = new Date(this.context.clock.now().getTime() + this.options.timeoutMs + CLAIM_MARGIN_MS).toISOString();
     return db
       .updateTable('webhook_deliveries')
       .set({ claimed_by: this.workerId, claimed_until: until })
@@ -218,49 +307,54 @@ export class WebhookDeliveryWorker {
       .execute();
   }
 
-  private async attempt(delivery: DeliveryRow): Promise<void> {
-    const { db } = this.context;
-    const webhook = await db.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhook_id).executeTakeFirst();
-    if (!webhook) return; // deleted meanwhile: its deliveries went with it
-    const outcome = await this.post(webhook, delivery.body);
-    const now = this.context.clock.now();
-    const attemptNumber = delivery.attempts + 1;
-    const firstAttemptAt = delivery.first_attempt_at ?? now.toISOString();
-    const givingUp =
-      !outcome.successful && (outcome.permanent || now.getTime() - Date.parse(firstAttemptAt) >= this.options.retry.giveUpAfterMs);
-    const body = JSON.parse(delivery.body) as DeliveryBody;
-    const notes = givingUp && !outcome.successful
-      ? `${outcome.notes}; gave up after ${attemptNumber} attempt${attemptNumber === 1 ? '' : 's'}`
-      : outcome.notes;
+  /** Gives back claims on deliveries this worker did not post, for the next window. */
+  private async release(ids: number[]): Promise<void> {
+    await this.context.db
+      .updateTable('webhook_deliveries')
+      .set({ claimed_by: null, claimed_until: null })
+      .where('id', 'in', ids)
+      .where('claimed_by', '=', this.workerId)
+      .execute();
+  }
 
-    await db.transaction().execute(async (trx) => {
-      const recorded = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          attempts: attemptNumber,
-          first_attempt_at: firstAttemptAt,
-          last_error: outcome.successful ? null : outcome.notes,
-          status: outcome.successful ? 'delivered' : givingUp ? 'failed' : 'pending',
-          next_attempt_at: outcome.successful || givingUp
-            ? delivery.next_attempt_at
-            : new Date(now.getTime() + retryDelayMs(this.options.retry, attemptNumber, this.options.random)).toISOString(),
-          finished_at: outcome.successful || givingUp ? now.toISOString() : null,
-          claimed_by: null,
-          claimed_until: null,
-        })
-        .where('id', '=', delivery.id)
-        // A claim that lapsed (this process stalled past it) belongs to another worker now; its outcome counts.
-        .where('claimed_by', '=', this.workerId)
-        .executeTakeFirst();
-      if (Number(recorded.numUpdatedRows) === 0) return;
-      await trx
-        .insertInto('webhook_process_logs')
-        .values({
-          org_id: webhook.org_id,
-          webhook_id: webhook.id,
+  /** Records attempts' outcomes and logs in one transaction. */
+  private async record(attempts: readonly Attempted[]): Promise<void> {
+    await this.context.db.transaction().execute(async (trx) => {
+      const logs: Insertable<WebhookProcessLogsTable>[] = [];
+      for (const { orgId, delivery, outcome, at } of attempts) {
+        const attemptNumber = delivery.attempts + 1;
+        const firstAttemptAt = delivery.first_attempt_at ?? at.toISOString();
+        const givingUp =
+          !outcome.successful && (outcome.permanent || at.getTime() - Date.parse(firstAttemptAt) >= this.options.retry.giveUpAfterMs);
+        const notes = givingUp && !outcome.successful
+          ? `${outcome.notes}; gave up after ${attemptNumber} attempt${attemptNumber === 1 ? '' : 's'}`
+          : outcome.notes;
+        const recorded = await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            attempts: attemptNumber,
+            first_attempt_at: firstAttemptAt,
+            last_error: outcome.successful ? null : outcome.notes,
+            status: outcome.successful ? 'delivered' : givingUp ? 'failed' : 'pending',
+            next_attempt_at: outcome.successful || givingUp
+              ? delivery.next_attempt_at
+              : new Date(at.getTime() + retryDelayMs(this.options.retry, attemptNumber, this.options.random)).toISOString(),
+            finished_at: outcome.successful || givingUp ? at.toISOString() : null,
+            claimed_by: null,
+            claimed_until: null,
+          })
+          .where('id', '=', delivery.id)
+          // A claim that lapsed (this process stalled past it) belongs to another worker now; its outcome counts.
+          .where('claimed_by', '=', this.workerId)
+          .executeTakeFirst();
+        if (Number(recorded.numUpdatedRows) === 0) continue;
+        const body = JSON.parse(delivery.body) as DeliveryBody;
+        logs.push({
+          org_id: orgId,
+          webhook_id: delivery.webhook_id,
           delivery_id: delivery.id,
           attempt: attemptNumber,
-          created_date: now.toISOString(),
+          created_date: at.toISOString(),
           successful: outcome.successful ? 1 : 0,
           model_name: body.model,
           model_pk: body.model_id,
@@ -268,8 +362,9 @@ export class WebhookDeliveryWorker {
           event_name: body.event,
           event_timestamp: body.timestamp,
           notes,
-        })
-        .execute();
+        });
+      }
+      if (logs.length > 0) await trx.insertInto('webhook_process_logs').values(logs).execute();
     });
   }
 
@@ -283,6 +378,7 @@ export class WebhookDeliveryWorker {
         retry: { limit: 0 },
         followRedirect: false,
         throwHttpErrors: false,
+        agent: this.agents,
         ...(this.options.allowPrivateEndpoints ? {} : { dnsLookup: publicOnlyLookup as never }),
       });
       const status = response.statusCode;
@@ -290,6 +386,46 @@ export class WebhookDeliveryWorker {
       return { successful: false, permanent: false, notes: `HTTP ${status}: ${response.body.slice(0, 200)}` };
     } catch (error) {
       return describeFailure(error);
+    }
+  }
+}
+
+/**
+ * Writes a lane's outcomes in the background, a batch at a time: the outcome of one
+ * delivery is recorded while the next is posted, and whatever piled up meanwhile
+ * goes in the next batch.
+ */
+class OutcomeRecorder {
+  private waiting: Attempted[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(private readonly write: (attempts: readonly Attempted[]) => Promise<void>) {}
+
+  add(attempt: Attempted): void {
+    this.waiting.push(attempt);
+    if (this.waiting.length === 1) this.writing = this.writing.then(() => this.writeWaiting());
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** Resolves when every outcome added is written; throws the first write's failure. */
+  async flushed(): Promise<void> {
+    await this.writing;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private async writeWaiting(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length === 0 || this.failure !== undefined) return;
+    try {
+      await this.write(batch);
+    } catch (error) {
+      // Left claimed: the claim lapses (or a restart drops it) and the deliveries are posted again.
+      this.failure = error;
     }
   }
 }
