@@ -3,18 +3,22 @@
 //   engine.project_detail  GET /projects/1/ (with its design: Raw Data API Access)
 //   engine.project_list    GET /projects/?limit=100 (100-item pages)
 //   engine.project_patch   PATCH /projects/1/ {"notes"} with two webhooks subscribed
+//   engine.project_patch.deliveries  webhook deliveries made during that run over those it queued
 // ratio = engine requests/s over the bare server's: the share of the framework's
 // own speed left after auth, throttle, store, change capture and serialisation.
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { requireAllOk, runLoad, type LoadOptions, type LoadRequest } from '../main/hardening/load-generator.ts';
-import { ENGINE_LOAD, UNTHROTTLED_NOTE, createBenchStore, startBareServer, startBenchEngine, type BareServer, type BenchEngine } from './bench-servers.ts';
+import { ENGINE_LOAD, UNTHROTTLED_NOTE, createBenchStore, startBareServer, startBenchEngine, type BareServer, type BenchEngine, type BenchStore } from './bench-servers.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 
 const { connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS, sunriseProjects: SUNRISE_PROJECTS, detailPath: DETAIL_PATH, listPath: LIST_PATH } = ENGINE_LOAD;
 const SECONDS = 10;
 
 interface Servers {
+  store: BenchStore;
   engine: BenchEngine;
   bare: BareServer;
   detail: string;
@@ -35,7 +39,7 @@ async function withServers<T>(extraArgs: string[], work: (servers: Servers) => P
       const answer = await (await fetch(bareUrl)).text();
       if (answer.length !== body.length) throw new Error(`the bare server's answer at ${bareUrl} is ${answer.length} bytes, not ${body.length}`);
     }
-    return await work({ engine, bare, detail, list });
+    return await work({ store, engine, bare, detail, list });
   } finally {
     await bare?.stop();
     await engine?.stop();
@@ -86,7 +90,7 @@ const projectPatch: Benchmark = {
   name: 'engine.project_patch',
   description: 'PATCH a project with two webhooks subscribed under load vs a bare Fastify PATCH answering the same JSON',
   run: () =>
-    withServers(['--allow-private-webhook-endpoints'], async ({ engine, bare, detail }) => {
+    withServers(['--allow-private-webhook-endpoints'], async ({ store, engine, bare, detail }) => {
       const receivers: WebhookReceiver[] = [await startWebhookReceiver(), await startWebhookReceiver()];
       try {
         const headers = { authorization: `Bearer ${engine.token}`, 'content-type': 'application/json' };
@@ -105,10 +109,28 @@ const projectPatch: Benchmark = {
           requests: [{ setupRequest: (request: LoadRequest) => ({ ...request, body: JSON.stringify({ notes: `bench ${++sent}` }) }) }],
         };
         await runLoad({ url: `${engine.server.baseUrl}${DETAIL_PATH}`, headers, ...patch, connections: CONNECTIONS, duration: WARM_UP_SECONDS });
-        const deliveredBefore = receivers[0]!.calls.length + receivers[1]!.calls.length;
+        const deliveredSoFar = () => receivers[0]!.calls.length + receivers[1]!.calls.length;
+        const deliveredBefore = deliveredSoFar();
         const result = await runLoad({ url: `${engine.server.baseUrl}${DETAIL_PATH}`, headers, ...patch, connections: CONNECTIONS, duration: SECONDS });
         requireAllOk(result, 'engine patch');
-        const delivered = receivers[0]!.calls.length + receivers[1]!.calls.length - deliveredBefore;
+        const deliveredAtEnd = deliveredSoFar();
+        const delivered = deliveredAtEnd - deliveredBefore;
+        const queued = 2 * result['2xx'];
+        // What was still queued when the run ended (warm-up included), read from the engine's
+        // store, and how long the worker took to deliver it.
+        const pending = (() => {
+          const db = new BetterSqlite3(path.join(store.dataDir, 'solardesk.sqlite'), { readonly: true, fileMustExist: true });
+          try {
+            return (db.prepare(`select count(*) as count from webhook_deliveries where status = 'pending'`).get() as { count: number }).count;
+          } finally {
+            db.close();
+          }
+        })();
+        const backlog = pending;
+        const drainStarted = performance.now();
+        for (let round = 0; round < 1200 && deliveredSoFar() < deliveredAtEnd + backlog; round++) await new Promise((resolve) => setTimeout(resolve, 50));
+        const drainS = (performance.now() - drainStarted) / 1000;
+        const drained = deliveredSoFar() >= deliveredAtEnd + backlog;
         const bareRate = await requestsPerSecond({ url: `${bare.baseUrl}/detail`, headers: { 'content-type': 'application/json' }, ...patch }, 'bare patch');
         const engineRate = result.requests.average;
         return [
@@ -116,9 +138,19 @@ const projectPatch: Benchmark = {
             'engine.project_patch',
             engineRate,
             bareRate,
-            `${result['2xx']} PATCHes queued ${2 * result['2xx']} webhook deliveries, ${delivered} delivered to the 127.0.0.1 receivers during the run; ` +
+            `${result['2xx']} PATCHes queued ${queued} webhook deliveries, ${delivered} delivered to the 127.0.0.1 receivers during the run; ` +
               `${kb(detail)} answer; ${load}; ${UNTHROTTLED_NOTE}; higher is better`,
           ),
+          {
+            name: 'engine.project_patch.deliveries',
+            value: delivered,
+            baseline: queued,
+            ratio: delivered / queued,
+            unit: 'deliveries',
+            notes:
+              `webhook deliveries made during the PATCH run over those its PATCHes queued (2 webhooks, receivers answering at once); ` +
+              `${backlog} deliveries still queued when the run ended (warm-up included), ${drained ? `delivered ${drainS.toFixed(2)} s later` : `NOT drained after ${drainS.toFixed(0)} s`}; higher is better, target at least 0.9`,
+          },
         ];
       } finally {
         for (const receiver of receivers) await receiver.close();

@@ -3,6 +3,9 @@
 //   files.upload         100 MB through a real server on 127.0.0.1 vs copying the same bytes with fs
 //   files.upload_memory  peak RSS growth of a server process (solardesk server) during a
 //                        200 MB upload, against its growth during a 1 MB upload
+//   files.create_at_1000 a small private-file create into a project holding 1,000 files,
+//                        against the same create into a project holding 10 (issue 18)
+//   files.list_at_1000   a page of a project's files when it holds 1,000, against 10
 // The test bytes are generated into a temp file and streamed: nothing here holds them in memory.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -166,4 +169,85 @@ const uploadMemory: Benchmark = {
   },
 };
 
-export const benchmarks: Benchmark[] = [uploadThroughput, uploadMemory];
+const FEW_FILES = 10;
+const MANY_FILES = 1000;
+const MEASURED_CREATES = 60;
+
+/** The median of some numbers. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+async function timedMs(work: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+const createAtScale: Benchmark = {
+  name: 'files.create_at_1000',
+  description: `private-file create (and a page of the project's files) at ${MANY_FILES} files in the project vs at ${FEW_FILES}`,
+  async run(): Promise<BenchResult[]> {
+    const server = await startTestServer();
+    try {
+      const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const [few, many] = [30, 31];
+      let made = 0;
+      const create = async (projectId: number) => {
+        const name = `reading ${++made}.txt`;
+        const response = await postMultipart(`${server.baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({ project: String(projectId) }, { fileName: name, contents: Buffer.from(`meter reading ${made}\n`) }));
+        if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(response.json)}`);
+      };
+      for (let index = 0; index < FEW_FILES; index++) await create(few);
+      for (let index = 0; index < MANY_FILES; index++) await create(many);
+      // Alternating, so whatever else the machine does falls on both alike; the median of each.
+      const fewMs: number[] = [];
+      const manyMs: number[] = [];
+      for (let index = 0; index < MEASURED_CREATES; index++) {
+        fewMs.push(await timedMs(() => create(few)));
+        manyMs.push(await timedMs(() => create(many)));
+      }
+      const page = async (projectId: number) => {
+        const response = await fetch(`${server.baseUrl}${apiPaths.privateFiles(1)}?project=${projectId}&limit=10`, { headers: { authorization: `Bearer ${token}` } });
+        if (response.status !== 200) throw new Error(`list failed: ${response.status}`);
+        await response.arrayBuffer();
+      };
+      const fewListMs: number[] = [];
+      const manyListMs: number[] = [];
+      for (let index = 0; index < MEASURED_CREATES; index++) {
+        fewListMs.push(await timedMs(() => page(few)));
+        manyListMs.push(await timedMs(() => page(many)));
+      }
+      const createMany = median(manyMs);
+      const createFew = median(fewMs);
+      const listMany = median(manyListMs);
+      const listFew = median(fewListMs);
+      return [
+        {
+          name: 'files.create_at_1000',
+          value: createMany,
+          baseline: createFew,
+          ratio: createMany / createFew,
+          unit: 'ms per create',
+          notes:
+            `median of ${MEASURED_CREATES} multipart creates of a ~20-byte file into a project holding ${MANY_FILES}+ files, vs into one holding ${FEW_FILES}+, ` +
+            `alternating; in-process test server, no webhooks; lower is better, target at most 1.2`,
+        },
+        {
+          name: 'files.list_at_1000',
+          value: listMany,
+          baseline: listFew,
+          ratio: listMany / listFew,
+          unit: 'ms per page',
+          notes: `median of ${MEASURED_CREATES} GETs of a 10-file page of the project's files (?project=), ${MANY_FILES}+ files vs ${FEW_FILES}+; lower is better`,
+        },
+      ];
+    } finally {
+      await server.close();
+    }
+  },
+};
+
+export const benchmarks: Benchmark[] = [uploadThroughput, uploadMemory, createAtScale];

@@ -3,29 +3,29 @@
 // jitter, every attempt logged. Runs beside the HTTP server, never inside a request.
 //
 // Per webhook, a lane claims a window of its queue's head (up to `pipelineWindow`
-// deliveries) and posts them one after another over a kept-alive connection: the
-// next is posted as soon as the endpoint has accepted the one before, while that
-// one's outcome is being recorded. A later delivery is never posted while an
-// earlier one waits for its answer, so the endpoint receives them in order, and a
-// failed delivery stops its lane until its retry succeeds or is given up.
+// deliveries) and sends them on one kept-alive HTTP/1.1 connection, pipelined: the
+// requests go out back to back on one byte stream, so the endpoint reads them in
+// queue order, and their answers come back in that order. Outcomes are recorded in
+// batches as the answers arrive. A connection is first proven to stay open (one
+// answer) before more than one request rides on it. A failure stops the lane: the
+// failed delivery waits for its retry, and nothing after it is sent until then
+// (docs/webhooks.md "Order" says what the endpoint can see when it refuses one).
 //
 // Several server processes may share one PostgreSQL store, each with a worker. A
 // worker claims deliveries before it posts them (a row lock skips rows another worker
-// is claiming), and the claim lapses after the longest a window may take, so a
-// process that dies mid-delivery leaves its deliveries to the others: each change
-// is posted once per webhook normally, and never lost.
+// is claiming); the claim is renewed as answers arrive and lapses when its worker
+// stops answering for it, so a process that dies mid-delivery leaves its deliveries
+// to the others: each change is posted once per webhook normally, and never lost.
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import got, { type Response } from 'got';
 import type { EngineContext } from '../context.ts';
 import type { Insertable } from 'kysely';
 import type { DeliveryRow, WebhookProcessLogsTable, WebhookRow } from '../store/tables.ts';
 import { backoffDelayMs } from '../../../shared/backoff.ts';
 import { nowIso } from '../clock.ts';
 import { PrivateAddressError, assertPublicHost, publicOnlyLookup } from './address-guard.ts';
+import { PipelinedConnection } from './pipelined-connection.ts';
 import { parseHeaders } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
 
@@ -50,11 +50,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export interface DeliveryWorkerOptions {
   allowPrivateEndpoints: boolean;
   retry: RetryPolicy;
-  /** Per attempt. */
+  /** Per attempt: the longest wait for the endpoint's next answer byte. */
   timeoutMs: number;
   /** Webhooks delivered to at the same time. */
   concurrency: number;
-  /** Deliveries of one webhook claimed at once and posted back to back (each after the one before was accepted). */
+  /** Deliveries of one webhook claimed at once and in flight together on its connection. */
   pipelineWindow: number;
   /** How often to look for due deliveries when nothing wakes the worker (other processes, retries). */
   pollIntervalMs: number;
@@ -94,8 +94,6 @@ const LOCAL_MACHINE = (() => {
 
 /** Time a claim holds past the attempt's own timeout: posting, then recording the outcome. */
 const CLAIM_MARGIN_MS = 15_000;
-/** A lane posts its next delivery only while the claim outlasts that attempt by this much (time to record it). */
-const RECORD_MARGIN_MS = 5_000;
 
 interface Attempted {
   orgId: number;
@@ -109,8 +107,8 @@ export class WebhookDeliveryWorker {
   readonly workerId = `${LOCAL_MACHINE}:${process.pid}:${randomBytes(4).toString('hex')}`;
   /** The lane of each webhook being delivered to. */
   private readonly inFlight = new Map<number, Promise<void>>();
-  /** Connections kept alive between a webhook's deliveries (a new one per delivery cost more than the post). */
-  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  /** Each webhook's connection, kept alive between its lanes while its endpoint stays the same. */
+  private readonly connections = new Map<number, { endpoint: string; connection: PipelinedConnection }>();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private rescanRequested = false;
@@ -168,8 +166,8 @@ export class WebhookDeliveryWorker {
     clearTimeout(this.timer);
     await this.scanning;
     await Promise.allSettled(this.inFlight.values());
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const { connection } of this.connections.values()) connection.close();
+    this.connections.clear();
   }
 
   /** Resolves when nothing is in flight; for tests and benchmarks. */
@@ -231,10 +229,8 @@ export class WebhookDeliveryWorker {
 
   /**
    * One window of a webhook's queue: claims up to `pipelineWindow` deliveries from
-   * its head, posts them in order, each once the one before was accepted, and
-   * records each outcome while the next is in flight. Stops at the first failure
-   * (that delivery waits for its retry, the rest of the window for it), at stop(),
-   * and before a post the claim might not cover.
+   * its head and sends them in order on the webhook's connection, recording each
+   * outcome as its answer arrives. Sends nothing more after a failure, or at stop().
    */
   private async runLane(webhookId: number, headId: number, deadClaimants: string[]): Promise<void> {
     const { db, clock } = this.context;
@@ -250,34 +246,72 @@ export class WebhookDeliveryWorker {
       .execute();
     const wanted = window.map((row) => row.id);
     if (wanted[0] !== headId) return; // the head was delivered or claimed meanwhile
-    const claimedUntil = new Date(clock.now().getTime() + this.options.timeoutMs + CLAIM_MARGIN_MS);
-    const claimed = new Map((await this.claim(wanted, now, claimedUntil.toISOString(), deadClaimants)).map((row) => [row.id, row]));
+    const claimed = new Map((await this.claim(wanted, now, this.claimUntil(), deadClaimants)).map((row) => [row.id, row]));
     // In order, up to the first one not claimed (another worker's) or not yet due.
     const run: DeliveryRow[] = [];
     for (const id of wanted) {
       const delivery = claimed.get(id);
       if (!delivery || delivery.next_attempt_at > now) break;
       run.push(delivery);
+      // A retry goes alone: nothing newer is sent until the endpoint has taken it.
+      if (delivery.attempts > 0) break;
     }
-    const unposted = new Set(claimed.keys());
-    const recorder = new OutcomeRecorder((attempts) => this.record(attempts));
+    const unsent = new Set(claimed.keys());
+    const recorder = new OutcomeRecorder((attempts) => this.record(attempts, [...unsent]));
     try {
       const webhook = run.length > 0 ? await db.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst() : undefined;
       if (!webhook || webhook.enabled !== 1) return; // deleted (its deliveries went with it) or disabled meanwhile
+      const answers: Array<{ delivery: DeliveryRow; answer: Promise<Outcome> }> = [];
+      let failed = false;
+      const settle = async (count: number) => {
+        for (const { delivery, answer } of answers.splice(0, count)) {
+          const outcome = await answer;
+          recorder.add({ orgId: webhook.org_id, delivery, outcome, at: clock.now() });
+          if (!outcome.successful) failed = true;
+        }
+      };
       for (const delivery of run) {
-        if (this.stopped || recorder.failed || clock.now().getTime() + this.options.timeoutMs + RECORD_MARGIN_MS > claimedUntil.getTime()) break;
-        unposted.delete(delivery.id);
-        const outcome = await this.post(webhook, delivery.body);
-        recorder.add({ orgId: webhook.org_id, delivery, outcome, at: clock.now() });
-        if (!outcome.successful) break;
+        if (this.stopped || failed || recorder.failed) break;
+        const connection = this.connectionFor(webhook);
+        // One request at a time until the connection has shown it stays open after an answer.
+        if (connection && connection.answered === 0 && connection.inFlight > 0) await settle(answers.length);
+        if (failed || this.stopped) break;
+        unsent.delete(delivery.id);
+        answers.push({ delivery, answer: this.send(webhook, delivery.body) });
       }
+      await settle(answers.length);
     } finally {
       try {
         await recorder.flushed();
       } finally {
-        if (unposted.size > 0) await this.release([...unposted]);
+        if (unsent.size > 0) await this.release([...unsent]);
       }
     }
+  }
+
+  private claimUntil(): string {
+    return new Date(this.context.clock.now().getTime() + this.options.timeoutMs + CLAIM_MARGIN_MS).toISOString();
+  }
+
+  /** The webhook's open connection, or a new one; undefined when its endpoint is refused (send() says why). */
+  private connectionFor(webhook: WebhookRow): PipelinedConnection | undefined {
+    const current = this.connections.get(webhook.id);
+    if (current && current.endpoint === webhook.endpoint && current.connection.usable) return current.connection;
+    current?.connection.close();
+    let url: URL;
+    try {
+      url = new URL(webhook.endpoint);
+      if (!this.options.allowPrivateEndpoints) assertPublicHost(url.hostname);
+    } catch {
+      this.connections.delete(webhook.id);
+      return undefined;
+    }
+    const connection = new PipelinedConnection(url, {
+      timeoutMs: this.options.timeoutMs,
+      ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
+    });
+    this.connections.set(webhook.id, { endpoint: webhook.endpoint, connection });
+    return connection;
   }
 
   /** Claims those of `ids` no other live worker holds; returns the ones this worker got. */
@@ -317,8 +351,8 @@ export class WebhookDeliveryWorker {
       .execute();
   }
 
-  /** Records attempts' outcomes and logs in one transaction. */
-  private async record(attempts: readonly Attempted[]): Promise<void> {
+  /** Records attempts' outcomes and logs in one transaction, and renews the claim on the rest of the window. */
+  private async record(attempts: readonly Attempted[], stillClaimed: readonly number[]): Promise<void> {
     await this.context.db.transaction().execute(async (trx) => {
       const logs: Insertable<WebhookProcessLogsTable>[] = [];
       for (const { orgId, delivery, outcome, at } of attempts) {
@@ -365,25 +399,34 @@ export class WebhookDeliveryWorker {
         });
       }
       if (logs.length > 0) await trx.insertInto('webhook_process_logs').values(logs).execute();
+      const waiting = stillClaimed.filter((id) => !attempts.some((attempt) => attempt.delivery.id === id));
+      const renewed = [...waiting, ...attempts.map((attempt) => attempt.delivery.id)];
+      if (renewed.length > 0) {
+        // Deliveries still in flight or waiting in this window: their claim lasts while answers keep coming.
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ claimed_until: this.claimUntil() })
+          .where('id', 'in', renewed)
+          .where('status', '=', 'pending')
+          .where('claimed_by', '=', this.workerId)
+          .execute();
+      }
     });
   }
 
-  private async post(webhook: WebhookRow, body: string): Promise<Outcome> {
+  private async send(webhook: WebhookRow, body: string): Promise<Outcome> {
     try {
-      if (!this.options.allowPrivateEndpoints) assertPublicHost(new URL(webhook.endpoint).hostname);
-      const response: Response<string> = await got.post(webhook.endpoint, {
-        body,
-        headers: { ...parseHeaders(webhook.headers), 'content-type': 'application/json', 'user-agent': 'SolarDesk-Webhooks/1' },
-        timeout: { request: this.options.timeoutMs },
-        retry: { limit: 0 },
-        followRedirect: false,
-        throwHttpErrors: false,
-        agent: this.agents,
-        ...(this.options.allowPrivateEndpoints ? {} : { dnsLookup: publicOnlyLookup as never }),
-      });
-      const status = response.statusCode;
+      const connection = this.connectionFor(webhook);
+      if (!connection) {
+        // Only a refused or unreadable endpoint has no connection: say which.
+        assertPublicHost(new URL(webhook.endpoint).hostname);
+        throw new Error('invalid endpoint');
+      }
+      const headers = { ...parseHeaders(webhook.headers), 'content-type': 'application/json', 'user-agent': 'SolarDesk-Webhooks/1' };
+      const response = await connection.post(headers, body);
+      const status = response.status;
       if (status >= 200 && status < 300) return { successful: true, notes: `HTTP ${status}` };
-      return { successful: false, permanent: false, notes: `HTTP ${status}: ${response.body.slice(0, 200)}` };
+      return { successful: false, permanent: false, notes: `HTTP ${status}: ${response.body}` };
     } catch (error) {
       return describeFailure(error);
     }
