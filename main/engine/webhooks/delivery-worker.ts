@@ -257,7 +257,9 @@ export class WebhookDeliveryWorker {
       if (delivery.attempts > 0) break;
     }
     const unsent = new Set(claimed.keys());
-    const recorder = new OutcomeRecorder((attempts) => this.record(attempts, [...unsent]));
+    const answered = new Set<number>();
+    // Each batch of outcomes renews the claim on the window's deliveries not yet answered.
+    const recorder = new OutcomeRecorder((attempts) => this.record(attempts, [...claimed.keys()].filter((id) => !answered.has(id))));
     try {
       const webhook = run.length > 0 ? await db.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst() : undefined;
       if (!webhook || webhook.enabled !== 1) return; // deleted (its deliveries went with it) or disabled meanwhile
@@ -266,6 +268,7 @@ export class WebhookDeliveryWorker {
       const settle = async (count: number) => {
         for (const { delivery, answer } of answers.splice(0, count)) {
           const outcome = await answer;
+          answered.add(delivery.id);
           recorder.add({ orgId: webhook.org_id, delivery, outcome, at: clock.now() });
           if (!outcome.successful) failed = true;
         }
@@ -351,7 +354,7 @@ export class WebhookDeliveryWorker {
       .execute();
   }
 
-  /** Records attempts' outcomes and logs in one transaction, and renews the claim on the rest of the window. */
+  /** Records attempts' outcomes and logs in one transaction, and renews the claim on `stillClaimed` (the window's unanswered deliveries). */
   private async record(attempts: readonly Attempted[], stillClaimed: readonly number[]): Promise<void> {
     await this.context.db.transaction().execute(async (trx) => {
       const logs: Insertable<WebhookProcessLogsTable>[] = [];
@@ -399,8 +402,7 @@ export class WebhookDeliveryWorker {
         });
       }
       if (logs.length > 0) await trx.insertInto('webhook_process_logs').values(logs).execute();
-      const waiting = stillClaimed.filter((id) => !attempts.some((attempt) => attempt.delivery.id === id));
-      const renewed = [...waiting, ...attempts.map((attempt) => attempt.delivery.id)];
+      const renewed = stillClaimed;
       if (renewed.length > 0) {
         // Deliveries still in flight or waiting in this window: their claim lasts while answers keep coming.
         await trx
