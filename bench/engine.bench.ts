@@ -117,20 +117,22 @@ const projectPatch: Benchmark = {
         const delivered = deliveredAtEnd - deliveredBefore;
         const queued = 2 * result['2xx'];
         // What was still queued when the run ended (warm-up included), read from the engine's
-        // store, and how long the worker took to deliver it.
-        const pending = (() => {
-          const db = new BetterSqlite3(path.join(store.dataDir, 'solardesk.sqlite'), { readonly: true, fileMustExist: true });
-          try {
-            return (db.prepare(`select count(*) as count from webhook_deliveries where status = 'pending'`).get() as { count: number }).count;
-          } finally {
-            db.close();
-          }
-        })();
-        const backlog = pending;
-        const drainStarted = performance.now();
-        for (let round = 0; round < 1200 && deliveredSoFar() < deliveredAtEnd + backlog; round++) await new Promise((resolve) => setTimeout(resolve, 50));
-        const drainS = (performance.now() - drainStarted) / 1000;
-        const drained = deliveredSoFar() >= deliveredAtEnd + backlog;
+        // store (a delivery is done once its answer is recorded), and how long the worker
+        // took to deliver it.
+        const storeDb = new BetterSqlite3(path.join(store.dataDir, 'solardesk.sqlite'), { readonly: true, fileMustExist: true });
+        const pendingNow = () => (storeDb.prepare(`select count(*) as count from webhook_deliveries where status = 'pending'`).get() as { count: number }).count;
+        let backlog: number;
+        let drainS: number;
+        let drained: boolean;
+        try {
+          backlog = pendingNow();
+          const drainStarted = performance.now();
+          for (let round = 0; round < 1200 && pendingNow() > 0; round++) await new Promise((resolve) => setTimeout(resolve, 50));
+          drainS = (performance.now() - drainStarted) / 1000;
+          drained = pendingNow() === 0;
+        } finally {
+          storeDb.close();
+        }
         const bareRate = await requestsPerSecond({ url: `${bare.baseUrl}/detail`, headers: { 'content-type': 'application/json' }, ...patch }, 'bare patch');
         const engineRate = result.requests.average;
         return [
