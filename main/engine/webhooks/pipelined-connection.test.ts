@@ -53,6 +53,8 @@ test('several POSTs in flight on one connection reach a Node server in the order
     assert.deepEqual(seen, statuses.map((status, n) => `POST /hook?x=1 k {"n":${n},"status":${status}}`));
     assert.equal(sockets.size, 1, 'one connection');
     assert.ok(connection.usable);
+    await assert.rejects(connection.post({ 'x-a': 'a\r\nInjected: yes' }, '{}'), /not valid/);
+    assert.equal(seen.length, statuses.length, 'a header with a line break is never sent');
   } finally {
     connection.close();
     server.closeAllConnections();

@@ -89,7 +89,11 @@ export class PipelinedConnection {
     if (!this.usable) return Promise.reject(this.ended ?? new ConnectionLostError('connection error: closing', 'ECONNRESET', false));
     const bytes = Buffer.from(body);
     const lines = [`POST ${this.url.pathname}${this.url.search} HTTP/1.1`, `host: ${this.url.host}`];
-    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+    for (const [name, value] of Object.entries(headers)) {
+      // Settings refuse these already (webhook-settings.ts); a line break here would forge a request.
+      if (/[\r\n\0]/.test(name + value) || !name) return Promise.reject(new ConnectionLostError(`refused: header "${name}" is not valid`, 'EINVAL', false));
+      lines.push(`${name}: ${value}`);
+    }
     lines.push(`content-length: ${bytes.length}`, '', '');
     const promise = new Promise<PipelinedResponse>((resolve, reject) => this.outstanding.push({ resolve, reject }));
     this.socket.write(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), bytes]));
