@@ -31,6 +31,11 @@ Options:
   --allow-private-webhook-endpoints
                      Deliver webhooks to loopback, private and link-local addresses
                      (refused by default; for self-hosted networks and tests)
+  --webhook-pipeline-window N
+                     Deliveries of one webhook in flight at once on its connection
+                     (default 32; 1 sends each only after the one before was answered,
+                     for endpoints that must never see a newer change before a
+                     refused one is retried: docs/webhooks.md "Order")
   --max-upload-size BYTES
                      Largest private file one upload may carry: bytes, or with a
                      K, M or G suffix (binary units). Default 2G; larger gets 413
@@ -56,6 +61,7 @@ export async function runServerCommand(args: string[]): Promise<number> {
       'log-level': { type: 'string' },
       'throttle-config': { type: 'string' },
       'allow-private-webhook-endpoints': { type: 'boolean' },
+      'webhook-pipeline-window': { type: 'string' },
       'max-upload-size': { type: 'string' },
       'upload-expiry-hours': { type: 'string' },
     },
@@ -82,7 +88,7 @@ export async function runServerCommand(args: string[]): Promise<number> {
     publicUrl: values['public-url'],
     logLevel: logLevel === 'silent' ? false : logLevel,
     throttleRates: readThrottleConfig(values['throttle-config']),
-    webhookDelivery: { allowPrivateEndpoints: values['allow-private-webhook-endpoints'] === true },
+    webhookDelivery: { allowPrivateEndpoints: values['allow-private-webhook-endpoints'] === true, ...readPipelineWindow(values['webhook-pipeline-window']) },
     maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
     uploadExpiryHours: readPositiveNumber('--upload-expiry-hours', values['upload-expiry-hours']),
   });
@@ -132,4 +138,11 @@ function waitForShutdownSignal(): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+}
+
+function readPipelineWindow(text: string | undefined): { pipelineWindow?: number } {
+  const window = readPositiveNumber('--webhook-pipeline-window', text);
+  if (window === undefined) return {};
+  if (!Number.isInteger(window) || window > 1000) throw new CliError(`--webhook-pipeline-window takes a whole number from 1 to 1000, not "${text}".`);
+  return { pipelineWindow: window };
 }

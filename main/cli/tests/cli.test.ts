@@ -84,6 +84,14 @@ describe('solardesk command', () => {
     assert.equal(await exited, 0);
   });
 
+  test('--webhook-pipeline-window takes a whole number from 1 to 1000', () => {
+    for (const value of ['0', '2.5', '1001', 'many']) {
+      const refused = run(['server', '--data', dataDir, '--webhook-pipeline-window', value]);
+      assert.equal(refused.status, 2, `${value}: ${refused.stderr}`);
+      assert.match(refused.stderr, /--webhook-pipeline-window takes a/, value);
+    }
+  });
+
   test('--throttle-config sets the rates, and a bad file is refused with the reason', async () => {
     const dir = makeTempDir('solardesk-throttle-');
     try {
