@@ -108,6 +108,9 @@ test('an endpoint that never answers: every request in flight fails with a timeo
       assert.equal(result.status, 'rejected');
       assert.equal(((result as PromiseRejectedResult).reason as ConnectionLostError).code, 'ETIMEDOUT');
     }
+    const idle = new PipelinedConnection(url, { timeoutMs: 100 });
+    await once(sockets.length > 1 ? sockets[1]! : (await once(server, 'connection'))[0] as net.Socket, 'end');
+    assert.equal(idle.usable, false, 'an idle connection closes after the timeout');
   } finally {
     connection.close();
     for (const socket of sockets) socket.destroy();

@@ -29,7 +29,7 @@ export class ConnectionLostError extends Error {
 export interface PipelinedConnectionOptions {
   /** DNS lookup for the connection (the private-address guard). */
   lookup?: net.LookupFunction;
-  /** Longest wait for the next byte of an answer while requests are outstanding. */
+  /** Longest wait for the next byte of an answer while requests are outstanding; an idle connection closes after as long. */
   timeoutMs: number;
 }
 
@@ -67,6 +67,8 @@ export class PipelinedConnection {
     this.socket.setTimeout(options.timeoutMs);
     this.socket.on('timeout', () => {
       if (this.outstanding.length > 0) this.fail(new ConnectionLostError('timed out waiting for the endpoint', 'ETIMEDOUT', this.answerStarted));
+      // Idle as long: closed, so a quiet webhook holds no socket; its next window opens a new one.
+      else this.close();
     });
     this.socket.on('data', (chunk: Buffer) => this.receive(chunk));
     this.socket.on('error', (error: NodeJS.ErrnoException) =>
