@@ -15,6 +15,8 @@ const DELIVERY = {
   pollIntervalMs: 50,
   pipelineWindow: 4,
   concurrency: 3,
+  // Longer than any wait here on a busy machine: a held answer must not time out and be retried.
+  timeoutMs: 120_000,
 };
 
 /**
