@@ -193,6 +193,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
       if (closed) return;
       closed = true;
       await app.close();
+      await context.throttle.close();
       await context.webhookWorker?.stop();
       await stopFileStorage();
       await store.close();
