@@ -98,7 +98,9 @@ export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Prom
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const writes = new WriteGenerations();
+  // Changes when another connection (an admin command beside this server) commits.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const writes = new WriteGenerations(() => dataVersion.get() as number);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [writes.plugin] });
   try {
     await migrate(db, 'sqlite');

@@ -6,9 +6,12 @@
 // cannot read the target of (raw SQL that is not a select, schema changes) bumps
 // them all. Counting only ever errs on the side of "changed".
 //
-// Only writes made through this process's Kysely are seen, so a cache that relies
-// on these counters is only used where one process owns the store (SQLite; see
-// Store.shared): on a shared PostgreSQL another process may write at any time.
+// Writes made through this process's Kysely are seen as they happen. On SQLite,
+// commits by any other connection to the file (an admin command working beside a
+// running server: docs/store.md) are seen through `PRAGMA data_version`, which
+// changes whenever another connection has committed: both counters move then.
+// On a shared PostgreSQL other processes write at any time and nothing here sees
+// them, so the caches built on these counters are not used there (Store.shared).
 import {
   AliasNode,
   DeleteQueryNode,
@@ -51,14 +54,38 @@ const BOOKKEEPING_TABLES: ReadonlySet<keyof Database> = new Set([
 ]);
 
 export class WriteGenerations {
-  /** Bumped by every write that may change a caller's token, user, role or org (plan). */
-  auth = 0;
-  /** Bumped by every write that may change an API view of any record (everything but bookkeeping). */
-  records = 0;
+  private authCount = 0;
+  private recordsCount = 0;
+  private lastExternalVersion: number | undefined;
+
+  /** `externalVersion`: a number that changes whenever another connection commits to the store (SQLite's data_version). */
+  constructor(private readonly externalVersion?: () => number) {}
+
+  /** Moves by every write that may change a caller's token, user, role or org (plan). */
+  get auth(): number {
+    this.noteExternalWrites();
+    return this.authCount;
+  }
+
+  /** Moves by every write that may change an API view of any record (everything but bookkeeping). */
+  get records(): number {
+    this.noteExternalWrites();
+    return this.recordsCount;
+  }
 
   noteWrite(table: string | null): void {
-    if (table === null || AUTH_TABLES.has(table as keyof Database)) this.auth++;
-    if (table === null || !BOOKKEEPING_TABLES.has(table as keyof Database)) this.records++;
+    if (table === null || AUTH_TABLES.has(table as keyof Database)) this.authCount++;
+    if (table === null || !BOOKKEEPING_TABLES.has(table as keyof Database)) this.recordsCount++;
+  }
+
+  private noteExternalWrites(): void {
+    if (!this.externalVersion) return;
+    const version = this.externalVersion();
+    if (version !== this.lastExternalVersion) {
+      // What another connection wrote is unknown: count it as a write to everything.
+      if (this.lastExternalVersion !== undefined) this.noteWrite(null);
+      this.lastExternalVersion = version;
+    }
   }
 
   private readonly pending = new WeakMap<object, Array<string | null>>();
