@@ -56,50 +56,55 @@ export interface ProjectJson {
   hash: string;
 }
 
+/** What a cached JSON is checked against: the row's id and version. */
+export type ProjectVersion = Pick<ProjectRow, 'id' | 'modified_date'>;
+
 /**
- * The JSON text of each row in `fieldset`, in order: from the cache where an entry
- * for the same version and view is still valid, otherwise loaded and built (related
- * records for the missing rows only) and kept. `generation` is readGeneration()'s
- * value from before `rows` were read.
+ * The JSON text of each project in `fieldset`, in order: from the cache where an
+ * entry for the same version and view is still valid, otherwise built from the
+ * rows `loadRows` reads (related records for those rows only) and kept.
+ * `generation` is readGeneration()'s value from before `versions` were read.
  */
 export async function projectJsonTexts(
   context: EngineContext,
   orgId: number,
   view: ProjectView,
-  rows: readonly ProjectRow[],
+  versions: readonly ProjectVersion[],
   fieldset: Fieldset,
   generation: number,
+  loadRows: (ids: number[]) => Promise<readonly ProjectRow[]>,
 ): Promise<ProjectJson[]> {
   const cache = cacheOf(context);
   const nowSecond = Math.floor(context.clock.now().getTime() / 1000);
   const viewStamp = viewKey(context, view);
-  const stampOf = (row: ProjectRow) => `${generation}|${viewStamp}|${row.modified_date}`;
-  const answers: Array<ProjectJson | undefined> = rows.map((row) => {
-    const entry = cache?.get(`${fieldset}|${row.id}`);
-    const valid =
-      entry !== undefined &&
-      generation === context.store.writes.records &&
-      entry.stamp === stampOf(row) &&
-      (entry.linkSecond === null || entry.linkSecond === nowSecond);
-    return valid ? { id: row.id, json: entry.json, hash: entry.hash } : undefined;
-  });
-  const missing = rows.filter((_, index) => answers[index] === undefined);
+  const stampOf = (row: ProjectVersion) => `${generation}|${viewStamp}|${row.modified_date}`;
+  const unchanged = generation === context.store.writes.records;
+  const answers = new Map<number, ProjectJson>();
+  for (const version of versions) {
+    const entry = unchanged ? cache?.get(`${fieldset}|${version.id}`) : undefined;
+    if (entry && entry.stamp === stampOf(version) && (entry.linkSecond === null || entry.linkSecond === nowSecond)) {
+      answers.set(version.id, { id: version.id, json: entry.json, hash: entry.hash });
+    }
+  }
+  const missing = versions.filter((version) => !answers.has(version.id)).map((version) => version.id);
   if (missing.length > 0) {
-    const relations = await loadRelations(context.db, context, orgId, missing, fieldset);
-    // Still the same count: nothing was written while the relations were read, so the entries may be kept.
+    const rows = await loadRows(missing);
+    const relations = await loadRelations(context.db, context, orgId, rows, fieldset);
+    // Still the same count: nothing was written while the rows were read, so the entries may be kept.
     const keep = cache !== null && generation === context.store.writes.records;
-    for (const row of missing) {
+    for (const row of rows) {
       const json = JSON.stringify(serializeProject(context, view, row, relations, fieldset));
       const hash = createHash('sha1').update(json).digest('base64url').slice(0, 16);
       const carriesLinks = view.fileViewer !== undefined && (relations.files.get(row.id)?.length ?? 0) > 0;
-      answers[rows.indexOf(row)] = { id: row.id, json, hash };
+      answers.set(row.id, { id: row.id, json, hash });
       if (keep) {
         if (cache.size >= CACHE_SIZE) cache.clear();
         cache.set(`${fieldset}|${row.id}`, { stamp: stampOf(row), json, hash, linkSecond: carriesLinks ? nowSecond : null });
       }
     }
   }
-  return answers as ProjectJson[];
+  // A row deleted between the two reads is left out, as a list read a moment later would.
+  return versions.flatMap((version) => answers.get(version.id) ?? []);
 }
 
 /** A list answer's ETag: its rows' JSON (by hash) and the query that chose them, so any change to either changes it. */

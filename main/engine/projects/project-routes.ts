@@ -67,7 +67,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     if (options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
       return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
     }
-    const [answer] = await projectJsonTexts(context, actor.org.id, viewFor(actor), [row], 'detail', generation);
+    const [answer] = await projectJsonTexts(context, actor.org.id, viewFor(actor), [row], 'detail', generation, async () => [row]);
     return reply.header('etag', etag).type(JSON_TYPE).send(answer!.json);
   };
 
@@ -77,12 +77,8 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId } = request.query;
     const order = readOrdering(ordering, PROJECT_ORDERING_FIELDS, { field: 'modified_date', direction: 'desc' });
     const shown = fieldset ?? 'list';
-    let query = context.db
-      .selectFrom('projects')
-      .select(PROJECT_COLUMNS_BUT_DESIGN.map((column) => `projects.${column}` as const))
-      // The design is read only where the fieldset shows it.
-      .select(showsField(shown, 'design') ? sql<string | null>`projects.design`.as('design') : sql<string | null>`null`.as('design'))
-      .where(visibleTo(actor));
+    // The page's ids and versions first: rows whose JSON is cached for this version are not read again.
+    let query = context.db.selectFrom('projects').select(['projects.id', 'projects.modified_date']).where(visibleTo(actor));
     if (search) query = applyProjectSearch(query, search);
     if (activeStageId !== undefined) query = query.where('projects.active_stage_id', '=', activeStageId);
     if (stage !== undefined) {
@@ -90,13 +86,22 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
         builder.selectFrom('workflow_stages').select('workflow_stages.id').where('workflow_stages.milestone', '=', stage),
       );
     }
-    const rows = await query
+    const versions = await query
       .orderBy(`projects.${order.field}`, order.direction)
       .orderBy('projects.id', order.direction)
       .limit(limit)
       .offset(pageOffset({ page, limit }))
       .execute();
-    const answers = await projectJsonTexts(context, actor.org.id, viewFor(actor), rows, shown, generation);
+    const loadRows = (ids: number[]) =>
+      context.db
+        .selectFrom('projects')
+        .select(PROJECT_COLUMNS_BUT_DESIGN.map((column) => `projects.${column}` as const))
+        // The design is read only where the fieldset shows it.
+        .select(showsField(shown, 'design') ? sql<string | null>`projects.design`.as('design') : sql<string | null>`null`.as('design'))
+        .where('projects.org_id', '=', actor.org.id)
+        .where('projects.id', 'in', ids)
+        .execute();
+    const answers = await projectJsonTexts(context, actor.org.id, viewFor(actor), versions, shown, generation, loadRows);
     const etag = listTag(request.url, answers);
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return answerNotModified(context.throttle, request, reply, etag);
     // Sent as text: the rows' JSON is already built (the route's schema types objects).
