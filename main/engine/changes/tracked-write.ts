@@ -117,7 +117,7 @@ async function writeCaptured<T>(
     const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
       const key = `${model}:${id}`;
       if (pending.has(key)) return;
-      const before = options.created || !needsSnapshots ? null : (keptSnapshot(context, key) ?? (await snapshotRecord(trx, context, orgId, model, id)));
+      const before = options.created || !needsSnapshots ? null : (keptSnapshot(context, model, id) ?? (await snapshotRecord(trx, context, orgId, model, id)));
       pending.set(key, { model, id, before });
     };
     const track: ChangeTracker = {
@@ -179,8 +179,8 @@ const keptByEngine: WeakMap<EngineContext, Map<string, KeptSnapshot>> = new Weak
 /** The minute a stable link made now expires in (the same rounding as download-links.ts). */
 const minuteOf = (context: EngineContext) => Math.ceil(Math.floor(context.clock.now().getTime() / 1000) / 60);
 
-function keptSnapshot(context: EngineContext, key: string): RecordSnapshot | null {
-  const kept = keptByEngine.get(context)?.get(key);
+export function keptSnapshot(context: EngineContext, model: TrackedModel, id: number): RecordSnapshot | null {
+  const kept = keptByEngine.get(context)?.get(`${model}:${id}`);
   if (!kept || kept.generation !== context.store.writes.records || kept.minute !== minuteOf(context)) return null;
   return kept.snapshot;
 }

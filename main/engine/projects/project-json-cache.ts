@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
-import { loadRelations, serializeProject, type Fieldset, type ProjectView } from './project-serializer.ts';
+import { loadRelations, serializeProject, type Fieldset, type ProjectRelations, type ProjectView } from './project-serializer.ts';
 
 interface Entry {
   /** What the JSON was built from: the write count, the view and the row's version. */
@@ -73,6 +73,8 @@ export async function projectJsonTexts(
   fieldset: Fieldset,
   generation: number,
   loadRows: (ids: number[]) => Promise<readonly ProjectRow[]>,
+  /** The rows' related records when the caller has them already (a write's answer). */
+  knownRelations?: ProjectRelations,
 ): Promise<ProjectJson[]> {
   const cache = cacheOf(context);
   const nowSecond = Math.floor(context.clock.now().getTime() / 1000);
@@ -89,7 +91,7 @@ export async function projectJsonTexts(
   const missing = versions.filter((version) => !answers.has(version.id)).map((version) => version.id);
   if (missing.length > 0) {
     const rows = await loadRows(missing);
-    const relations = await loadRelations(context.db, context, orgId, rows, fieldset);
+    const relations = knownRelations ?? (await loadRelations(context.db, context, orgId, rows, fieldset));
     // Still the same count: nothing was written while the rows were read, so the entries may be kept.
     const keep = cache !== null && generation === context.store.writes.records;
     for (const row of rows) {

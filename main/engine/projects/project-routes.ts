@@ -19,7 +19,9 @@ import {
   applyProjectSearch,
   createProject,
   deleteProject,
+  checkVisible,
   getVisibleProject,
+  projectReadOf,
   updateProject,
 } from './project-service.ts';
 import { visibleTo } from './project-access.ts';
@@ -55,19 +57,25 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     request: Parameters<typeof actorOf>[0],
     reply: FastifyReply,
     id: number,
-    options: { created?: boolean; notModifiedFor?: string | string[] } = {},
+    options: { created?: boolean; written?: boolean; notModifiedFor?: string | string[] } = {},
   ) => {
     const actor = actorOf(request);
     const generation = readGeneration(context);
-    const row = options.created
-      ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
-      : await getVisibleProject(context, actor, id);
+    // A write's answer is built from what its change capture read last, when nothing has been written since.
+    const written = options.written ? projectReadOf(context, id) : null;
+    const row = written
+      ? options.created
+        ? written.row
+        : checkVisible(actor, written.row)
+      : options.created
+        ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
+        : await getVisibleProject(context, actor, id);
     // The version a later If-Match names (main/engine/http/preconditions.ts).
     const etag = versionTag(row.modified_date);
     if (options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
       return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
     }
-    const [answer] = await projectJsonTexts(context, actor.org.id, viewFor(actor), [row], 'detail', generation, async () => [row]);
+    const [answer] = await projectJsonTexts(context, actor.org.id, viewFor(actor), [row], 'detail', generation, async () => [row], written?.relations);
     return reply.header('etag', etag).type(JSON_TYPE).send(answer!.json);
   };
 
@@ -110,7 +118,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
 
   app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema, response: { 201: projectAnswer } } }, async (request, reply) => {
     const id = await createProject(context, actorOf(request), request.body);
-    return respond(request, reply.code(201), id, { created: true });
+    return respond(request, reply.code(201), id, { created: true, written: true });
   });
 
   app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams, response: { 200: projectAnswer } } }, (request, reply) =>
@@ -124,7 +132,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const actor = actorOf(request);
     const existing = await getVisibleProject(context, actor, request.params.id);
     await updateProject(context, actor, existing, request.body, readIfMatch(request.headers['if-match']));
-    return respond(request, reply, existing.id);
+    return respond(request, reply, existing.id, { written: true });
   };
   const writeSchema = { tags, params: projectParams, body: projectWriteSchema, ...conditionalWriteSchema, response: { 200: projectAnswer } };
   app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { ...writeSchema, summary: 'Update some fields of a project' } }, update);
