@@ -106,7 +106,8 @@ async function writeCaptured<T>(
 ): Promise<T> {
   // Snapshots are read by captures and by the feed's listeners; with neither, none are taken.
   const needsSnapshots = captures.length > 0 || context.changes.hasListeners;
-  return context.db.transaction().execute(async (trx) => {
+  let snapshotsToKeep: { changes: RecordChange[]; generation: number } | null = null;
+  const committedResult = await context.db.transaction().execute(async (trx) => {
     // Writes read, then write (re-read the project, then merge the PATCH; the next
     // stage position; the before snapshot). SQLite runs one write at a time; on a
     // shared PostgreSQL, processes writing to the same org queue here instead, so
@@ -116,7 +117,7 @@ async function writeCaptured<T>(
     const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
       const key = `${model}:${id}`;
       if (pending.has(key)) return;
-      const before = options.created || !needsSnapshots ? null : await snapshotRecord(trx, context, orgId, model, id);
+      const before = options.created || !needsSnapshots ? null : (keptSnapshot(context, model, id) ?? (await snapshotRecord(trx, context, orgId, model, id)));
       pending.set(key, { model, id, before });
     };
     const track: ChangeTracker = {
@@ -138,10 +139,61 @@ async function writeCaptured<T>(
       return changes;
     };
     const firstView = await snapshotAll();
+    const generationBeforeDerive = context.store.writes.records;
     for (const capture of captures) if (capture.phase === 'derive') await capture.capture(trx, orgId, firstView, track);
-    const finalView = await snapshotAll();
+    // When the derive captures wrote nothing a view is built from (a PATCH of notes
+    // records no activity), the first view is still the final one: not read again.
+    const finalView =
+      context.store.writes.records === generationBeforeDerive && firstView.length === pending.size
+        ? firstView
+        : await snapshotAll();
+    const generationOfFinalView = context.store.writes.records;
     for (const capture of captures) if (capture.phase === 'deliver') await capture.capture(trx, orgId, finalView, track);
     keepFinalView(finalView);
+    snapshotsToKeep = { changes: finalView, generation: generationOfFinalView };
     return result;
   });
+  // Only once committed: a rolled-back write's views must never be taken for the records' own.
+  const toKeep = snapshotsToKeep as { changes: RecordChange[]; generation: number } | null;
+  if (toKeep) keepSnapshots(context, toKeep.changes, toKeep.generation);
+  return committedResult;
+}
+
+/**
+ * The final snapshots of the last committed write of each record, so the next
+ * write of the same record need not read and build its "before" again (issue 18:
+ * a PATCH read and serialised its project four times). A kept snapshot is used only
+ * while this process has made no write a view is built from since it was taken
+ * (WriteGenerations.records, which on SQLite also sees other connections' commits)
+ * and within the same minute (a project's snapshot carries signed links that
+ * expire on a whole minute: download-links.ts, `stable`). Not on a shared
+ * PostgreSQL, where another process may have changed the record.
+ */
+interface KeptSnapshot {
+  snapshot: RecordSnapshot;
+  generation: number;
+  minute: number;
+}
+const KEPT_SNAPSHOTS = 10_000;
+const keptByEngine: WeakMap<EngineContext, Map<string, KeptSnapshot>> = new WeakMap();
+/** The minute a stable link made now expires in (the same rounding as download-links.ts). */
+const minuteOf = (context: EngineContext) => Math.ceil(Math.floor(context.clock.now().getTime() / 1000) / 60);
+
+export function keptSnapshot(context: EngineContext, model: TrackedModel, id: number): RecordSnapshot | null {
+  const kept = keptByEngine.get(context)?.get(`${model}:${id}`);
+  if (!kept || kept.generation !== context.store.writes.records || kept.minute !== minuteOf(context)) return null;
+  return kept.snapshot;
+}
+
+function keepSnapshots(context: EngineContext, changes: readonly RecordChange[], generation: number): void {
+  if (context.store.shared) return;
+  let kept = keptByEngine.get(context);
+  if (!kept) keptByEngine.set(context, (kept = new Map()));
+  if (kept.size >= KEPT_SNAPSHOTS) kept.clear();
+  const minute = minuteOf(context);
+  for (const change of changes) {
+    const key = `${change.model}:${change.id}`;
+    if (change.after === null) kept.delete(key);
+    else kept.set(key, { snapshot: change.after, generation, minute });
+  }
 }

@@ -14,13 +14,13 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField }
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { insertContact } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
-import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { type ChangeTracker, keptSnapshot, writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
 import { resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
-import type { SnapshotSource } from '../changes/record-snapshots.ts';
-import { loadRelations, serializeProject } from './project-serializer.ts';
+import type { RecordSnapshot, SnapshotSource } from '../changes/record-snapshots.ts';
+import { loadRelations, serializeProject, type ProjectRelations } from './project-serializer.ts';
 
 /** What change capture compares: the project's detail view without its design (large, and plan-gated). */
 export const projectSnapshots: SnapshotSource = {
@@ -32,10 +32,29 @@ export const projectSnapshots: SnapshotSource = {
     const relations = await loadRelations(trx, context, orgId, [row]);
     const snapshot = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
     delete (snapshot as Partial<typeof snapshot>).design;
+    // What it was built from, for the write's answer (projectReadOf); hidden from JSON and copies.
+    Object.defineProperty(snapshot, SNAPSHOT_READ, { value: { row, relations } satisfies ProjectRead, enumerable: false });
     return snapshot;
   },
   projectOf: (id) => id,
 };
+
+const SNAPSHOT_READ = Symbol('the row and relations a project snapshot was built from');
+
+export interface ProjectRead {
+  row: ProjectRow;
+  relations: ProjectRelations;
+}
+
+/**
+ * The row and related records of the project as its last committed write left it,
+ * while nothing has been written since (tracked-write.ts, keptSnapshot): what a
+ * write's answer is built from without reading the project again.
+ */
+export function projectReadOf(context: EngineContext, id: number): ProjectRead | null {
+  const snapshot = keptSnapshot(context, 'project', id) as (RecordSnapshot & { [SNAPSHOT_READ]?: ProjectRead }) | null;
+  return snapshot?.[SNAPSHOT_READ] ?? null;
+}
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
@@ -48,6 +67,11 @@ export async function getVisibleProject(context: EngineContext, actor: Actor, id
     .where('org_id', '=', actor.org.id)
     .executeTakeFirst();
   if (!row) throw notFound();
+  return checkVisible(actor, row);
+}
+
+/** The row, or 403 when this user may not see it. */
+export function checkVisible(actor: Actor, row: ProjectRow): ProjectRow {
   if (!isVisibleTo(actor, row)) throw forbidden('You do not have access to this project: it is not assigned to you.');
   return row;
 }
