@@ -1,6 +1,7 @@
 // What every engine module is handed: the store, the clock, and how to make URLs.
 import type { Kysely } from 'kysely';
 import type { Store } from './store/database.ts';
+import type { WriteGenerations } from './store/write-generations.ts';
 import type { Database, OrgRow, PrivateFileRow } from './store/tables.ts';
 import type { Clock } from './clock.ts';
 import { findOrg } from './orgs/org-service.ts';
@@ -40,22 +41,25 @@ export function absoluteUrl(context: EngineContext, path: string): string {
 /**
  * Org rows, plan included, cached for a short time: every org request needs the
  * plan, and service.md 5.4 allows a plan change up to 5 minutes to take effect.
- * Changes made through this process are seen at once.
+ * Changes made through this process are seen at once: an entry read before this
+ * process's last write to orgs (or users, roles, tokens) is read again.
  */
 export class OrgCache {
-  private readonly entries = new Map<number, { org: OrgRow | undefined; fetchedAt: number }>();
+  private readonly entries = new Map<number, { org: OrgRow | undefined; fetchedAt: number; generation: number }>();
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    private readonly writes: WriteGenerations,
   ) {}
 
   async get(orgId: number): Promise<OrgRow | undefined> {
     const now = this.clock.now().getTime();
     const cached = this.entries.get(orgId);
-    if (cached && now - cached.fetchedAt < this.ttlMs) return cached.org;
+    if (cached && now - cached.fetchedAt < this.ttlMs && cached.generation === this.writes.auth) return cached.org;
+    const generation = this.writes.auth;
     const org = await findOrg(this.db, orgId);
-    this.entries.set(orgId, { org, fetchedAt: now });
+    this.entries.set(orgId, { org, fetchedAt: now, generation });
     return org;
   }
 

@@ -153,7 +153,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     clock,
     publicUrl: (options.publicUrl ?? 'http://127.0.0.1').replace(/\/+$/, ''),
     signingSecret: await loadOrCreateSecret(store.db, options.dataDir),
-    orgs: new OrgCache(store.db, clock, planCacheMs),
+    orgs: new OrgCache(store.db, clock, planCacheMs, store.writes),
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
     changes: new ChangeFeed(),
@@ -193,6 +193,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
       if (closed) return;
       closed = true;
       await app.close();
+      await context.throttle.close();
       await context.webhookWorker?.stop();
       await stopFileStorage();
       await store.close();

@@ -66,7 +66,7 @@ export async function issueToken(db: Kysely<Database>, clock: Clock, userId: num
   return token;
 }
 
-export type TokenCheck = { status: 'valid'; user: UserRow } | { status: 'expired' } | { status: 'unknown' };
+export type TokenCheck = { status: 'valid'; user: UserRow; expiresAt: string } | { status: 'expired' } | { status: 'unknown' };
 
 export async function checkToken(db: Kysely<Database>, clock: Clock, token: string): Promise<TokenCheck> {
   const row = await db
@@ -79,7 +79,7 @@ export async function checkToken(db: Kysely<Database>, clock: Clock, token: stri
   if (!row) return { status: 'unknown' };
   const { expires_at: expiresAt, ...user } = row;
   if (!user.is_machine_user && expiresAt <= nowIso(clock)) return { status: 'expired' };
-  return { status: 'valid', user };
+  return { status: 'valid', user, expiresAt };
 }
 
 export async function setMachineUser(db: Kysely<Database>, userId: number, isMachineUser: boolean): Promise<UserRow> {

@@ -4,8 +4,8 @@ import type { OrgRow, RoleRow, UserRow } from '../store/tables.ts';
 import type { ApiPlan } from '../../../shared/plans.ts';
 import { type EngineContext } from '../context.ts';
 import { forbidden, notFound, unauthorized } from '../http/errors.ts';
-import { todayIso } from '../clock.ts';
-import { checkToken } from './accounts.ts';
+import { nowIso, todayIso } from '../clock.ts';
+import { checkToken, hashToken } from './accounts.ts';
 import { planAccess, findMemberRole } from '../orgs/org-service.ts';
 
 export interface Actor {
@@ -46,10 +46,53 @@ export function parseId(value: unknown): number | null {
 }
 
 export async function resolveActor(context: EngineContext, request: FastifyRequest, orgParam: unknown): Promise<Actor> {
-  const user = await authenticate(context, request);
+  const cache = context.store.shared ? null : actorCacheOf(context);
+  const tokenKey = cache ? hashToken(readToken(request.headers.authorization)) : '';
   const orgId = parseId(orgParam);
+  if (cache && orgId !== null) {
+    const cached = cache.get(`${tokenKey}|${orgId}`);
+    if (cached && cached.generation === context.store.writes.auth && (cached.neverExpires || cached.expiresAt > nowIso(context.clock))) {
+      const access = planAccess(cached.org, todayIso(context.clock));
+      if (access.allowed) return { user: cached.user, org: cached.org, role: cached.role, plan: access.plan };
+    }
+  }
+  // Noted before the reads: a write that lands while they run leaves the entry out of date.
+  const generation = context.store.writes.auth;
+  const check = await checkToken(context.db, context.clock, readToken(request.headers.authorization));
+  if (check.status === 'expired') throw unauthorized('Token has expired. Sign in again to get a new token.');
+  if (check.status === 'unknown') throw unauthorized('Invalid token.');
   if (orgId === null) throw notFound();
-  return actorInOrg(context, user, orgId);
+  const actor = await actorInOrg(context, check.user, orgId);
+  if (cache) {
+    if (cache.size >= ACTOR_CACHE_SIZE) cache.clear();
+    const { user, org, role } = actor;
+    cache.set(`${tokenKey}|${orgId}`, { user, org, role, generation, expiresAt: check.expiresAt, neverExpires: user.is_machine_user === 1 });
+  }
+  return actor;
+}
+
+/**
+ * The callers resolved lately, by token (its hash) and org: every org request needs
+ * its token, user, role and org, and they rarely change. An entry is used only while
+ * no write to tokens, users, roles or orgs has been made since it was read
+ * (WriteGenerations.auth) and while its token has not expired; the plan's dates are
+ * checked on every use. Only where one process owns the store: on a shared
+ * PostgreSQL another process may revoke a token at any time, so there each request reads.
+ */
+interface CachedActor {
+  user: UserRow;
+  org: OrgRow;
+  role: RoleRow;
+  generation: number;
+  expiresAt: string;
+  neverExpires: boolean;
+}
+const ACTOR_CACHE_SIZE = 10_000;
+const actorCaches = new WeakMap<EngineContext, Map<string, CachedActor>>();
+function actorCacheOf(context: EngineContext): Map<string, CachedActor> {
+  let cache = actorCaches.get(context);
+  if (!cache) actorCaches.set(context, (cache = new Map()));
+  return cache;
 }
 
 /** The user as a member of the org, if they are one and its plan is in force (also used by signed download links). */

@@ -132,7 +132,8 @@ async function writeCaptured<T>(
 ): Promise<T> {
   // Snapshots are read by captures and by the feed's listeners; with neither, none are taken.
   const needsSnapshots = captures.length > 0 || context.changes.hasListeners;
-  return context.db.transaction().execute(async (trx) => {
+  let snapshotsToKeep: SnapshotsToKeep | null = null;
+  const committedResult = await context.db.transaction().execute(async (trx) => {
     // Writes read, then write (re-read the project, then merge the PATCH; the next
     // stage position; the before snapshot). SQLite runs one write at a time; on a
     // shared PostgreSQL, processes writing to the same org queue here instead, so
@@ -150,10 +151,13 @@ async function writeCaptured<T>(
       return parts;
     };
     const snapshot = async (model: TrackedModel, id: number) => snapshotRecord(trx, context, orgId, model, id, await partsOf(model));
+    // The last committed write's view serves as this one's "before" only when it holds the same lists.
+    const beforeSnapshot = async (model: TrackedModel, id: number) =>
+      keptSnapshot(context, model, id, await partsOf(model)) ?? (await snapshot(model, id));
     const trackModel = (model: TrackedModel) => async (id: number, options: { created?: boolean } = {}) => {
       const key = `${model}:${id}`;
       if (pending.has(key)) return;
-      const before = options.created || !needsSnapshots ? null : await snapshot(model, id);
+      const before = options.created || !needsSnapshots ? null : await beforeSnapshot(model, id);
       pending.set(key, { model, id, before });
     };
     const track: ChangeTracker = {
@@ -175,12 +179,76 @@ async function writeCaptured<T>(
       return changes;
     };
     const firstView = await snapshotAll();
+    const generationBeforeDerive = context.store.writes.records;
     for (const capture of captures) if (capture.phase === 'derive') await capture.capture(trx, orgId, firstView, track);
-    const finalView = await snapshotAll();
+    // When the derive captures wrote nothing a view is built from (a PATCH of notes
+    // records no activity), the first view is still the final one: not read again.
+    const finalView =
+      context.store.writes.records === generationBeforeDerive && firstView.length === pending.size
+        ? firstView
+        : await snapshotAll();
+    const generationOfFinalView = context.store.writes.records;
     for (const capture of captures) if (capture.phase === 'deliver') await capture.capture(trx, orgId, finalView, track);
     keepFinalView(finalView);
+    const partsByChange = new Map<RecordChange, SnapshotParts>();
+    for (const change of finalView) partsByChange.set(change, await partsOf(change.model));
+    snapshotsToKeep = { changes: finalView, partsByChange, generation: generationOfFinalView };
     return result;
   });
+  // Only once committed: a rolled-back write's views must never be taken for the records' own.
+  const toKeep = snapshotsToKeep as SnapshotsToKeep | null;
+  if (toKeep) keepSnapshots(context, toKeep);
+  return committedResult;
+}
+
+/**
+ * The final snapshots of the last committed write of each record, so the next
+ * write of the same record need not read and build its "before" again (issue 18:
+ * a PATCH read and serialised its project four times). A kept snapshot is used only
+ * while this process has made no write a view is built from since it was taken
+ * (WriteGenerations.records, which on SQLite also sees other connections' commits)
+ * and within the same minute (a project's snapshot carries signed links that
+ * expire on a whole minute: download-links.ts, `stable`). Not on a shared
+ * PostgreSQL, where another process may have changed the record.
+ */
+interface KeptSnapshot {
+  snapshot: RecordSnapshot;
+  /** The lists it holds (SnapshotParts): another write's captures may read other lists. */
+  lists: ReadonlySet<TrackedModel>;
+  generation: number;
+  minute: number;
+}
+interface SnapshotsToKeep {
+  changes: RecordChange[];
+  partsByChange: Map<RecordChange, SnapshotParts>;
+  generation: number;
+}
+const KEPT_SNAPSHOTS = 10_000;
+const keptByEngine: WeakMap<EngineContext, Map<string, KeptSnapshot>> = new WeakMap();
+/** The minute a stable link made now expires in (the same rounding as download-links.ts). */
+const minuteOf = (context: EngineContext) => Math.ceil(Math.floor(context.clock.now().getTime() / 1000) / 60);
+
+/** The kept snapshot of a record, if still current; with `parts`, only one holding exactly those lists. */
+export function keptSnapshot(context: EngineContext, model: TrackedModel, id: number, parts?: SnapshotParts): RecordSnapshot | null {
+  const kept = keptByEngine.get(context)?.get(`${model}:${id}`);
+  if (!kept || kept.generation !== context.store.writes.records || kept.minute !== minuteOf(context)) return null;
+  if (parts && !sameLists(kept.lists, parts.lists)) return null;
+  return kept.snapshot;
+}
+
+const sameLists = (a: ReadonlySet<TrackedModel>, b: ReadonlySet<TrackedModel>) => a.size === b.size && [...a].every((model) => b.has(model));
+
+function keepSnapshots(context: EngineContext, { changes, partsByChange, generation }: SnapshotsToKeep): void {
+  if (context.store.shared) return;
+  let kept = keptByEngine.get(context);
+  if (!kept) keptByEngine.set(context, (kept = new Map()));
+  if (kept.size >= KEPT_SNAPSHOTS) kept.clear();
+  const minute = minuteOf(context);
+  for (const change of changes) {
+    const key = `${change.model}:${change.id}`;
+    if (change.after === null) kept.delete(key);
+    else kept.set(key, { snapshot: change.after, lists: partsByChange.get(change)!.lists, generation, minute });
+  }
 }
 
 /** The models whose lists `model`'s snapshots must include: those whose fields a capture reads. */

@@ -63,6 +63,8 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializerCompiler);
   app.decorateRequest('actor', null);
+  // Set by the throttle's hook; null until then (a decorator may not hold a shared array).
+  app.decorateRequest('throttleCounted', null as unknown as []);
 
   acceptJsonLikeRealClients(app);
   answerErrorsLikeDrf(app);

@@ -6,7 +6,10 @@ import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
 import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
-import { loadRelations, serializeProject, showsField, viewFor } from './project-serializer.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { showsField, viewFor } from './project-serializer.ts';
+import { ifNoneMatchHits, listTag, projectJsonTexts, readGeneration } from './project-json-cache.ts';
+import { answerNotModified } from '../throttle/throttle-hook.ts';
 import { PROJECT_COLUMNS_BUT_DESIGN } from './project-columns.ts';
 import { documentedResponse } from '../http/response-schemas.ts';
 import { projectDetailJsonSchema, projectListJsonSchema, projectStudioJsonSchema } from '../../../shared/schemas/project.ts';
@@ -16,10 +19,15 @@ import {
   applyProjectSearch,
   createProject,
   deleteProject,
+  checkVisible,
   getVisibleProject,
+  projectReadOf,
   updateProject,
 } from './project-service.ts';
 import { visibleTo } from './project-access.ts';
+
+/** Answers are JSON text built (or kept) by project-json-cache.ts, sent as they are. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const PROJECT_ORDERING_FIELDS = ['id', 'title', 'created_date', 'modified_date', 'priority', 'address', 'identifier'] as const;
 
@@ -47,32 +55,38 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
    */
   const respond = async (
     request: Parameters<typeof actorOf>[0],
-    reply: { header(name: string, value: string): unknown },
+    reply: FastifyReply,
     id: number,
-    fieldset: 'detail',
-    options: { created?: boolean } = {},
+    options: { created?: boolean; written?: boolean; notModifiedFor?: string | string[] } = {},
   ) => {
     const actor = actorOf(request);
-    const row = options.created
-      ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
-      : await getVisibleProject(context, actor, id);
-    const relations = await loadRelations(context.db, context, actor.org.id, [row], fieldset);
+    const generation = readGeneration(context);
+    // A write's answer is built from what its change capture read last, when nothing has been written since.
+    const written = options.written ? await projectReadOf(context, id) : null;
+    const row = written
+      ? options.created
+        ? written.row
+        : checkVisible(actor, written.row)
+      : options.created
+        ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
+        : await getVisibleProject(context, actor, id);
     // The version a later If-Match names (main/engine/http/preconditions.ts).
-    reply.header('etag', versionTag(row.modified_date));
-    return serializeProject(context, viewFor(actor), row, relations, fieldset);
+    const etag = versionTag(row.modified_date);
+    if (options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
+      return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
+    }
+    const [answer] = await projectJsonTexts(context, actor.org.id, viewFor(actor), [row], 'detail', generation, async () => [row], written?.relations);
+    return reply.header('etag', etag).type(JSON_TYPE).send(answer!.json);
   };
 
-  app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery, response: { 200: projectListAnswer } } }, async (request) => {
+  app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery, response: { 200: projectListAnswer } } }, async (request, reply) => {
     const actor = actorOf(request);
+    const generation = readGeneration(context);
     const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId } = request.query;
     const order = readOrdering(ordering, PROJECT_ORDERING_FIELDS, { field: 'modified_date', direction: 'desc' });
     const shown = fieldset ?? 'list';
-    let query = context.db
-      .selectFrom('projects')
-      .select(PROJECT_COLUMNS_BUT_DESIGN.map((column) => `projects.${column}` as const))
-      // The design is read only where the fieldset shows it.
-      .select(showsField(shown, 'design') ? sql<string | null>`projects.design`.as('design') : sql<string | null>`null`.as('design'))
-      .where(visibleTo(actor));
+    // The page's ids and versions first: rows whose JSON is cached for this version are not read again.
+    let query = context.db.selectFrom('projects').select(['projects.id', 'projects.modified_date']).where(visibleTo(actor));
     if (search) query = applyProjectSearch(query, search);
     if (activeStageId !== undefined) query = query.where('projects.active_stage_id', '=', activeStageId);
     if (stage !== undefined) {
@@ -80,34 +94,45 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
         builder.selectFrom('workflow_stages').select('workflow_stages.id').where('workflow_stages.milestone', '=', stage),
       );
     }
-    const rows = await query
+    const versions = await query
       .orderBy(`projects.${order.field}`, order.direction)
       .orderBy('projects.id', order.direction)
       .limit(limit)
       .offset(pageOffset({ page, limit }))
       .execute();
-    const relations = await loadRelations(context.db, context, actor.org.id, rows, shown);
-    const view = viewFor(actor);
-    return rows.map((row) => serializeProject(context, view, row, relations, shown));
+    const loadRows = (ids: number[]) =>
+      context.db
+        .selectFrom('projects')
+        .select(PROJECT_COLUMNS_BUT_DESIGN.map((column) => `projects.${column}` as const))
+        // The design is read only where the fieldset shows it.
+        .select(showsField(shown, 'design') ? sql<string | null>`projects.design`.as('design') : sql<string | null>`null`.as('design'))
+        .where('projects.org_id', '=', actor.org.id)
+        .where('projects.id', 'in', ids)
+        .execute();
+    const answers = await projectJsonTexts(context, actor.org.id, viewFor(actor), versions, shown, generation, loadRows);
+    const etag = listTag(request.url, answers);
+    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return answerNotModified(context.throttle, request, reply, etag);
+    // Sent as text: the rows' JSON is already built (the route's schema types objects).
+    return (reply as FastifyReply).header('etag', etag).type(JSON_TYPE).send(`[${answers.map((answer) => answer.json).join(',')}]`);
   });
 
   app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema, response: { 201: projectAnswer } } }, async (request, reply) => {
     const id = await createProject(context, actorOf(request), request.body);
-    return reply.code(201).send(await respond(request, reply, id, 'detail', { created: true }));
+    return respond(request, reply.code(201), id, { created: true, written: true });
   });
 
   app.get('/projects/:id/', { config: { throttle: 'project_detail' }, schema: { tags, summary: 'Get a project', params: projectParams, response: { 200: projectAnswer } } }, (request, reply) =>
-    respond(request, reply, request.params.id, 'detail'),
+    respond(request, reply, request.params.id, { notModifiedFor: request.headers['if-none-match'] }),
   );
 
   const update = async (
     request: { params: { id: number }; body: z.output<typeof projectWriteSchema>; headers: { 'if-match'?: string } } & Parameters<typeof actorOf>[0],
-    reply: { header(name: string, value: string): unknown },
+    reply: FastifyReply,
   ) => {
     const actor = actorOf(request);
     const existing = await getVisibleProject(context, actor, request.params.id);
     await updateProject(context, actor, existing, request.body, readIfMatch(request.headers['if-match']));
-    return respond(request, reply, existing.id, 'detail');
+    return respond(request, reply, existing.id, { written: true });
   };
   const writeSchema = { tags, params: projectParams, body: projectWriteSchema, ...conditionalWriteSchema, response: { 200: projectAnswer } };
   app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { ...writeSchema, summary: 'Update some fields of a project' } }, update);

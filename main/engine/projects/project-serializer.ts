@@ -184,9 +184,12 @@ export function serializeProject<Shown extends Fieldset>(
   const workflow = { id: row.id, workflow_id: row.workflow_id, active_stage_id: row.active_stage_id };
   const usage = row.usage === null ? null : (JSON.parse(row.usage) as Usage);
 
-  const json: ProjectDetailJson = {
-    ...(stored as Pick<ProjectDetailJson, AttributeField>),
-    ...(columns as Pick<ProjectDetailJson, ColumnField>),
+  // The stored fields and columns first, then the rest assigned over them: the same
+  // keys in the same order as one literal spreading `stored` and `columns` would
+  // give, but one such literal of ~150 keys was 8 times slower to build in V8
+  // (docs/benchmarks.md, issue 18).
+  const base = Object.assign(stored, columns) as Pick<ProjectDetailJson, AttributeField | ColumnField>;
+  const rest = {
     id: row.id,
     url,
     org_id: row.org_id,
@@ -219,7 +222,8 @@ export function serializeProject<Shown extends Fieldset>(
       url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
     })),
     design: view.includeDesign ? row.design : null,
-  };
+  } satisfies Partial<ProjectDetailJson>;
+  const json: ProjectDetailJson = Object.assign(base, rest);
   return pickFieldset(json, fieldset);
 }
 

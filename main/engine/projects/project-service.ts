@@ -14,13 +14,13 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField }
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { insertContact, loadProjectContacts } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
-import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
+import { type ChangeTracker, keptSnapshot, writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from './project-columns.ts';
 import { loadProjectFiles, resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
 import type { FileWithTags } from '../files/file-serializer.ts';
-import type { SnapshotSource, TrackedModel } from '../changes/record-snapshots.ts';
+import type { RecordSnapshot, SnapshotSource, TrackedModel } from '../changes/record-snapshots.ts';
 import { loadRelations, serializeProject, type ProjectRelations } from './project-serializer.ts';
 import { loadProjectEvents } from '../events/events.ts';
 import { loadRoles } from '../roles/roles.ts';
@@ -48,7 +48,16 @@ export const projectSnapshots: SnapshotSource = {
     const relations = lists ? await snapshotRelations(trx, context, orgId, row, lists) : await loadRelations(trx, context, orgId, [row]);
     const snapshot: Record<string, unknown> = serializeProject(context, { orgName: org.name, includeDesign: false }, row, relations, 'detail');
     delete snapshot.design;
-    if (lists) for (const [field, model] of Object.entries(PROJECT_LIST_FIELDS)) if (!lists.has(model)) delete snapshot[field];
+    const omitted = new Set<TrackedModel>();
+    if (lists) {
+      for (const [field, model] of Object.entries(PROJECT_LIST_FIELDS)) {
+        if (lists.has(model)) continue;
+        delete snapshot[field];
+        omitted.add(model);
+      }
+    }
+    // What it was built from, for the write's answer (projectReadOf); hidden from JSON and copies.
+    Object.defineProperty(snapshot, SNAPSHOT_READ, { value: { row, relations, omitted } satisfies SnapshotRead, enumerable: false });
     return snapshot;
   },
   projectOf: (id) => id,
@@ -74,6 +83,37 @@ async function snapshotRelations(
   return { contacts, roles, workflows, events, files };
 }
 
+const SNAPSHOT_READ = Symbol('the row and relations a project snapshot was built from');
+
+export interface ProjectRead {
+  row: ProjectRow;
+  relations: ProjectRelations;
+}
+
+/** A snapshot's read, and which of the project's lists it left out (no capture read them). */
+interface SnapshotRead extends ProjectRead {
+  omitted: ReadonlySet<TrackedModel>;
+}
+
+/**
+ * The row and related records of the project as its last committed write left it,
+ * while nothing has been written since (tracked-write.ts, keptSnapshot): what a
+ * write's answer is built from without reading the project again. The lists change
+ * capture left out (issue 18: no webhook reads them) are read here, for the answer only.
+ */
+export async function projectReadOf(context: EngineContext, id: number): Promise<ProjectRead | null> {
+  const snapshot = keptSnapshot(context, 'project', id) as (RecordSnapshot & { [SNAPSHOT_READ]?: SnapshotRead }) | null;
+  const read = snapshot?.[SNAPSHOT_READ];
+  if (!read) return null;
+  const { row, relations, omitted } = read;
+  if (omitted.size === 0) return { row, relations };
+  const [events, files] = await Promise.all([
+    omitted.has('event') ? loadProjectEvents(context.db, [row.id]) : relations.events,
+    omitted.has('private_file') ? loadProjectFiles(context.db, [row.id]) : relations.files,
+  ]);
+  return { row, relations: { ...relations, events, files } };
+}
+
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
 /** The project, or 404 when it does not exist in this org, or 403 when this user may not see it. */
@@ -85,6 +125,11 @@ export async function getVisibleProject(context: EngineContext, actor: Actor, id
     .where('org_id', '=', actor.org.id)
     .executeTakeFirst();
   if (!row) throw notFound();
+  return checkVisible(actor, row);
+}
+
+/** The row, or 403 when this user may not see it. */
+export function checkVisible(actor: Actor, row: ProjectRow): ProjectRow {
   if (!isVisibleTo(actor, row)) throw forbidden('You do not have access to this project: it is not assigned to you.');
   return row;
 }

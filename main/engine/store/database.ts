@@ -16,6 +16,7 @@ import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 import * as scaleOut from './migrations/0006-scale-out.ts';
 import * as contactCreator from './migrations/0007-contact-creator.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
+import { WriteGenerations } from './write-generations.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -32,6 +33,8 @@ export interface Store {
   readonly shared: boolean;
   /** Where the data is, for logs and messages; never includes a password. */
   readonly location: string;
+  /** Counters of this process's writes, for caches that must never serve a view older than a write (write-generations.ts). */
+  readonly writes: WriteGenerations;
   /**
    * Holds locks named by `keys` until `trx` ends, so transactions in other processes
    * that name the same key wait for this one. SQLite runs one write transaction at a
@@ -95,7 +98,10 @@ export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Prom
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Changes when another connection (an admin command beside this server) commits.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const writes = new WriteGenerations(() => dataVersion.get() as number);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [writes.plugin] });
   try {
     await migrate(db, 'sqlite');
   } catch (error) {
@@ -108,9 +114,38 @@ export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Prom
     dataDir,
     fileRoot,
     shared: false,
+    writes,
     location: `SQLite file ${file}`,
     lock: async () => {},
     close: () => db.destroy(),
+  };
+}
+
+/** Prepared statements kept per SQL text: enough for every query shape the engine makes, with room for IN lists of many lengths. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Kysely's SQLite driver prepares every query afresh; compiling the SQL was the
+ * largest single cost of a request in the profile (docs/benchmarks.md). The driver
+ * runs each statement to completion synchronously (all() or run()) and never
+ * streams here, so one prepared statement per SQL text can be reused safely.
+ * The least recently used statement is dropped past STATEMENT_CACHE_SIZE.
+ */
+export function withStatementCache(sqlite: BetterSqlite3.Database): { prepare(sql: string): BetterSqlite3.Statement; close(): void } {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(text) {
+      let statement = statements.get(text);
+      if (statement) {
+        statements.delete(text);
+      } else {
+        statement = sqlite.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+    close: () => sqlite.close(),
   };
 }
 
@@ -132,7 +167,9 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
   const pool = new pg.Pool({ connectionString, max: POOL_SIZE, types: pgTypes, connectionTimeoutMillis: 30_000 });
   // An idle connection the server dropped must not take the process down.
   pool.on('error', (error) => console.error(`PostgreSQL connection error (${location}):`, error.message));
+  const writes = new WriteGenerations();
   const db = new Kysely<Database>({
+    plugins: [writes.plugin],
     dialect: new PostgresDialect({
       pool,
       onCreateConnection: schema
@@ -161,6 +198,7 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
     dataDir,
     fileRoot,
     shared: true,
+    writes,
     location,
     async lock(trx, keys) {
       if (keys.length === 0) return;

@@ -161,16 +161,19 @@ describe('org access and plans', () => {
     }
   });
 
-  test('a plan change made elsewhere takes effect once the plan cache expires (within 5 minutes)', async () => {
+  test('a plan change written to the store takes effect on the next request', async () => {
     const token = await server.tokenFor(DEMO_USERS.basicAdmin);
     assert.equal((await server.request('GET', '/api/orgs/2/', { token })).json.api_plan, 'api_access');
-    // Written straight to the store, as `solardesk admin set-plan` in another process does.
+    // Written straight to the store, as `solardesk admin set-plan` does. The caches of
+    // the caller and the org are invalidated by the write (main/engine/store/write-generations.ts);
+    // a plan changed by another process on a shared PostgreSQL waits for the plan cache (5 minutes).
     await setPlan(server.engine.context.db, clock, 2, { plan: 'raw_data_api_access', startsOn: '2025-06-01' });
-    assert.equal((await server.request('GET', '/api/orgs/2/', { token })).json.api_plan, 'api_access', 'still cached');
-    clock.advance(300_000);
-    assert.equal((await server.request('GET', '/api/orgs/2/', { token })).json.api_plan, 'raw_data_api_access');
-    await setPlan(server.engine.context.db, clock, 2, { plan: 'api_access', startsOn: '2025-06-01' });
-    server.engine.context.orgs.forget(2);
+    try {
+      assert.equal((await server.request('GET', '/api/orgs/2/', { token })).json.api_plan, 'raw_data_api_access');
+    } finally {
+      await setPlan(server.engine.context.db, clock, 2, { plan: 'api_access', startsOn: '2025-06-01' });
+    }
+    assert.equal((await server.request('GET', '/api/orgs/2/', { token })).json.api_plan, 'api_access');
   });
 
   test('the plan decides design: Raw Data gets it, API Access gets null', async () => {

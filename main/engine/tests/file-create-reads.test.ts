@@ -103,6 +103,20 @@ describe('private-file create reads no more of its project as the project grows'
     }
   });
 
+  test('a PATCH answer still lists the project’s files and events that change capture left out (issue 18 with the kept snapshots)', async () => {
+    // Two PATCHes in a row: the second's "before" and its answer come from the first's
+    // kept snapshot, which holds no lists; the answer reads them for itself.
+    for (const notes of ['first kept-snapshot note', 'second kept-snapshot note']) {
+      const patched = await server.request('PATCH', apiPaths.project(1, PROJECT), { token, body: { notes } });
+      assert.equal(patched.status, 200, patched.text);
+      const detail = await server.request('GET', apiPaths.project(1, PROJECT), { token });
+      const answer = patched.json as { notes: string; private_files: unknown[]; events: unknown[] };
+      assert.equal(answer.notes, notes);
+      assert.ok(answer.private_files.length > 0 && answer.events.length > 0, 'the answer lists the files and events');
+      assert.deepEqual(answer, detail.json, 'the PATCH answer is the detail view');
+    }
+  });
+
   test('the project still hears of the new file: a file_added event, and an update on the change feed', async () => {
     const heard: RecordChangeEvent[] = [];
     const stop = server.engine.context.changes.subscribe((events) => heard.push(...events));

@@ -4,12 +4,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ThrottleAction } from '../../../shared/throttle-rates.ts';
 import { ApiError } from '../http/errors.ts';
-import type { Throttle, ThrottleSubject } from './throttle.ts';
+import type { CountedSlice, Throttle, ThrottleSubject } from './throttle.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The throttle action this route counts against; "none" for routes that count elsewhere. */
     throttle?: ThrottleAction | 'none';
+  }
+  interface FastifyRequest {
+    /** Where the throttle counted this request, so an answer that costs nothing (304) can take it back. */
+    throttleCounted: CountedSlice[];
   }
 }
 
@@ -24,6 +28,7 @@ export async function enforceThrottle(
   subject: ThrottleSubject,
 ): Promise<void> {
   const decision = await throttle.admit(action, subject);
+  reply.request.throttleCounted = decision.counted;
   if (decision.limit === 0) return; // no quota at any scope
   reply.header('ratelimit-limit', String(decision.limit));
   reply.header('ratelimit-remaining', String(decision.remaining));
@@ -35,4 +40,16 @@ export async function enforceThrottle(
       { 'retry-after': String(decision.resetSeconds) },
     );
   }
+}
+
+/**
+ * Answers 304 Not Modified and takes back the request's count: a client checking
+ * that what it holds is still current (If-None-Match) is not charged for it.
+ */
+export async function answerNotModified(throttle: Throttle, request: FastifyRequest, reply: FastifyReply, etag: string): Promise<FastifyReply> {
+  await throttle.refund(request.throttleCounted ?? []);
+  request.throttleCounted = [];
+  const remaining = reply.getHeader('ratelimit-remaining');
+  if (remaining !== undefined) reply.header('ratelimit-remaining', String(Number(remaining) + 1));
+  return reply.code(304).header('etag', etag).send();
 }

@@ -28,12 +28,22 @@ export interface ThrottleSubject {
 
 export interface ThrottleDecision {
   allowed: boolean;
+  /** The slices this admission counted in, so it can be taken back (refund()); empty when denied. */
+  counted: CountedSlice[];
   /** The limit of the scope closest to its quota. */
   limit: number;
   remaining: number;
   /** Seconds until that scope admits again (when denied) or its count next drops. */
   resetSeconds: number;
 }
+
+export interface CountedSlice {
+  key: string;
+  bucketStart: number;
+}
+
+/** How often the in-memory counts of a store one process owns are written to it. */
+export const THROTTLE_CHECKPOINT_MS = 1000;
 
 interface Scope {
   key: string;
@@ -46,6 +56,13 @@ export class Throttle {
   private admissionsSincePrune = 0;
   private readonly longestWindowMs: number;
   private readonly db: Kysely<Database>;
+  /** On a store one process owns: each scope's slices (start -> hits), loaded from the store on first use. */
+  private readonly memory: Map<string, Map<number, number>> | null;
+  private readonly loading = new Map<string, Promise<void>>();
+  /** Slices counted in memory since the last checkpoint. */
+  private readonly dirty = new Map<string, Set<number>>();
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private checkpointing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -53,6 +70,9 @@ export class Throttle {
     readonly rates: ThrottleRates,
   ) {
     this.db = store.db;
+    // One process owns a SQLite store, so it may count in memory and write the counts
+    // behind; processes sharing a PostgreSQL must count in the store itself.
+    this.memory = store.shared ? null : new Map();
     this.longestWindowMs = Math.max(
       ...Object.values(rates).flatMap((quota) => [quota.user, quota.org].filter(isRate).map((rate) => parseRate(rate).windowSeconds * 1000)),
     );
@@ -76,9 +96,10 @@ export class Throttle {
   /** Counts the request if every scope has room; otherwise admits nothing and says when to retry. */
   async admit(action: ThrottleAction, subject: ThrottleSubject): Promise<ThrottleDecision> {
     const scopes = this.scopesFor(action, subject);
-    if (scopes.length === 0) return { allowed: true, limit: 0, remaining: 0, resetSeconds: 0 };
+    if (scopes.length === 0) return { allowed: true, counted: [], limit: 0, remaining: 0, resetSeconds: 0 };
     const now = this.clock.now().getTime();
-    const decision = await this.db.transaction().execute(async (trx) => {
+    if (this.memory) return this.admitInMemory(this.memory, scopes, now);
+    const decision = await this.db.transaction().execute(async (trx): Promise<ThrottleDecision> => {
       // Count, then add: processes sharing a PostgreSQL queue per bucket, so a quota
       // holds exactly however requests are spread over them.
       await this.store.lock(trx, scopes.map((scope) => `throttle:${scope.key}`));
@@ -100,7 +121,7 @@ export class Throttle {
       if (full.length > 0) {
         const retryAt = Math.max(...full.map((state) => whenCountDropsBelow(state.slices, state.used, state.scope, now)));
         const tightest = full[0]!;
-        return { allowed: false, limit: tightest.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+        return { allowed: false, counted: [], limit: tightest.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
       }
       // One statement for every scope: on a shared store the bucket locks are held until commit, so each round trip counts.
       await trx
@@ -112,6 +133,7 @@ export class Throttle {
       const oldest = tightest.slices[0] ? Number(tightest.slices[0].bucket_start) : sliceStart(now, tightest.scope.sliceMs);
       return {
         allowed: true,
+        counted: states.map(({ scope }) => ({ key: scope.key, bucketStart: sliceStart(now, scope.sliceMs) })),
         limit: tightest.scope.limit,
         remaining: tightest.scope.limit - tightest.used - 1,
         resetSeconds: Math.max(1, Math.ceil((oldest + tightest.scope.sliceMs + tightest.scope.windowMs - now) / 1000)),
@@ -122,6 +144,133 @@ export class Throttle {
       await this.prune();
     }
     return decision;
+  }
+
+  /**
+   * The same decision as the store's, made in memory: after the scopes' slices are
+   * loaded, the check and the count run without an await between them, so
+   * concurrent requests are admitted exactly up to the quota. The counts reach the
+   * store at the next checkpoint (THROTTLE_CHECKPOINT_MS) and when the engine closes.
+   */
+  private async admitInMemory(memory: Map<string, Map<number, number>>, scopes: Scope[], now: number): Promise<ThrottleDecision> {
+    for (const scope of scopes) if (!memory.has(scope.key)) await this.loadScope(memory, scope.key);
+    const states = scopes.map((scope) => {
+      const cutoff = sliceStart(now - scope.windowMs, scope.sliceMs);
+      const slices: Array<{ bucket_start: number; hits: number }> = [];
+      let used = 0;
+      for (const [start, hits] of memory.get(scope.key)!) {
+        if (start < cutoff || hits === 0) continue;
+        slices.push({ bucket_start: start, hits });
+        used += hits;
+      }
+      slices.sort((a, b) => a.bucket_start - b.bucket_start);
+      return { scope, slices, used };
+    });
+    const full = states.filter((state) => state.used >= state.scope.limit);
+    if (full.length > 0) {
+      const retryAt = Math.max(...full.map((state) => whenCountDropsBelow(state.slices, state.used, state.scope, now)));
+      return { allowed: false, counted: [], limit: full[0]!.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+    }
+    const counted = states.map(({ scope }) => ({ key: scope.key, bucketStart: sliceStart(now, scope.sliceMs) }));
+    for (const slice of counted) this.addInMemory(memory, slice, 1);
+    const tightest = states.reduce((a, b) => (b.scope.limit - b.used < a.scope.limit - a.used ? b : a));
+    const oldest = tightest.slices[0] ? tightest.slices[0].bucket_start : sliceStart(now, tightest.scope.sliceMs);
+    if (++this.admissionsSincePrune >= 1000) {
+      this.admissionsSincePrune = 0;
+      this.pruneMemory(memory, now);
+    }
+    return {
+      allowed: true,
+      counted,
+      limit: tightest.scope.limit,
+      remaining: tightest.scope.limit - tightest.used - 1,
+      resetSeconds: Math.max(1, Math.ceil((oldest + tightest.scope.sliceMs + tightest.scope.windowMs - now) / 1000)),
+    };
+  }
+
+  private loadScope(memory: Map<string, Map<number, number>>, key: string): Promise<void> {
+    let loading = this.loading.get(key);
+    if (!loading) {
+      loading = (async () => {
+        const rows = await this.db.selectFrom('throttle_buckets').select(['bucket_start', 'hits']).where('scope_key', '=', key).execute();
+        // A concurrent admission may have counted while this read ran: keep its hits.
+        const slices = memory.get(key) ?? new Map<number, number>();
+        for (const row of rows) slices.set(Number(row.bucket_start), (slices.get(Number(row.bucket_start)) ?? 0) + row.hits);
+        memory.set(key, slices);
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, loading);
+    }
+    return loading;
+  }
+
+  private addInMemory(memory: Map<string, Map<number, number>>, { key, bucketStart }: CountedSlice, delta: number): void {
+    const slices = memory.get(key);
+    if (!slices) return;
+    slices.set(bucketStart, Math.max(0, (slices.get(bucketStart) ?? 0) + delta));
+    let dirtySlices = this.dirty.get(key);
+    if (!dirtySlices) this.dirty.set(key, (dirtySlices = new Set()));
+    dirtySlices.add(bucketStart);
+    this.checkpointTimer ??= setTimeout(() => {
+      this.checkpointTimer = null;
+      void this.checkpoint().catch((error: unknown) => console.error('writing the throttle counts failed:', (error as Error).message));
+    }, THROTTLE_CHECKPOINT_MS).unref();
+  }
+
+  /**
+   * Takes back an admission whose request ended up costing nothing (a 304 Not
+   * Modified answer). Lowering a count can only admit a later request sooner, never
+   * one past the quota: the count stays at least what was really served.
+   */
+  async refund(counted: readonly CountedSlice[]): Promise<void> {
+    if (counted.length === 0) return;
+    if (this.memory) {
+      for (const slice of counted) this.addInMemory(this.memory, slice, -1);
+      return;
+    }
+    for (const slice of counted) {
+      await this.db
+        .updateTable('throttle_buckets')
+        .set({ hits: sql`hits - 1` })
+        .where('scope_key', '=', slice.key)
+        .where('bucket_start', '=', slice.bucketStart)
+        .where('hits', '>', 0)
+        .execute();
+    }
+  }
+
+  /** Writes the in-memory counts changed since the last checkpoint to the store (one transaction). */
+  checkpoint(): Promise<void> {
+    this.checkpointing = this.checkpointing.then(async () => {
+      const memory = this.memory;
+      if (!memory || this.dirty.size === 0) return;
+      const values = [...this.dirty].flatMap(([key, starts]) =>
+        [...starts].map((bucketStart) => ({ scope_key: key, bucket_start: bucketStart, hits: memory.get(key)?.get(bucketStart) ?? 0 })),
+      );
+      this.dirty.clear();
+      await this.db.transaction().execute(async (trx) => {
+        for (let start = 0; start < values.length; start += 200) {
+          await trx
+            .insertInto('throttle_buckets')
+            .values(values.slice(start, start + 200))
+            .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`excluded.hits` }))
+            .execute();
+        }
+      });
+    });
+    return this.checkpointing;
+  }
+
+  /** Writes what is still in memory; the engine calls it as it closes, before the store closes. */
+  async close(): Promise<void> {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = null;
+    await this.checkpoint();
+  }
+
+  private pruneMemory(memory: Map<string, Map<number, number>>, now: number): void {
+    const horizon = now - this.longestWindowMs - this.longestWindowMs / SLICES_PER_WINDOW;
+    for (const slices of memory.values()) for (const start of slices.keys()) if (start < horizon) slices.delete(start);
+    void this.prune().catch(() => {});
   }
 
   /** Drops slices no window can reach any more. */
