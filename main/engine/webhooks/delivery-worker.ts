@@ -3,8 +3,8 @@
 // jitter, every attempt logged. Runs beside the HTTP server, never inside a request.
 //
 // Per webhook, a lane claims a window of its queue's head (up to `pipelineWindow`
-// deliveries) and sends them on one kept-alive HTTP/1.1 connection, pipelined: the
-// requests go out back to back on one byte stream, so the endpoint reads them in
+// deliveries) and sends them on one kept-alive HTTP/1.1 connection (undici's Client,
+// pipelined-connection.ts), pipelined: the requests go out back to back on one byte stream, so the endpoint reads them in
 // queue order, and their answers come back in that order. Outcomes are recorded in
 // batches as the answers arrive. A connection is first proven to stay open (one
 // answer) before more than one request rides on it. A failure stops the lane: the
@@ -277,7 +277,7 @@ export class WebhookDeliveryWorker {
         if (this.stopped || failed || recorder.failed) break;
         const connection = this.connectionFor(webhook);
         // One request at a time until the connection has shown it stays open after an answer.
-        if (connection && connection.answered === 0 && connection.inFlight > 0) await settle(answers.length);
+        if (connection && !connection.keptAlive && connection.inFlight > 0) await settle(answers.length);
         if (failed || this.stopped) break;
         unsent.delete(delivery.id);
         answers.push({ delivery, answer: this.send(webhook, delivery.body) });
@@ -311,6 +311,7 @@ export class WebhookDeliveryWorker {
     }
     const connection = new PipelinedConnection(url, {
       timeoutMs: this.options.timeoutMs,
+      window: this.options.pipelineWindow,
       ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
     });
     this.connections.set(webhook.id, { endpoint: webhook.endpoint, connection });
@@ -496,8 +497,11 @@ function isDeadLocalWorker(workerId: string): boolean {
 }
 
 function describeFailure(error: unknown): Outcome {
-  const cause = (error as { cause?: unknown }).cause;
-  const privateAddress = error instanceof PrivateAddressError ? error : cause instanceof PrivateAddressError ? cause : undefined;
+  let privateAddress: PrivateAddressError | undefined;
+  // The guard's error may come wrapped: the connection's, then undici's.
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4 && !privateAddress; at = at.cause, depth++) {
+    if (at instanceof PrivateAddressError) privateAddress = at;
+  }
   if (privateAddress) {
     return {
       successful: false,
@@ -507,6 +511,6 @@ function describeFailure(error: unknown): Outcome {
   }
   const code = (error as { code?: string }).code;
   if (code === 'ETIMEDOUT') return { successful: false, permanent: false, notes: 'timed out waiting for the endpoint' };
-  return { successful: false, permanent: false, notes: `connection error: ${code ?? (error as Error).message}` };
+  return { successful: false, permanent: false, notes: (error as Error).message || `connection error: ${code}` };
 }
 
