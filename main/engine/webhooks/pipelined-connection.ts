@@ -70,8 +70,6 @@ export class PipelinedConnection {
       keepAliveTimeout: options.timeoutMs,
       keepAliveMaxTimeout: options.timeoutMs,
     });
-    // Errors reach the requests; a client with none in flight must not crash the process.
-    this.client.on('connectionError', () => {});
   }
 
   /** Whether another request may be sent on this connection. */
