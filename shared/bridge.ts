@@ -43,6 +43,12 @@ export interface SessionInfo {
   isAdmin: boolean;
   remoteUrl: string | null;
   folderRoot: string;
+  /**
+   * Where this workspace's project folders are: the folder root itself when synced,
+   * its "On this computer" folder on the embedded store (two workspaces never share
+   * project folders: docs/project-folders.md, "Modes").
+   */
+  projectFoldersRoot: string;
   /** The orgs this machine can switch to (Settings). */
   orgs: { id: number; name: string }[];
   /** Whether this build can run the sync agent; false until it is wired in (issue 5). */

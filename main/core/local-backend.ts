@@ -6,6 +6,8 @@
 import type { DataFolderLock } from '../engine/store/data-folder-lock.ts';
 import type { SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import type { ChangeListener } from '../engine/changes/change-feed.ts';
+import type { AgentFolders } from '../sync/agent.ts';
+import type { ProjectFolderOptions } from './agent-folders.ts';
 
 export interface LocalIdentity {
   user: SessionUser;
@@ -27,6 +29,8 @@ export interface LocalBackend {
   watchSyncStatus(listener: (state: SyncState) => void): Unsubscribe;
   /** Every committed change of a record, made through the local API, a project folder or a sync, as the engine announces it. */
   watchRecordChanges(listener: ChangeListener): Unsubscribe;
+  /** The project folders this backend watches (main/core/folder-session.ts), or null when no folder root is set. */
+  folders(): AgentFolders | null;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,11 @@ export interface EmbeddedStartOptions {
   orgId: number | null;
   /** Let the engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints: boolean;
+  /** The Settings folder root: the embedded store's project folders are in its "On this computer" folder (null: none). */
+  folderRoot: string | null;
+  /** Windows and rules of the project folders (tests shorten the stability window). */
+  projectFolders?: ProjectFolderOptions;
+  log?: (line: string) => void;
 }
 
 export const LOCAL_ONLY_STATE: SyncState = {

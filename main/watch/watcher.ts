@@ -52,6 +52,12 @@ export interface FolderWatcherOptions {
   log?: (line: string) => void;
   /** What decides every window, age and due time here (default: the system clock); the agent passes the engine's. */
   clock?: Clock;
+  /**
+   * Folders directly under the root that belong to another workspace (the embedded
+   * store's "On this computer" under a synced root), by name, with why: never a
+   * project's, never looked into, reported once as outside with that reason.
+   */
+  foreignFolders?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -189,6 +195,7 @@ export class FolderWatcher {
   private readonly massDelete: { minFiles: number; fraction: number };
   private readonly log: (line: string) => void;
   private readonly clock: Clock;
+  private readonly foreignFolders: ReadonlyMap<string, string>;
 
   private state: FolderStatus['state'] = 'starting';
   private detail: string | null = null;
@@ -259,6 +266,7 @@ export class FolderWatcher {
     this.massDelete = options.massDelete ?? { minFiles: 5, fraction: 0.5 };
     this.log = options.log ?? (() => {});
     this.clock = options.clock ?? systemClock;
+    this.foreignFolders = options.foreignFolders ?? new Map();
   }
 
   /** Milliseconds on the injected clock: stability and pairing windows, rescans, retries are all measured on it. */
@@ -500,6 +508,8 @@ export class FolderWatcher {
         const rel = path.relative(this.root, file);
         // Our own temp and trash folder, and dot-folders at the root, are nobody's business.
         if (rel !== '' && rel.split(path.sep)[0]!.startsWith('.')) return true;
+        // Another workspace's folders: its own watcher's business, not one event of theirs queued here.
+        if (rel.includes(path.sep) && this.foreignFolders.has(rel.split(path.sep)[0]!)) return true;
         // Files are seen through their folder's watcher (the raw events below), not one
         // fs.watch each: 100,000 files would need 100,000 inotify watches (past the
         // default limit of many systems) and some 5 KB of memory apiece.
@@ -601,6 +611,8 @@ export class FolderWatcher {
     const ignored = ignoreReason(name) ?? (parts[0]!.startsWith('.') ? 'inside a hidden folder' : null);
     if (ignored) return { kind: 'ignored', rel: relSlash, reason: ignored };
     if (parts.length === 1) return { kind: 'top', name };
+    const foreign = this.foreignFolders.get(parts[0]!);
+    if (foreign !== undefined) return { kind: 'outside', rel: `${toSlash(parts[0]!)}/`, reason: foreign };
     const projectId = this.folders.projectOfFolder(parts[0]!);
     if (projectId === null) return { kind: 'outside', rel: relSlash, reason: `in "${parts[0]}", which is not a project's folder: not attached` };
     if (parts.length > 2) return { kind: 'outside', rel: relSlash, reason: 'in a subfolder of a project folder: only files directly in it are attached' };
@@ -1137,6 +1149,11 @@ export class FolderWatcher {
         continue;
       }
       if (this.folders.projectOfFolder(entry.name) !== null) continue;
+      const foreign = this.foreignFolders.get(entry.name);
+      if (foreign !== undefined) {
+        this.outside.set(`${entry.name}/`, foreign);
+        continue;
+      }
       const inside = await fsp.readdir(path.join(this.root, entry.name)).catch(() => [] as string[]);
       if (inside.length === 0) this.outside.set(`${entry.name}/`, 'a folder that is not a project\'s folder');
       for (const name of inside.slice(0, LIST_CAP)) {
@@ -1153,12 +1170,18 @@ export class FolderWatcher {
     this.reconcileDueAt = this.now() + this.reconcileIntervalMs;
     this.reconcileRequested = false;
     const changes = await this.folders.reconcile();
-    for (const { projectId, folder } of changes.created) this.note(`folder "${folder}" made for project ${projectId}`);
+    for (const { projectId, folder } of changes.created) {
+      this.note(`folder "${folder}" made for project ${projectId}`);
+      // A folder taken over (it was there before its project reached this store: the first sync
+      // after a sign-in) may already hold files: looked at now, like a folder found again.
+      this.rescanFolders.add(projectId);
+    }
     for (const { from, to } of changes.renamed) this.note(`folder "${from}" renamed to "${to}"`);
     for (const { projectId, folder } of [...changes.adopted, ...changes.lost]) {
       this.note(`folder of project ${projectId} is now "${this.folders.folderOf(projectId)}" (was "${folder}")`);
       this.rescanFolders.add(projectId);
     }
+    for (const { projectId } of [...changes.created, ...changes.adopted, ...changes.lost]) this.forgetOutsideIn(this.folders.folderOf(projectId));
     for (const { folder, reason } of changes.problems) this.problems.set(`${folder}/`, { projectId: null, reason: `the folder could not be updated: ${reason}` });
     const refusedBefore = this.refusedFolders;
     this.refusedFolders = new Map(changes.refused.map(({ projectId, folder, reason }) => [`${folder}/`, `The folder of project ${projectId} is refused: ${reason}.`]));
@@ -1170,6 +1193,13 @@ export class FolderWatcher {
     await this.followDeletionsElsewhere();
     await this.followMovesElsewhere();
     await this.queueArrivals();
+  }
+
+  /** A folder just became a project's: what the root scan said of it and its files ("not a project's folder") no longer holds. */
+  private forgetOutsideIn(folder: string | null): void {
+    if (folder === null) return;
+    for (const key of [...this.outside.keys()]) if (key === folder || key.startsWith(`${folder}/`)) this.outside.delete(key);
+    for (const key of [...this.ignored.keys()]) if (key.startsWith(`${folder}/`)) this.ignored.delete(key);
   }
 
   /** A private file deleted elsewhere (the remote, the app): its unchanged copy leaves the folder for .solardesk/trash/. */

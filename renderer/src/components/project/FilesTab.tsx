@@ -30,7 +30,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   return (
     <div className="files-tab">
       <div className="files-actions">
-        <p className="muted">Drag files from your desktop onto this window to attach them to the project.</p>
+        <p className="muted">Drag files onto this window, or into the project folder, to attach them to the project.</p>
         <label className="button">
           Choose files…
           <input type="file" multiple hidden onChange={(event) => event.target.files && void upload(project.id, [...event.target.files])} />
