@@ -21,7 +21,7 @@ import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
 import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
+import { downloadFile, projectFolder, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import { type DataFolderLock, DataFolderInUseError, lockDataFolder } from './engine/store/data-folder-lock.ts';
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from './engine/changes/change-feed.ts';
@@ -169,6 +169,9 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
   const callApi = (request: RawApiRequest) => callLocalApi(backend, request);
   const orgId = async () => (await current).identity().orgId;
 
+  /** The active workspace's project folders: its store's mapping, under the root its watcher watches. */
+  const workspaceFolders = async (): Promise<WorkspaceFolders> => ({ db: (await current).db, root: options.settings.read().folderRoot });
+
   const handlers: BridgeHandlers = {
     'session.get': () => session(),
 
@@ -177,11 +180,11 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
 
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
 
-    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), options.settings.read().folderRoot, fileId),
+    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),
 
     'folder.open': async ({ projectId }) => {
-      const root = options.settings.read().folderRoot;
-      const folder = projectId === undefined ? root : await projectFolder(callApi, await orgId(), root, projectId);
+      const folders = await workspaceFolders();
+      const folder = projectId === undefined ? folders.root : await projectFolder(callApi, await orgId(), folders, projectId);
       await fsp.mkdir(folder, { recursive: true });
       return { path: folder, opened: await options.openFolder(folder) };
     },

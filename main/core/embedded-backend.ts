@@ -39,6 +39,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     let token = await issue();
     return {
       mode: 'embedded',
+      db: engine.context.db,
       api: () => ({ baseUrl, token }),
       async renewToken() {
         token = await issue();

@@ -6,6 +6,8 @@
 import type { DataFolderLock } from '../engine/store/data-folder-lock.ts';
 import type { SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import type { ChangeListener } from '../engine/changes/change-feed.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../engine/store/tables.ts';
 
 export interface LocalIdentity {
   user: SessionUser;
@@ -18,6 +20,8 @@ export interface LocalIdentity {
 
 export interface LocalBackend {
   readonly mode: SessionMode;
+  /** This backend's store: where its project folders' mapping (watch_projects) lives, so "open folder" and downloads pick the watcher's folder. */
+  readonly db: Kysely<Database>;
   /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
   api(): { baseUrl: string; token: string };
   /** Gets a fresh token after the local API refused the current one (tokens expire). */
