@@ -61,9 +61,13 @@ const PREFERRED_EXTENSIONS: Readonly<Record<string, string>> = {
  */
 const CONTAINER_TYPES = new Set([FALLBACK_CONTENT_TYPE, 'application/zip', 'application/x-cfb', 'text/plain', 'application/xml', 'text/xml']);
 
-/** The type without parameters (`; charset=utf-8`), lower case; '' for none. */
+/** Names clients send that mime-db does not list, for the type it does. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
+
+/** The type without parameters (`; charset=utf-8`), lower case, aliases resolved; '' for none. */
 function bareType(contentType: string | null | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return TYPE_ALIASES[type] ?? type;
 }
 
 /** The usual extension of a content type, with its dot (`.jpg`), or '' when the type has none or says nothing (octet-stream). */
@@ -100,10 +104,7 @@ export function extensionFitsType(extension: string, contentType: string | null 
   const type = bareType(contentType);
   if (!isTellingType(type) || CONTAINER_TYPES.has(type)) return true;
   const bare = extension.slice(1).toLowerCase();
-  if ((mime.extensions[type] ?? []).includes(bare) || PREFERRED_EXTENSIONS[type] === bare) return true;
-  // Aliases of one type (image/jpg, audio/x-wav): the name's own type has the same usual extension.
-  const byName = mime.lookup(bare);
-  return byName !== false && extensionForType(byName) !== '' && extensionForType(byName) === extensionForType(type);
+  return (mime.extensions[type] ?? []).includes(bare) || PREFERRED_EXTENSIONS[type] === bare;
 }
 
 /**
