@@ -21,7 +21,7 @@ import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
 import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
+import { downloadFile, projectFolder, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import type { ProjectFolderOptions } from './core/agent-folders.ts';
 import { workspaceFolderRoot } from './core/folder-session.ts';
@@ -179,8 +179,15 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
 
   const callApi = (request: RawApiRequest) => callLocalApi(backend, request);
   const orgId = async () => (await current).identity().orgId;
-  /** Where the active workspace keeps its project folders: the folder root when synced, its "On this computer" folder on the embedded store. */
-  const foldersRoot = async () => workspaceFolderRoot((await current).mode, options.settings.read().folderRoot);
+  /**
+   * The active workspace's project folders: its store's mapping, under the root its
+   * watcher watches (the folder root when synced, its "On this computer" folder on the
+   * embedded store).
+   */
+  const workspaceFolders = async (): Promise<WorkspaceFolders> => {
+    const backend = await current;
+    return { db: backend.db, root: workspaceFolderRoot(backend.mode, options.settings.read().folderRoot) };
+  };
 
   const handlers: BridgeHandlers = {
     'session.get': () => session(),
@@ -190,11 +197,11 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
 
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
 
-    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await foldersRoot(), fileId),
+    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),
 
     'folder.open': async ({ projectId }) => {
-      const root = await foldersRoot();
-      const folder = projectId === undefined ? root : await projectFolder(callApi, await orgId(), root, projectId);
+      const folders = await workspaceFolders();
+      const folder = projectId === undefined ? folders.root : await projectFolder(callApi, await orgId(), folders, projectId);
       await fsp.mkdir(folder, { recursive: true });
       return { path: folder, opened: await options.openFolder(folder) };
     },

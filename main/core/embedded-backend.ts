@@ -91,6 +91,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     const startedFolders = folders;
     return {
       mode: 'embedded',
+      db: engine.context.db,
       api: () => ({ baseUrl, token }),
       async renewToken() {
         token = await issue();

@@ -1,14 +1,17 @@
 // files.upload and files.download: moving bytes between the renderer, the local
 // API and the project folders. Uploads use the engine's chunked upload routes, so
-// progress is real (one event per part) and a later resume is possible.
-import path from 'node:path';
+// progress is real (one event per part) and a later resume is possible. Which
+// folder and which name a download gets is main/watch/'s rule, the watcher's own.
+import type { Kysely } from 'kysely';
 import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress } from '../../shared/bridge.ts';
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
 import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
-import { projectFolderName, safeName } from '../watch/folder-names.ts';
-import { saveIntoProjectFolder, saveWithoutOverwriting } from './project-folders.ts';
 import { fileNameFromContentDisposition } from '../engine/files/file-types.ts';
+import type { Database } from '../engine/store/tables.ts';
+import { folderForProject, type FolderProject } from '../watch/project-folders.ts';
+import { saveDownload } from '../watch/arrivals.ts';
+import { HEAD_BYTES, nameWithExtension } from '../watch/file-extension.ts';
 
 export const UPLOAD_PART_BYTES = 1024 * 1024;
 
@@ -53,15 +56,30 @@ export async function uploadFile(
   }
 }
 
-/** The folder of a project under the folder root. */
-export async function projectFolder(callApi: CallApi, orgId: number, folderRoot: string, projectId: number): Promise<string> {
-  const project = await callApi({ method: 'GET', path: apiPaths.project(orgId, projectId) });
-  if (project.status !== 200) throw failed(`Could not find project ${projectId}`, project);
-  return path.join(folderRoot, projectFolderName(project.body as { id: number; title?: string; identifier?: string }));
+/** Where a workspace's project folders live: its store (the watch_projects mapping) and the root its watcher watches. */
+export interface WorkspaceFolders {
+  db: Kysely<Database>;
+  root: string;
 }
 
-/** Saves a private file into its project's folder (or the root for files without one). */
-export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: string, fileId: number): Promise<{ path: string; bytes: number }> {
+/** The folder of a project, as the folder watcher has it or would make it (main/watch/project-folders.ts). */
+export async function projectFolder(callApi: CallApi, orgId: number, folders: WorkspaceFolders, projectId: number): Promise<string> {
+  // Through the API, not the store: the session's user must be able to see the project.
+  const project = await callApi({ method: 'GET', path: apiPaths.project(orgId, projectId) });
+  if (project.status !== 200) throw failed(`Could not find project ${projectId}`, project);
+  try {
+    return await folderForProject(folders.db, folders.root, project.body as FolderProject);
+  } catch (error) {
+    throw new BridgeError(`Could not open the folder of project ${projectId}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Saves a private file into its project's folder (or the root for files without
+ * one), named as the watcher names a folder copy: its title with an extension that
+ * matches its type (main/watch/file-extension.ts), never over a different file.
+ */
+export async function downloadFile(callApi: CallApi, orgId: number, folders: WorkspaceFolders, fileId: number): Promise<{ path: string; bytes: number }> {
   const described = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
   if (described.status !== 200) throw failed(`Could not find file ${fileId}`, described);
   const file = described.body as PrivateFileJson;
@@ -70,14 +88,13 @@ export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: 
   if (!response.ok) throw new BridgeError(`Could not download ${file.title}: the local API answered ${response.status}.`, { status: response.status });
   const bytes = new Uint8Array(await response.arrayBuffer());
   const project = parseOrgReference(file.project, 'projects');
-  const name = safeName(fileNameOf(response, file), `file-${fileId}`);
-  const saved = project
-    ? await saveIntoProjectFolder(await projectFolder(callApi, orgId, folderRoot, project.id), name, bytes)
-    : await saveWithoutOverwriting(folderRoot, name, bytes);
-  return { path: saved, bytes: bytes.length };
-}
-
-/** The name from Content-Disposition if the engine sent one, else the title. */
-function fileNameOf(response: Response, file: PrivateFileJson): string {
-  return fileNameFromContentDisposition(response.headers.get('content-disposition')) ?? file.title;
+  // The engine's name for the file (Content-Disposition) gives the extension when the title has none.
+  const fileName = fileNameFromContentDisposition(response.headers.get('content-disposition')) ?? '';
+  const name = await nameWithExtension(file.title, fileName, response.headers.get('content-type'), bytes.subarray(0, HEAD_BYTES), `file-${fileId}`);
+  const folder = project ? await projectFolder(callApi, orgId, folders, project.id) : folders.root;
+  try {
+    return { path: await saveDownload(folders.root, folder, name, bytes), bytes: bytes.length };
+  } catch (error) {
+    throw new BridgeError(`Could not save ${file.title}: ${(error as Error).message}`);
+  }
 }

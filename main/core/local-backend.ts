@@ -8,6 +8,8 @@ import type { SessionMode, SessionUser, SyncState, Unsubscribe } from '../../sha
 import type { ChangeListener } from '../engine/changes/change-feed.ts';
 import type { AgentFolders } from '../sync/agent.ts';
 import type { ProjectFolderOptions } from './agent-folders.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../engine/store/tables.ts';
 
 export interface LocalIdentity {
   user: SessionUser;
@@ -20,6 +22,8 @@ export interface LocalIdentity {
 
 export interface LocalBackend {
   readonly mode: SessionMode;
+  /** This backend's store: where its project folders' mapping (watch_projects) lives, so "open folder" and downloads pick the watcher's folder. */
+  readonly db: Kysely<Database>;
   /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
   api(): { baseUrl: string; token: string };
   /** Gets a fresh token after the local API refused the current one (tokens expire). */

@@ -20,7 +20,8 @@ import { writeTracked } from '../engine/changes/tracked-write.ts';
 import { byUser, type RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
-import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
+import { ignoreReason, nameKey } from './folder-names.ts';
+import { headOfFile, nameWithExtension } from './file-extension.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import { moveToTrash, placeArrival } from './arrivals.ts';
 import type { FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
@@ -1338,11 +1339,12 @@ export class FolderWatcher {
     const claimed = new Set((await this.db.selectFrom('watch_files').select('name').where('project_id', '=', file.project_id).execute()).map((row) => nameKey(row.name)));
     this.current = { path: `${folder}/${file.title}`, note: 'writing into the folder' };
     try {
+      const blob = blobPath(this.options.engine.store.fileRoot, file.file_hash);
       const placed = await placeArrival(
         this.root,
         path.join(this.root, folder),
-        arrivalFileName(file.title, file.file_name, file.mime_type, `file-${file.id}`),
-        blobPath(this.options.engine.store.fileRoot, file.file_hash),
+        await nameWithExtension(file.title, file.file_name, file.mime_type, () => headOfFile(blob), `file-${file.id}`),
+        blob,
         file.file_hash,
         (key) => claimed.has(key),
       );

@@ -8,7 +8,7 @@ import type { EngineContext } from '../context.ts';
 import type { PrivateFileRow } from '../store/tables.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { blobPath } from './blob-store.ts';
-import { contentDisposition } from './file-types.ts';
+import { contentDisposition, contentTypeFor, isTellingType, nameWithTypeExtension } from './file-types.ts';
 
 export type ByteRange = { start: number; end: number };
 
@@ -34,6 +34,26 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end: Math.min(end, size - 1) };
 }
 
+/** Enough of a blob for contentTypeFor's signatures. */
+const SIGNATURE_BYTES = 16;
+
+/**
+ * The name a download is saved under: the file's name, with an extension that fits
+ * its type when it has none (a replica knows a remote file only by its title, typed
+ * octet-stream, until its bytes are here: then its first bytes say what it is).
+ */
+async function downloadName(file: PrivateFileRow, blob: string): Promise<string> {
+  if (isTellingType(file.mime_type)) return nameWithTypeExtension(file.file_name, [], file.mime_type);
+  const handle = await fsp.open(blob, 'r');
+  try {
+    const head = new Uint8Array(SIGNATURE_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SIGNATURE_BYTES, 0);
+    return nameWithTypeExtension(file.file_name, [], contentTypeFor('', head.subarray(0, bytesRead)));
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function sendStoredFile(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: PrivateFileRow): Promise<FastifyReply> {
   if (!file.file_hash) throw notFound('This file has no contents.');
   const path = blobPath(context.store.fileRoot, file.file_hash);
@@ -53,7 +73,7 @@ export async function sendStoredFile(context: EngineContext, request: FastifyReq
   }
   reply
     .header('content-type', file.mime_type)
-    .header('content-disposition', contentDisposition(file.file_name, file.mime_type))
+    .header('content-disposition', contentDisposition(await downloadName(file, path), file.mime_type))
     .header('accept-ranges', 'bytes')
     .header('etag', etag)
     .header('last-modified', new Date(file.modified_date).toUTCString())
