@@ -11,7 +11,7 @@ import { claimFolderRoot, EMBEDDED_WORKSPACE_FOLDER, type FolderOwner, OWNER_FIL
 const base = makeTempDir('solardesk-folder-owner-');
 after(() => fs.rmSync(base, { recursive: true, force: true }));
 
-const synced: FolderOwner = { mode: 'synced', remote_url: 'https://solar.example', org_id: 1, data_dir: null };
+const synced: FolderOwner = { mode: 'synced', remote_url: 'https://solar.example', data_dir: null };
 
 test('the embedded store keeps its folders in "On this computer"; a synced workspace in the root itself', () => {
   assert.equal(workspaceFolderRoot('embedded', '/home/ana/SolarDesk'), path.resolve('/home/ana/SolarDesk', EMBEDDED_WORKSPACE_FOLDER));
@@ -24,13 +24,12 @@ test('a root is claimed by the first store, kept for it, and refused to another 
   const recorded = JSON.parse(fs.readFileSync(path.join(root, '.solardesk', OWNER_FILE), 'utf8')) as FolderOwner;
   assert.deepEqual(recorded, synced);
   assert.equal(claimFolderRoot(root, root, { ...synced }), null, 'the same store again');
-  const otherOrg = claimFolderRoot(root, root, { ...synced, org_id: 2 });
-  assert.match(otherOrg ?? '', /holds the project folders of organisation 1 on https:\/\/solar\.example/);
-  assert.match(otherOrg ?? '', /Choose another folder root in Settings/);
-  assert.match(claimFolderRoot(root, root, { ...synced, remote_url: 'https://other.example' }) ?? '', /organisation 1 on https:\/\/solar\.example/);
+  const otherRemote = claimFolderRoot(root, root, { ...synced, remote_url: 'https://other.example' });
+  assert.match(otherRemote ?? '', /holds the project folders of the remote https:\/\/solar\.example/);
+  assert.match(otherRemote ?? '', /Choose another folder root in Settings/);
 
   // The embedded store's folder inside it has an owner of its own.
-  const embedded: FolderOwner = { mode: 'embedded', remote_url: null, org_id: 1, data_dir: path.join(base, 'data') };
+  const embedded: FolderOwner = { mode: 'embedded', remote_url: null, data_dir: path.join(base, 'data') };
   const local = workspaceFolderRoot('embedded', root);
   assert.equal(claimFolderRoot(root, local, embedded), null);
   assert.match(claimFolderRoot(root, local, { ...embedded, data_dir: path.join(base, 'other-data') }) ?? '', /the store on this computer in .*data/);
@@ -42,6 +41,6 @@ test('a root whose parent is missing (a drive not connected) is neither made nor
   assert.equal(fs.existsSync(root), false);
   // A first start: the root does not exist yet, its parent does: made, with the owner recorded.
   const fresh = path.join(base, 'fresh');
-  assert.equal(claimFolderRoot(fresh, workspaceFolderRoot('embedded', fresh), { mode: 'embedded', remote_url: null, org_id: 1, data_dir: '/d' }), null);
+  assert.equal(claimFolderRoot(fresh, workspaceFolderRoot('embedded', fresh), { mode: 'embedded', remote_url: null, data_dir: '/d' }), null);
   assert.ok(fs.existsSync(path.join(fresh, EMBEDDED_WORKSPACE_FOLDER, '.solardesk', OWNER_FILE)));
 });

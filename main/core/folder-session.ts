@@ -33,22 +33,26 @@ export function workspaceFolderRoot(mode: SessionMode, folderRoot: string): stri
   return path.resolve(mode === 'embedded' ? path.join(folderRoot, EMBEDDED_WORKSPACE_FOLDER) : folderRoot);
 }
 
-/** Whose project folders a root holds: the store's identity. */
+/**
+ * Whose project folders a root holds: the store's identity. Not the org: a store (or a
+ * remote) numbers projects across all its orgs, so the folders of two of its orgs never
+ * share a "(id)", and switching orgs keeps the same root (the other org's folders are
+ * reported as not this org's projects, never attached).
+ */
 export interface FolderOwner {
   mode: SessionMode;
   /** The remote a synced workspace replicates; null for the embedded store. */
   remote_url: string | null;
-  org_id: number;
   /** The embedded store's data folder: two embedded stores number their projects independently. */
   data_dir: string | null;
 }
 
-const sameOwner = (a: FolderOwner, b: FolderOwner) => a.mode === b.mode && a.remote_url === b.remote_url && a.org_id === b.org_id && a.data_dir === b.data_dir;
+const sameOwner = (a: FolderOwner, b: FolderOwner) => a.mode === b.mode && a.remote_url === b.remote_url && a.data_dir === b.data_dir;
 
 function describeOwner(owner: FolderOwner): string {
   return owner.mode === 'embedded'
-    ? `the store on this computer in ${owner.data_dir ?? 'another data folder'} (organisation ${owner.org_id})`
-    : `organisation ${owner.org_id} on ${owner.remote_url}`;
+    ? `the store on this computer in ${owner.data_dir ?? 'another data folder'}`
+    : `the remote ${owner.remote_url}`;
 }
 
 /**
@@ -68,7 +72,7 @@ export function claimFolderRoot(settingsRoot: string, root: string, owner: Folde
     recorded = null; // none yet, or unreadable: claimed afresh
   }
   if (recorded && typeof recorded === 'object' && 'mode' in recorded) {
-    const normalised: FolderOwner = { mode: recorded.mode, remote_url: recorded.remote_url ?? null, org_id: recorded.org_id, data_dir: recorded.data_dir ?? null };
+    const normalised: FolderOwner = { mode: recorded.mode, remote_url: recorded.remote_url ?? null, data_dir: recorded.data_dir ?? null };
     if (sameOwner(normalised, owner)) return null;
     return `This folder holds the project folders of ${describeOwner(normalised)}; they are not watched for ${describeOwner(owner)}, so nothing in them is attached here. Choose another folder root in Settings (or remove ${file} if that store is gone).`;
   }
@@ -153,7 +157,7 @@ export interface EmbeddedFoldersOptions {
 /** Starts the embedded store's project folders: a watcher on its engine, or, on a root another store owns, only a status that says so. */
 export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Promise<AgentFolders> {
   const root = workspaceFolderRoot('embedded', options.folderRoot);
-  const refusal = claimFolderRoot(options.folderRoot, root, { mode: 'embedded', remote_url: null, org_id: options.orgId, data_dir: path.resolve(options.dataDir) });
+  const refusal = claimFolderRoot(options.folderRoot, root, { mode: 'embedded', remote_url: null, data_dir: path.resolve(options.dataDir) });
   const folders: AgentFolders = refusal
     ? new RefusedFolders(root, refusal)
     : new FolderWatcher({
@@ -179,7 +183,7 @@ export function syncedFolders(folderRoot: string, remoteUrl: string, options: Pr
   const root = workspaceFolderRoot('synced', folderRoot);
   const watch = watchProjectFolders(root, { ...options, foreignFolders: new Map([[EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON]]) });
   return (wiring) => {
-    const refusal = claimFolderRoot(folderRoot, root, { mode: 'synced', remote_url: remoteUrl.replace(/\/+$/, ''), org_id: wiring.orgId, data_dir: null });
+    const refusal = claimFolderRoot(folderRoot, root, { mode: 'synced', remote_url: remoteUrl.replace(/\/+$/, ''), data_dir: null });
     return refusal ? new RefusedFolders(root, refusal) : watch(wiring);
   };
 }
