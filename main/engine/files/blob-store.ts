@@ -186,6 +186,30 @@ export async function releaseBlob(context: EngineContext, sha256: string | null)
   await withBlobLock(fileRoot, sha256, () => unlinkIfUnreferenced(context.db, fileRoot, sha256));
 }
 
+/**
+ * A stored blob as a received file ready to adopt again (a restored version):
+ * hard-linked into ROOT/tmp/, so even a large one costs no copy. Null when the
+ * blob is missing.
+ */
+export async function receiveStoredBlob(fileRoot: string, sha256: string, size: number): Promise<ReceivedFile | null> {
+  const tempPath = newTempPath(fileRoot, 'restore');
+  await makePrivateFolderAsync(path.dirname(tempPath));
+  try {
+    await fsp.link(blobPath(fileRoot, sha256), tempPath);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+  const handle = await fsp.open(tempPath, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+    return { tempPath, sha256, size, head: head.subarray(0, bytesRead) };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Stores bytes made in memory (demo files, rendered system images) as a received file ready to adopt. */
 export async function receiveBuffer(fileRoot: string, bytes: Buffer, purpose: string): Promise<ReceivedFile> {
   return receiveToTempFile(fileRoot, Readable.from([bytes]), Number.MAX_SAFE_INTEGER, purpose);
