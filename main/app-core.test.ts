@@ -13,6 +13,7 @@ import { createSyncAgentHost } from './core/agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from './core/host-stores.ts';
 import { makeTempDir, startTestServer, type TestServer } from './engine/testing/test-server.ts';
 import { DEMO_PASSWORD } from './engine/seed/demo-seed.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 const ok = <T>(envelope: BridgeEnvelope<unknown>): T => {
   if (!envelope.ok) assert.fail(`expected ok, got ${JSON.stringify(envelope.error)}`);
@@ -116,6 +117,39 @@ describe('app core, embedded', () => {
     const folder = ok<{ path: string; opened: boolean }>(await core.invoke('folder.open', { projectId: 7 }));
     assert.equal(folder.path, path.dirname(first.path));
     assert.deepEqual(opened, [folder.path]);
+  });
+
+  test('new contents keep the file; the old ones are a version, saved outside the project folders and restored', async () => {
+    const created = ok<{ body: { id: number } }>(
+      await core.invoke('files.upload', { uploadId: 'versioned', projectId: 7, fileName: 'layout.txt', bytes: new TextEncoder().encode('layout one') }),
+    );
+    const fileId = created.body.id;
+    const changes = collect(core, 'records.changed');
+    const replaced = ok<{ status: number; body: { id: number; filesize: number } }>(
+      await core.invoke('files.replaceContents', { fileId, fileName: 'layout.txt', bytes: new TextEncoder().encode('layout two, revised') }),
+    );
+    assert.equal(replaced.body.id, fileId);
+    assert.equal(replaced.body.filesize, 'layout two, revised'.length);
+    await until(() => changes.length > 0, 'records.changed for the new contents');
+    assert.deepEqual(changes[0], { kinds: ['private_files'], projectIds: [7], source: 'local' });
+
+    const versions = ok<{ status: number; body: Array<{ id: number; filesize: number }> }>(
+      await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFileVersions(1, fileId) }),
+    );
+    assert.deepEqual(versions.body.map((version) => version.filesize), ['layout one'.length]);
+    const saved = ok<{ path: string; bytes: number }>(await core.invoke('files.downloadVersion', { fileId, versionId: versions.body[0]!.id }));
+    assert.equal(fs.readFileSync(saved.path, 'utf8'), 'layout one');
+    assert.match(path.basename(saved.path), /^layout \(version \d{4}-\d{2}-\d{2} \d{2}\.\d{2}\)\.txt$/);
+    assert.equal(path.basename(path.dirname(path.dirname(saved.path))), '.earlier-versions', 'in a hidden folder the watcher leaves alone');
+    assert.match(path.basename(path.dirname(saved.path)), /\(7\)$/, "beside the project's own folder name");
+
+    const restored = ok<{ status: number; body: { filesize: number } }>(
+      await core.invoke('api.request', { method: 'POST', path: apiPaths.privateFileVersionRestore(1, fileId, versions.body[0]!.id) }),
+    );
+    assert.equal(restored.status, 200);
+    assert.equal(restored.body.filesize, 'layout one'.length);
+    const missing = await core.invoke('files.downloadVersion', { fileId, versionId: 999999 });
+    assert.equal(!missing.ok && missing.error.status, 404);
   });
 
   test('a failed upload says why, with the API status', async () => {

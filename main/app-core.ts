@@ -20,8 +20,8 @@ import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
 import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
-import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
+import { callLocalApi, callLocalApiForBytes, type RawApiRequest } from './core/local-api.ts';
+import { downloadFile, downloadFileVersion, projectFolder, replaceContents, uploadFile } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import { type DataFolderLock, DataFolderInUseError, lockDataFolder } from './engine/store/data-folder-lock.ts';
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from './engine/changes/change-feed.ts';
@@ -178,6 +178,11 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
 
     'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), options.settings.read().folderRoot, fileId),
+
+    'files.downloadVersion': async ({ fileId, versionId }) =>
+      downloadFileVersion(callApi, (path) => callLocalApiForBytes(backend, path), await orgId(), options.settings.read().folderRoot, fileId, versionId),
+
+    'files.replaceContents': async (request) => replaceContents(callApi, await orgId(), request),
 
     'folder.open': async ({ projectId }) => {
       const root = options.settings.read().folderRoot;

@@ -2,9 +2,10 @@
 // API and the project folders. Uploads use the engine's chunked upload routes, so
 // progress is real (one event per part) and a later resume is possible.
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress } from '../../shared/bridge.ts';
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
-import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
+import type { PrivateFileJson, PrivateFileVersionJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
 import { projectFolderName, safeName } from '../watch/folder-names.ts';
 import { saveIntoProjectFolder, saveWithoutOverwriting } from './project-folders.ts';
@@ -75,6 +76,67 @@ export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: 
     ? await saveIntoProjectFolder(await projectFolder(callApi, orgId, folderRoot, project.id), name, bytes)
     : await saveWithoutOverwriting(folderRoot, name, bytes);
   return { path: saved, bytes: bytes.length };
+}
+
+/** One multipart/form-data body with the file in the part `file_contents`, as the engine's file routes read it. */
+function multipartFileBody(fileName: string, bytes: Uint8Array): { contentType: string; body: Uint8Array } {
+  const boundary = `----solardesk${randomBytes(12).toString('hex')}`;
+  // Quotes and line breaks cannot be sent in a part header's file name.
+  const headerName = fileName.replace(/["\r\n]/g, '_');
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file_contents"; filename="${headerName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body: new Uint8Array(Buffer.concat([head, bytes, tail])) };
+}
+
+/** New contents for a private file, which keeps its id (docs/files.md "Versions"). */
+export async function replaceContents(callApi: CallApi, orgId: number, request: { fileId: number; fileName: string; bytes: Uint8Array }): Promise<ApiResponse> {
+  const { contentType, body } = multipartFileBody(request.fileName, request.bytes);
+  const response = await callApi({ method: 'PUT', path: apiPaths.privateFileContents(orgId, request.fileId), bytes: body, contentType });
+  if (response.status !== 200) throw failed(`Could not replace the contents of ${request.fileName}`, response);
+  return response;
+}
+
+/**
+ * Where downloaded versions go: a hidden folder under the folder root, so the
+ * watcher never takes an old version for a new file of the project
+ * (docs/project-folders.md: names starting with a dot are left alone).
+ */
+export const VERSIONS_FOLDER = '.earlier-versions';
+
+type FetchBytes = (path: string) => Promise<ApiResponse & { bytes: Uint8Array | null }>;
+
+/**
+ * Saves one earlier version of a private file (docs/files.md "Versions") as
+ * "<name> (version <date>)<ext>" in <folder root>/.earlier-versions/<project folder>/,
+ * never over a different file.
+ */
+export async function downloadFileVersion(
+  callApi: CallApi,
+  fetchBytes: FetchBytes,
+  orgId: number,
+  folderRoot: string,
+  fileId: number,
+  versionId: number,
+): Promise<{ path: string; bytes: number }> {
+  const described = await callApi({ method: 'GET', path: apiPaths.privateFileVersions(orgId, fileId) });
+  if (described.status !== 200) throw failed(`Could not list the versions of file ${fileId}`, described);
+  const version = (described.body as PrivateFileVersionJson[]).find((candidate) => candidate.id === versionId);
+  if (!version) throw new BridgeError(`File ${fileId} has no version ${versionId} (any more): versions older than 30 days beyond the newest 10 are not kept.`, { status: 404 });
+  const response = await fetchBytes(apiPaths.privateFileVersionContents(orgId, fileId, versionId));
+  if (!response.bytes) throw failed(`Could not download version ${versionId} of file ${fileId}`, response);
+  const file = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
+  const project = file.status === 200 ? parseOrgReference((file.body as PrivateFileJson).project, 'projects') : null;
+  const folder = project
+    ? path.join(folderRoot, VERSIONS_FOLDER, path.basename(await projectFolder(callApi, orgId, folderRoot, project.id)))
+    : path.join(folderRoot, VERSIONS_FOLDER);
+  const extension = path.extname(version.file_name);
+  const stem = version.file_name.slice(0, version.file_name.length - extension.length);
+  // "2026-11-24 03.12": sorts by date, and has no character any disk refuses.
+  const when = version.replaced_at.slice(0, 16).replace('T', ' ').replace(':', '.');
+  const name = safeName(`${stem} (version ${when})${extension}`, `file-${fileId}-version-${versionId}${extension}`);
+  return { path: await saveWithoutOverwriting(folder, name, response.bytes), bytes: response.bytes.length };
 }
 
 /** The name from Content-Disposition if the engine sent one, else the title. */
