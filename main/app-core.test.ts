@@ -280,3 +280,39 @@ describe('app core, synced: views follow the engine’s change events, not a pol
     assert.ok(states.some((state) => state.state === 'syncing' || state.pending > 0), 'the cycle was reported');
   });
 });
+
+describe('app core, synced: versions of a file are kept on this computer', () => {
+  const started = withRemoteAndCore('solardesk-core-versions-', 3600);
+  let remote: TestServer;
+  let core: AppCore;
+  before(() => {
+    remote = started.remote();
+    core = started.core();
+  });
+
+  // Only this computer's side: how sync sends new contents to the remote is docs/sync.md's.
+  test('on the replica, new contents keep the file, the old ones are listed and restored', async () => {
+    ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    ok(await core.invoke('files.upload', { uploadId: 'synced-versioned', projectId: 7, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 1') }));
+    // Once pushed, the file takes the remote's id: read it back from the replica.
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced' && core.events.latestOf('sync.state')?.pending === 0, 'the upload pushed');
+    const listed = ok<{ body: Array<{ id: number; title: string }> }>(await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFiles(1), query: { project: 7 } }));
+    const fileId = listed.body.find((file) => file.title === 'meter.txt')!.id;
+    const replaced = ok<{ body: { id: number; filesize: number } }>(
+      await core.invoke('files.replaceContents', { fileId, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 2, later') }),
+    );
+    assert.equal(replaced.body.id, fileId);
+    const versions = ok<{ status: number; body: Array<{ id: number; filesize: number }> }>(
+      await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFileVersions(1, fileId) }),
+    );
+    assert.equal(versions.status, 200);
+    assert.deepEqual(versions.body.map((version) => version.filesize), ['meter reading 1'.length]);
+    const restored = ok<{ status: number; body: { id: number; filesize: number } }>(
+      await core.invoke('api.request', { method: 'POST', path: apiPaths.privateFileVersionRestore(1, fileId, versions.body[0]!.id) }),
+    );
+    assert.equal(restored.status, 200, JSON.stringify(restored.body));
+    assert.deepEqual([restored.body.id, restored.body.filesize], [fileId, 'meter reading 1'.length]);
+    ok(await core.invoke('auth.signOut', undefined));
+  });
+});
