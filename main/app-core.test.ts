@@ -142,6 +142,40 @@ describe('app core, embedded', () => {
     assert.deepEqual(fs.readdirSync(renamed), ['Roof, north face.jpg']);
   });
 
+  test('new contents keep the file; the old ones are a version, saved outside the project folders and restored', async () => {
+    const created = ok<{ body: { id: number } }>(
+      await core.invoke('files.upload', { uploadId: 'versioned', projectId: 7, fileName: 'layout.txt', bytes: new TextEncoder().encode('layout one') }),
+    );
+    const fileId = created.body.id;
+    const changes = collect(core, 'records.changed');
+    const replaced = ok<{ status: number; body: { id: number; filesize: number } }>(
+      await core.invoke('files.replaceContents', { fileId, fileName: 'layout.txt', bytes: new TextEncoder().encode('layout two, revised') }),
+    );
+    assert.equal(replaced.body.id, fileId);
+    assert.equal(replaced.body.filesize, 'layout two, revised'.length);
+    await until(() => changes.length > 0, 'records.changed for the new contents');
+    assert.deepEqual(changes[0], { kinds: ['private_files'], projectIds: [7], source: 'local' });
+
+    const versions = ok<{ status: number; body: Array<{ id: number; filesize: number }> }>(
+      await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFileVersions(1, fileId) }),
+    );
+    assert.deepEqual(versions.body.map((version) => version.filesize), ['layout one'.length]);
+    const saved = ok<{ path: string; bytes: number }>(await core.invoke('files.downloadVersion', { fileId, versionId: versions.body[0]!.id }));
+    assert.equal(fs.readFileSync(saved.path, 'utf8'), 'layout one');
+    assert.match(path.basename(saved.path), /^layout \(version \d{4}-\d{2}-\d{2} \d{2}\.\d{2}\)\.txt$/);
+    assert.equal(path.basename(path.dirname(path.dirname(saved.path))), '.earlier-versions', 'in a hidden folder the watcher leaves alone');
+    assert.match(path.basename(path.dirname(saved.path)), /\(7\)$/, "beside the project's own folder name");
+
+    const restored = ok<{ status: number; body: { filesize: number } }>(
+      await core.invoke('api.request', { method: 'POST', path: apiPaths.privateFileVersionRestore(1, fileId, versions.body[0]!.id) }),
+    );
+    assert.equal(restored.status, 200);
+    assert.equal(restored.body.filesize, 'layout one'.length);
+    const missing = await core.invoke('files.downloadVersion', { fileId, versionId: 999999 });
+    assert.equal(!missing.ok && missing.error.status, 404);
+  });
+
+
   test('a failed upload says why, with the API status', async () => {
     const failed = await core.invoke('files.upload', { uploadId: 'nowhere', projectId: 999999, fileName: 'x.txt', bytes: new Uint8Array([1]) });
     assert.equal(failed.ok, false);
@@ -307,6 +341,42 @@ describe('app core, synced: folder copies and downloads keep extensions, in the 
     assert.equal(saved.path, path.join(folder, 'Roof, south face.jpg'));
     assert.equal(folderOf(11).length, 1, 'one folder for the project');
     assert.deepEqual(fs.readdirSync(folder).filter((name) => name.startsWith('Roof, south face')), ['Roof, south face.jpg'], 'one copy');
+    ok(await core.invoke('auth.signOut', undefined));
+  });
+});
+
+describe('app core, synced: versions of a file are kept on this computer', () => {
+  const started = withRemoteAndCore('solardesk-core-versions-', 3600);
+  let remote: TestServer;
+  let core: AppCore;
+  before(() => {
+    remote = started.remote();
+    core = started.core();
+  });
+
+  // Only this computer's side: how sync sends new contents to the remote is docs/sync.md's.
+  test('on the replica, new contents keep the file, the old ones are listed and restored', async () => {
+    ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    ok(await core.invoke('files.upload', { uploadId: 'synced-versioned', projectId: 7, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 1') }));
+    // Once pushed, the file takes the remote's id: read it back from the replica.
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced' && core.events.latestOf('sync.state')?.pending === 0, 'the upload pushed');
+    const listed = ok<{ body: Array<{ id: number; title: string }> }>(await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFiles(1), query: { project: 7 } }));
+    const fileId = listed.body.find((file) => file.title === 'meter.txt')!.id;
+    const replaced = ok<{ body: { id: number; filesize: number } }>(
+      await core.invoke('files.replaceContents', { fileId, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 2, later') }),
+    );
+    assert.equal(replaced.body.id, fileId);
+    const versions = ok<{ status: number; body: Array<{ id: number; filesize: number }> }>(
+      await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFileVersions(1, fileId) }),
+    );
+    assert.equal(versions.status, 200);
+    assert.deepEqual(versions.body.map((version) => version.filesize), ['meter reading 1'.length]);
+    const restored = ok<{ status: number; body: { id: number; filesize: number } }>(
+      await core.invoke('api.request', { method: 'POST', path: apiPaths.privateFileVersionRestore(1, fileId, versions.body[0]!.id) }),
+    );
+    assert.equal(restored.status, 200, JSON.stringify(restored.body));
+    assert.deepEqual([restored.body.id, restored.body.filesize], [fileId, 'meter reading 1'.length]);
     ok(await core.invoke('auth.signOut', undefined));
   });
 });

@@ -20,8 +20,8 @@ import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
 import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
-import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, projectFolder, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
+import { callLocalApi, callLocalApiForBytes, type RawApiRequest } from './core/local-api.ts';
+import { downloadFile, downloadFileVersion, projectFolder, replaceContents, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import type { ProjectFolderOptions } from './core/agent-folders.ts';
 import { workspaceFolderRoot } from './core/folder-session.ts';
@@ -198,6 +198,11 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
 
     'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),
+
+    'files.downloadVersion': async ({ fileId, versionId }) =>
+      downloadFileVersion(callApi, (path) => callLocalApiForBytes(backend, path), await orgId(), await workspaceFolders(), fileId, versionId),
+
+    'files.replaceContents': async (request) => replaceContents(callApi, await orgId(), request),
 
     'folder.open': async ({ projectId }) => {
       const folders = await workspaceFolders();

@@ -2,12 +2,15 @@
 // API and the project folders. Uploads use the engine's chunked upload routes, so
 // progress is real (one event per part) and a later resume is possible. Which
 // folder and which name a download gets is main/watch/'s rule, the watcher's own.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress } from '../../shared/bridge.ts';
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
-import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
+import type { PrivateFileJson, PrivateFileVersionJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
 import { fileNameFromContentDisposition } from '../engine/files/file-types.ts';
+import { safeName } from '../watch/folder-names.ts';
 import type { Database } from '../engine/store/tables.ts';
 import { folderForProject, type FolderProject } from '../watch/project-folders.ts';
 import { saveDownload } from '../watch/arrivals.ts';
@@ -97,4 +100,62 @@ export async function downloadFile(callApi: CallApi, orgId: number, folders: Wor
   } catch (error) {
     throw new BridgeError(`Could not save ${file.title}: ${(error as Error).message}`);
   }
+}
+
+/** One multipart/form-data body with the file in the part `file_contents`, as the engine's file routes read it (encoded by the platform's FormData). */
+async function multipartFileBody(fileName: string, bytes: Uint8Array): Promise<{ contentType: string; body: Uint8Array }> {
+  const form = new FormData();
+  form.append('file_contents', new Blob([bytes]), fileName);
+  const encoded = new Response(form);
+  return { contentType: encoded.headers.get('content-type')!, body: new Uint8Array(await encoded.arrayBuffer()) };
+}
+
+/** New contents for a private file, which keeps its id (docs/files.md "Versions"). */
+export async function replaceContents(callApi: CallApi, orgId: number, request: { fileId: number; fileName: string; bytes: Uint8Array }): Promise<ApiResponse> {
+  const { contentType, body } = await multipartFileBody(request.fileName, request.bytes);
+  const response = await callApi({ method: 'PUT', path: apiPaths.privateFileContents(orgId, request.fileId), bytes: body, contentType });
+  if (response.status !== 200) throw failed(`Could not replace the contents of ${request.fileName}`, response);
+  return response;
+}
+
+/**
+ * Where downloaded versions go: a hidden folder under the folder root, so the
+ * watcher never takes an old version for a new file of the project
+ * (docs/project-folders.md: names starting with a dot are left alone).
+ */
+export const VERSIONS_FOLDER = '.earlier-versions';
+
+type FetchBytes = (path: string) => Promise<ApiResponse & { bytes: Uint8Array | null }>;
+
+/**
+ * Saves one earlier version of a private file (docs/files.md "Versions") as
+ * "<name> (version <date>)<ext>" in <workspace's folders>/.earlier-versions/<project folder>/,
+ * never over a different file.
+ */
+export async function downloadFileVersion(
+  callApi: CallApi,
+  fetchBytes: FetchBytes,
+  orgId: number,
+  folders: WorkspaceFolders,
+  fileId: number,
+  versionId: number,
+): Promise<{ path: string; bytes: number }> {
+  const described = await callApi({ method: 'GET', path: apiPaths.privateFileVersions(orgId, fileId) });
+  if (described.status !== 200) throw failed(`Could not list the versions of file ${fileId}`, described);
+  const version = (described.body as PrivateFileVersionJson[]).find((candidate) => candidate.id === versionId);
+  if (!version) throw new BridgeError(`File ${fileId} has no version ${versionId} (any more): versions older than 30 days beyond the newest 10 are not kept.`, { status: 404 });
+  const response = await fetchBytes(apiPaths.privateFileVersionContents(orgId, fileId, versionId));
+  if (!response.bytes) throw failed(`Could not download version ${versionId} of file ${fileId}`, response);
+  const file = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
+  const project = file.status === 200 ? parseOrgReference((file.body as PrivateFileJson).project, 'projects') : null;
+  const folder = project
+    ? path.join(folders.root, VERSIONS_FOLDER, path.basename(await projectFolder(callApi, orgId, folders, project.id)))
+    : path.join(folders.root, VERSIONS_FOLDER);
+  await fsp.mkdir(folder, { recursive: true });
+  const extension = path.extname(version.file_name);
+  const stem = version.file_name.slice(0, version.file_name.length - extension.length);
+  // "2026-11-24 03.12": sorts by date, and has no character any disk refuses.
+  const when = version.replaced_at.slice(0, 16).replace('T', ' ').replace(':', '.');
+  const name = safeName(`${stem} (version ${when})${extension}`, `file-${fileId}-version-${versionId}${extension}`);
+  return { path: await saveDownload(folders.root, folder, name, response.bytes), bytes: response.bytes.length };
 }
