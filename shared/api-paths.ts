@@ -34,6 +34,8 @@ export const apiPaths = {
   systemImage: (orgId: number, projectId: number, uuid: string) => `${orgPath(orgId)}projects/${projectId}/systems/${uuid}/image/`,
   privateFiles: (orgId: number) => `${orgPath(orgId)}private_files/`,
   privateFile: (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`,
+  /** A private file's new contents (PUT, multipart `file_contents`): the SolarDesk extension. */
+  privateFileContents: (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/contents/`,
   /** Starts a chunked upload session (POST). */
   fileUploads: (orgId: number) => `${orgPath(orgId)}private_files/uploads/`,
   fileUpload: uploadPath,

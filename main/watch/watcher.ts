@@ -20,7 +20,7 @@ import { writeTracked } from '../engine/changes/tracked-write.ts';
 import { byUser, type RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
-import { arrivalFileName, ignoreReason, nameKey } from './folder-names.ts';
+import { arrivalFileName, ignoreReason, lockFileNamesFor, nameKey } from './folder-names.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import { moveToTrash, placeArrival } from './arrivals.ts';
 import type { FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
@@ -761,6 +761,7 @@ export class FolderWatcher {
       this.due.push({ path: file, at: candidate.since + this.windowMs, generation: candidate.generation });
       return;
     }
+    if (await this.waitForEditingSession(file, candidate)) return;
     // Stable. It must open (Windows refuses while another program writes it), without
     // following a link, and be the very file that became stable: a name can be pointed
     // elsewhere between the lstat above and the open (mv -T of a link over it).
@@ -790,6 +791,22 @@ export class FolderWatcher {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * An editing program holds the file open (its lock file is beside it): every save
+   * would be a version, so the file waits, and its window starts again each time it
+   * is looked at, until the program lets go. Then it is taken once, a window later:
+   * one replace, one version, one upload for the whole session. Returns true while it waits.
+   */
+  private async waitForEditingSession(file: string, candidate: Candidate): Promise<boolean> {
+    const dir = path.dirname(file);
+    for (const lock of lockFileNamesFor(candidate.name)) {
+      if (!(await lstatOrNull(path.join(dir, lock)))) continue;
+      this.addCandidate(file, { ...candidate, since: this.now(), note: `open in an editing program (${lock} is beside it); taken once it is closed` });
+      return true;
+    }
+    return false;
   }
 
   /**
