@@ -2,7 +2,7 @@
 // is the data folder or the --blob-dir that several server processes share. An
 // upload streams into ROOT/tmp/ while it is hashed, so memory stays flat whatever its
 // size, and only a complete upload is linked into place. A blob lives as
-// long as a private file names it in file_hash. See docs/files.md.
+// long as a private file names it in file_hash, or a kept version of one does. See docs/files.md.
 import fs from 'node:fs';
 import { once } from 'node:events';
 import fsp from 'node:fs/promises';
@@ -118,9 +118,12 @@ export async function discardTempFile(tempPath: string): Promise<void> {
 const blobLock = new KeyedLock();
 const withBlobLock = <T>(fileRoot: string, sha256: string, work: () => Promise<T>) => blobLock.run(`${fileRoot}\0${sha256}`, work);
 
+/** Whether a file, or a kept earlier version of one (file-versions.ts), names the blob. */
 async function isBlobReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
-  const row = await db.selectFrom('private_files').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
-  return row !== undefined;
+  const file = await db.selectFrom('private_files').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
+  if (file) return true;
+  const version = await db.selectFrom('private_file_versions').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
+  return version !== undefined;
 }
 
 const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException).code === code;
@@ -230,6 +233,8 @@ export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: str
     const batch = onDisk.slice(start, start + batchSize);
     const rows = await db.selectFrom('private_files').select('file_hash').where('file_hash', 'in', batch).execute();
     for (const row of rows) if (row.file_hash) referenced.add(row.file_hash);
+    const versions = await db.selectFrom('private_file_versions').select('file_hash').where('file_hash', 'in', batch).execute();
+    for (const row of versions) referenced.add(row.file_hash);
   }
   for (const sha256 of onDisk) {
     if (referenced.has(sha256) || !(await isLeftover(blobPath(fileRoot, sha256)))) continue;
