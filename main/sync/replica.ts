@@ -312,6 +312,8 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('private_file_tags').set({ file_id: to }).where('file_id', '=', from).execute();
       await trx.updateTable('file_uploads').set({ completed_file_id: to }).where('completed_file_id', '=', from).execute();
       await trx.updateTable('watch_files').set({ file_id: to }).where('file_id', '=', from).execute();
+      // Its earlier contents stay its versions (the foreign key cascades too; this holds without it).
+      await trx.updateTable('private_file_versions').set({ file_id: to }).where('file_id', '=', from).execute();
       break;
   }
   await rekeyOutbox(trx, model, from, to);

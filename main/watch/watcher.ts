@@ -15,7 +15,7 @@ import type { EngineContext } from '../engine/context.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { actorInOrg } from '../engine/auth/actor.ts';
 import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
-import { type AfterInsert, insertFileRow, type NewFileRecord, storeNewFile, updateFile } from '../engine/files/file-service.ts';
+import { type AfterInsert, insertFileRow, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';
 import { writeTracked } from '../engine/changes/tracked-write.ts';
 import { byUser, type RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
@@ -245,7 +245,7 @@ export class FolderWatcher {
   private readonly guards: FolderStatus['guards'] = [];
   private readonly recent: string[] = [];
   private readonly uploadProgress = new Map<number, { sent: number; total: number }>();
-  readonly counts = { attached: 0, deduplicated: 0, renamed: 0, moved: 0, held: 0, confirmed: 0, downloaded: 0, trashed: 0, rescans: 0, overflows: 0 };
+  readonly counts = { attached: 0, replaced: 0, deduplicated: 0, renamed: 0, moved: 0, held: 0, confirmed: 0, downloaded: 0, trashed: 0, rescans: 0, overflows: 0 };
 
   constructor(private readonly options: FolderWatcherOptions) {
     this.root = path.resolve(options.root);
@@ -870,6 +870,7 @@ export class FolderWatcher {
       await this.db.updateTable('watch_files').set(mapping).where('project_id', '=', projectId).where('name', '=', candidate.name).execute();
       return;
     }
+    if (row && (await this.replaceEditedFile(row, candidate, received, mapping))) return;
     // The same bytes whose old name went away a moment ago: a move across disks, or a rename that changed the inode.
     if (!row) {
       for (const pending of this.unlinks.values()) {
@@ -917,6 +918,24 @@ export class FolderWatcher {
     this.counts.attached++;
     this.note(`${label}: attached as private file ${fileId} of project ${projectId}`);
     if (replacedHold !== null) await this.afterHold(replacedHold, false);
+  }
+
+  /**
+   * An edit in place (issue 14): a mapped name whose stable contents changed. The
+   * mapped private file keeps its id and takes the new contents in one engine write
+   * (the engine keeps the earlier ones as a version; sync sends the change as one
+   * upload), then the mapping records the new hash and stat. A crash between the two
+   * finds the name changed again at the next rescan, and the engine takes the same
+   * bytes again as no change. False when the mapped file is gone: then it is new.
+   */
+  private async replaceEditedFile(row: WatchFileRow, candidate: Candidate, received: ReceivedFile, mapping: Omit<WatchFileRow, 'file_id'>): Promise<boolean> {
+    const file = await this.db.selectFrom('private_files').select('id').where('id', '=', row.file_id).executeTakeFirst();
+    if (!file) return false;
+    await replaceFileContents(this.options.engine, { orgId: this.options.orgId, fileId: row.file_id, received, by: byUser(this.options.userId), fileName: candidate.name });
+    await this.db.updateTable('watch_files').set(mapping).where('project_id', '=', mapping.project_id).where('name', '=', mapping.name).execute();
+    this.counts.replaced++;
+    this.note(`${candidate.folder}/${candidate.name}: edited in place; private file ${row.file_id} has the new contents (the earlier ones are kept as a version)`);
+    return true;
   }
 
   /**
