@@ -22,7 +22,7 @@ import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
 import { arrivalFileName, ignoreReason, lockFileNamesFor, nameKey } from './folder-names.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
-import { moveToTrash, placeArrival } from './arrivals.ts';
+import { agentTempDir, moveToTrash, placeArrival } from './arrivals.ts';
 import type { FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
 
 export interface FolderWatcherOptions {
@@ -1205,7 +1205,68 @@ export class FolderWatcher {
     }
     await this.followDeletionsElsewhere();
     await this.followMovesElsewhere();
+    await this.followContentsChangedElsewhere();
     await this.queueArrivals();
+  }
+
+  /**
+   * New contents of a mapped file made elsewhere (on the remote, pulled by sync; or
+   * in the app): a folder copy unchanged since it was mapped takes them, written
+   * into .solardesk/tmp/ and renamed over it (so it is never half-written), and its
+   * mapping follows. A copy changed here meanwhile is left alone: the stability
+   * gate takes it as an edit in place. The bytes are fetched here if missing (on
+   * the worker loop: such changes are rare, unlike arrivals).
+   */
+  private async followContentsChangedElsewhere(): Promise<void> {
+    const rows = await this.db
+      .selectFrom('watch_files')
+      .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
+      .selectAll('watch_files')
+      .where('private_files.file_hash', 'is not', null)
+      .whereRef('private_files.file_hash', '!=', 'watch_files.file_hash')
+      .limit(100)
+      .execute();
+    for (const row of rows) {
+      const folder = this.folders.folderOf(row.project_id);
+      if (folder === null || !(await isRealFolder(path.join(this.root, folder)))) continue;
+      const label = `${folder}/${row.name}`;
+      const target = path.join(this.root, folder, row.name);
+      const stat = await lstatOrNull(target);
+      if (!stat || !sameStat(row, stat)) continue;
+      const file = await this.db.selectFrom('private_files').selectAll().where('id', '=', row.file_id).executeTakeFirst();
+      if (!file?.file_hash) continue;
+      const blob = blobPath(this.options.engine.store.fileRoot, file.file_hash);
+      const temp = path.join(agentTempDir(this.root), `contents-${row.file_id}-${file.file_hash.slice(0, 16)}`);
+      const problem = this.downloadProblems.get(row.file_id);
+      if (problem && problem.retryAt > this.now()) continue;
+      try {
+        if (!fs.existsSync(blob)) {
+          if (!this.options.engine.fetchMissingBlob) continue;
+          await this.options.engine.fetchMissingBlob(file);
+        }
+        await fsp.mkdir(agentTempDir(this.root), { recursive: true });
+        await fsp.copyFile(blob, temp);
+        // Changed here while the bytes came: the edit made here is the one to keep.
+        const before = await lstatOrNull(target);
+        if (!before || !sameStat(row, before)) continue;
+        await fsp.rename(temp, target);
+        const placed = await fsp.lstat(target);
+        await this.db
+          .updateTable('watch_files')
+          .set({ file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: String(placed.ino) })
+          .where('project_id', '=', row.project_id)
+          .where('name', '=', row.name)
+          .execute();
+        this.candidates.delete(target);
+        this.downloadProblems.delete(row.file_id);
+        this.note(`${label}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
+      } catch (error) {
+        // Tried again after a while, not at every reconcile; the status lists it as waiting for its bytes.
+        this.downloadProblems.set(row.file_id, { reason: `new contents: ${(error as Error).message}`, retryAt: this.now() + DOWNLOAD_RETRY_MS });
+      } finally {
+        await fsp.rm(temp, { force: true });
+      }
+    }
   }
 
   /** A private file deleted elsewhere (the remote, the app): its unchanged copy leaves the folder for .solardesk/trash/. */

@@ -11,7 +11,10 @@ import { createHash } from 'node:crypto';
 import { makeTempDir, startTestServer, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_ORGS, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { ManualClock } from '../../engine/clock.ts';
-import { blobPath } from '../../engine/files/blob-store.ts';
+import { Readable } from 'node:stream';
+import { blobPath, receiveToTempFile } from '../../engine/files/blob-store.ts';
+import { replaceFileContents } from '../../engine/files/file-service.ts';
+import { byUser } from '../../engine/changes/change-feed.ts';
 import { FolderWatcher } from '../watcher.ts';
 import { folderOutboxOf } from '../../core/agent-folders.ts';
 import { waitFor } from '../testing/folder-testing.ts';
@@ -133,5 +136,23 @@ describe('edits in place, embedded (a watcher on the engine, ManualClock)', () =
     assert.equal((await filesTitled('Yield.csv'))[0]!.id, first.id);
     assert.equal((await versionsOf(first.id)).length, 1, 'one version, not one per save');
     assert.equal(watcher.counts.replaced - replacedBefore, 1);
+  });
+
+  test('new contents made elsewhere (the app, or pulled by sync) are written over an unchanged folder copy, with no replace back', async () => {
+    const first = await attachNew('Wiring.txt', 'wiring: DC isolator at the array');
+    const replacedBefore = watcher.counts.replaced;
+    const context = server.engine.context;
+    const newer = 'wiring: DC isolator at the array and at the inverter';
+    const received = await receiveToTempFile(context.store.fileRoot, Readable.from([Buffer.from(newer)]), context.files.maxUploadBytes, 'test');
+    await replaceFileContents(context, { orgId: DEMO_ORGS.sunrise, fileId: first.id, received, by: byUser(first.user_id) });
+    await waitFor('the folder copy to follow', () => {
+      clock.advance(1000); // the reconcile the change asks for is due on the clock
+      return fs.readFileSync(path.join(folder, 'Wiring.txt'), 'utf8') === newer;
+    }, 30_000);
+    await quiet();
+    const mapping = await context.db.selectFrom('watch_files').selectAll().where('file_id', '=', first.id).executeTakeFirstOrThrow();
+    assert.equal(mapping.file_hash, sha256(newer), 'the mapping follows');
+    assert.equal(watcher.counts.replaced, replacedBefore, 'the folder copy written is not taken for an edit made here');
+    assert.deepEqual((await versionsOf(first.id)).map((version) => version.file_hash), [sha256('wiring: DC isolator at the array')]);
   });
 });
