@@ -5,6 +5,7 @@ import {
   idInFolderName,
   ignoreReason,
   isIgnoredName,
+  lockFileNamesFor,
   MAX_NAME_LENGTH,
   nameKey,
   projectFolderName,
@@ -85,4 +86,13 @@ test('temporary, lock, system and hidden files are ignored, with a reason', () =
     assert.equal(ignoreReason(name), null, name);
   }
   assert.match(ignoreReason('~$Contract.docx')!, /Office/);
+});
+
+test('the lock files of an editing session name the file they lock, and are themselves ignored', () => {
+  const locks = lockFileNamesFor('Report.docx');
+  assert.ok(locks.includes('~$Report.docx'), 'Office owner file');
+  assert.ok(locks.includes('~$port.docx'), 'Word drops the first two characters of a longer name');
+  assert.ok(locks.includes('.~lock.Report.docx#'), 'LibreOffice');
+  for (const lock of locks) assert.ok(isIgnoredName(lock), lock);
+  assert.ok(!lockFileNamesFor('Other.docx').includes('~$Report.docx'));
 });

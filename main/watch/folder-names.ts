@@ -111,3 +111,17 @@ export function ignoreReason(name: string): string | null {
 }
 
 export const isIgnoredName = (name: string): boolean => ignoreReason(name) !== null;
+
+/**
+ * The lock files an editing program keeps beside `name` while it has it open: Word,
+ * Excel and PowerPoint's owner file "~$" + the name (for longer names Word drops
+ * the name's first one or two characters to make room: "~$port.docx" for
+ * "Report.docx"), and LibreOffice's ".~lock.<name>#". While one is there, the file
+ * is in an editing session: saves come and go, and it is taken once, when the
+ * program lets go (docs/project-folders.md "Edits").
+ */
+export function lockFileNamesFor(name: string): string[] {
+  const names = [`~$${name}`, `.~lock.${name}#`];
+  for (const cut of [1, 2]) if ([...name].length > cut + 1) names.push(`~$${[...name].slice(cut).join('')}`);
+  return names;
+}

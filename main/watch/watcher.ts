@@ -15,15 +15,15 @@ import type { EngineContext } from '../engine/context.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { actorInOrg } from '../engine/auth/actor.ts';
 import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
-import { type AfterInsert, insertFileRow, type NewFileRecord, storeNewFile, updateFile } from '../engine/files/file-service.ts';
+import { type AfterInsert, insertFileRow, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';
 import { writeTracked } from '../engine/changes/tracked-write.ts';
 import { byUser, type RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import { AGENT_FOLDER, isRealFolder, ProjectFolders } from './project-folders.ts';
-import { ignoreReason, nameKey } from './folder-names.ts';
+import { ignoreReason, lockFileNamesFor, nameKey } from './folder-names.ts';
 import { headOfFile, nameWithExtension } from './file-extension.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
-import { moveToTrash, placeArrival } from './arrivals.ts';
+import { agentTempDir, moveToTrash, placeArrival } from './arrivals.ts';
 import type { FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
 
 export interface FolderWatcherOptions {
@@ -253,7 +253,7 @@ export class FolderWatcher {
   private readonly guards: FolderStatus['guards'] = [];
   private readonly recent: string[] = [];
   private readonly uploadProgress = new Map<number, { sent: number; total: number }>();
-  readonly counts = { attached: 0, deduplicated: 0, renamed: 0, moved: 0, held: 0, confirmed: 0, downloaded: 0, trashed: 0, rescans: 0, overflows: 0 };
+  readonly counts = { attached: 0, replaced: 0, deduplicated: 0, renamed: 0, moved: 0, held: 0, confirmed: 0, downloaded: 0, trashed: 0, rescans: 0, overflows: 0 };
 
   constructor(private readonly options: FolderWatcherOptions) {
     this.root = path.resolve(options.root);
@@ -774,6 +774,7 @@ export class FolderWatcher {
       this.due.push({ path: file, at: candidate.since + this.windowMs, generation: candidate.generation });
       return;
     }
+    if (await this.waitForEditingSession(file, candidate)) return;
     // Stable. It must open (Windows refuses while another program writes it), without
     // following a link, and be the very file that became stable: a name can be pointed
     // elsewhere between the lstat above and the open (mv -T of a link over it).
@@ -803,6 +804,22 @@ export class FolderWatcher {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * An editing program holds the file open (its lock file is beside it): every save
+   * would be a version, so the file waits, and its window starts again each time it
+   * is looked at, until the program lets go. Then it is taken once, a window later:
+   * one replace, one version, one upload for the whole session. Returns true while it waits.
+   */
+  private async waitForEditingSession(file: string, candidate: Candidate): Promise<boolean> {
+    const dir = path.dirname(file);
+    for (const lock of lockFileNamesFor(candidate.name)) {
+      if (!(await lstatOrNull(path.join(dir, lock)))) continue;
+      this.addCandidate(file, { ...candidate, since: this.now(), note: `open in an editing program (${lock} is beside it); taken once it is closed` });
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -866,6 +883,7 @@ export class FolderWatcher {
       await this.db.updateTable('watch_files').set(mapping).where('project_id', '=', projectId).where('name', '=', candidate.name).execute();
       return;
     }
+    if (row && (await this.replaceEditedFile(row, candidate, received, mapping))) return;
     // The same bytes whose old name went away a moment ago: a move across disks, or a rename that changed the inode.
     if (!row) {
       for (const pending of this.unlinks.values()) {
@@ -913,6 +931,24 @@ export class FolderWatcher {
     this.counts.attached++;
     this.note(`${label}: attached as private file ${fileId} of project ${projectId}`);
     if (replacedHold !== null) await this.afterHold(replacedHold, false);
+  }
+
+  /**
+   * An edit in place (issue 14): a mapped name whose stable contents changed. The
+   * mapped private file keeps its id and takes the new contents in one engine write
+   * (the engine keeps the earlier ones as a version; sync sends the change as one
+   * upload), then the mapping records the new hash and stat. A crash between the two
+   * finds the name changed again at the next rescan, and the engine takes the same
+   * bytes again as no change. False when the mapped file is gone: then it is new.
+   */
+  private async replaceEditedFile(row: WatchFileRow, candidate: Candidate, received: ReceivedFile, mapping: Omit<WatchFileRow, 'file_id'>): Promise<boolean> {
+    const file = await this.db.selectFrom('private_files').select('id').where('id', '=', row.file_id).executeTakeFirst();
+    if (!file) return false;
+    await replaceFileContents(this.options.engine, { orgId: this.options.orgId, fileId: row.file_id, received, by: byUser(this.options.userId), fileName: candidate.name });
+    await this.db.updateTable('watch_files').set(mapping).where('project_id', '=', mapping.project_id).where('name', '=', mapping.name).execute();
+    this.counts.replaced++;
+    this.note(`${candidate.folder}/${candidate.name}: edited in place; private file ${row.file_id} has the new contents (the earlier ones are kept as a version)`);
+    return true;
   }
 
   /**
@@ -1193,6 +1229,7 @@ export class FolderWatcher {
     }
     await this.followDeletionsElsewhere();
     await this.followMovesElsewhere();
+    await this.followContentsChangedElsewhere();
     await this.queueArrivals();
   }
 
@@ -1201,6 +1238,66 @@ export class FolderWatcher {
     if (folder === null) return;
     for (const key of [...this.outside.keys()]) if (key === folder || key.startsWith(`${folder}/`)) this.outside.delete(key);
     for (const key of [...this.ignored.keys()]) if (key.startsWith(`${folder}/`)) this.ignored.delete(key);
+  }
+
+  /**
+   * New contents of a mapped file made elsewhere (on the remote, pulled by sync; or
+   * in the app): a folder copy unchanged since it was mapped takes them, written
+   * into .solardesk/tmp/ and renamed over it (so it is never half-written), and its
+   * mapping follows. A copy changed here meanwhile is left alone: the stability
+   * gate takes it as an edit in place. The bytes are fetched here if missing (on
+   * the worker loop: such changes are rare, unlike arrivals).
+   */
+  private async followContentsChangedElsewhere(): Promise<void> {
+    const rows = await this.db
+      .selectFrom('watch_files')
+      .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
+      .selectAll('watch_files')
+      .where('private_files.file_hash', 'is not', null)
+      .whereRef('private_files.file_hash', '!=', 'watch_files.file_hash')
+      .limit(100)
+      .execute();
+    for (const row of rows) {
+      const folder = this.folders.folderOf(row.project_id);
+      if (folder === null || !(await isRealFolder(path.join(this.root, folder)))) continue;
+      const label = `${folder}/${row.name}`;
+      const target = path.join(this.root, folder, row.name);
+      const stat = await lstatOrNull(target);
+      if (!stat || !sameStat(row, stat)) continue;
+      const file = await this.db.selectFrom('private_files').selectAll().where('id', '=', row.file_id).executeTakeFirst();
+      if (!file?.file_hash) continue;
+      const blob = blobPath(this.options.engine.store.fileRoot, file.file_hash);
+      const temp = path.join(agentTempDir(this.root), `contents-${row.file_id}-${file.file_hash.slice(0, 16)}`);
+      const problem = this.downloadProblems.get(row.file_id);
+      if (problem && problem.retryAt > this.now()) continue;
+      try {
+        if (!fs.existsSync(blob)) {
+          if (!this.options.engine.fetchMissingBlob) continue;
+          await this.options.engine.fetchMissingBlob(file);
+        }
+        await fsp.mkdir(agentTempDir(this.root), { recursive: true });
+        await fsp.copyFile(blob, temp);
+        // Changed here while the bytes came: the edit made here is the one to keep.
+        const before = await lstatOrNull(target);
+        if (!before || !sameStat(row, before)) continue;
+        await fsp.rename(temp, target);
+        const placed = await fsp.lstat(target);
+        await this.db
+          .updateTable('watch_files')
+          .set({ file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: String(placed.ino) })
+          .where('project_id', '=', row.project_id)
+          .where('name', '=', row.name)
+          .execute();
+        this.candidates.delete(target);
+        this.downloadProblems.delete(row.file_id);
+        this.note(`${label}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
+      } catch (error) {
+        // Tried again after a while, not at every reconcile; the status lists it as waiting for its bytes.
+        this.downloadProblems.set(row.file_id, { reason: `new contents: ${(error as Error).message}`, retryAt: this.now() + DOWNLOAD_RETRY_MS });
+      } finally {
+        await fsp.rm(temp, { force: true });
+      }
+    }
   }
 
   /** A private file deleted elsewhere (the remote, the app): its unchanged copy leaves the folder for .solardesk/trash/. */
