@@ -46,21 +46,16 @@ const mappedFileId = async (h: SyncHarness, name: string) =>
 describe('edits in place, synced to a SolarDesk remote (the contents route)', () => {
   let h: SyncHarness;
   let root: string;
-  /** Whether the server has the contents route (branch i14-versions adds it): the tests that need it say so when it is missing. */
-  let hasContentsRoute = false;
   before(async () => {
     root = makeTempDir('solardesk-folder-edits-');
     h = await startWithFolder(root);
-    const paths = Object.keys(((await h.remote('GET', '/api/schema/')).json as { paths?: Json }).paths ?? {});
-    hasContentsRoute = paths.some((route) => route.endsWith('/contents/'));
   });
   after(async () => {
     await h.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  test('an edit in place keeps the id here and on the remote, goes up as one PUT, and another computer pulls the new bytes', async (t) => {
-    if (!hasContentsRoute) return t.skip('the server has no PUT .../contents/ route yet (branch i14-versions)');
+  test('an edit in place keeps the id here and on the remote, goes up as one PUT, and another computer pulls the new bytes', async () => {
     const viewer: SyncedAgent = await h.addAgent(DEMO_USERS.sunriseAdmin); // the same user on another computer
     const first = Buffer.from('string plan: 2 x 10 panels');
     const uploaded = await dropAndSync(h, root, 7, 'Strings.txt', first);
@@ -91,8 +86,7 @@ describe('edits in place, synced to a SolarDesk remote (the contents route)', ()
     assert.ok((await download(pulled.file_contents)).body.equals(edited), 'and serves the new bytes');
   });
 
-  test('an office editing session (a ~$ lock file, three saves) is one replace, one version, one upload', async (t) => {
-    if (!hasContentsRoute) return t.skip('the server has no PUT .../contents/ route yet (branch i14-versions)');
+  test('an office editing session (a ~$ lock file, three saves) is one replace, one version, one upload', async () => {
     const first = Buffer.from('PK report draft 0');
     const uploaded = await dropAndSync(h, root, 8, 'Report.docx', first);
     const puts = h.proxy.count('PUT', CONTENTS_PATH);
