@@ -49,7 +49,7 @@ export class WatchStore {
     return Number(row.count);
   }
 
-  /** The names a project's folder has taken, by name key (see folder-names.ts). */
+  /** The names mapped in a project's folder (an arrival never takes one of them). */
   async namesInProject(projectId: number): Promise<string[]> {
     return (await this.db.selectFrom('watch_files').select('name').where('project_id', '=', projectId).execute()).map((row) => row.name);
   }
