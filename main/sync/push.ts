@@ -39,6 +39,7 @@ import { isProvisional, rekey, upsertPrivateFile, writeRemoteRecord } from './re
 import { type RemotePrivateFile, type RemoteProject, type RemoteRecord, parseRemote, readRemote, readRemoteList } from './remote-records.ts';
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 import { getRemoteJson } from './pull.ts';
+import { settleFolderTwins } from './folder-twins.ts';
 import { RemoteUnreachableError, SignInRequiredError, throwUnlessAnswered } from './remote-errors.ts';
 
 /**
@@ -67,6 +68,8 @@ export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): P
   await sync.db.deleteFrom('sync_uploads').where(opNoLongerQueued).execute();
   // Folder copies this computer created whose race check a kill (or a busy remote) cut off.
   pushed += await settleFolderCopies(sync, isStopped);
+  // Copies of folder files another computer made in a race, pulled before it deleted them.
+  pushed += await settleFolderTwins(sync, isStopped);
   for (const group of groups) {
     if (isStopped()) break;
     if (done.has(`${group.model}:${group.recordId}`)) continue;
