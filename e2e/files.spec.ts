@@ -1,6 +1,7 @@
 // Files: drag a file from the "desktop" onto the window (a synthetic drop with a
 // real DataTransfer), watch it upload, see it in the list and in the local API,
-// and download it into the project's folder.
+// and download it into the project's folder; and a file written into the project's
+// folder on disk appears in the open Files tab without any click (issue 14).
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -36,8 +37,31 @@ test('a file dropped on the window is attached to the open project', async ({ pa
 
   await row.getByRole('button', { name: 'Download' }).click();
   await expect(page.getByText(/Saved roof-photo\.txt to/)).toBeVisible();
-  const projectFolder = fs.readdirSync(app.folderRoot).find((name) => name.endsWith('(7)'));
+  // The embedded store keeps its project folders in "On this computer" under the folder root.
+  const projectFolder = fs.readdirSync(app.projectFoldersRoot).find((name) => name.endsWith('(7)'));
   expect(projectFolder).toBeDefined();
-  expect(fs.readFileSync(path.join(app.folderRoot, projectFolder!, 'roof-photo.txt'), 'utf8')).toBe(content);
+  expect(fs.readFileSync(path.join(app.projectFoldersRoot, projectFolder!, 'roof-photo.txt'), 'utf8')).toBe(content);
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('a file written into the project folder appears in the open Files tab without any click', async ({ page }) => {
+  await openApp(page, app);
+  await openProjectByIdentifier(page, 'SD-2026-0008');
+  await page.getByRole('tab', { name: 'Files' }).click();
+  await expect(page.getByTestId('project-panel')).toBeVisible();
+  const rows = page.getByTestId('file-row');
+  const rowsBefore = await rows.count();
+
+  // The watcher made the project's folder; a file appears in it the way a user copies one in.
+  await expect.poll(() => fs.readdirSync(app.projectFoldersRoot).some((name) => name.endsWith('(8)')), { timeout: 30_000 }).toBe(true);
+  const projectFolder = path.join(app.projectFoldersRoot, fs.readdirSync(app.projectFoldersRoot).find((name) => name.endsWith('(8)'))!);
+  const temp = path.join(app.dataDir, 'site-visit.txt');
+  fs.writeFileSync(temp, 'north face, two strings, shading after 3 pm');
+  fs.renameSync(temp, path.join(projectFolder, 'site-visit.txt'));
+
+  // No click, no tab switch: the engine's change event reaches the open tab.
+  const row = rows.filter({ hasText: 'site-visit.txt' });
+  await expect(row).toBeVisible({ timeout: 30_000 });
+  await expect(rows).toHaveCount(rowsBefore + 1);
   expect(pageProblems(page)).toEqual([]);
 });

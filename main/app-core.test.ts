@@ -13,6 +13,9 @@ import { createSyncAgentHost } from './core/agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from './core/host-stores.ts';
 import { makeTempDir, startTestServer, type TestServer } from './engine/testing/test-server.ts';
 import { DEMO_PASSWORD } from './engine/seed/demo-seed.ts';
+import { multipartBody, postMultipart } from './engine/testing/multipart-upload.ts';
+import { apiPaths } from '../shared/api-paths.ts';
+import sharp from 'sharp';
 
 const ok = <T>(envelope: BridgeEnvelope<unknown>): T => {
   if (!envelope.ok) assert.fail(`expected ok, got ${JSON.stringify(envelope.error)}`);
@@ -117,6 +120,61 @@ describe('app core, embedded', () => {
     assert.equal(folder.path, path.dirname(first.path));
     assert.deepEqual(opened, [folder.path]);
   });
+
+  test('a demo JPEG titled without an extension downloads as "<title>.jpg" into the folder the watcher keeps, even one the user renamed', async () => {
+    const files = ok<{ body: Array<{ id: number; title: string; project: string | null }> }>(
+      await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/private_files/', query: { limit: 100 } }),
+    );
+    const photo = files.body.find((file) => file.title === 'Roof, north face')!;
+    const projectId = Number(/\/projects\/(\d+)\/$/.exec(photo.project!)![1]);
+    // "Open project folder" makes the folder by the watcher's rule and records it; the user then renames it.
+    const opened = ok<{ path: string }>(await core.invoke('folder.open', { projectId }));
+    assert.match(path.basename(opened.path), new RegExp(` \\(${projectId}\\)$`));
+    const renamed = path.join(path.dirname(opened.path), 'Roof job, renamed by me');
+    fs.renameSync(opened.path, renamed);
+
+    const saved = ok<{ path: string }>(await core.invoke('files.download', { fileId: photo.id }));
+    assert.equal(saved.path, path.join(renamed, 'Roof, north face.jpg'));
+    assert.deepEqual([...fs.readFileSync(saved.path).subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
+    assert.equal(ok<{ path: string }>(await core.invoke('folder.open', { projectId })).path, renamed);
+    const root = path.dirname(renamed);
+    assert.deepEqual(fs.readdirSync(root).filter((name) => name.endsWith(`(${projectId})`)), [], 'no second folder for the project');
+    assert.deepEqual(fs.readdirSync(renamed), ['Roof, north face.jpg']);
+  });
+
+  test('new contents keep the file; the old ones are a version, saved outside the project folders and restored', async () => {
+    const created = ok<{ body: { id: number } }>(
+      await core.invoke('files.upload', { uploadId: 'versioned', projectId: 7, fileName: 'layout.txt', bytes: new TextEncoder().encode('layout one') }),
+    );
+    const fileId = created.body.id;
+    const changes = collect(core, 'records.changed');
+    const replaced = ok<{ status: number; body: { id: number; filesize: number } }>(
+      await core.invoke('files.replaceContents', { fileId, fileName: 'layout.txt', bytes: new TextEncoder().encode('layout two, revised') }),
+    );
+    assert.equal(replaced.body.id, fileId);
+    assert.equal(replaced.body.filesize, 'layout two, revised'.length);
+    await until(() => changes.length > 0, 'records.changed for the new contents');
+    assert.deepEqual(changes[0], { kinds: ['private_files'], projectIds: [7], source: 'local' });
+
+    const versions = ok<{ status: number; body: Array<{ id: number; filesize: number }> }>(
+      await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFileVersions(1, fileId) }),
+    );
+    assert.deepEqual(versions.body.map((version) => version.filesize), ['layout one'.length]);
+    const saved = ok<{ path: string; bytes: number }>(await core.invoke('files.downloadVersion', { fileId, versionId: versions.body[0]!.id }));
+    assert.equal(fs.readFileSync(saved.path, 'utf8'), 'layout one');
+    assert.match(path.basename(saved.path), /^layout \(version \d{4}-\d{2}-\d{2} \d{2}\.\d{2}\)\.txt$/);
+    assert.equal(path.basename(path.dirname(path.dirname(saved.path))), '.earlier-versions', 'in a hidden folder the watcher leaves alone');
+    assert.match(path.basename(path.dirname(saved.path)), /\(7\)$/, "beside the project's own folder name");
+
+    const restored = ok<{ status: number; body: { filesize: number } }>(
+      await core.invoke('api.request', { method: 'POST', path: apiPaths.privateFileVersionRestore(1, fileId, versions.body[0]!.id) }),
+    );
+    assert.equal(restored.status, 200);
+    assert.equal(restored.body.filesize, 'layout one'.length);
+    const missing = await core.invoke('files.downloadVersion', { fileId, versionId: 999999 });
+    assert.equal(!missing.ok && missing.error.status, 404);
+  });
+
 
   test('a failed upload says why, with the API status', async () => {
     const failed = await core.invoke('files.upload', { uploadId: 'nowhere', projectId: 999999, fileName: 'x.txt', bytes: new Uint8Array([1]) });
@@ -244,5 +302,81 @@ describe('app core, synced: views follow the engine’s change events, not a pol
     // The sync state went through the push and came back to synced with nothing pending, told as it happened.
     await until(() => core.events.latestOf('sync.state')?.state === 'synced' && core.events.latestOf('sync.state')?.pending === 0, 'synced again');
     assert.ok(states.some((state) => state.state === 'syncing' || state.pending > 0), 'the cycle was reported');
+  });
+});
+
+describe('app core, synced: folder copies and downloads keep extensions, in the watcher’s folders', () => {
+  const started = withRemoteAndCore('solardesk-core-names-', 1);
+  let remote: TestServer;
+  let core: AppCore;
+  before(() => {
+    remote = started.remote();
+    core = started.core();
+  });
+
+  test('a file attached on the remote arrives as "<title>.jpg" (known only by its bytes), and its download is that very file', async () => {
+    // The folder root the user chose in Settings (a missing root is a drive not mounted: the watcher waits for it).
+    const root = ok<SessionInfo>(await core.invoke('session.get', undefined)).folderRoot;
+    fs.mkdirSync(root, { recursive: true });
+    ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    const folderOf = (projectId: number) => fs.readdirSync(root).filter((name) => name.endsWith(` (${projectId})`));
+
+    // Titled without an extension, named without one: the replica knows it only as octet-stream until its bytes arrive.
+    const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#8ec5ff' } }).jpeg().toBuffer();
+    const added = await postMultipart(
+      `${remote.baseUrl}${apiPaths.privateFiles(1)}`,
+      await remote.tokenFor('admin@sunrise.example'),
+      multipartBody({ title: 'Roof, south face', project: '11' }, { fileName: 'IMG_2291', contents: jpeg }),
+    );
+    assert.equal(added.status, 201);
+    await until(() => folderOf(11).length === 1 && fs.existsSync(path.join(root, folderOf(11)[0]!, 'Roof, south face.jpg')), 'the arrival in the project folder', 60_000);
+    const folder = path.join(root, folderOf(11)[0]!);
+    assert.ok(fs.readFileSync(path.join(folder, 'Roof, south face.jpg')).equals(jpeg));
+    assert.ok(!fs.readdirSync(folder).includes('Roof, south face'), 'never without its extension');
+
+    // The app's download of it goes to the watcher's folder and finds the file already there.
+    const fileId = added.json.id as number;
+    const saved = ok<{ path: string }>(await core.invoke('files.download', { fileId }));
+    assert.equal(saved.path, path.join(folder, 'Roof, south face.jpg'));
+    assert.equal(folderOf(11).length, 1, 'one folder for the project');
+    assert.deepEqual(fs.readdirSync(folder).filter((name) => name.startsWith('Roof, south face')), ['Roof, south face.jpg'], 'one copy');
+    ok(await core.invoke('auth.signOut', undefined));
+  });
+});
+
+describe('app core, synced: versions of a file are kept on this computer', () => {
+  const started = withRemoteAndCore('solardesk-core-versions-', 3600);
+  let remote: TestServer;
+  let core: AppCore;
+  before(() => {
+    remote = started.remote();
+    core = started.core();
+  });
+
+  // Only this computer's side: how sync sends new contents to the remote is docs/sync.md's.
+  test('on the replica, new contents keep the file, the old ones are listed and restored', async () => {
+    ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    ok(await core.invoke('files.upload', { uploadId: 'synced-versioned', projectId: 7, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 1') }));
+    // Once pushed, the file takes the remote's id: read it back from the replica.
+    await until(() => core.events.latestOf('sync.state')?.state === 'synced' && core.events.latestOf('sync.state')?.pending === 0, 'the upload pushed');
+    const listed = ok<{ body: Array<{ id: number; title: string }> }>(await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFiles(1), query: { project: 7 } }));
+    const fileId = listed.body.find((file) => file.title === 'meter.txt')!.id;
+    const replaced = ok<{ body: { id: number; filesize: number } }>(
+      await core.invoke('files.replaceContents', { fileId, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 2, later') }),
+    );
+    assert.equal(replaced.body.id, fileId);
+    const versions = ok<{ status: number; body: Array<{ id: number; filesize: number }> }>(
+      await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFileVersions(1, fileId) }),
+    );
+    assert.equal(versions.status, 200);
+    assert.deepEqual(versions.body.map((version) => version.filesize), ['meter reading 1'.length]);
+    const restored = ok<{ status: number; body: { id: number; filesize: number } }>(
+      await core.invoke('api.request', { method: 'POST', path: apiPaths.privateFileVersionRestore(1, fileId, versions.body[0]!.id) }),
+    );
+    assert.equal(restored.status, 200, JSON.stringify(restored.body));
+    assert.deepEqual([restored.body.id, restored.body.filesize], [fileId, 'meter reading 1'.length]);
+    ok(await core.invoke('auth.signOut', undefined));
   });
 });

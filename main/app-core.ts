@@ -20,9 +20,11 @@ import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
 import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
-import { callLocalApi, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, projectFolder, uploadFile } from './core/file-transfers.ts';
+import { callLocalApi, callLocalApiForBytes, type RawApiRequest } from './core/local-api.ts';
+import { downloadFile, downloadFileVersion, projectFolder, replaceContents, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
+import type { ProjectFolderOptions } from './core/agent-folders.ts';
+import { workspaceFolderRoot } from './core/folder-session.ts';
 import { type DataFolderLock, DataFolderInUseError, lockDataFolder } from './engine/store/data-folder-lock.ts';
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from './engine/changes/change-feed.ts';
 
@@ -39,6 +41,10 @@ export interface AppCoreOptions {
   syncAgent?: SyncAgentHost;
   /** Where failures inside handlers are reported (they reach the renderer only as one line). */
   logError?: (context: string, error: unknown) => void;
+  /** Windows and rules of the project folders in either mode (tests shorten the stability window). */
+  projectFolders?: ProjectFolderOptions;
+  /** The project folders' lines worth telling a person (what was attached, held, refused). */
+  logFolders?: (line: string) => void;
 }
 
 export interface AppCore {
@@ -97,6 +103,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         password,
         orgId: settings.orgId,
         folderRoot: settings.folderRoot,
+        projectFolders: options.projectFolders,
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
       });
     } else {
@@ -105,6 +112,9 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         dataFolderLock: lock,
         orgId: settings.orgId,
         allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+        folderRoot: settings.folderRoot,
+        projectFolders: options.projectFolders,
+        log: options.logFolders,
       });
     }
     watchers = [
@@ -161,6 +171,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       ...active.identity(),
       remoteUrl: active.mode === 'synced' ? settings.remoteUrl : null,
       folderRoot: settings.folderRoot,
+      projectFoldersRoot: workspaceFolderRoot(active.mode, settings.folderRoot),
       isSyncAvailable: options.syncAgent !== undefined,
       needsSignIn: syncState.state === 'needs_sign_in',
     };
@@ -168,6 +179,15 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
 
   const callApi = (request: RawApiRequest) => callLocalApi(backend, request);
   const orgId = async () => (await current).identity().orgId;
+  /**
+   * The active workspace's project folders: its store's mapping, under the root its
+   * watcher watches (the folder root when synced, its "On this computer" folder on the
+   * embedded store).
+   */
+  const workspaceFolders = async (): Promise<WorkspaceFolders> => {
+    const backend = await current;
+    return { db: backend.db, root: workspaceFolderRoot(backend.mode, options.settings.read().folderRoot) };
+  };
 
   const handlers: BridgeHandlers = {
     'session.get': () => session(),
@@ -177,11 +197,16 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
 
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
 
-    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), options.settings.read().folderRoot, fileId),
+    'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),
+
+    'files.downloadVersion': async ({ fileId, versionId }) =>
+      downloadFileVersion(callApi, (path) => callLocalApiForBytes(backend, path), await orgId(), await workspaceFolders(), fileId, versionId),
+
+    'files.replaceContents': async (request) => replaceContents(callApi, await orgId(), request),
 
     'folder.open': async ({ projectId }) => {
-      const root = options.settings.read().folderRoot;
-      const folder = projectId === undefined ? root : await projectFolder(callApi, await orgId(), root, projectId);
+      const folders = await workspaceFolders();
+      const folder = projectId === undefined ? folders.root : await projectFolder(callApi, await orgId(), folders, projectId);
       await fsp.mkdir(folder, { recursive: true });
       return { path: folder, opened: await options.openFolder(folder) };
     },
@@ -197,10 +222,8 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       // A sign-in belongs to the remote it was made with.
       if (after.remoteUrl !== before.remoteUrl) options.syncAgent?.forgetSignIn(options.dataDir);
       options.settings.write(after);
-      // The agent watches the folder root: a new root while signed in means a new watcher.
-      const folderMoved = after.folderRoot !== before.folderRoot && isSignedIn(after);
-      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl || folderMoved) await restartBackend();
-      else if (after.folderRoot !== before.folderRoot) events.emit('session.changed', await session());
+      // Either backend watches the folder root (main/core/folder-session.ts): a new root means a new watcher, started with the backend.
+      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl || after.folderRoot !== before.folderRoot) await restartBackend();
       return after;
     },
 

@@ -8,6 +8,7 @@
 export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events' | 'webhooks';
 
 const orgPath = (orgId: number) => `/api/orgs/${orgId}/`;
+const privateFilePath = (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`;
 const uploadPath = (orgId: number, uploadId: string) => `${orgPath(orgId)}private_files/uploads/${uploadId}/`;
 
 export const apiPaths = {
@@ -33,7 +34,15 @@ export const apiPaths = {
   /** The rendered image of one system of a project (GET, `?width=&height=`). */
   systemImage: (orgId: number, projectId: number, uuid: string) => `${orgPath(orgId)}projects/${projectId}/systems/${uuid}/image/`,
   privateFiles: (orgId: number) => `${orgPath(orgId)}private_files/`,
-  privateFile: (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`,
+  privateFile: privateFilePath,
+  /** New contents for a file that keeps its id (PUT, multipart): SolarDesk's extension, not the hosted service's. */
+  privateFileContents: (orgId: number, id: number) => `${privateFilePath(orgId, id)}contents/`,
+  /** A file's earlier contents kept on this computer, newest first (GET): SolarDesk's extension. */
+  privateFileVersions: (orgId: number, id: number) => `${privateFilePath(orgId, id)}versions/`,
+  /** The bytes of one earlier version (GET, with the token). */
+  privateFileVersionContents: (orgId: number, id: number, versionId: number) => `${privateFilePath(orgId, id)}versions/${versionId}/contents/`,
+  /** Makes an earlier version the current contents (POST); the replaced contents become a version in turn. */
+  privateFileVersionRestore: (orgId: number, id: number, versionId: number) => `${privateFilePath(orgId, id)}versions/${versionId}/restore/`,
   /** Starts a chunked upload session (POST). */
   fileUploads: (orgId: number) => `${orgPath(orgId)}private_files/uploads/`,
   fileUpload: uploadPath,

@@ -42,6 +42,8 @@ export const bridgeRequestSchemas = {
     })
     .strict(),
   'files.download': z.object({ fileId: positiveId }).strict(),
+  'files.downloadVersion': z.object({ fileId: positiveId, versionId: positiveId }).strict(),
+  'files.replaceContents': z.object({ fileId: positiveId, fileName: z.string().min(1).max(255), bytes: z.instanceof(Uint8Array) }).strict(),
   'folder.open': z.object({ projectId: positiveId.optional() }).strict(),
   'settings.get': emptyRequest,
   'settings.set': settingsPatchSchema,

@@ -43,6 +43,12 @@ export interface SessionInfo {
   isAdmin: boolean;
   remoteUrl: string | null;
   folderRoot: string;
+  /**
+   * Where this workspace's project folders are: the folder root itself when synced,
+   * its "On this computer" folder on the embedded store (two workspaces never share
+   * project folders: docs/project-folders.md, "Modes").
+   */
+  projectFoldersRoot: string;
   /** The orgs this machine can switch to (Settings). */
   orgs: { id: number; name: string }[];
   /** Whether this build can run the sync agent; false until it is wired in (issue 5). */
@@ -119,6 +125,10 @@ export interface BridgeInvokeChannels {
   'files.upload': { request: FileUploadRequest; response: ApiResponse };
   /** Saves the file in its project's folder (never over a different file) and says where. */
   'files.download': { request: { fileId: number }; response: { path: string; bytes: number } };
+  /** Saves one earlier version of a file beside the project folders (never inside one, where it would be attached) and says where. */
+  'files.downloadVersion': { request: { fileId: number; versionId: number }; response: { path: string; bytes: number } };
+  /** New contents for a file that keeps its id; the contents it replaces become a version. Answers the API's 200 with the file. */
+  'files.replaceContents': { request: { fileId: number; fileName: string; bytes: Uint8Array }; response: ApiResponse };
   /** Creates the folder if needed and opens it in the system's file manager when there is one. */
   'folder.open': { request: { projectId?: number }; response: { path: string; opened: boolean } };
   'settings.get': { request: Record<string, never> | undefined; response: Settings };
@@ -149,6 +159,8 @@ export const INVOKE_CHANNELS = [
   'api.request',
   'files.upload',
   'files.download',
+  'files.downloadVersion',
+  'files.replaceContents',
   'folder.open',
   'settings.get',
   'settings.set',

@@ -31,6 +31,9 @@ export const DEFAULT_THROTTLE_RATES = {
   private_file_delete: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
   private_file_download: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
   private_file_upload: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  // SolarDesk's contents and versions extension (docs/files.md "Versions") counts in the same quota.
+  private_file_contents_update: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  private_file_versions: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
   // Every other endpoint still has a quota (service.md 8); these are SolarDesk's own.
   default: { user: '600/min', org: '200000/day' },
   // Routes without a signed-in user are counted per client address ("user" is the address here).

@@ -22,6 +22,8 @@ export interface RunningApp {
   secret: string;
   dataDir: string;
   folderRoot: string;
+  /** Where the embedded store keeps its project folders: "On this computer" under the folder root. */
+  projectFoldersRoot: string;
   bridge: HttpBridge;
   /** A call to the local API as the app's user, through the bridge. */
   api<T = unknown>(method: HttpMethod, apiPath: string, body?: unknown, query?: Record<string, string | number>): Promise<ApiResponse<T>>;
@@ -52,6 +54,7 @@ export async function startSolarDesk(options: { extraArgs?: string[]; dataDir?: 
     secret,
     dataDir,
     folderRoot,
+    projectFoldersRoot: path.join(folderRoot, 'On this computer'),
     bridge,
     api: async <T>(method: HttpMethod, apiPath: string, body?: unknown, query?: Record<string, string | number>) =>
       (await bridge.invoke('api.request', { method, path: apiPath, body, query })) as ApiResponse<T>,

@@ -11,7 +11,8 @@ import { issueToken } from '../engine/auth/accounts.ts';
 import type { SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import { readSyncStateName } from '../../shared/sync-api.ts';
 import type { LocalBackend, LocalIdentity } from './local-backend.ts';
-import { watchProjectFolders } from './agent-folders.ts';
+import type { ProjectFolderOptions } from './agent-folders.ts';
+import { syncedFolders } from './folder-session.ts';
 import { countHeldDeletes } from '../sync/outbox.ts';
 
 export const REPLICA_FOLDER = 'replica';
@@ -26,6 +27,8 @@ export interface AgentStartOptions {
   orgId: number | null;
   /** The project folders' root (issue 6): the agent keeps one folder per project under it. */
   folderRoot?: string | null;
+  /** Windows and rules of the project folders (tests shorten the stability window). */
+  projectFolders?: ProjectFolderOptions;
   /** What runs the agent, for the message a second process on the replica folder prints. */
   lockHolder?: string;
 }
@@ -147,7 +150,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           orgId: options.orgId ?? undefined,
           pollIntervalSeconds: settings.pollIntervalSeconds,
           remoteTokenStore: tokenStoreFor(options.dataDir),
-          folders: options.folderRoot ? watchProjectFolders(options.folderRoot) : undefined,
+          folders: options.folderRoot ? syncedFolders(options.folderRoot, options.remoteUrl, options.projectFolders) : undefined,
           lockHolder: options.lockHolder,
         });
       } catch (error) {
@@ -164,6 +167,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
       });
       return {
         mode: 'synced',
+        db: agent.engine.context.db,
         api: () => ({ baseUrl: agent.localApiUrl, token }),
         async renewToken() {
           token = await issueToken(agent.engine.context.db, agent.engine.context.clock, identity.user.id);
@@ -176,6 +180,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           return () => stateListeners.delete(entry);
         },
         watchRecordChanges: (listener) => agent.engine.context.changes.subscribe(listener),
+        folders: () => agent.folders,
         async close() {
           await following.stop();
           await agent.close();

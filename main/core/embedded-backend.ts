@@ -8,7 +8,12 @@ import { issueToken } from '../engine/auth/accounts.ts';
 import { planAccess } from '../engine/orgs/org-service.ts';
 import { todayIso } from '../engine/clock.ts';
 import { DEFAULT_THROTTLE_RATES } from '../../shared/throttle-rates.ts';
+import type { SyncState } from '../../shared/bridge.ts';
+import type { AgentFolders } from '../sync/agent.ts';
+import { countHeldDeletes } from '../sync/outbox.ts';
+import { registerFolderRoutes } from '../sync/sync-routes.ts';
 import { type EmbeddedStartOptions, type LocalBackend, type LocalIdentity, LOCAL_ONLY_STATE } from './local-backend.ts';
+import { startEmbeddedFolders } from './folder-session.ts';
 
 /**
  * The service's quotas protect a shared remote from many clients. The embedded
@@ -22,37 +27,94 @@ export const LOCAL_USER_THROTTLE_RATES = Object.fromEntries(
 
 export class NoLocalOrgError extends Error {}
 
-/** Starts the engine on the data folder, filling an empty store with the demo data. */
+/** The embedded store's sync state: local only, with the deletions made in its project folders that wait for the user. */
+export function localOnlyState(heldDeletes: number): SyncState {
+  if (heldDeletes === 0) return LOCAL_ONLY_STATE;
+  return { ...LOCAL_ONLY_STATE, heldDeletes, detail: `Local only — ${heldDeletes} deletion${heldDeletes === 1 ? ' waits' : 's wait'} for you on the Sync screen.` };
+}
+
+/**
+ * Starts the engine on the data folder, filling an empty store with the demo data,
+ * and its project folders when a folder root is set (main/core/folder-session.ts).
+ */
 export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promise<LocalBackend> {
-  const engine = await createEngine({
+  // The folder routes are registered as the engine is built, before the folders exist.
+  let folders: AgentFolders | null = null;
+  const stateListeners = new Set<(state: SyncState) => void>();
+  let state = LOCAL_ONLY_STATE;
+  let isClosed = false;
+  let engine: Awaited<ReturnType<typeof createEngine>> | null = null;
+  /** Reads the held deletes again and tells the listeners if the state changed. */
+  const refreshState = async () => {
+    if (!engine || isClosed) return;
+    const next = localOnlyState(await countHeldDeletes(engine.context.db).catch(() => state.heldDeletes));
+    if (isClosed || JSON.stringify(next) === JSON.stringify(state)) return;
+    state = next;
+    stateListeners.forEach((listener) => listener(state));
+  };
+  engine = await createEngine({
     dataDir: options.dataDir,
     dataFolder: options.dataFolderLock,
     logLevel: false,
     throttleRates: LOCAL_USER_THROTTLE_RATES,
     webhookDelivery: { allowPrivateEndpoints: options.allowPrivateWebhookEndpoints },
+    // The same folder status and held-delete routes as the agent's (not /sync/status/: its 404 says "local only").
+    extraOrgRoutes: (scope, context) =>
+      registerFolderRoutes(scope, () => ({
+        engine: context,
+        folders,
+        stateName: async () => 'local_only',
+        onConfirmed: () => void refreshState(),
+        onRestored: () => void refreshState(),
+      })),
   });
+  const started = engine;
   try {
-    await seedDemo(engine.context); // does nothing to a store that holds data
-    const baseUrl = await engine.listen(0, '127.0.0.1');
-    const identity = await chooseLocalIdentity(engine.context, options.orgId);
-    const issue = () => issueToken(engine.context.db, engine.context.clock, identity.user.id);
+    await seedDemo(started.context); // does nothing to a store that holds data
+    const baseUrl = await started.listen(0, '127.0.0.1');
+    const identity = await chooseLocalIdentity(started.context, options.orgId);
+    const issue = () => issueToken(started.context.db, started.context.clock, identity.user.id);
     let token = await issue();
+    if (options.folderRoot) {
+      folders = await startEmbeddedFolders({
+        engine: started.context,
+        orgId: identity.orgId,
+        userId: identity.user.id,
+        dataDir: options.dataDir,
+        folderRoot: options.folderRoot,
+        onDeleteHeld: () => void refreshState(),
+        watcher: options.projectFolders,
+        log: options.log,
+      });
+    }
+    await refreshState();
+    const startedFolders = folders;
     return {
       mode: 'embedded',
+      db: engine.context.db,
       api: () => ({ baseUrl, token }),
       async renewToken() {
         token = await issue();
       },
       identity: () => identity,
       watchSyncStatus(listener) {
-        listener(LOCAL_ONLY_STATE);
-        return () => {};
+        listener(state);
+        const entry = (next: SyncState) => listener(next);
+        stateListeners.add(entry);
+        return () => stateListeners.delete(entry);
       },
-      watchRecordChanges: (listener) => engine.context.changes.subscribe(listener),
-      close: () => engine.close(),
+      watchRecordChanges: (listener) => started.context.changes.subscribe(listener),
+      folders: () => startedFolders,
+      async close() {
+        isClosed = true;
+        await startedFolders?.close();
+        await started.close();
+      },
     };
   } catch (error) {
-    await engine.close();
+    isClosed = true;
+    await folders?.close();
+    await started.close();
     throw error;
   }
 }

@@ -1,14 +1,20 @@
 // files.upload and files.download: moving bytes between the renderer, the local
 // API and the project folders. Uploads use the engine's chunked upload routes, so
-// progress is real (one event per part) and a later resume is possible.
+// progress is real (one event per part) and a later resume is possible. Which
+// folder and which name a download gets is main/watch/'s rule, the watcher's own.
+import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { Kysely } from 'kysely';
 import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress } from '../../shared/bridge.ts';
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
-import type { PrivateFileJson, UploadJson } from '../../shared/schemas/private-file.ts';
+import type { PrivateFileJson, PrivateFileVersionJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
-import { projectFolderName, safeName } from '../watch/folder-names.ts';
-import { saveIntoProjectFolder, saveWithoutOverwriting } from './project-folders.ts';
 import { fileNameFromContentDisposition } from '../engine/files/file-types.ts';
+import { safeName } from '../watch/folder-names.ts';
+import type { Database } from '../engine/store/tables.ts';
+import { folderForProject, type FolderProject } from '../watch/project-folders.ts';
+import { saveDownload } from '../watch/arrivals.ts';
+import { HEAD_BYTES, nameWithExtension } from '../watch/file-extension.ts';
 
 export const UPLOAD_PART_BYTES = 1024 * 1024;
 
@@ -53,15 +59,30 @@ export async function uploadFile(
   }
 }
 
-/** The folder of a project under the folder root. */
-export async function projectFolder(callApi: CallApi, orgId: number, folderRoot: string, projectId: number): Promise<string> {
-  const project = await callApi({ method: 'GET', path: apiPaths.project(orgId, projectId) });
-  if (project.status !== 200) throw failed(`Could not find project ${projectId}`, project);
-  return path.join(folderRoot, projectFolderName(project.body as { id: number; title?: string; identifier?: string }));
+/** Where a workspace's project folders live: its store (the watch_projects mapping) and the root its watcher watches. */
+export interface WorkspaceFolders {
+  db: Kysely<Database>;
+  root: string;
 }
 
-/** Saves a private file into its project's folder (or the root for files without one). */
-export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: string, fileId: number): Promise<{ path: string; bytes: number }> {
+/** The folder of a project, as the folder watcher has it or would make it (main/watch/project-folders.ts). */
+export async function projectFolder(callApi: CallApi, orgId: number, folders: WorkspaceFolders, projectId: number): Promise<string> {
+  // Through the API, not the store: the session's user must be able to see the project.
+  const project = await callApi({ method: 'GET', path: apiPaths.project(orgId, projectId) });
+  if (project.status !== 200) throw failed(`Could not find project ${projectId}`, project);
+  try {
+    return await folderForProject(folders.db, folders.root, project.body as FolderProject);
+  } catch (error) {
+    throw new BridgeError(`Could not open the folder of project ${projectId}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Saves a private file into its project's folder (or the root for files without
+ * one), named as the watcher names a folder copy: its title with an extension that
+ * matches its type (main/watch/file-extension.ts), never over a different file.
+ */
+export async function downloadFile(callApi: CallApi, orgId: number, folders: WorkspaceFolders, fileId: number): Promise<{ path: string; bytes: number }> {
   const described = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
   if (described.status !== 200) throw failed(`Could not find file ${fileId}`, described);
   const file = described.body as PrivateFileJson;
@@ -70,14 +91,71 @@ export async function downloadFile(callApi: CallApi, orgId: number, folderRoot: 
   if (!response.ok) throw new BridgeError(`Could not download ${file.title}: the local API answered ${response.status}.`, { status: response.status });
   const bytes = new Uint8Array(await response.arrayBuffer());
   const project = parseOrgReference(file.project, 'projects');
-  const name = safeName(fileNameOf(response, file), `file-${fileId}`);
-  const saved = project
-    ? await saveIntoProjectFolder(await projectFolder(callApi, orgId, folderRoot, project.id), name, bytes)
-    : await saveWithoutOverwriting(folderRoot, name, bytes);
-  return { path: saved, bytes: bytes.length };
+  // The engine's name for the file (Content-Disposition) gives the extension when the title has none.
+  const fileName = fileNameFromContentDisposition(response.headers.get('content-disposition')) ?? '';
+  const name = await nameWithExtension(file.title, fileName, response.headers.get('content-type'), bytes.subarray(0, HEAD_BYTES), `file-${fileId}`);
+  const folder = project ? await projectFolder(callApi, orgId, folders, project.id) : folders.root;
+  try {
+    return { path: await saveDownload(folders.root, folder, name, bytes), bytes: bytes.length };
+  } catch (error) {
+    throw new BridgeError(`Could not save ${file.title}: ${(error as Error).message}`);
+  }
 }
 
-/** The name from Content-Disposition if the engine sent one, else the title. */
-function fileNameOf(response: Response, file: PrivateFileJson): string {
-  return fileNameFromContentDisposition(response.headers.get('content-disposition')) ?? file.title;
+/** One multipart/form-data body with the file in the part `file_contents`, as the engine's file routes read it (encoded by the platform's FormData). */
+async function multipartFileBody(fileName: string, bytes: Uint8Array): Promise<{ contentType: string; body: Uint8Array }> {
+  const form = new FormData();
+  form.append('file_contents', new Blob([bytes]), fileName);
+  const encoded = new Response(form);
+  return { contentType: encoded.headers.get('content-type')!, body: new Uint8Array(await encoded.arrayBuffer()) };
+}
+
+/** New contents for a private file, which keeps its id (docs/files.md "Versions"). */
+export async function replaceContents(callApi: CallApi, orgId: number, request: { fileId: number; fileName: string; bytes: Uint8Array }): Promise<ApiResponse> {
+  const { contentType, body } = await multipartFileBody(request.fileName, request.bytes);
+  const response = await callApi({ method: 'PUT', path: apiPaths.privateFileContents(orgId, request.fileId), bytes: body, contentType });
+  if (response.status !== 200) throw failed(`Could not replace the contents of ${request.fileName}`, response);
+  return response;
+}
+
+/**
+ * Where downloaded versions go: a hidden folder under the folder root, so the
+ * watcher never takes an old version for a new file of the project
+ * (docs/project-folders.md: names starting with a dot are left alone).
+ */
+export const VERSIONS_FOLDER = '.earlier-versions';
+
+type FetchBytes = (path: string) => Promise<ApiResponse & { bytes: Uint8Array | null }>;
+
+/**
+ * Saves one earlier version of a private file (docs/files.md "Versions") as
+ * "<name> (version <date>)<ext>" in <workspace's folders>/.earlier-versions/<project folder>/,
+ * never over a different file.
+ */
+export async function downloadFileVersion(
+  callApi: CallApi,
+  fetchBytes: FetchBytes,
+  orgId: number,
+  folders: WorkspaceFolders,
+  fileId: number,
+  versionId: number,
+): Promise<{ path: string; bytes: number }> {
+  const described = await callApi({ method: 'GET', path: apiPaths.privateFileVersions(orgId, fileId) });
+  if (described.status !== 200) throw failed(`Could not list the versions of file ${fileId}`, described);
+  const version = (described.body as PrivateFileVersionJson[]).find((candidate) => candidate.id === versionId);
+  if (!version) throw new BridgeError(`File ${fileId} has no version ${versionId} (any more): versions older than 30 days beyond the newest 10 are not kept.`, { status: 404 });
+  const response = await fetchBytes(apiPaths.privateFileVersionContents(orgId, fileId, versionId));
+  if (!response.bytes) throw failed(`Could not download version ${versionId} of file ${fileId}`, response);
+  const file = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
+  const project = file.status === 200 ? parseOrgReference((file.body as PrivateFileJson).project, 'projects') : null;
+  const folder = project
+    ? path.join(folders.root, VERSIONS_FOLDER, path.basename(await projectFolder(callApi, orgId, folders, project.id)))
+    : path.join(folders.root, VERSIONS_FOLDER);
+  await fsp.mkdir(folder, { recursive: true });
+  const extension = path.extname(version.file_name);
+  const stem = version.file_name.slice(0, version.file_name.length - extension.length);
+  // "2026-11-24 03.12": sorts by date, and has no character any disk refuses.
+  const when = version.replaced_at.slice(0, 16).replace('T', ' ').replace(':', '.');
+  const name = safeName(`${stem} (version ${when})${extension}`, `file-${fileId}-version-${versionId}${extension}`);
+  return { path: await saveDownload(folders.root, folder, name, response.bytes), bytes: response.bytes.length };
 }

@@ -8,6 +8,8 @@ export interface RawApiRequest extends Omit<ApiRequest, 'body'> {
   body?: unknown;
   /** Raw bytes instead of JSON (upload parts). */
   bytes?: Uint8Array;
+  /** The bytes' type; application/octet-stream when not given. */
+  contentType?: string;
 }
 
 export function withQuery(path: string, query: Record<string, QueryValue> | undefined): string {
@@ -33,12 +35,25 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 export async function callLocalApi(backend: () => Promise<LocalBackend>, request: RawApiRequest): Promise<ApiResponse> {
+  const response = await sendRenewingToken(backend, request);
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: await readBody(response) };
+}
+
+/** A GET whose answer is bytes (a file version's contents), read whole; a JSON error body stays readable as `body`. */
+export async function callLocalApiForBytes(backend: () => Promise<LocalBackend>, path: string): Promise<ApiResponse & { bytes: Uint8Array | null }> {
+  const response = await sendRenewingToken(backend, { method: 'GET', path });
+  const headers = Object.fromEntries(response.headers);
+  if (response.status !== 200) return { status: response.status, headers, body: await readBody(response), bytes: null };
+  return { status: response.status, headers, body: null, bytes: new Uint8Array(await response.arrayBuffer()) };
+}
+
+async function sendRenewingToken(backend: () => Promise<LocalBackend>, request: RawApiRequest): Promise<Response> {
   const send = async () => {
     const { baseUrl, token } = (await backend()).api();
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     let body: string | Uint8Array | undefined;
     if (request.bytes) {
-      headers['content-type'] = 'application/octet-stream';
+      headers['content-type'] = request.contentType ?? 'application/octet-stream';
       body = request.bytes;
     } else if (request.body !== undefined && request.method !== 'GET') {
       headers['content-type'] = 'application/json';
@@ -52,7 +67,7 @@ export async function callLocalApi(backend: () => Promise<LocalBackend>, request
     await (await backend()).renewToken();
     response = await send();
   }
-  return { status: response.status, headers: Object.fromEntries(response.headers), body: await readBody(response) };
+  return response;
 }
 
 /** The first message of a DRF-shaped error body, for one line in the UI. */

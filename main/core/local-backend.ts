@@ -6,6 +6,10 @@
 import type { DataFolderLock } from '../engine/store/data-folder-lock.ts';
 import type { SessionMode, SessionUser, SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import type { ChangeListener } from '../engine/changes/change-feed.ts';
+import type { AgentFolders } from '../sync/agent.ts';
+import type { ProjectFolderOptions } from './agent-folders.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../engine/store/tables.ts';
 
 export interface LocalIdentity {
   user: SessionUser;
@@ -18,6 +22,8 @@ export interface LocalIdentity {
 
 export interface LocalBackend {
   readonly mode: SessionMode;
+  /** This backend's store: where its project folders' mapping (watch_projects) lives, so "open folder" and downloads pick the watcher's folder. */
+  readonly db: Kysely<Database>;
   /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
   api(): { baseUrl: string; token: string };
   /** Gets a fresh token after the local API refused the current one (tokens expire). */
@@ -27,6 +33,8 @@ export interface LocalBackend {
   watchSyncStatus(listener: (state: SyncState) => void): Unsubscribe;
   /** Every committed change of a record, made through the local API, a project folder or a sync, as the engine announces it. */
   watchRecordChanges(listener: ChangeListener): Unsubscribe;
+  /** The project folders this backend watches (main/core/folder-session.ts), or null when no folder root is set. */
+  folders(): AgentFolders | null;
   close(): Promise<void>;
 }
 
@@ -38,6 +46,11 @@ export interface EmbeddedStartOptions {
   orgId: number | null;
   /** Let the engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints: boolean;
+  /** The Settings folder root: the embedded store's project folders are in its "On this computer" folder (null: none). */
+  folderRoot: string | null;
+  /** Windows and rules of the project folders (tests shorten the stability window). */
+  projectFolders?: ProjectFolderOptions;
+  log?: (line: string) => void;
 }
 
 export const LOCAL_ONLY_STATE: SyncState = {

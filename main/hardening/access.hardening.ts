@@ -111,6 +111,11 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'GET /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(200) },
   'PATCH /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(200), body: () => ({ title: 'Access matrix file' }) },
   'DELETE /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('file') }) },
+  // SolarDesk's contents and versions extension: access as for PATCH of the file.
+  'PUT /api/orgs/{org_id}/private_files/{id}/contents/': { expect: adminOnly(200), multipart: true },
+  'GET /api/orgs/{org_id}/private_files/{id}/versions/': { expect: adminOnly(200) },
+  'GET /api/orgs/{org_id}/private_files/{id}/versions/{version_id}/contents/': { expect: adminOnly(200) },
+  'POST /api/orgs/{org_id}/private_files/{id}/versions/{version_id}/restore/': { expect: adminOnly(200) },
   'GET /api/orgs/{org_id}/file_tags/': { expect: proOnly(200) },
   'POST /api/orgs/{org_id}/file_tags/': { expect: proOnly(201), body: () => ({ title: `Access tag ${++tagCount}` }) },
   'POST /api/orgs/{org_id}/private_files/uploads/': { expect: proOnly(201), body: () => ({ filename: 'access.bin' }) },

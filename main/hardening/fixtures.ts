@@ -22,6 +22,8 @@ export interface OrgRecords {
   file: number;
   /** Its signed `file_contents` link, as a path with its query. */
   fileLink: string;
+  /** An earlier version of that file (its contents were replaced once). */
+  fileVersion: number;
   connection: number;
   /** The admin's upload, completed. */
   upload: string;
@@ -120,6 +122,9 @@ export class RecordMaker {
     if (!systems.systems[0]) throw new Error(`project ${project} of org ${this.org} has no system`);
     const file = Number(await this.make('file'));
     const link = new URL((await this.call('GET', apiPaths.privateFile(this.org, file))).json.file_contents as string);
+    const newContents = multipartBytes({}, { fileName: `fixture-${this.org}-edited.txt`, bytes: Buffer.from(`edited in org ${this.org}\n`) });
+    await this.send((token) => ({ ...multipartRequest(apiPaths.privateFileContents(this.org, file), token, newContents), method: 'PUT' }));
+    const versions = (await this.call('GET', apiPaths.privateFileVersions(this.org, file))).json as Array<{ id: number }>;
     return {
       org: this.org,
       project,
@@ -131,6 +136,7 @@ export class RecordMaker {
       webhook: Number(await this.make('webhook')),
       file,
       fileLink: `${link.pathname}${link.search}`,
+      fileVersion: versions[0]!.id,
       connection: Number(await this.make('connection')),
       upload: await this.make('upload'),
     };
@@ -165,6 +171,7 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'user_id' ? String(records.user)
       : name === 'uuid' ? records.systemUuid
       : name === 'upload_id' ? records.upload
+      : name === 'version_id' ? String(records.fileVersion)
       : name === 'iso2' ? 'AU'
       : '1';
   }

@@ -80,6 +80,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   uploadPartBytes?: number;
   /** `off` treats the remote as one that ignores If-Match, as the hosted service does (default: detect). */
   remotePreconditions?: 'detect' | 'off';
+  /** `off` treats the remote as one without `PUT .../private_files/<id>/contents/`, as the hosted service is (default: detect). */
+  remoteContentsReplace?: 'detect' | 'off';
   /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps). */
   pullPageSize?: number;
   /** What this process is, for the message a second process on the same data folder prints (default "a SolarDesk agent"). */
@@ -221,6 +223,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
       preconditions: { mode: options.remotePreconditions ?? 'detect' },
+      contentsReplace: { mode: options.remoteContentsReplace ?? 'detect' },
       unreadable: new UnreadableRecords(),
       pullPageSize: options.pullPageSize,
       uploads: {

@@ -18,6 +18,7 @@ import { throwUnlessAnswered } from './remote-errors.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { deleteReplicaRecord, isProvisional, upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
+import { noteFolderTwin } from './folder-twins.ts';
 
 const CHANGES_PAGE = 100;
 const SWEEP_PAGE = 1000;
@@ -279,6 +280,8 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     }
     if (agreed.length) await dropFieldsFromOutbox(trx, model, id, agreed);
     await writeRemoteRecord(trx, sync, model, remoteJson, keep);
+    // New here, with the bytes of a folder file of its project: perhaps a racing copy about to be deleted (folder-twins.ts).
+    if (model === 'private_file' && !localView) await noteFolderTwin(trx, remoteJson);
     const row = { model, record_id: id, base: JSON.stringify(newBase), remote_modified: remoteJson.modified_date ?? null };
     await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
     return localView && sameJson(localView, { ...remoteView, ...keep }) ? 0 : 1;

@@ -15,6 +15,7 @@ import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import {
   type OutboxGroup,
+  dropFieldsFromOutbox,
   dropQueuedCreate,
   dueGroups,
   fieldsQueuedAfter,
@@ -33,11 +34,12 @@ import {
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
-import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
+import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, getSyncState, remotePath, remoteUrl, retryDelay, setSyncState } from './sync-context.ts';
 import { isProvisional, rekey, upsertPrivateFile, writeRemoteRecord } from './replica.ts';
 import { type RemotePrivateFile, type RemoteProject, type RemoteRecord, parseRemote, readRemote, readRemoteList } from './remote-records.ts';
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 import { getRemoteJson } from './pull.ts';
+import { settleFolderTwins } from './folder-twins.ts';
 import { RemoteUnreachableError, SignInRequiredError, throwUnlessAnswered } from './remote-errors.ts';
 
 /**
@@ -66,6 +68,8 @@ export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): P
   await sync.db.deleteFrom('sync_uploads').where(opNoLongerQueued).execute();
   // Folder copies this computer created whose race check a kill (or a busy remote) cut off.
   pushed += await settleFolderCopies(sync, isStopped);
+  // Copies of folder files another computer made in a race, pulled before it deleted them.
+  pushed += await settleFolderTwins(sync, isStopped);
   for (const group of groups) {
     if (isStopped()) break;
     if (done.has(`${group.model}:${group.recordId}`)) continue;
@@ -161,6 +165,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     return 1;
   }
 
+  if (group.model === 'private_file' && group.fields.has('file_hash')) return pushContentsChange(sync, group, json, done, isStopped);
   return pushUpdate(sync, group, done);
 }
 
@@ -217,6 +222,116 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
 
 const isPreconditionFailed = (outcome: RemoteOutcome) => outcome.kind === 'rejected' && outcome.status === 412;
 
+// ---- new contents of a private file ------------------------------------------
+// An edit in place (main/watch/, or the local API's PUT .../contents/) changes a
+// private file's file_hash, size and bytes under the same id. A SolarDesk remote
+// takes them as `PUT .../private_files/<id>/contents/` (one upload, the file keeps
+// its id there too). The hosted service has no such route: there the new contents
+// go up as a new private file with the same title, project, tags and
+// show_customer, the local file is re-keyed to it (its folder mapping, versions
+// and outbox follow, as for a create), and the old remote file is deleted.
+
+/** sync_state key: `absent` once the remote answered the contents route with 404/405 for a file it has. */
+export const CONTENTS_ROUTE_KEY = 'remote_contents_route';
+
+async function remoteTakesContents(sync: SyncContext): Promise<boolean> {
+  if (sync.contentsReplace?.mode === 'off') return false;
+  return (await getSyncState(sync.db, CONTENTS_ROUTE_KEY)) !== 'absent';
+}
+
+/** Sends a private file's new contents, then the rest of its queued fields. Returns how many requests it made. */
+async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: Json, done: Set<string>, isStopped: () => boolean): Promise<number> {
+  const conflicted = await openConflictFields(sync, 'private_file', group.recordId);
+  if (conflicted.has('file_hash')) return pushUpdate(sync, group, done); // the user settles the contents first
+  const record = await sync.db.selectFrom('sync_records').select('base').where('model', '=', 'private_file').where('record_id', '=', group.recordId).executeTakeFirst();
+  const base = record ? (JSON.parse(record.base) as RecordView) : null;
+  const file = await sync.db.selectFrom('private_files').select(['file_name', 'mime_type', 'file_hash', 'filesize']).where('id', '=', group.recordId).executeTakeFirst();
+  if (!file?.file_hash || (base && base.file_hash === file.file_hash)) {
+    // Changed and changed back (or nothing to send): the remote has these bytes already.
+    await sync.db.transaction().execute((trx) => dropFieldsFromOutbox(trx, 'private_file', group.recordId, ['file_hash']));
+    const rest = await reloadGroup(sync, group);
+    return rest ? pushUpdate(sync, rest, done) : 0;
+  }
+  if (await remoteTakesContents(sync)) {
+    const form = new FormData();
+    // Streams from the blob store: the bytes are never all in memory.
+    form.append('file_contents', await fs.openAsBlob(blobPath(sync.engine.store.fileRoot, file.file_hash), { type: file.mime_type }), file.file_name);
+    const size = file.filesize ?? 0;
+    sync.uploads?.onProgress?.(group.recordId, { sent: 0, total: size });
+    const outcome = await send(
+      sync,
+      group,
+      { method: 'PUT', path: apiPaths.privateFileContents(sync.orgId, group.recordId), form, action: WRITE_ACTIONS.private_file.update, timeoutMs: timeoutForBytes(size) },
+      { returnStatuses: [404, 405] },
+    );
+    sync.uploads?.onProgress?.(group.recordId, null);
+    let requests = 1;
+    if (outcome.kind === 'ok') {
+      const updated = await readWriteAnswer(sync, group, outcome.body);
+      if (!updated) return requests;
+      await finishUpdate(sync, group, updated, ['file_hash']);
+      const rest = await reloadGroup(sync, group);
+      return requests + (rest ? await pushUpdate(sync, rest, done) : 0);
+    }
+    if (outcome.kind !== 'rejected') return requests;
+    // Not applied: the request goes out again in another form, and is not a create to look for.
+    await markPending(sync.db, group.rows, { unsent: true });
+    // 404/405: the route is missing (the hosted service), or the file is gone there. Its detail says which.
+    const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'private_file', group.recordId), action: 'private_file_detail' });
+    requests++;
+    throwUnlessAnswered(detail);
+    if (detail.kind === 'ok') await setSyncState(sync.db, CONTENTS_ROUTE_KEY, 'absent');
+    else if (detail.kind !== 'rejected' || detail.status !== 404) return requests;
+    return requests + (await replaceByNewRemoteFile(sync, group, json, false, isStopped));
+  }
+  return replaceByNewRemoteFile(sync, group, json, group.rows.some((row) => row.sent_at !== null), isStopped);
+}
+
+/**
+ * For a remote without the contents route: the new contents go up as a new private
+ * file with the file's title, project, tags and show_customer; the local file is
+ * re-keyed to it and the old remote file is deleted (at once, as the next request).
+ * A create sent before whose answer was lost is looked for first (same project,
+ * sha256 and title, another id). Returns how many requests it made.
+ */
+async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, json: Json, wasSent: boolean, isStopped: () => boolean): Promise<number> {
+  const oldId = group.recordId;
+  const view = viewOf('private_file', json);
+  const projectId = view.project as number | null;
+  if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
+  const row = group.rows[0]!;
+  let requests = 0;
+  let created: RemoteRecord | null = null;
+  if (wasSent) {
+    const query = { search: String(view.file_hash), limit: 100, ...(projectId === null ? {} : { project: projectId }) };
+    const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
+    requests++;
+    if (!Array.isArray(listed)) return requests;
+    created = readRemoteList(sync.unreadable, 'private_file', listed).find((file) => file.id !== oldId && file.file_hash === view.file_hash && file.title === view.title) ?? null;
+  }
+  if (!created) {
+    if (await goesUpInParts(sync, oldId, row.op_id)) return requests + (await pushChunkedCreate(sync, group, json, row, false, isStopped, false, oldId));
+    const body = await createBody(sync, group, json, row.op_id);
+    if (body === 'waiting') return requests;
+    const size = body instanceof FormData ? ((body.get('file_contents') as Blob | null)?.size ?? 0) : 0;
+    sync.uploads?.onProgress?.(oldId, { sent: 0, total: size });
+    const outcome = await send(sync, group, { method: 'POST', path: remotePath(sync, 'private_file'), ...(body instanceof FormData ? { form: body } : { json: body }), action: WRITE_ACTIONS.private_file.create, timeoutMs: timeoutForBytes(size) });
+    sync.uploads?.onProgress?.(oldId, null);
+    requests++;
+    if (outcome.kind !== 'ok') return requests;
+    created = await readWriteAnswer(sync, group, outcome.body);
+    if (!created) return requests;
+  }
+  await finishCreate(sync, group, created, [], false, oldId);
+  return requests + (await pushOldFileDelete(sync, oldId));
+}
+
+/** The old remote file of a replacement goes now, not a cycle later: until then the remote shows both. */
+async function pushOldFileDelete(sync: SyncContext, oldId: number): Promise<number> {
+  const deletion = await groupOfRecord(sync.db, 'private_file', oldId, { pushableOnly: true });
+  return deletion?.deleted ? pushGroup(sync, deletion, new Set()) : 0;
+}
+
 /** The record's queued changes as they are now. */
 async function reloadGroup(sync: SyncContext, group: OutboxGroup): Promise<OutboxGroup | undefined> {
   return groupOfRecord(sync.db, group.model, group.recordId, { pushableOnly: true });
@@ -232,7 +347,7 @@ async function send(
   sync: SyncContext,
   group: OutboxGroup,
   request: Parameters<SyncContext['remote']['request']>[0],
-  options: { returnNotFound?: boolean } = {},
+  options: { returnNotFound?: boolean; returnStatuses?: readonly number[] } = {},
 ): Promise<RemoteOutcome> {
   const { rows } = group;
   await markInFlight(sync.db, rows, sync.clock.now().toISOString());
@@ -261,6 +376,7 @@ async function send(
     }
     case 'rejected':
       if (outcome.status === 404 && (request.method === 'DELETE' || options.returnNotFound)) return outcome;
+      if (options.returnStatuses?.includes(outcome.status)) return outcome;
       if (outcome.status === 412 && request.headers?.['if-match']) {
         // Not a rejection of the change: the record moved. The caller re-reads and merges.
         await markPending(sync.db, rows, { unsent: true });
@@ -306,7 +422,8 @@ async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: num
 }
 
 /** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
-async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, carry: readonly string[] = [], folderCopy = false): Promise<void> {
+/** `replaces`: the remote id of a file whose new contents this create carried (pushContentsChange); its deletion is queued with the re-key. */
+async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, carry: readonly string[] = [], folderCopy = false, replaces: number | null = null): Promise<void> {
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     // Re-keyed: the local id goes away and the remote's takes its place.
     await track.record(group.model, group.recordId);
@@ -325,6 +442,7 @@ async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
     if (carried.length) await requeueFields(trx, sync.clock, group.model, remoteJson.id, carried);
+    if (replaces !== null) await insertOutboxRow(trx, sync.clock.now().toISOString(), { model: 'private_file', recordId: replaces, op: 'delete', fields: [] });
   });
 }
 
@@ -583,6 +701,7 @@ async function pushChunkedCreate(
   wasSent: boolean,
   isStopped: () => boolean,
   fromFolder: boolean,
+  replaces: number | null = null,
 ): Promise<number> {
   const settings = sync.uploads ?? DEFAULT_UPLOAD_SETTINGS;
   const view = viewOf('private_file', json);
@@ -599,7 +718,7 @@ async function pushChunkedCreate(
       // Sent before with no session recorded: a multipart create or a finished upload whose answer was lost.
       const found = await findLostCreate(sync, group, createRow);
       requests++;
-      if (found) return requests + (fromFolder ? await finishFolderCreate(sync, group, found, carry) : (await finishCreate(sync, group, found, carry), 0));
+      if (found) return requests + (fromFolder ? await finishFolderCreate(sync, group, found, carry) : (await finishCreate(sync, group, found, carry, false, replaces), 0));
     }
     const started = await send(sync, group, {
       method: 'POST',
@@ -664,7 +783,7 @@ async function pushChunkedCreate(
     progress(null);
     return requests;
   }
-  await finishCreate(sync, group, remoteFile, carry, fromFolder);
+  await finishCreate(sync, group, remoteFile, carry, fromFolder, replaces);
   await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
   progress(null);
   if (fromFolder) requests += await settleFolderCopy(sync, remoteFile.id);

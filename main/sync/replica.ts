@@ -154,7 +154,9 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
   await upsertFileTags(trx, orgId, file.file_tags_data ?? []);
   const projectId = 'project' in keep ? (keep.project as number | null) : file.project ? (parseOrgReference(file.project, 'projects')?.id ?? null) : null;
   const projectExists = projectId === null || (await trx.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst());
-  const existing = await trx.selectFrom('private_files').select(['file_name', 'mime_type']).where('id', '=', file.id).executeTakeFirst();
+  const existing = await trx.selectFrom('private_files').select(['file_name', 'mime_type', 'file_hash', 'filesize']).where('id', '=', file.id).executeTakeFirst();
+  // New contents made here and still on their way up (an edit in place) stay, with their size.
+  const keepContents = 'file_hash' in keep && existing !== undefined;
   const title = String('title' in keep ? keep.title : (file.title ?? ''));
   const row = {
     id: file.id,
@@ -165,8 +167,8 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
     // The API does not name the file's name or type; the title stands in until the bytes arrive.
     file_name: existing?.file_name ?? title,
     mime_type: existing?.mime_type ?? contentTypeFor(title, new Uint8Array()),
-    filesize: file.filesize ?? null,
-    file_hash: file.file_hash ?? null,
+    filesize: keepContents ? existing.filesize : (file.filesize ?? null),
+    file_hash: keepContents ? existing.file_hash : (file.file_hash ?? null),
     system_uuid: file.system_uuid ?? null,
     input_data: file.input_data === undefined || file.input_data === null ? null : JSON.stringify(file.input_data),
     input_data_hash: file.input_data_hash ?? '',
@@ -310,6 +312,8 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('private_file_tags').set({ file_id: to }).where('file_id', '=', from).execute();
       await trx.updateTable('file_uploads').set({ completed_file_id: to }).where('completed_file_id', '=', from).execute();
       await trx.updateTable('watch_files').set({ file_id: to }).where('file_id', '=', from).execute();
+      // Its earlier contents stay its versions (the foreign key cascades too; this holds without it).
+      await trx.updateTable('private_file_versions').set({ file_id: to }).where('file_id', '=', from).execute();
       break;
   }
   await rekeyOutbox(trx, model, from, to);

@@ -31,6 +31,19 @@ export interface SyncContext {
   readonly preconditions?: RemotePreconditions;
   /** Remote records this cycle skipped because they did not read as their model (main/sync/remote-records.ts). */
   readonly unreadable: UnreadableRecords;
+  /** Whether a private file's new contents may go up as `PUT .../contents/` (main/sync/push.ts); detected when absent. */
+  readonly contentsReplace?: RemoteContentsReplace;
+}
+
+/**
+ * `detect`: a private file's new contents go up through the SolarDesk extension
+ * `PUT .../private_files/<id>/contents/` until the remote answers it with 404 or
+ * 405 for a file it has; then (remembered in sync_state) and with `off` (a test
+ * stand-in for the hosted service, which has no such route) they go up as a new
+ * file that takes the old one's place.
+ */
+export interface RemoteContentsReplace {
+  mode: 'detect' | 'off';
 }
 
 /**

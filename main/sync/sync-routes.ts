@@ -9,6 +9,7 @@ import { resolveConflict } from './conflicts.ts';
 import type { AgentFolders } from './agent.ts';
 import { type QueuedChange, confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
 import { actorOf } from '../engine/auth/actor.ts';
+import type { EngineContext } from '../engine/context.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import {
   heldDeleteConfirmedJsonSchema,
@@ -43,10 +44,28 @@ function reasonFor(row: QueuedChange, state: string, now: string): string {
   return 'Waiting for the next push.';
 }
 
-/** `running` is read per request: the routes are registered before the sync engine exists. */
-export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: AgentFolders | null }): void {
-  app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state', response: { 200: syncStatusJsonSchema } } }, () => running().engine.status());
+/**
+ * What the project-folder routes need: the engine holding the outbox, the folders
+ * (if any), the sync state word for the pending list's reasons, and who to tell
+ * after a confirm or a restore. The agent and the embedded store (main/core/) both
+ * provide one, so the app's held deletes work the same in either mode.
+ */
+export interface FolderRoutesTarget {
+  engine: EngineContext;
+  folders?: AgentFolders | null;
+  /** The sync state's word (the agent's, or `local_only`): the pending list says why each change waits. */
+  stateName(): Promise<string>;
+  /** A held deletion was confirmed: the engine deleted the file (the agent's outbox now has a delete to push). */
+  onConfirmed(): void;
+  /** A held deletion was dropped: the status (held count) changed. */
+  onRestored(): void;
+}
 
+/**
+ * The project folders' status and the held deletes (list, confirm, restore). `running`
+ * is read per request: the routes are registered before what serves them exists.
+ */
+export function registerFolderRoutes(app: TypedApp, running: () => FolderRoutesTarget): void {
   app.get(
     '/sync/folder/',
     {
@@ -61,10 +80,10 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     '/sync/pending/:id/confirm/',
     { config: { throttle: 'none' }, schema: { tags, summary: 'Confirm a held deletion: the file is deleted here and on the remote', params: pendingParams, response: { 200: heldDeleteConfirmedJsonSchema } } },
     async (request) => {
-      const { sync, engine, folders } = running();
-      const result = await confirmHeldDelete(sync.engine, request.params.id, byUser(actorOf(request).user.id));
-      engine.wake();
-      folders?.requestReconcile();
+      const target = running();
+      const result = await confirmHeldDelete(target.engine, request.params.id, byUser(actorOf(request).user.id));
+      target.onConfirmed();
+      target.folders?.requestReconcile();
       return { file_id: result.fileId, deleted: result.deleted };
     },
   );
@@ -72,18 +91,18 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
     '/sync/pending/:id/restore/',
     { config: { throttle: 'none' }, schema: { tags, summary: 'Keep a file whose deletion is held: it is written back into its project folder', params: pendingParams, response: { 200: heldDeleteRestoredJsonSchema } } },
     async (request) => {
-      const { sync, engine, folders } = running();
-      const result = await restoreHeldDelete(sync.engine, request.params.id);
-      engine.statusChanged();
-      folders?.requestReconcile();
+      const target = running();
+      const result = await restoreHeldDelete(target.engine, request.params.id);
+      target.onRestored();
+      target.folders?.requestReconcile();
       return { file_id: result.fileId, restored: true };
     },
   );
 
   app.get('/sync/pending/', { config: { throttle: 'none' }, schema: { tags, summary: 'Changes waiting to reach the remote, with why and until when', response: { 200: z.array(pendingChangeJsonSchema) } } }, async () => {
-    const { sync, engine } = running();
-    const [rows, status] = await Promise.all([loadOutbox(sync.db), engine.status()]);
-    const now = sync.clock.now().toISOString();
+    const target = running();
+    const [rows, state] = await Promise.all([loadOutbox(target.engine.db), target.stateName()]);
+    const now = target.engine.clock.now().toISOString();
     return rows.map((row): PendingChangeJson => ({
       id: row.id,
       op_id: row.op_id,
@@ -92,12 +111,28 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
       op: row.op,
       fields: JSON.parse(row.fields) as string[],
       status: row.status,
-      reason: reasonFor(row, status.state, now),
+      reason: reasonFor(row, state, now),
       waiting_until: row.status === 'pending' && row.next_attempt_at > now ? row.next_attempt_at : null,
       attempts: row.attempts,
       last_error: row.last_error,
       created_date: row.created_date,
     }));
+  });
+}
+
+/** `running` is read per request: the routes are registered before the sync engine exists. */
+export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: AgentFolders | null }): void {
+  app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state', response: { 200: syncStatusJsonSchema } } }, () => running().engine.status());
+
+  registerFolderRoutes(app, () => {
+    const { sync, engine, folders } = running();
+    return {
+      engine: sync.engine,
+      folders,
+      stateName: async () => (await engine.status()).state,
+      onConfirmed: () => engine.wake(),
+      onRestored: () => engine.statusChanged(),
+    };
   });
 
   app.get('/sync/conflicts/', { config: { throttle: 'none' }, schema: { tags, summary: 'Fields changed on both sides, with both values', response: { 200: z.array(syncConflictJsonSchema) } } }, async () => {

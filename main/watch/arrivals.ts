@@ -1,8 +1,9 @@
-// Writing a private file into its project folder: copied to a temp name under the
-// root's own .solardesk/tmp/ (same disk, so the last step is atomic), then hard-
-// linked into place, which fails rather than replace a file that has that name;
-// the arrival then takes the next free name ("plan (2).pdf"). A file already there
-// with the same bytes is simply recognised. sync-lessons.md "Files".
+// Every file the app writes into the project folders: arrivals (a private file
+// attached elsewhere) and downloads (the app's "save to folder"). Copied to a temp
+// name under the root's own .solardesk/tmp/ (same disk, so the last step is
+// atomic), then hard-linked into place, which fails rather than replace a file
+// that has that name; the file then takes the next free name ("plan (2).pdf"). A
+// file already there with the same bytes is simply recognised. sync-lessons.md "Files".
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { type Clock, todayIso } from '../engine/clock.ts';
 import { AGENT_FOLDER, isRealFolder } from './project-folders.ts';
-import { nameKey, uniqueName } from './folder-names.ts';
+import { nameKey, numberedName, uniqueName } from './folder-names.ts';
 
 export const agentTempDir = (root: string) => path.join(root, AGENT_FOLDER, 'tmp');
 export const agentTrashDir = (root: string) => path.join(root, AGENT_FOLDER, 'trash');
@@ -26,41 +27,46 @@ export interface PlacedFile {
   size: number;
   mtimeMs: number;
   ino: string;
-  /** A file with this name and these bytes was already there: nothing was written. */
+  /** A file with this name (or one of its "(n)" names) and these bytes was already there: nothing was written. */
   wasThere: boolean;
 }
 
+/** What is written: a file on disk (a blob), or bytes in memory (a download). */
+type Contents = { file: string } | { bytes: Uint8Array };
+
+/** The file `name` in `folder` if it is a plain file with exactly these bytes (never a link, whatever it points to). */
+async function sameFileThere(folder: string, name: string, size: number, hash: string): Promise<PlacedFile | null> {
+  try {
+    const file = path.join(folder, name);
+    const stat = await fsp.lstat(file);
+    if (!stat.isFile() || stat.size !== size || (await sha256OfFile(file)) !== hash) return null;
+    return { name, size: stat.size, mtimeMs: stat.mtimeMs, ino: String(stat.ino), wasThere: true };
+  } catch {
+    return null; // a different case on a case-sensitive disk, or gone meanwhile: just pick another name
+  }
+}
+
 /**
- * Puts a copy of `source` (a blob, whose sha256 is `hash`) into `folder` as `desired`,
- * or the first free "desired (n)" name. `isClaimed` names keys the caller already
- * uses (files of the folder that it knows of but that may be missing just now).
+ * Writes `contents` (whose sha256 is `hash`) into `folder` as `desired`, or the first
+ * free "desired (n)" name: to a temp name under the root's .solardesk/tmp/ first (same
+ * disk), then hard-linked into place, which fails rather than replace a file made
+ * meanwhile. If `desired` or one of its "(n)" names already holds these bytes, that
+ * file is the answer and nothing is written. `isClaimed` names keys the caller
+ * already uses (files of the folder it knows of but that may be missing just now).
  */
-export async function placeArrival(
-  root: string,
-  folder: string,
-  desired: string,
-  source: string,
-  hash: string,
-  isClaimed: (key: string) => boolean,
-): Promise<PlacedFile> {
-  // Checked here, right before writing, not only when the folders were last reconciled:
-  // a project folder swapped for a link since then would have us write wherever it points.
-  if (!(await isRealFolder(folder))) throw new Error(`${folder} is not a real folder (a link to elsewhere?): nothing is written through a link`);
+async function placeContents(root: string, folder: string, desired: string, contents: Contents, hash: string, isClaimed: (key: string) => boolean): Promise<PlacedFile> {
   const existing = new Set((await fsp.readdir(folder)).map(nameKey));
-  const exact = path.join(folder, desired);
-  if (existing.has(nameKey(desired)) && !isClaimed(nameKey(desired))) {
-    try {
-      // lstat: a link of that name is not "the same bytes already there", whatever it points to.
-      const stat = await fsp.lstat(exact);
-      if (stat.isFile() && (await sha256OfFile(exact)) === hash) return { name: desired, size: stat.size, mtimeMs: stat.mtimeMs, ino: String(stat.ino), wasThere: true };
-    } catch {
-      // a different case on a case-sensitive disk, or gone meanwhile: just pick another name
-    }
+  const size = 'bytes' in contents ? contents.bytes.length : (await fsp.stat(contents.file)).size;
+  for (let n = 1, name = desired; n <= 1000 && existing.has(nameKey(name)); n++, name = numberedName(desired, n)) {
+    if (isClaimed(nameKey(name))) continue;
+    const there = await sameFileThere(folder, name, size, hash);
+    if (there) return there;
   }
   await fsp.mkdir(agentTempDir(root), { recursive: true });
   const temp = path.join(agentTempDir(root), `${randomBytes(8).toString('hex')}.download`);
   // A copy-on-write clone where the disk can (btrfs, APFS, XFS), an ordinary copy elsewhere.
-  await fsp.copyFile(source, temp, fs.constants.COPYFILE_FICLONE);
+  if ('bytes' in contents) await fsp.writeFile(temp, contents.bytes, { flag: 'wx' });
+  else await fsp.copyFile(contents.file, temp, fs.constants.COPYFILE_FICLONE);
   try {
     for (let attempt = 0; attempt < 10_000; attempt++) {
       const name = uniqueName(desired, (key) => existing.has(key) || isClaimed(key));
@@ -88,6 +94,44 @@ export async function placeArrival(
   } finally {
     await fsp.rm(temp, { force: true });
   }
+}
+
+/** Checked here, right before writing, not only when the folders were last reconciled: a project folder swapped for a link since then would have us write wherever it points. */
+async function mustBeRealFolder(folder: string): Promise<void> {
+  if (!(await isRealFolder(folder))) {
+    throw new Error(`${folder} is a link to another folder (or a file), not a project folder: nothing is written through it. Put a real folder in its place, or remove it.`);
+  }
+}
+
+/**
+ * Puts a copy of `source` (a blob, whose sha256 is `hash`) into the project folder
+ * `folder` as `desired`, or the first free "desired (n)" name: a file attached
+ * elsewhere arriving in its folder.
+ */
+export async function placeArrival(
+  root: string,
+  folder: string,
+  desired: string,
+  source: string,
+  hash: string,
+  isClaimed: (key: string) => boolean,
+): Promise<PlacedFile> {
+  await mustBeRealFolder(folder);
+  return placeContents(root, folder, desired, { file: source }, hash, isClaimed);
+}
+
+/**
+ * Saves downloaded bytes as `name` in `folder`, a project folder under `root` or the
+ * root itself (files of no project), the same way as an arrival: never over a
+ * different file ("name (2).ext" instead), and the same bytes are not saved twice.
+ * A project folder must be a real folder, not a link to elsewhere. Returns the path.
+ */
+export async function saveDownload(root: string, folder: string, name: string, bytes: Uint8Array): Promise<string> {
+  if (path.resolve(folder) === path.resolve(root)) await fsp.mkdir(root, { recursive: true });
+  else await mustBeRealFolder(folder);
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const placed = await placeContents(root, folder, name, { bytes }, hash, () => false);
+  return path.join(folder, placed.name);
 }
 
 /**

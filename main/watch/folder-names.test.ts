@@ -2,10 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  arrivalFileName,
   idInFolderName,
   ignoreReason,
   isIgnoredName,
+  lockFileNamesFor,
   MAX_NAME_LENGTH,
   nameKey,
   projectFolderName,
@@ -32,7 +32,6 @@ test('names never start with a dot (hidden, and left alone by the watcher): the 
   assert.equal(safeName(' . .hidden. ', 'x'), '_hidden');
   assert.equal(safeName('...', 'fallback'), 'fallback');
   assert.equal(projectFolderName({ id: 4, title: '.solardesk' }), '_solardesk (4)');
-  assert.equal(arrivalFileName('.env-notes', '.env-notes', 'text/plain', 'file-1'), '_env-notes.txt');
   // Names that were fine stay exactly as they were: no existing folder is renamed.
   for (const name of ['v1.2 final', 'Roof (2).pdf', 'a.b.c', 'SD-3']) assert.equal(safeName(name, 'x'), name);
 });
@@ -77,14 +76,6 @@ test('case-only and normalisation-only clashes get a distinct name', () => {
   assert.equal(uniqueName('archive.tar.gz', (key) => key === 'archive.tar.gz'), 'archive.tar (2).gz');
 });
 
-test('an arrival is named by its title, with an extension from its type when the title has none', () => {
-  assert.equal(arrivalFileName('Site photo', 'Site photo', 'image/jpeg', 'file-1'), 'Site photo.jpg');
-  assert.equal(arrivalFileName('Contract.pdf', 'contract.pdf', 'application/pdf', 'file-1'), 'Contract.pdf');
-  assert.equal(arrivalFileName('Notes', 'notes.txt', 'text/plain', 'file-1'), 'Notes.txt');
-  assert.equal(arrivalFileName('Notes', 'Notes', 'application/octet-stream', 'file-1'), 'Notes');
-  assert.equal(arrivalFileName('???', '', 'application/octet-stream', 'file-7'), 'file-7');
-});
-
 test('temporary, lock, system and hidden files are ignored, with a reason', () => {
   const ignored = [
     '~$Contract.docx', 'report.tmp', 'REPORT.TMP', 'video.mp4.part', 'setup.exe.crdownload', '.~lock.budget.ods#',
@@ -95,4 +86,13 @@ test('temporary, lock, system and hidden files are ignored, with a reason', () =
     assert.equal(ignoreReason(name), null, name);
   }
   assert.match(ignoreReason('~$Contract.docx')!, /Office/);
+});
+
+test('the lock files of an editing session name the file they lock, and are themselves ignored', () => {
+  const locks = lockFileNamesFor('Report.docx');
+  assert.ok(locks.includes('~$Report.docx'), 'Office owner file');
+  assert.ok(locks.includes('~$port.docx'), 'Word drops the first two characters of a longer name');
+  assert.ok(locks.includes('.~lock.Report.docx#'), 'LibreOffice');
+  for (const lock of locks) assert.ok(isIgnoredName(lock), lock);
+  assert.ok(!lockFileNamesFor('Other.docx').includes('~$Report.docx'));
 });

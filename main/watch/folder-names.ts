@@ -2,7 +2,6 @@
 // one of those disks would take for the same name (case, Unicode normalisation),
 // and which files the watcher leaves alone (temporary and system files).
 // sync-lessons.md "Names"; docs/project-folders.md.
-import { extensionForType } from '../engine/files/file-types.ts';
 
 /** Characters Windows refuses in a name (the path separators of every OS among them). */
 const ILLEGAL_CHARACTERS = /[<>:"/\\|?*]/g;
@@ -35,8 +34,8 @@ const LEADING_DOTS = /^\.[. ]*/;
  * (Windows drops them silently), a leading run of dots becomes "_" (a dot-name is
  * hidden, and the watcher leaves hidden names alone, so ".env" would never
  * round-trip), reserved device names get a leading "_", and long names are cut
- * (keeping the extension). main/core's downloads use this function too, so both
- * pick one folder.
+ * (keeping the extension). Every name the app gives a folder or file on disk
+ * comes through here (file-extension.ts for files).
  */
 export function safeName(name: string, fallback: string): string {
   const printable = [...name.normalize('NFC')].map((character) => (isControlCharacter(character) ? ' ' : character)).join('');
@@ -70,27 +69,22 @@ export function nameKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
 
+/** "stem (n).ext": the n-th name of a file whose name is taken ("plan (2).pdf"). */
+export function numberedName(name: string, n: number): string {
+  if (n <= 1) return name;
+  const { stem, extension } = splitExtension(name);
+  return `${stem} (${n})${extension}`;
+}
+
 /**
  * `name` if its key is free, else "stem (2).ext", "stem (3).ext"... The caller says
  * which keys are taken (names on disk, names about to be used).
  */
 export function uniqueName(name: string, isTaken: (key: string) => boolean): string {
-  if (!isTaken(nameKey(name))) return name;
-  const { stem, extension } = splitExtension(name);
-  for (let n = 2; ; n++) {
-    const candidate = `${stem} (${n})${extension}`;
+  for (let n = 1; ; n++) {
+    const candidate = numberedName(name, n);
     if (!isTaken(nameKey(candidate))) return candidate;
   }
-}
-
-/** A file name for a private file arriving in a folder: its title, with an extension from its bytes when the title has none. */
-export function arrivalFileName(title: string, fileName: string, mimeType: string, fallback: string): string {
-  let name = safeName(title, '') || safeName(fileName, fallback);
-  if (splitExtension(name).extension === '') {
-    const extension = splitExtension(fileName).extension || extensionForType(mimeType);
-    if (extension) name = safeName(`${name}${extension}`, fallback);
-  }
-  return name;
 }
 
 const IGNORED_EXACT = new Map([
@@ -117,3 +111,17 @@ export function ignoreReason(name: string): string | null {
 }
 
 export const isIgnoredName = (name: string): boolean => ignoreReason(name) !== null;
+
+/**
+ * The lock files an editing program keeps beside `name` while it has it open: Word,
+ * Excel and PowerPoint's owner file "~$" + the name (for longer names Word drops
+ * the name's first one or two characters to make room: "~$port.docx" for
+ * "Report.docx"), and LibreOffice's ".~lock.<name>#". While one is there, the file
+ * is in an editing session: saves come and go, and it is taken once, when the
+ * program lets go (docs/project-folders.md "Edits").
+ */
+export function lockFileNamesFor(name: string): string[] {
+  const names = [`~$${name}`, `.~lock.${name}#`];
+  for (const cut of [1, 2]) if ([...name].length > cut + 1) names.push(`~$${[...name].slice(cut).join('')}`);
+  return names;
+}

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
-import { ProjectFolders } from './project-folders.ts';
+import { folderForProject, ProjectFolders } from './project-folders.ts';
 import { rekey } from '../sync/replica.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 
@@ -151,6 +151,64 @@ test('a project folder replaced by a link is refused on every pass: not lost, no
     assert.ok(fs.lstatSync(path.join(root, `Relinked (${id})`)).isSymbolicLink(), 'the link is left alone');
     assert.deepEqual(fs.readdirSync(elsewhere), []);
   } finally {
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
+test('folderForProject uses the folder the watcher made, even after the user renamed it, and never makes a second', async () => {
+  const ownRoot = makeTempDir('solardesk-folder-for-');
+  try {
+    const project = await db().selectFrom('projects').select(['id', 'title', 'identifier']).where('org_id', '=', 1).orderBy('id').executeTakeFirstOrThrow();
+    // A fresh store mapping for this root: the shared test server's rows belong to the other tests' root.
+    await db().deleteFrom('watch_files').execute();
+    await db().deleteFrom('watch_projects').execute();
+    const watcher = new ProjectFolders(db(), ownRoot, 1);
+    await watcher.reconcile();
+    const made = watcher.folderOf(project.id)!;
+    fs.renameSync(path.join(ownRoot, made), path.join(ownRoot, 'Smith roof, the one with the dog'));
+    const before = fs.readdirSync(ownRoot).sort();
+
+    assert.equal(await folderForProject(db(), ownRoot, project), path.join(ownRoot, 'Smith roof, the one with the dog'));
+    assert.equal(await folderForProject(db(), ownRoot, project), path.join(ownRoot, 'Smith roof, the one with the dog'), 'the same on a second call');
+    assert.deepEqual(fs.readdirSync(ownRoot).sort(), before, 'no folder made');
+    const changes = await watcher.reconcile();
+    assert.deepEqual([changes.created, changes.adopted, changes.lost], [[], [], []], 'the watcher agrees: it was already recorded');
+    assert.equal(watcher.folderOf(project.id), 'Smith roof, the one with the dog');
+  } finally {
+    fs.rmSync(ownRoot, { recursive: true, force: true });
+  }
+});
+
+test("folderForProject before any watcher: the watcher's own name, recorded so the watcher later adopts that very folder; a link is refused", async () => {
+  const ownRoot = makeTempDir('solardesk-folder-for-');
+  const elsewhere = makeTempDir('solardesk-elsewhere-');
+  try {
+    await db().deleteFrom('watch_files').execute();
+    await db().deleteFrom('watch_projects').execute();
+    const projects = await db().selectFrom('projects').select(['id', 'title', 'identifier']).where('org_id', '=', 1).orderBy('id').limit(2).execute();
+    const [first, second] = [projects[0]!, projects[1]!];
+    const workspace = path.join(ownRoot, 'not made yet');
+    const folder = await folderForProject(db(), workspace, { ...first, title: 'Café Ünïcode\u0301 roof' });
+    assert.equal(path.basename(folder), `${'Café Ünïcode\u0301 roof'.normalize('NFC')} (${first.id})`, "the watcher's naming rule, NFC");
+    assert.ok(fs.statSync(folder).isDirectory());
+    const row = await db().selectFrom('watch_projects').selectAll().where('project_id', '=', first.id).executeTakeFirstOrThrow();
+    assert.equal(row.folder, path.basename(folder));
+
+    // A watcher starting later keeps that folder (its title differs now: renamed to the real title, files and all).
+    fs.writeFileSync(path.join(folder, 'saved.pdf'), 'pdf');
+    const watcher = new ProjectFolders(db(), workspace, 1);
+    const changes = await watcher.reconcile();
+    assert.ok(!changes.created.some((created) => created.projectId === first.id), 'no second folder');
+    assert.equal(fs.readFileSync(path.join(workspace, watcher.folderOf(first.id)!, 'saved.pdf'), 'utf8'), 'pdf');
+    assert.equal(fs.readdirSync(workspace).filter((name) => name.endsWith(`(${first.id})`)).length, 1);
+
+    const secondFolder = watcher.folderOf(second.id)!;
+    fs.rmdirSync(path.join(workspace, secondFolder));
+    fs.symlinkSync(elsewhere, path.join(workspace, secondFolder), 'dir');
+    await assert.rejects(folderForProject(db(), workspace, second), /link/);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+  } finally {
+    fs.rmSync(ownRoot, { recursive: true, force: true });
     fs.rmSync(elsewhere, { recursive: true, force: true });
   }
 });

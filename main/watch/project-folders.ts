@@ -37,6 +37,24 @@ export interface RefusedFolder {
   reason: string;
 }
 
+/** What names a project's folder. */
+export interface FolderProject {
+  id: number;
+  title?: string | null;
+  identifier?: string | null;
+}
+
+const noChanges = (): FolderChanges => ({ created: [], renamed: [], adopted: [], lost: [], released: [], problems: [], refused: [] });
+
+interface RootPass {
+  rows: Map<number, WatchProjectRow>;
+  /** Folders some project has. */
+  mappedFolders: Set<string>;
+  disk: Map<string, DiskFolder>;
+  /** Name keys at the root and who has them (null: a name that is no project's). */
+  taken: Map<string, number | null>;
+}
+
 interface DiskFolder {
   name: string;
   ino: string | null;
@@ -157,11 +175,9 @@ export class ProjectFolders {
     }
   }
 
-  /** Makes the folders match the projects. The root must exist (the caller checks it is healthy). */
-  async reconcile(): Promise<FolderChanges> {
-    const changes: FolderChanges = { created: [], renamed: [], adopted: [], lost: [], released: [], problems: [], refused: [] };
+  /** What a pass over the root starts from: the mapping, what is on disk, and every name taken. */
+  private async startPass(): Promise<RootPass> {
     const rows = new Map((await this.db.selectFrom('watch_projects').selectAll().execute()).map((row) => [row.project_id, row]));
-    const projects = await this.db.selectFrom('projects').select(['id', 'title', 'identifier']).where('org_id', '=', this.orgId).orderBy('id').execute();
     const mappedFolders = new Set([...rows.values()].map((row) => row.folder));
     const { folders: disk, names: rootNames } = await this.listRoot(mappedFolders);
     // Keys of every name in use or about to be: on a case-insensitive disk "Roof (1)" and "roof (1)" are one folder.
@@ -169,78 +185,112 @@ export class ProjectFolders {
     const taken = new Map<string, number | null>();
     for (const name of rootNames) taken.set(nameKey(name), null);
     for (const row of rows.values()) taken.set(nameKey(row.folder), row.project_id);
+    return { rows, mappedFolders, disk, taken };
+  }
+
+  /** Makes the folders match the projects. The root must exist (the caller checks it is healthy). */
+  async reconcile(): Promise<FolderChanges> {
+    const changes = noChanges();
+    const pass = await this.startPass();
+    const projects = await this.db.selectFrom('projects').select(['id', 'title', 'identifier']).where('org_id', '=', this.orgId).orderBy('id').execute();
     this.refused = new Map();
-    const isFree = (key: string, projectId: number) => !taken.has(key) || taken.get(key) === projectId;
     const existing = new Set(projects.map((project) => project.id));
 
-    for (const row of rows.values()) {
+    for (const row of pass.rows.values()) {
       if (existing.has(row.project_id)) continue;
       await this.db.transaction().execute(async (trx) => {
         await trx.deleteFrom('watch_files').where('project_id', '=', row.project_id).execute();
         await trx.deleteFrom('watch_projects').where('project_id', '=', row.project_id).execute();
       });
-      rows.delete(row.project_id);
-      mappedFolders.delete(row.folder);
+      pass.rows.delete(row.project_id);
+      pass.mappedFolders.delete(row.folder);
       changes.released.push({ projectId: row.project_id, folder: row.folder });
     }
 
-    for (const project of projects) {
-      const canonical = projectFolderName(project);
-      const row = rows.get(project.id);
-      try {
-        if (!row) {
-          // A folder of exactly that name that is no other project's (made by the app's
-          // "save to folder", or left from an earlier run) is taken over, not duplicated.
-          const reuse = disk.has(canonical) && !mappedFolders.has(canonical);
-          const folder = reuse ? canonical : uniqueName(canonical, (key) => !isFree(key, project.id));
-          if (!reuse) await fsp.mkdir(path.join(this.root, folder));
-          await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'insert');
-          taken.set(nameKey(folder), project.id);
-          mappedFolders.add(folder);
-          changes.created.push({ projectId: project.id, folder });
-          continue;
-        }
-        if (disk.has(row.folder)) {
-          if (row.canonical === canonical) continue;
-          const target = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
-          if (target !== row.folder) await fsp.rename(path.join(this.root, row.folder), path.join(this.root, target));
-          taken.delete(nameKey(row.folder));
-          taken.set(nameKey(target), project.id);
-          await this.save({ ...row, folder: target, canonical }, 'update');
-          changes.renamed.push({ projectId: project.id, from: row.folder, to: target });
-          continue;
-        }
-        // Something else has its name (a link to elsewhere, a file): refused, not lost. Making a
-        // folder "through" a link would read and write wherever it points.
-        const refusal = await notARealFolder(path.join(this.root, row.folder));
-        if (refusal) {
-          const refused = { projectId: project.id, folder: row.folder, reason: refusal };
-          this.refused.set(project.id, refused);
-          changes.refused.push(refused);
-          continue;
-        }
-        // Gone from where it was: renamed or moved by someone, or a crash between our rename and its record.
-        const found = await this.findRenamed(row, disk, mappedFolders);
-        if (found) {
-          await this.save({ ...row, folder: found, folder_ino: await this.inoOf(found) }, 'update');
-          taken.set(nameKey(found), project.id);
-          mappedFolders.add(found);
-          changes.adopted.push({ projectId: project.id, folder: found });
-          continue;
-        }
-        const folder = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
-        // Not recursive: a link made meanwhile under that name must fail the mkdir (EEXIST), not be used.
-        await fsp.mkdir(path.join(this.root, folder));
-        await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'update');
-        taken.set(nameKey(folder), project.id);
-        mappedFolders.add(folder);
-        changes.lost.push({ projectId: project.id, folder: row.folder });
-      } catch (error) {
-        changes.problems.push({ folder: row?.folder ?? canonical, reason: (error as Error).message });
-      }
-    }
+    for (const project of projects) await this.placeProject(project, pass, changes);
     await this.load();
     return changes;
+  }
+
+  /**
+   * The folder of one project, as a pass of reconcile() would leave it: its mapped
+   * folder (renamed to a new title), the one a user renamed it to (found by inode or
+   * "(<id>)"), a folder of its canonical name no other project has, or a new one,
+   * recorded in watch_projects. What main/core's "open folder" and downloads use, so
+   * they and the watcher never pick two folders for one project. Returns the folder's
+   * name under the root, or throws why there is none (a link in its place).
+   */
+  async ensureFolder(project: FolderProject): Promise<string> {
+    // A watcher's pass may make or adopt the same folder at the same time: its mkdir
+    // or insert then fails here, and the next attempt finds what it recorded.
+    let reason = 'no folder could be made';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const changes = noChanges();
+      await this.placeProject(project, await this.startPass(), changes);
+      if (changes.refused.length > 0) throw new Error(`${path.join(this.root, changes.refused[0]!.folder)}: ${changes.refused[0]!.reason}`);
+      const row = await this.db.selectFrom('watch_projects').select('folder').where('project_id', '=', project.id).executeTakeFirst();
+      if (row && changes.problems.length === 0 && (await isRealFolder(path.join(this.root, row.folder)))) return row.folder;
+      reason = changes.problems[0]?.reason ?? reason;
+    }
+    throw new Error(`No folder for project ${project.id} under ${this.root}: ${reason}`);
+  }
+
+  private async placeProject(project: FolderProject, pass: RootPass, changes: FolderChanges): Promise<void> {
+    const { rows, mappedFolders, disk, taken } = pass;
+    const isFree = (key: string, projectId: number) => !taken.has(key) || taken.get(key) === projectId;
+    const canonical = projectFolderName(project);
+    const row = rows.get(project.id);
+    try {
+      if (!row) {
+        // A folder of exactly that name that is no other project's (left from an earlier
+        // run, or made by hand) is taken over, not duplicated.
+        const reuse = disk.has(canonical) && !mappedFolders.has(canonical);
+        const folder = reuse ? canonical : uniqueName(canonical, (key) => !isFree(key, project.id));
+        if (!reuse) await fsp.mkdir(path.join(this.root, folder));
+        await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'insert');
+        taken.set(nameKey(folder), project.id);
+        mappedFolders.add(folder);
+        changes.created.push({ projectId: project.id, folder });
+        return;
+      }
+      if (disk.has(row.folder)) {
+        if (row.canonical === canonical) return;
+        const target = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
+        if (target !== row.folder) await fsp.rename(path.join(this.root, row.folder), path.join(this.root, target));
+        taken.delete(nameKey(row.folder));
+        taken.set(nameKey(target), project.id);
+        await this.save({ ...row, folder: target, canonical }, 'update');
+        changes.renamed.push({ projectId: project.id, from: row.folder, to: target });
+        return;
+      }
+      // Something else has its name (a link to elsewhere, a file): refused, not lost. Making a
+      // folder "through" a link would read and write wherever it points.
+      const refusal = await notARealFolder(path.join(this.root, row.folder));
+      if (refusal) {
+        const refused = { projectId: project.id, folder: row.folder, reason: refusal };
+        this.refused.set(project.id, refused);
+        changes.refused.push(refused);
+        return;
+      }
+      // Gone from where it was: renamed or moved by someone, or a crash between our rename and its record.
+      const found = await this.findRenamed(row, disk, mappedFolders);
+      if (found) {
+        await this.save({ ...row, folder: found, folder_ino: await this.inoOf(found) }, 'update');
+        taken.set(nameKey(found), project.id);
+        mappedFolders.add(found);
+        changes.adopted.push({ projectId: project.id, folder: found });
+        return;
+      }
+      const folder = uniqueName(canonical, (key) => !isFree(key, project.id) && key !== nameKey(row.folder));
+      // Not recursive: a link made meanwhile under that name must fail the mkdir (EEXIST), not be used.
+      await fsp.mkdir(path.join(this.root, folder));
+      await this.save({ project_id: project.id, folder, canonical, folder_ino: await this.inoOf(folder) }, 'update');
+      taken.set(nameKey(folder), project.id);
+      mappedFolders.add(folder);
+      changes.lost.push({ projectId: project.id, folder: row.folder });
+    } catch (error) {
+      changes.problems.push({ folder: row?.folder ?? canonical, reason: (error as Error).message });
+    }
   }
 
   private async findRenamed(row: WatchProjectRow, disk: Map<string, DiskFolder>, mapped: Set<string>): Promise<string | null> {
@@ -261,4 +311,18 @@ export class ProjectFolders {
     const { folders } = await this.listRoot();
     return [...folders.keys()].filter((name) => this.projectOfFolder(name) === null);
   }
+}
+
+/**
+ * The folder of a project under `root` (absolute), exactly as the watcher of that
+ * root has it or would make it (ProjectFolders.ensureFolder): what "open project
+ * folder" and downloads use, in every mode, whatever root the workspace's folders
+ * live under. The root is made if missing.
+ */
+export async function folderForProject(db: Kysely<Database>, root: string, project: FolderProject): Promise<string> {
+  const absoluteRoot = path.resolve(root);
+  await fsp.mkdir(absoluteRoot, { recursive: true });
+  // The org only scopes a whole reconcile; one project's folder does not need it.
+  const folders = new ProjectFolders(db, absoluteRoot, 0);
+  return path.join(absoluteRoot, await folders.ensureFolder(project));
 }

@@ -107,3 +107,33 @@ export const uploadJsonSchema = z.object({
   expires_at: z.string(),
 });
 export type UploadJson = z.infer<typeof uploadJsonSchema>;
+
+/**
+ * PUT /private_files/<id>/contents/ (SolarDesk's extension): the multipart body's
+ * parts, documented here for OpenAPI; the route reads them as they stream.
+ */
+export const privateFileContentsFormSchema = z.object({
+  file_contents: z.string().meta({ format: 'binary' }).optional().describe("required: the new contents, as a file part; its file name becomes the file's"),
+});
+
+/** One earlier contents of a private file, kept on this computer (GET .../versions/). */
+export const privateFileVersionJsonSchema = z.object({
+  id: z.number().int(),
+  /** The file it is a version of. */
+  file: z.string(),
+  file_id: z.number().int(),
+  file_name: z.string(),
+  content_type: z.string(),
+  filesize: z.number().int(),
+  file_hash: z.string(),
+  /** When these contents were replaced: the version's date. */
+  replaced_at: z.string(),
+  /** The user who replaced them; null when sync brought the new contents or the user is gone. */
+  replaced_by: z.string().nullable(),
+  replaced_by_name: z.string().nullable(),
+  /** GET with the token: the version's bytes. */
+  contents: z.string(),
+  /** POST: makes this version the file's contents again. */
+  restore: z.string(),
+});
+export type PrivateFileVersionJson = z.infer<typeof privateFileVersionJsonSchema>;

@@ -8,7 +8,7 @@ import type { EngineContext } from '../context.ts';
 import type { PrivateFileRow } from '../store/tables.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { blobPath } from './blob-store.ts';
-import { contentDisposition } from './file-types.ts';
+import { contentDisposition, contentTypeFor, isTellingType, nameWithTypeExtension } from './file-types.ts';
 
 export type ByteRange = { start: number; end: number };
 
@@ -34,14 +34,50 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end: Math.min(end, size - 1) };
 }
 
+/** Enough of a blob for contentTypeFor's signatures. */
+const SIGNATURE_BYTES = 16;
+
+/**
+ * The name a download is saved under: the file's name, with an extension that fits
+ * its type when it has none (a replica knows a remote file only by its title, typed
+ * octet-stream, until its bytes are here: then its first bytes say what it is).
+ */
+async function downloadName(file: Pick<PrivateFileRow, 'mime_type' | 'file_name'>, blob: string): Promise<string> {
+  if (isTellingType(file.mime_type)) return nameWithTypeExtension(file.file_name, [], file.mime_type);
+  const handle = await fsp.open(blob, 'r');
+  try {
+    const head = new Uint8Array(SIGNATURE_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SIGNATURE_BYTES, 0);
+    return nameWithTypeExtension(file.file_name, [], contentTypeFor('', head.subarray(0, bytesRead)));
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function sendStoredFile(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: PrivateFileRow): Promise<FastifyReply> {
   if (!file.file_hash) throw notFound('This file has no contents.');
+  if (context.fetchMissingBlob && !fs.existsSync(blobPath(context.store.fileRoot, file.file_hash))) await context.fetchMissingBlob(file);
+  return sendBlob(context, request, reply, { ...file, file_hash: file.file_hash, logId: { fileId: file.id } });
+}
+
+/** What sendBlob needs of stored contents: a file's current ones, or a kept version's. */
+export interface StoredContents {
+  file_hash: string;
+  mime_type: string;
+  file_name: string;
+  /** Last-Modified. */
+  modified_date: string;
+  /** Names the contents in the log when their blob is missing. */
+  logId: Record<string, number>;
+}
+
+/** Streams stored contents, honouring a single Range (see parseRange). */
+export async function sendBlob(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: StoredContents): Promise<FastifyReply> {
   const path = blobPath(context.store.fileRoot, file.file_hash);
-  if (context.fetchMissingBlob && !fs.existsSync(path)) await context.fetchMissingBlob(file);
   const size = await fsp.stat(path).then(
     (stats) => stats.size,
     () => {
-      request.log.error({ fileId: file.id }, 'the blob of a private file is missing');
+      request.log.error(file.logId, 'the blob of a private file is missing');
       throw notFound('The contents of this file are missing on this server.');
     },
   );
@@ -53,7 +89,7 @@ export async function sendStoredFile(context: EngineContext, request: FastifyReq
   }
   reply
     .header('content-type', file.mime_type)
-    .header('content-disposition', contentDisposition(file.file_name, file.mime_type))
+    .header('content-disposition', contentDisposition(await downloadName(file, path), file.mime_type))
     .header('accept-ranges', 'bytes')
     .header('etag', etag)
     .header('last-modified', new Date(file.modified_date).toUTCString())

@@ -2,7 +2,7 @@
 // is the data folder or the --blob-dir that several server processes share. An
 // upload streams into ROOT/tmp/ while it is hashed, so memory stays flat whatever its
 // size, and only a complete upload is linked into place. A blob lives as
-// long as a private file names it in file_hash. See docs/files.md.
+// long as a private file names it in file_hash, or a kept version of one does. See docs/files.md.
 import fs from 'node:fs';
 import { once } from 'node:events';
 import fsp from 'node:fs/promises';
@@ -118,9 +118,12 @@ export async function discardTempFile(tempPath: string): Promise<void> {
 const blobLock = new KeyedLock();
 const withBlobLock = <T>(fileRoot: string, sha256: string, work: () => Promise<T>) => blobLock.run(`${fileRoot}\0${sha256}`, work);
 
+/** Whether a file, or a kept earlier version of one (file-versions.ts), names the blob. */
 async function isBlobReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
-  const row = await db.selectFrom('private_files').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
-  return row !== undefined;
+  const file = await db.selectFrom('private_files').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
+  if (file) return true;
+  const version = await db.selectFrom('private_file_versions').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
+  return version !== undefined;
 }
 
 const isCode = (error: unknown, code: string) => (error as NodeJS.ErrnoException).code === code;
@@ -183,6 +186,30 @@ export async function releaseBlob(context: EngineContext, sha256: string | null)
   await withBlobLock(fileRoot, sha256, () => unlinkIfUnreferenced(context.db, fileRoot, sha256));
 }
 
+/**
+ * A stored blob as a received file ready to adopt again (a restored version):
+ * hard-linked into ROOT/tmp/, so even a large one costs no copy. Null when the
+ * blob is missing.
+ */
+export async function receiveStoredBlob(fileRoot: string, sha256: string, size: number): Promise<ReceivedFile | null> {
+  const tempPath = newTempPath(fileRoot, 'restore');
+  await makePrivateFolderAsync(path.dirname(tempPath));
+  try {
+    await fsp.link(blobPath(fileRoot, sha256), tempPath);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+  const handle = await fsp.open(tempPath, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+    return { tempPath, sha256, size, head: head.subarray(0, bytesRead) };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Stores bytes made in memory (demo files, rendered system images) as a received file ready to adopt. */
 export async function receiveBuffer(fileRoot: string, bytes: Buffer, purpose: string): Promise<ReceivedFile> {
   return receiveToTempFile(fileRoot, Readable.from([bytes]), Number.MAX_SAFE_INTEGER, purpose);
@@ -230,6 +257,8 @@ export async function removeStorageLeftovers(db: Kysely<Database>, fileRoot: str
     const batch = onDisk.slice(start, start + batchSize);
     const rows = await db.selectFrom('private_files').select('file_hash').where('file_hash', 'in', batch).execute();
     for (const row of rows) if (row.file_hash) referenced.add(row.file_hash);
+    const versions = await db.selectFrom('private_file_versions').select('file_hash').where('file_hash', 'in', batch).execute();
+    for (const row of versions) referenced.add(row.file_hash);
   }
   for (const sha256 of onDisk) {
     if (referenced.has(sha256) || !(await isLeftover(blobPath(fileRoot, sha256)))) continue;

@@ -29,6 +29,7 @@ import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/precond
 import { cleanFileName, contentTypeFor } from './file-types.ts';
 import { type MultipartFile, receiveMultipartFile, recogniseMultipartSentAsJson } from './multipart-receive.ts';
 import { registerUploadRoutes } from './upload-routes.ts';
+import { registerVersionRoutes } from './version-routes.ts';
 
 const fileParams = z.object({ org_id: z.string(), id: idParam });
 const tags = ['private files'];
@@ -82,6 +83,7 @@ export function registerPrivateFileRoutes(app: TypedApp, context: EngineContext)
     registerFileRoutes(scope, context);
     registerFileTagRoutes(scope, context);
     registerUploadRoutes(scope, context);
+    registerVersionRoutes(scope, context);
   });
 }
 

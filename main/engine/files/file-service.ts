@@ -6,7 +6,7 @@ import type { Database, PrivateFileRow } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
-import { validationError, type FieldErrors } from '../http/errors.ts';
+import { notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { type ChangeActor, byUser } from '../changes/change-feed.ts';
 import { isVisibleTo } from '../projects/project-access.ts';
@@ -16,6 +16,8 @@ import { adoptBlob, releaseBlob, type ReceivedFile } from './blob-store.ts';
 import { resolveTagReferences, setFileTags } from './file-tags.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
 import { type UploadPart, serializeFile, withTags } from './file-serializer.ts';
+import { contentTypeFor } from './file-types.ts';
+import { pruneFileVersions, recordVersion, versionHashesOf } from './file-versions.ts';
 import type { SnapshotSource } from '../changes/record-snapshots.ts';
 
 /** What change capture compares: the file's API view. */
@@ -182,17 +184,23 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
 
 /** Deletes the file; its blob goes too when no other file has the same contents. */
 export async function deleteFile(context: EngineContext, file: PrivateFileRow, by: ChangeActor): Promise<void> {
-  await writeTracked(context, { orgId: file.org_id, by }, async (trx, track) => {
+  const versionHashes = await writeTracked(context, { orgId: file.org_id, by }, async (trx, track) => {
     const current = await currentFile(trx, file.id);
     await trackProjects(track, current.project_id);
     await track.privateFile(file.id);
+    // The file's versions go with it (the foreign key cascades), and so may their blobs.
+    const hashes = await versionHashesOf(trx, file.id);
     await trx.deleteFrom('private_files').where('id', '=', file.id).execute();
+    return hashes;
   });
-  await releaseBlob(context, file.file_hash);
+  for (const hash of new Set([file.file_hash, ...versionHashes])) await releaseBlob(context, hash);
 }
 
-/** New bytes for an existing file (a regenerated system image); the old blob is released. */
-export async function replaceFileContents(
+/**
+ * New bytes for a system image re-rendered from a changed design; the old blob is
+ * released. No version is kept: the image is drawn again from the design at will.
+ */
+export async function storeRerenderedContents(
   context: EngineContext,
   file: PrivateFileRow,
   received: ReceivedFile,
@@ -217,4 +225,58 @@ export async function replaceFileContents(
     }),
   );
   if (file.file_hash !== received.sha256) await releaseBlob(context, file.file_hash);
+}
+
+/** New contents for one private file, which keeps its id (an edit in place, a restored version). */
+export interface ContentsReplacement {
+  orgId: number;
+  fileId: number;
+  /** The new bytes, not yet adopted; they are adopted (or discarded) here. */
+  received: ReceivedFile;
+  by: ChangeActor;
+  /** The contents' own name, when it changes with them (Content-Disposition and the type follow it). */
+  fileName?: string;
+  /** Else from the name, then the first bytes (file-types.ts). */
+  contentType?: string;
+  /** The client's precondition (If-Match), checked inside the write. */
+  ifMatch?: IfMatch | null;
+}
+
+/**
+ * Replaces a private file's contents (issue 14; the contents extension of
+ * docs/files.md): the same id gets the new blob, size, hash, content type and a new
+ * modified_date, in one writeTracked() write, so the feed, webhooks and the sync
+ * outbox see a private_file update. The contents it replaces are kept as a version
+ * (file-versions.ts) in the same transaction, and versions retention no longer
+ * keeps are pruned there too; their blobs are released after the commit, each only
+ * if no file or version names it any more. Touches one file and its versions only:
+ * no project snapshot, whatever the size of the project. Returns the file's id.
+ */
+export async function replaceFileContents(context: EngineContext, change: ContentsReplacement): Promise<number> {
+  const { orgId, fileId, received, by } = change;
+  const released = await adoptBlob(context, received, () =>
+    writeTracked(context, { orgId, by }, async (trx, track) => {
+      const current = await trx.selectFrom('private_files').selectAll().where('id', '=', fileId).where('org_id', '=', orgId).executeTakeFirst();
+      if (!current) throw notFound();
+      const version = await checkPrecondition(trx, 'private_files', fileId, change.ifMatch ?? null);
+      const fileName = change.fileName ?? current.file_name;
+      const mimeType = change.contentType ?? contentTypeFor(fileName, received.head);
+      const sameContents = current.file_hash === received.sha256;
+      // The same bytes again (a save without changes) make no version and no change.
+      if (sameContents && fileName === current.file_name && mimeType === current.mime_type) return [];
+      await track.privateFile(fileId);
+      const replacedAt = nextVersion(context.clock, version);
+      if (!sameContents) await recordVersion(trx, current, replacedAt, by.kind === 'user' ? by.userId : null);
+      await trx
+        .updateTable('private_files')
+        .set({ file_hash: received.sha256, filesize: received.size, file_name: fileName, mime_type: mimeType, modified_date: replacedAt })
+        .where('id', '=', fileId)
+        .execute();
+      const pruned = await pruneFileVersions(trx, context.clock, fileId);
+      return sameContents ? pruned : [...pruned, current.file_hash];
+    }),
+  );
+  // Each is removed only if nothing names it: the replaced contents are usually a version now.
+  for (const hash of new Set(released)) if (hash !== received.sha256) await releaseBlob(context, hash);
+  return fileId;
 }

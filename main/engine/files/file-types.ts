@@ -47,11 +47,83 @@ export function fileNameFromContentDisposition(header: string | null): string | 
   }
 }
 
+/** Where mime-db's first extension is not the one people's systems use for the type. */
+const PREFERRED_EXTENSIONS: Readonly<Record<string, string>> = {
+  'video/quicktime': 'mov', // mime-db lists "qt" first; every phone and Mac writes .mov
+  'audio/mpeg': 'mp3', // mime-db lists "mpga" first
+  'image/jpeg': 'jpg',
+};
+
+/**
+ * Types that hold many formats (a .docx is a zip, a .csv is plain text, an old .doc
+ * is a compound file): a name whose extension says something more precise is not
+ * contradicted by them.
+ */
+const CONTAINER_TYPES = new Set([FALLBACK_CONTENT_TYPE, 'application/zip', 'application/x-cfb', 'text/plain', 'application/xml', 'text/xml']);
+
+/** Names clients send that mime-db does not list, for the type it does. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
+
+/** The type without parameters (`; charset=utf-8`), lower case, aliases resolved; '' for none. */
+function bareType(contentType: string | null | undefined): string {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return TYPE_ALIASES[type] ?? type;
+}
+
 /** The usual extension of a content type, with its dot (`.jpg`), or '' when the type has none or says nothing (octet-stream). */
 export function extensionForType(contentType: string): string {
-  if (contentType === FALLBACK_CONTENT_TYPE) return ''; // "some bytes": `.bin` would be a guess, not a type
-  const extension = mime.extension(contentType);
+  const type = bareType(contentType);
+  if (type === '' || type === FALLBACK_CONTENT_TYPE) return ''; // "some bytes": `.bin` would be a guess, not a type
+  const extension = PREFERRED_EXTENSIONS[type] ?? mime.extension(type);
   return extension ? `.${extension}` : '';
+}
+
+/** A type that says what the bytes are (not octet-stream, not empty). */
+export function isTellingType(contentType: string | null | undefined): boolean {
+  const type = bareType(contentType);
+  return type !== '' && type !== FALLBACK_CONTENT_TYPE;
+}
+
+/** A type that holds many formats (zip, plain text...): the bytes themselves may say more. */
+export function isContainerType(contentType: string | null | undefined): boolean {
+  return CONTAINER_TYPES.has(bareType(contentType));
+}
+
+/** The extension a name ends with ("report.PDF" → ".PDF"), or '' ("Roof, north face", "v1.2 final", ".env": a dot-name is all name). */
+export function extensionOf(name: string): string {
+  return /^.+?(\.[^.\s]{1,10})$/.exec(name)?.[1] ?? '';
+}
+
+/**
+ * Whether a name's extension may stand for a file of this type: it is one of the
+ * type's extensions (".jpeg" or ".JPG" for image/jpeg), or the type says too little
+ * to contradict it (unknown, octet-stream, a container such as zip or plain text).
+ */
+export function extensionFitsType(extension: string, contentType: string | null | undefined): boolean {
+  if (extension === '') return false;
+  const type = bareType(contentType);
+  if (!isTellingType(type) || CONTAINER_TYPES.has(type)) return true;
+  const bare = extension.slice(1).toLowerCase();
+  return (mime.extensions[type] ?? []).includes(bare) || PREFERRED_EXTENSIONS[type] === bare;
+}
+
+/**
+ * The name a file of `contentType` is written to disk or sent under: `name` itself
+ * when its extension fits the type ("Site plan.pdf", "report.PDF"); else with the
+ * extension of the first of `otherNames` that fits (the file's original name:
+ * "Notes" of notes.txt is "Notes.txt"); else with the type's usual extension
+ * ("Roof, north face" of a JPEG is "Roof, north face.jpg"); else as it is. The
+ * name's own text is never replaced, only added to ("Invoice 2024.03" of a PDF is
+ * "Invoice 2024.03.pdf"), so the user still finds what they named it.
+ */
+export function nameWithTypeExtension(name: string, otherNames: readonly string[], contentType: string | null | undefined): string {
+  if (extensionFitsType(extensionOf(name), contentType)) return name;
+  for (const other of otherNames) {
+    const extension = extensionOf(other);
+    if (extensionFitsType(extension, contentType)) return `${name}${extension}`;
+  }
+  const extension = extensionForType(bareType(contentType));
+  return extension ? `${name}${extension}` : name;
 }
 
 /** A file name from a client, made safe to store and send back: no folders, no control characters. */

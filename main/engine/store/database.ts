@@ -15,6 +15,7 @@ import * as sync from './migrations/0004-sync.ts';
 import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 import * as scaleOut from './migrations/0006-scale-out.ts';
 import * as contactCreator from './migrations/0007-contact-creator.ts';
+import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0005-folders-uploads': foldersUploads,
   '0006-scale-out': scaleOut,
   '0007-contact-creator': contactCreator,
+  '0008-private-file-versions': privateFileVersions,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

@@ -377,10 +377,12 @@ interface FileToCopy {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
-/** The sha256 names of the blobs private files name, sorted. */
+/** The sha256 names of the blobs private files and their kept versions name, sorted. */
 export async function referencedBlobs(db: AnyKysely): Promise<string[]> {
-  const rows = await db.selectFrom('private_files').select('file_hash').distinct().where('file_hash', 'is not', null).orderBy('file_hash').execute();
-  return rows.map((row) => String(row.file_hash)).filter((hash) => hash !== '');
+  const rows = await db.selectFrom('private_files').select('file_hash').distinct().where('file_hash', 'is not', null).execute();
+  const versions = await db.selectFrom('private_file_versions').select('file_hash').distinct().execute();
+  const hashes = new Set([...rows, ...versions].map((row) => String(row.file_hash)).filter((hash) => hash !== ''));
+  return [...hashes].sort();
 }
 
 async function filesToCopy(db: AnyKysely, fromRoot: string, toRoot: string, now: Date): Promise<{ files: FileToCopy[]; badNames: string[] }> {

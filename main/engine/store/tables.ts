@@ -261,6 +261,22 @@ export interface PrivateFilesTable {
   modified_date: string;
 }
 
+/** Earlier contents of a private file, kept on this computer (migration 0008, docs/files.md "Versions"). */
+export interface PrivateFileVersionsTable {
+  id: Generated<number>;
+  file_id: number;
+  org_id: number;
+  /** sha256 hex of those contents: the blob's name, as in private_files.file_hash. */
+  file_hash: string;
+  filesize: number;
+  mime_type: string;
+  file_name: string;
+  /** When these contents were replaced (ISO). */
+  replaced_at: string;
+  /** Who replaced them; null for sync or a user since deleted. */
+  replaced_by_user_id: number | null;
+}
+
 export interface FileTagsTable {
   id: Generated<number>;
   org_id: number;
@@ -409,6 +425,7 @@ export interface Database {
   project_contacts: ProjectContactsTable;
   settings: SettingsTable;
   private_files: PrivateFilesTable;
+  private_file_versions: PrivateFileVersionsTable;
   file_tags: FileTagsTable;
   private_file_tags: PrivateFileTagsTable;
   file_uploads: FileUploadsTable;
@@ -430,6 +447,7 @@ export type WorkflowRow = Selectable<WorkflowsTable>;
 export type StageRow = Selectable<WorkflowStagesTable>;
 export type PrivateFileRow = Selectable<PrivateFilesTable>;
 export type NewPrivateFile = Insertable<PrivateFilesTable>;
+export type PrivateFileVersionRow = Selectable<PrivateFileVersionsTable>;
 export type FileTagRow = Selectable<FileTagsTable>;
 export type FileUploadRow = Selectable<FileUploadsTable>;
 export type FileUploadPartRow = Selectable<FileUploadPartsTable>;

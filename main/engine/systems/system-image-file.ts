@@ -12,7 +12,7 @@ import type { DesignSystem, ProjectDesign } from '../../../shared/design-types.t
 import { SYSTEM_IMAGE_TAG_TITLE } from '../../../shared/file-tags.ts';
 import { receiveBuffer } from '../files/blob-store.ts';
 import { parseJsonColumn } from '../files/file-serializer.ts';
-import { replaceFileContents, storeNewFile } from '../files/file-service.ts';
+import { storeRerenderedContents, storeNewFile } from '../files/file-service.ts';
 import { byUser } from '../changes/change-feed.ts';
 import { ensureTag } from '../files/file-tags.ts';
 import { KeyedLock } from '../files/keyed-lock.ts';
@@ -69,7 +69,7 @@ export async function systemImageFile(
     const png = await renderSystemImage(design, system.uuid, size.width, size.height);
     const received = await receiveBuffer(context.store.fileRoot, png, 'system-image');
     if (existing) {
-      await replaceFileContents(context, existing, received, { inputData: input, inputDataHash: hash }, byUser(actor.user.id));
+      await storeRerenderedContents(context, existing, received, { inputData: input, inputDataHash: hash }, byUser(actor.user.id));
     } else {
       const tag = await ensureTag(context.db, context.clock, project.org_id, SYSTEM_IMAGE_TAG_TITLE);
       await storeNewFile(context, received, {

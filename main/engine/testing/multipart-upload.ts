@@ -56,11 +56,16 @@ export interface UploadResponse {
 
 /** POSTs a multipart body over a plain HTTP connection; `headers` may override the content type. */
 export function postMultipart(url: string, token: string, body: MultipartBody, headers: Record<string, string> = {}): Promise<UploadResponse> {
+  return sendMultipart('POST', url, token, body, headers);
+}
+
+/** Sends a multipart body with any method (PUT for new contents). */
+export function sendMultipart(method: string, url: string, token: string, body: MultipartBody, headers: Record<string, string> = {}): Promise<UploadResponse> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
       {
-        method: 'POST',
+        method,
         headers: { authorization: `Bearer ${token}`, 'content-type': body.contentType, 'content-length': String(body.length), ...headers },
       },
       (response) => {

@@ -115,7 +115,12 @@ describe('private files', () => {
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
     // Without a telling name, the first bytes decide.
     const png = await createFile(server, admin, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), 'scan');
-    assert.equal((await download(png.file_contents)).headers.get('content-type'), 'image/png');
+    const pngDownload = await download(png.file_contents);
+    assert.equal(pngDownload.headers.get('content-type'), 'image/png');
+    // ...and the name a browser saves it under gets their extension, so the system can open it.
+    assert.match(pngDownload.headers.get('content-disposition') ?? '', /filename="scan\.png"/);
+    const unknown = await createFile(server, admin, Buffer.from([1, 2, 3, 4]), 'notes');
+    assert.match((await download(unknown.file_contents)).headers.get('content-disposition') ?? '', /filename="notes"/, 'bytes nobody knows: no guessed extension');
   });
 
   test('Range requests answer 206 with exactly the bytes asked for, 416 past the end, the whole file for several ranges', async () => {

@@ -27,7 +27,7 @@ export interface SyncHarness {
   /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
   synced(timeoutMs?: number): Promise<void>;
   restartAgent(): Promise<void>;
-  /** Another agent on the same server (through the proxy), signed in as `username`; closed with the harness. */
+  /** Another agent (another computer) on the same server, through the proxy, signed in as `username`; closed with the harness. It has project folders only when `options.folders` gives it its own root. */
   addAgent(username: string, options?: Partial<AgentOptions>): Promise<SyncedAgent>;
   close(): Promise<void>;
 }
@@ -101,7 +101,10 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     async addAgent(username, options = {}) {
       const extraDir = makeTempDir('solardesk-agent-');
       extraDirs.push(extraDir);
-      const extra = await startAgent({ ...agentOptions, dataDir: extraDir, remote: proxy.url, username, password: DEMO_PASSWORD, ...options });
+      // Another computer: its own data folder, and no project folders unless given its own root. The
+      // first agent's `folders` would watch the same root: two watchers on one disk, each attaching
+      // what the other writes (arrivals, edits) as its own, which no two computers ever do.
+      const extra = await startAgent({ ...agentOptions, folders: undefined, dataDir: extraDir, remote: proxy.url, username, password: DEMO_PASSWORD, ...options });
       extraAgents.push(extra);
       const handle: SyncedAgent = {
         agent: extra,

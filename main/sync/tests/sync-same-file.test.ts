@@ -113,6 +113,17 @@ describe('the same bytes dropped into one project on two computers', () => {
   const remoteCopiesInProject = async (hash: string) => (await remoteFilesWithHash(hash)).filter((file) => String(file.project).endsWith(`/projects/${PROJECT}/`));
   const marksOf = (side: SyncHarness | SyncedAgent) => side.agent.context.db.selectFrom('sync_state').select('key').where('key', 'like', 'folder_copy:%').execute();
 
+  const twinMarksOf = (side: SyncHarness | SyncedAgent) => side.agent.context.db.selectFrom('sync_state').select('key').where('key', 'like', 'folder_twin:%').execute();
+
+  /** Both settled, a few rounds over, with no sweep: what a replica pulled stays unless something removes it. */
+  const settleBeforeAnySweep = async () => {
+    for (const side of [first, second]) await side.agent.context.db.updateTable('sync_state').set({ value: '1' }).where('key', '=', 'pull_count').execute();
+    for (let round = 0; round < 2; round++) {
+      await settleFolders(first);
+      await settleFolders(second);
+    }
+  };
+
   /** Both settled, then a sweep on each (a copy deleted on the remote leaves a replica that had pulled it at its next sweep). */
   const settleBoth = async () => {
     for (let round = 0; round < 2; round++) {
@@ -146,6 +157,13 @@ describe('the same bytes dropped into one project on two computers', () => {
       fs.writeFileSync(path.join(folderOfProject(firstRoot, PROJECT), 'roof.pdf'), bytes);
       fs.writeFileSync(path.join(folderOfProject(secondRoot, PROJECT), 'roof (laptop).pdf'), bytes);
       await waitFor('both computers to look for it before either created it', bothLooked, 30_000);
+      await settleBeforeAnySweep();
+      // A replica that pulled the other computer's copy before it was deleted drops it at once, not at its next sweep.
+      for (const side of [first, second]) {
+        const records = await side.agent.context.db.selectFrom('private_files').select('id').where('file_hash', '=', hash).execute();
+        assert.equal(records.length, 1, 'each replica has one record with those bytes, before any sweep');
+        assert.deepEqual(await twinMarksOf(side), [], 'no twin left to look at');
+      }
       await settleBoth();
     } finally {
       first.proxy.clearRules();

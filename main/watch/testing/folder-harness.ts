@@ -22,6 +22,8 @@ export interface FolderHarnessOptions {
   stabilityWindowMs?: number;
   /** Receives the agent's log lines (also printed when FOLDER_TEST_LOG is set). */
   log?: (line: string) => void;
+  /** `off`: the agent treats the remote as one without the contents route, as the hosted service is. */
+  remoteContentsReplace?: 'detect' | 'off';
 }
 
 export async function startWithFolder(root: string, options: FolderHarnessOptions = {}): Promise<SyncHarness> {
@@ -43,6 +45,7 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
       }),
       chunkedUploadAboveBytes: 1024 * 1024,
       uploadPartBytes: 512 * 1024,
+      ...(options.remoteContentsReplace ? { remoteContentsReplace: options.remoteContentsReplace } : {}),
       ...(printing || options.log ? { log } : {}),
     },
   });

@@ -1,6 +1,7 @@
 // The sync screen's data: the agent's status, pending changes (with held deletes)
-// and conflicts. With no remote the sync routes answer 404, which is the
-// local-only state, not an error.
+// and conflicts. With no remote the sync status answers 404, which is the
+// local-only state, not an error; the embedded store still lists the deletions made
+// in its project folders that wait for the user (held deletes).
 import { z } from 'zod';
 import { create } from 'zustand';
 import type { SyncState } from '../../../shared/bridge.ts';
@@ -25,6 +26,8 @@ interface SyncStoreState {
   conflictProjectIds: ReadonlySet<number>;
   load(orgId: number): Promise<void>;
   confirmDelete(id: number | string): Promise<void>;
+  /** Keeps a file whose deletion is held: it goes back into its project folder. */
+  restoreDelete(id: number | string): Promise<void>;
   resolve(id: number | string, choice: ConflictChoice): Promise<void>;
   setPaused(isPaused: boolean): Promise<void>;
   follow(): () => void;
@@ -57,7 +60,10 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
       try {
         const status = await apiRequest<SyncStatusJson>('GET', syncPaths.status(orgId));
         if (status.status === 404) {
-          set({ isLocalOnly: true, status: null, pending: [], conflicts: [], loadState: 'ready', unsyncedProjectIds: new Set(), conflictProjectIds: new Set() });
+          // Local only: nothing goes anywhere, but deletions made in the project folders wait for the user.
+          const held = await apiRequest<PendingChangeJson[]>('GET', syncPaths.pending(orgId));
+          const pending = held.status === 200 ? pendingChangeJsonSchema.array().parse(held.body).filter((item) => item.status === 'held') : [];
+          set({ isLocalOnly: true, status: null, pending, conflicts: [], loadState: 'ready', unsyncedProjectIds: new Set(), conflictProjectIds: new Set() });
           return;
         }
         if (status.status >= 300) throw new Error(describeFailure(status));
@@ -85,6 +91,12 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
       await get().load(orgId);
     },
 
+    async restoreDelete(id) {
+      const orgId = orgIdOrThrow();
+      await apiDone('POST', syncPaths.restorePending(orgId, id));
+      await get().load(orgId);
+    },
+
     async resolve(id, choice) {
       const orgId = orgIdOrThrow();
       try {
@@ -106,8 +118,10 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
         const previous = get().live;
         set({ live });
         const orgId = get().orgId;
-        const hasChanged = !previous || previous.state !== live.state || previous.pending !== live.pending || previous.conflicts !== live.conflicts;
-        if (orgId !== null && hasChanged && live.state !== 'local_only') void get().load(orgId);
+        const hasChanged =
+          !previous || previous.state !== live.state || previous.pending !== live.pending || previous.conflicts !== live.conflicts || previous.heldDeletes !== live.heldDeletes;
+        // Local only, only the held deletes can change (a deletion made in a project folder, a confirm, a restore).
+        if (orgId !== null && hasChanged && (live.state !== 'local_only' || previous?.heldDeletes !== live.heldDeletes)) void get().load(orgId);
       });
     },
   };

@@ -35,6 +35,8 @@ export function useBridgeEvents(): void {
         const files = useFilesStore.getState();
         if (touchesOpenProject && change.kinds.includes('private_files') && open.orgId !== null && files.projectId !== null) {
           void files.load(open.orgId, files.projectId);
+          // A file's versions change with its contents (an edit in its folder, a restore, sync).
+          if (files.versions !== null) void files.loadVersions();
         }
         const webhooks = useWebhooksStore.getState();
         if (change.kinds.includes('webhooks') && webhooks.orgId !== null) void webhooks.load(webhooks.orgId);

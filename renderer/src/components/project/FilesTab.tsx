@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { Fragment, useEffect } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { formatBytes, formatDate } from '../../format.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
@@ -7,13 +7,15 @@ import { Badge } from '../common/Badge.tsx';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
+import { FileVersions } from './FileVersions.tsx';
 import { UploadProgressList } from './UploadProgressList.tsx';
 
 export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const files = useFilesStore((state) => state.files);
   const status = useFilesStore((state) => state.status);
   const error = useFilesStore((state) => state.error);
-  const { load, upload, download, openFolder } = useFilesStore.getState();
+  const versions = useFilesStore((state) => state.versions);
+  const { load, upload, download, openFolder, toggleVersions } = useFilesStore.getState();
   const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
   const pending = useSyncStore((state) => state.pending);
   const pendingUploads = pending.filter((item) => item.model === 'private_file');
@@ -30,7 +32,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   return (
     <div className="files-tab">
       <div className="files-actions">
-        <p className="muted">Drag files from your desktop onto this window to attach them to the project.</p>
+        <p className="muted">Drag files onto this window, or into the project folder, to attach them to the project.</p>
         <label className="button">
           Choose files…
           <input type="file" multiple hidden onChange={(event) => event.target.files && void upload(project.id, [...event.target.files])} />
@@ -56,24 +58,39 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
             </tr>
           </thead>
           <tbody>
-            {files.map((file) => (
-              <tr key={file.id} data-testid="file-row">
-                <td>{file.title}</td>
-                <td>
-                  {file.file_tags_data.map((tag) => (
-                    <Badge key={tag.id}>{tag.title}</Badge>
-                  ))}
-                </td>
-                <td className="numeric">{formatBytes(file.filesize)}</td>
-                <td>{formatDate(file.modified_date)}</td>
-                <td>{syncStateOf(file.id)}</td>
-                <td>
-                  <button type="button" className="link-button" onClick={() => void download(file)}>
-                    Download
-                  </button>
-                </td>
-              </tr>
-            ))}
+            {files.map((file) => {
+              const versionsOpen = versions?.fileId === file.id;
+              return (
+                <Fragment key={file.id}>
+                  <tr data-testid="file-row" className={versionsOpen ? 'is-expanded' : undefined}>
+                    <td>{file.title}</td>
+                    <td>
+                      {file.file_tags_data.map((tag) => (
+                        <Badge key={tag.id}>{tag.title}</Badge>
+                      ))}
+                    </td>
+                    <td className="numeric">{formatBytes(file.filesize)}</td>
+                    <td>{formatDate(file.modified_date)}</td>
+                    <td>{syncStateOf(file.id)}</td>
+                    <td>
+                      <button type="button" className="link-button" onClick={() => void download(file)}>
+                        Download
+                      </button>
+                      <button type="button" className="link-button" aria-expanded={versionsOpen} onClick={() => void toggleVersions(project.org_id, file.id)}>
+                        Versions
+                      </button>
+                    </td>
+                  </tr>
+                  {versionsOpen && versions && (
+                    <tr className="file-versions-row">
+                      <td colSpan={6}>
+                        <FileVersions file={file} versions={versions} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
       )}

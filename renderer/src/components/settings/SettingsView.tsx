@@ -48,7 +48,10 @@ export function SettingsView() {
       </section>
       <section className="card">
         <h2>Project folders</h2>
-        <p className="muted">Each project gets a folder here; downloads are saved into it.</p>
+        <p className="muted" data-testid="project-folders-root">
+          Each project gets a folder in <span className="mono">{session.projectFoldersRoot}</span>: a file dropped into it is attached to the project,
+          and downloads are saved into it. {session.mode === 'embedded' ? 'Signed in to a remote, the folders are in the folder root itself' : 'While not signed in, the folders of the store on this computer are in its "On this computer" folder'}, so the two never mix.
+        </p>
         <form
           className="inline-form"
           onSubmit={(event) => {

@@ -6,8 +6,12 @@ import { Badge } from '../common/Badge.tsx';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { useRecordLabel } from './use-record-label.ts';
 
-/** What waits to go to the remote, why, and until when; held deletes wait for a confirmation. */
-export function PendingChanges() {
+/**
+ * What waits to go to the remote, why, and until when; held deletes wait for the
+ * user to confirm or restore them. Local only, there is nothing to send: only the
+ * held deletes are shown.
+ */
+export function PendingChanges({ isLocalOnly = false }: { isLocalOnly?: boolean }) {
   const pending = useSyncStore((state) => state.pending);
   const toast = useUiStore((state) => state.toast);
   const held = pending.filter((item) => item.status === 'held');
@@ -20,54 +24,65 @@ export function PendingChanges() {
       {held.length > 0 && (
         <section className="card" aria-label="Held deletes" data-testid="held-deletes">
           <h2>Deletes waiting for you</h2>
-          <p className="muted">These were deleted on this computer. SolarDesk never deletes on the remote until you confirm.</p>
+          <p className="muted">
+            {isLocalOnly
+              ? 'These were deleted from a project folder. SolarDesk keeps each file until you confirm; restore puts it back in its folder.'
+              : 'These were deleted on this computer. SolarDesk never deletes on the remote until you confirm; restore puts the file back in its folder.'}
+          </p>
           <ul className="card-list">
             {held.map((item) => (
               <li key={item.id} className="card-row">
                 <span>
                   <strong>{describe(item)}</strong> <span className="muted">{item.reason}</span>
                 </span>
-                <button
-                  type="button"
-                  className="button button-danger"
-                  onClick={() => void useSyncStore.getState().confirmDelete(item.id).catch((error) => toast(messageOf(error), 'error'))}
-                >
-                  Delete on the remote too
-                </button>
+                <span className="card-actions">
+                  <button type="button" className="button" onClick={() => void useSyncStore.getState().restoreDelete(item.id).catch((error) => toast(messageOf(error), 'error'))}>
+                    Restore
+                  </button>
+                  <button
+                    type="button"
+                    className="button button-danger"
+                    onClick={() => void useSyncStore.getState().confirmDelete(item.id).catch((error) => toast(messageOf(error), 'error'))}
+                  >
+                    {isLocalOnly ? 'Delete it' : 'Delete on the remote too'}
+                  </button>
+                </span>
               </li>
             ))}
           </ul>
         </section>
       )}
-      <section className="card" aria-label="Pending changes" data-testid="pending-changes">
-        <h2>Pending changes</h2>
-        {queued.length === 0 ? (
-          <EmptyState title="Nothing waiting: every change has reached the remote." />
-        ) : (
-          <table className="table compact">
-            <thead>
-              <tr>
-                <th>Change</th>
-                <th>Fields</th>
-                <th>Why it waits</th>
-                <th>Next attempt</th>
-              </tr>
-            </thead>
-            <tbody>
-              {queued.map((item) => (
-                <tr key={item.id}>
-                  <td>
-                    <Badge tone={item.status === 'parked' ? 'danger' : 'neutral'}>{item.op}</Badge> {describe(item)}
-                  </td>
-                  <td>{item.fields.length ? item.fields.join(', ') : '—'}</td>
-                  <td>{item.reason}</td>
-                  <td>{item.waiting_until ? formatDateTime(item.waiting_until) : item.status === 'parked' ? 'When you edit it' : 'Next sync'}</td>
+      {!isLocalOnly && (
+        <section className="card" aria-label="Pending changes" data-testid="pending-changes">
+          <h2>Pending changes</h2>
+          {queued.length === 0 ? (
+            <EmptyState title="Nothing waiting: every change has reached the remote." />
+          ) : (
+            <table className="table compact">
+              <thead>
+                <tr>
+                  <th>Change</th>
+                  <th>Fields</th>
+                  <th>Why it waits</th>
+                  <th>Next attempt</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+              </thead>
+              <tbody>
+                {queued.map((item) => (
+                  <tr key={item.id}>
+                    <td>
+                      <Badge tone={item.status === 'parked' ? 'danger' : 'neutral'}>{item.op}</Badge> {describe(item)}
+                    </td>
+                    <td>{item.fields.length ? item.fields.join(', ') : '—'}</td>
+                    <td>{item.reason}</td>
+                    <td>{item.waiting_until ? formatDateTime(item.waiting_until) : item.status === 'parked' ? 'When you edit it' : 'Next sync'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
     </>
   );
 }

@@ -38,6 +38,7 @@ export function SyncView({ orgId }: { orgId: number }) {
           )}
         </div>
       )}
+      {loadState === 'ready' && isLocalOnly && <PendingChanges isLocalOnly />}
       {loadState === 'ready' && !isLocalOnly && (
         <>
           <SyncStatusCard />

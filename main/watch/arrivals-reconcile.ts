@@ -1,0 +1,304 @@
+// Reconciling the folders with the store: project folders made and renamed
+// (project-folders.ts), private files deleted elsewhere leaving the folder for the
+// trash, files moved to another project elsewhere following into its folder, and
+// arrivals: private files a folder does not show yet, their bytes fetched off the
+// worker loop (content on demand) and then written in (arrivals.ts), a failed
+// download retried after DOWNLOAD_RETRY_MS on the injected clock.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock } from '../engine/clock.ts';
+import type { EngineContext } from '../engine/context.ts';
+import { blobPath } from '../engine/files/blob-store.ts';
+import { isRealFolder, type ProjectFolders } from './project-folders.ts';
+import { nameKey } from './folder-names.ts';
+import { headOfFile, nameWithExtension } from './file-extension.ts';
+import type { FolderOutbox } from './folder-outbox.ts';
+import { agentTempDir, moveToTrash, placeArrival } from './arrivals.ts';
+import type { FolderReport } from './folder-status.ts';
+import { Queue } from './event-intake.ts';
+import { lstatOrNull, type StabilityGate } from './stability-gate.ts';
+import { sameStat } from './attach.ts';
+import type { WatchStore } from './watch-store.ts';
+
+/** A download that failed is tried again after this long. */
+export const DOWNLOAD_RETRY_MS = 30_000;
+/** Rows looked at per reconcile, so one pass stays short; the next picks up the rest. */
+const DELETIONS_PER_PASS = 500;
+const MOVES_PER_PASS = 200;
+const NEW_CONTENTS_PER_PASS = 100;
+const ARRIVALS_PER_PASS = 200;
+
+export interface ArrivalsReconcileOptions {
+  root: string;
+  engine: Pick<EngineContext, 'store' | 'fetchMissingBlob'>;
+  store: WatchStore;
+  folders: ProjectFolders;
+  outbox: FolderOutbox;
+  report: FolderReport;
+  clock: Clock;
+  orgId: number;
+  /** Folders are checked against the projects, and arrivals looked for, at least this often. */
+  reconcileIntervalMs: number;
+  gate: Pick<StabilityGate, 'consider' | 'forget'>;
+  /** A project folder found again (or made anew): it is listed again. */
+  rescanProject: (projectId: number) => void;
+  /** Bytes arrived: the worker loop should place them. */
+  wake: () => void;
+  closed: () => boolean;
+}
+
+export class ArrivalsReconcile {
+  /** When the next reconcile is due, on the clock (0: none planned yet). */
+  dueAt = 0;
+  /** Someone asked (a change, a sync cycle): not quiet until it ran. */
+  requested = false;
+  private readonly toFetch = new Queue<number>();
+  private readonly fetching = new Set<number>();
+  private readonly ready = new Queue<number>();
+  readonly downloadProblems = new Map<number, { reason: string; retryAt: number }>();
+  private fetchLoopRunning = false;
+  private fetchDone: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ArrivalsReconcileOptions) {}
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  /** Something may have changed in the store: reconcile in a moment (the caller wakes the loop). */
+  request(): void {
+    this.requested = true;
+    const at = this.now() + 200;
+    if (this.dueAt === 0 || this.dueAt > at) this.dueAt = at;
+  }
+
+  isDue(now = this.now()): boolean {
+    return this.dueAt !== 0 && now >= this.dueAt;
+  }
+
+  /** Nothing being fetched or waiting to be written. */
+  get idle(): boolean {
+    return this.toFetch.length === 0 && this.fetching.size === 0 && this.ready.length === 0;
+  }
+
+  /** The disk went away: fetched bytes wait for the next reconcile. */
+  dropReady(): void {
+    this.ready.clear();
+  }
+
+  /** Downloads under way end. */
+  async finish(): Promise<void> {
+    await this.fetchDone;
+  }
+
+  async reconcile(): Promise<void> {
+    const { folders, report } = this.options;
+    this.dueAt = this.now() + this.options.reconcileIntervalMs;
+    this.requested = false;
+    const changes = await folders.reconcile();
+    for (const { projectId, folder } of changes.created) {
+      report.note(`folder "${folder}" made for project ${projectId}`);
+      // A folder taken over (it was there before its project reached this store: the first sync
+      // after a sign-in) may already hold files: looked at now, like a folder found again.
+      this.options.rescanProject(projectId);
+    }
+    for (const { from, to } of changes.renamed) report.note(`folder "${from}" renamed to "${to}"`);
+    for (const { projectId, folder } of [...changes.adopted, ...changes.lost]) {
+      report.note(`folder of project ${projectId} is now "${folders.folderOf(projectId)}" (was "${folder}")`);
+      this.options.rescanProject(projectId);
+    }
+    for (const { projectId } of [...changes.created, ...changes.adopted, ...changes.lost]) report.forgetOutsideIn(folders.folderOf(projectId));
+    for (const { folder, reason } of changes.problems) report.problems.set(`${folder}/`, { projectId: null, reason: `the folder could not be updated: ${reason}` });
+    const refusedBefore = report.refusedFolders;
+    report.refusedFolders = new Map(changes.refused.map(({ projectId, folder, reason }) => [`${folder}/`, `The folder of project ${projectId} is refused: ${reason}.`]));
+    for (const { projectId, folder } of changes.refused) {
+      report.outside.delete(folder);
+      // Said once when it happens, not on every pass.
+      if (!refusedBefore.has(`${folder}/`)) report.note(`folder "${folder}" of project ${projectId} is not a real folder (a link?): refused, nothing read from it or written into it`);
+    }
+    await this.followDeletionsElsewhere();
+    await this.followMovesElsewhere();
+    await this.followContentsChangedElsewhere();
+    await this.queueArrivals();
+  }
+
+  /**
+   * New contents of a mapped file made elsewhere (on the remote, pulled by sync; or
+   * in the app): a folder copy unchanged since it was mapped takes them, written
+   * into .solardesk/tmp/ and renamed over it (so it is never half-written), and its
+   * mapping follows. A copy changed here meanwhile is left alone: the stability
+   * gate takes it as an edit in place. The bytes are fetched here if missing (on
+   * the worker loop: such changes are rare, unlike arrivals).
+   */
+  private async followContentsChangedElsewhere(): Promise<void> {
+    const { store, folders, report, root, engine } = this.options;
+    for (const row of await store.mappingsWithNewContents(NEW_CONTENTS_PER_PASS)) {
+      const folder = folders.folderOf(row.project_id);
+      if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
+      const target = path.join(root, folder, row.name);
+      const stat = await lstatOrNull(target);
+      if (!stat || !sameStat(row, stat)) continue;
+      const file = await store.privateFile(row.file_id);
+      if (!file?.file_hash) continue;
+      const problem = this.downloadProblems.get(row.file_id);
+      if (problem && problem.retryAt > this.now()) continue;
+      const blob = blobPath(engine.store.fileRoot, file.file_hash);
+      const temp = path.join(agentTempDir(root), `contents-${row.file_id}-${file.file_hash.slice(0, 16)}`);
+      try {
+        if (!fs.existsSync(blob)) {
+          if (!engine.fetchMissingBlob) continue;
+          await engine.fetchMissingBlob(file);
+        }
+        await fsp.mkdir(agentTempDir(root), { recursive: true });
+        await fsp.copyFile(blob, temp);
+        // Changed here while the bytes came: the edit made here is the one to keep.
+        const before = await lstatOrNull(target);
+        if (!before || !sameStat(row, before)) continue;
+        await fsp.rename(temp, target);
+        const placed = await fsp.lstat(target);
+        await store.updateMapping({ project_id: row.project_id, name: row.name, file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: String(placed.ino) });
+        this.options.gate.forget(target);
+        this.downloadProblems.delete(row.file_id);
+        report.note(`${folder}/${row.name}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
+      } catch (error) {
+        // Tried again after a while, not at every reconcile; the status lists it as waiting for its bytes.
+        this.downloadProblems.set(row.file_id, { reason: `new contents: ${(error as Error).message}`, retryAt: this.now() + DOWNLOAD_RETRY_MS });
+      } finally {
+        await fsp.rm(temp, { force: true });
+      }
+    }
+  }
+
+  /** A private file deleted elsewhere (the remote, the app): its unchanged copy leaves the folder for .solardesk/trash/. */
+  private async followDeletionsElsewhere(): Promise<void> {
+    const { store, folders, report, root } = this.options;
+    for (const row of await store.mappingsOfDeletedFiles(DELETIONS_PER_PASS)) {
+      const folder = folders.folderOf(row.project_id);
+      await store.deleteMapping(store.db, row.project_id, row.name);
+      if (folder === null) continue;
+      const file = path.join(root, folder, row.name);
+      const stat = await lstatOrNull(file);
+      if (!stat) continue;
+      if (sameStat(row, stat)) {
+        const kept = await moveToTrash(root, file, folder, this.options.clock);
+        report.counts.trashed++;
+        report.note(`${folder}/${row.name} was deleted elsewhere; the local copy is kept in ${path.relative(root, kept)}`);
+      } else {
+        // Changed here since: a new file to attach, not one to remove.
+        await this.options.gate.consider(row.project_id, folder, row.name, file, stat);
+      }
+    }
+  }
+
+  /** A private file moved to another project elsewhere: its copy moves to that project's folder. */
+  private async followMovesElsewhere(): Promise<void> {
+    const { store, folders, report, root } = this.options;
+    for (const row of await store.mappingsOfMovedFiles(MOVES_PER_PASS)) {
+      const fromFolder = folders.folderOf(row.project_id);
+      const toFolder = row.now_project === null ? null : folders.folderOf(row.now_project);
+      if (fromFolder === null || toFolder === null || row.now_project === null) continue;
+      const nowProject = row.now_project;
+      const source = path.join(root, fromFolder, row.name);
+      const stat = await lstatOrNull(source);
+      if (!stat || !sameStat(row, stat)) continue;
+      const claimed = new Set((await store.namesInProject(nowProject)).map(nameKey));
+      const placed = await placeArrival(root, path.join(root, toFolder), row.name, source, row.file_hash, (key) => claimed.has(key));
+      await fsp.rm(source, { force: true });
+      await store.transaction(async (trx) => {
+        await store.deleteMapping(trx, row.project_id, row.name);
+        await store.upsertMapping(trx, { project_id: nowProject, name: placed.name, file_id: row.file_id, file_hash: row.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: placed.ino });
+      });
+      report.note(`${fromFolder}/${row.name} moved to "${toFolder}" (its project changed elsewhere)`);
+    }
+  }
+
+  /** Private files of a project with a folder that the folder does not show yet (attached remotely or in the app). */
+  private async queueArrivals(): Promise<void> {
+    const ids = await this.options.store.filesToArrive({
+      orgId: this.options.orgId,
+      refusedProjectIds: this.options.folders.refusedProjectIds(),
+      hasNoQueuedDelete: (builder) => this.options.outbox.hasNoQueuedDelete(builder),
+      limit: ARRIVALS_PER_PASS,
+    });
+    const now = this.now();
+    for (const id of ids) {
+      if (this.fetching.has(id)) continue;
+      const problem = this.downloadProblems.get(id);
+      if (problem && problem.retryAt > now) continue;
+      this.fetching.add(id);
+      this.toFetch.push(id);
+    }
+    if (this.toFetch.length > 0 && !this.fetchLoopRunning) this.fetchDone = this.fetchLoop();
+  }
+
+  /** Brings missing bytes down (content on demand) off the worker loop, then hands the file to it. */
+  private async fetchLoop(): Promise<void> {
+    if (this.fetchLoopRunning) return;
+    this.fetchLoopRunning = true;
+    const { engine, store } = this.options;
+    try {
+      for (let id = this.toFetch.shift(); id !== undefined && !this.options.closed(); id = this.toFetch.shift()) {
+        try {
+          const file = await store.privateFile(id);
+          if (!file?.file_hash) {
+            this.fetching.delete(id);
+            continue;
+          }
+          if (!fs.existsSync(blobPath(engine.store.fileRoot, file.file_hash))) {
+            if (!engine.fetchMissingBlob) throw new Error('its contents are not on this machine');
+            await engine.fetchMissingBlob(file);
+          }
+          this.downloadProblems.delete(id);
+          this.ready.push(id);
+          this.options.wake();
+        } catch (error) {
+          this.fetching.delete(id);
+          this.downloadProblems.set(id, { reason: (error as { body?: { detail?: string } }).body?.detail ?? (error as Error).message, retryAt: this.now() + DOWNLOAD_RETRY_MS });
+        }
+      }
+    } finally {
+      this.fetchLoopRunning = false;
+    }
+  }
+
+  /** Writes the next fetched file into its folder. False when none waits. */
+  async placeNext(): Promise<boolean> {
+    const id = this.ready.shift();
+    if (id === undefined) return false;
+    await this.place(id);
+    return true;
+  }
+
+  private async place(id: number): Promise<void> {
+    const { store, folders, report, root, engine } = this.options;
+    this.fetching.delete(id);
+    const file = await store.privateFile(id);
+    if (!file?.file_hash || file.project_id === null) return;
+    const projectId = file.project_id;
+    const folder = folders.folderOf(projectId);
+    if (folder === null) return;
+    if (await store.isFileMapped(store.db, id)) return;
+    const claimed = new Set((await store.namesInProject(projectId)).map(nameKey));
+    report.current = { path: `${folder}/${file.title}`, note: 'writing into the folder' };
+    try {
+      const blob = blobPath(engine.store.fileRoot, file.file_hash);
+      const placed = await placeArrival(
+        root,
+        path.join(root, folder),
+        await nameWithExtension(file.title, file.file_name, file.mime_type, () => headOfFile(blob), `file-${file.id}`),
+        blob,
+        file.file_hash,
+        (key) => claimed.has(key),
+      );
+      await store.upsertMapping(store.db, { project_id: projectId, name: placed.name, file_id: id, file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: placed.ino });
+      this.options.gate.forget(path.join(root, folder, placed.name));
+      report.counts.downloaded++;
+      report.note(`${folder}/${placed.name}: ${placed.wasThere ? 'already there' : 'written'} for private file ${id}`);
+    } catch (error) {
+      this.downloadProblems.set(id, { reason: (error as Error).message, retryAt: this.now() + DOWNLOAD_RETRY_MS });
+    } finally {
+      report.current = null;
+    }
+  }
+}

@@ -1,0 +1,241 @@
+// Attaching what the stability gate staged: a touched file is recorded, the same
+// bytes whose old name just went are a move, the same contents twice in one project
+// are one file, an edited file takes the "replaced" path, anything else becomes a new
+// private file of the folder's project. Renames and moves are paired here too: by
+// inode, size and mtime at once, or by sha256 once staged; the title and project
+// follow and nothing is uploaded again.
+import type fs from 'node:fs';
+import path from 'node:path';
+import type { EngineContext } from '../engine/context.ts';
+import type { WatchFileRow } from '../engine/store/tables.ts';
+import { actorInOrg } from '../engine/auth/actor.ts';
+import { adoptBlob, type ReceivedFile } from '../engine/files/blob-store.ts';
+import { type AfterInsert, insertFileRow, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';
+import { writeTracked } from '../engine/changes/tracked-write.ts';
+import { byUser } from '../engine/changes/change-feed.ts';
+import { contentTypeFor } from '../engine/files/file-types.ts';
+import type { Clock } from '../engine/clock.ts';
+import type { ProjectFolders } from './project-folders.ts';
+import type { FolderOutbox } from './folder-outbox.ts';
+import type { FolderReport } from './folder-status.ts';
+import type { Candidate } from './stability-gate.ts';
+import { lstatOrNull } from './stability-gate.ts';
+import { type Deletes, fileKey, type PendingUnlink } from './deletes.ts';
+import type { FileMapping, WatchStore } from './watch-store.ts';
+
+/** The file is the one recorded: same size, mtime and inode. */
+export const sameStat = (row: Pick<WatchFileRow, 'size' | 'mtime_ms' | 'ino'>, stat: fs.Stats) =>
+  row.size === stat.size && row.mtime_ms === stat.mtimeMs && row.ino === String(stat.ino);
+
+/** Why the earlier version of a file edited in place is held. */
+const replacedReason = (label: string) =>
+  `Replaced: ${label} was changed in the project folder and attached as a new file. Confirm to delete the earlier version everywhere, or restore it (it comes back as a separate file).`;
+
+export interface AttachOptions {
+  root: string;
+  engine: EngineContext;
+  store: WatchStore;
+  folders: Pick<ProjectFolders, 'folderOf' | 'projectOfFolderNow'>;
+  outbox: FolderOutbox;
+  report: FolderReport;
+  deletes: Deletes;
+  clock: Clock;
+  orgId: number;
+  userId: number;
+  /** The stability gate: a moved file stops waiting there, and a move whose file is gone is considered afresh. */
+  gate: {
+    forget(file: string): void;
+    consider(projectId: number, folder: string, name: string, file: string, known: fs.Stats | null): Promise<void>;
+  };
+}
+
+export class Attacher {
+  constructor(private readonly options: AttachOptions) {}
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  /**
+   * Before the gate: a regular file that appeared or changed. True when nothing is
+   * left to do: it is the file recorded (unchanged), or a rename paired by inode (applied).
+   */
+  async settled(projectId: number, folder: string, name: string, file: string, stat: fs.Stats): Promise<boolean> {
+    const row = await this.options.store.fileRow(projectId, name);
+    this.options.deletes.present(projectId, name); // it is there
+    if (row && sameStat(row, stat)) {
+      this.options.gate.forget(file);
+      return true;
+    }
+    const renamedFrom = await this.pairByInode(stat, projectId, name);
+    if (renamedFrom) {
+      await this.applyMove(renamedFrom, projectId, folder, name, stat);
+      return true;
+    }
+    return false;
+  }
+
+  /** A mapped file whose old name is gone and that has the same inode, size and mtime: renamed or moved, not new. */
+  private async pairByInode(stat: fs.Stats, projectId: number, name: string): Promise<PendingUnlink | null> {
+    const here = fileKey(projectId, name);
+    for (const [key, pending] of this.options.deletes.unlinks) {
+      if (key !== here && sameStat(pending.row, stat)) return pending;
+    }
+    for (const row of await this.options.store.filesWithInode(String(stat.ino))) {
+      if (fileKey(row.project_id, row.name) === here || !sameStat(row, stat)) continue;
+      const folder = this.options.folders.folderOf(row.project_id);
+      if (folder === null) continue;
+      if (await lstatOrNull(path.join(this.options.root, folder, row.name))) continue; // a hard link: both names exist
+      return { row, folder, at: this.now() };
+    }
+    return null;
+  }
+
+  /** A stable file, staged: recorded, paired, recognised or attached. */
+  async attach(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void> {
+    const { store, report } = this.options;
+    const label = `${candidate.folder}/${candidate.name}`;
+    // The store, not the cache: a re-key may have moved the folder's project since the event.
+    const projectId = await this.options.folders.projectOfFolderNow(candidate.folder);
+    if (projectId === null) return;
+    const row = await store.fileRow(projectId, candidate.name);
+    const mapping = { project_id: projectId, name: candidate.name, file_hash: received.sha256, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino) };
+    if (row && row.file_hash === received.sha256) {
+      // Touched, not changed.
+      await store.updateMapping(mapping);
+      return;
+    }
+    if (row && (await this.replaceEditedFile(row, candidate, received, mapping))) return;
+    // The same bytes whose old name went away a moment ago: a move across disks, or a rename that changed the inode.
+    if (!row) {
+      for (const pending of this.options.deletes.unlinks.values()) {
+        if (pending.row.file_hash === received.sha256) {
+          await this.applyMove(pending, projectId, candidate.folder, candidate.name, stat);
+          return;
+        }
+      }
+    }
+    // The same contents dropped twice into one project are one file.
+    const same = await store.fileWithContents(this.options.orgId, projectId, received.sha256);
+    if (same !== null) {
+      await store.transaction(async (trx) => {
+        await store.upsertMapping(trx, { ...mapping, file_id: same });
+        await this.options.outbox.releaseHeldDelete(trx, same);
+      });
+      if (row && row.file_id !== same) await this.options.deletes.retire(row, replacedReason(label));
+      report.counts.deduplicated++;
+      report.note(`${label}: same contents as file ${same} of this project; recognised, not attached twice`);
+      return;
+    }
+    if (row) await this.attachReplacement(candidate, received, mapping, row);
+    else await this.attachNew(candidate, received, mapping);
+  }
+
+  /**
+   * An edit in place (issue 14): a mapped name whose stable contents changed. The
+   * mapped private file keeps its id and takes the new contents in one engine write
+   * (the engine keeps the earlier ones as a version; sync sends the change as one
+   * upload), then the mapping records the new hash and stat. A crash between the two
+   * finds the name changed again at the next rescan, and the engine takes the same
+   * bytes again as no change. False when the mapped file is gone: then it is new.
+   */
+  private async replaceEditedFile(row: WatchFileRow, candidate: Candidate, received: ReceivedFile, mapping: Omit<FileMapping, 'file_id'>): Promise<boolean> {
+    const { store, report, engine } = this.options;
+    if (!(await store.privateFileExists(store.db, row.file_id))) return false;
+    await replaceFileContents(engine, { orgId: this.options.orgId, fileId: row.file_id, received, by: byUser(this.options.userId), fileName: candidate.name });
+    await store.updateMapping(mapping);
+    report.counts.replaced++;
+    report.note(`${candidate.folder}/${candidate.name}: edited in place; private file ${row.file_id} has the new contents (the earlier ones are kept as a version)`);
+    return true;
+  }
+
+  private async attachNew(candidate: Candidate, received: ReceivedFile, mapping: Omit<FileMapping, 'file_id'>): Promise<void> {
+    const fileId = await this.createFile(received, this.recordOf(candidate, received, mapping.project_id), async (trx, id) => {
+      await this.options.store.upsertMapping(trx, { ...mapping, file_id: id });
+    });
+    this.attached(candidate, fileId, mapping.project_id);
+  }
+
+  /**
+   * The "replaced" path: a mapped file edited in place (same name, new contents).
+   * Today its new contents become a new private file mapped to the name, and the
+   * earlier file's deletion is held ("Replaced: ..."), unless another name still shows it.
+   */
+  private async attachReplacement(candidate: Candidate, received: ReceivedFile, mapping: Omit<FileMapping, 'file_id'>, earlier: WatchFileRow): Promise<void> {
+    const label = `${candidate.folder}/${candidate.name}`;
+    let replacedHold: number | null = null;
+    const fileId = await this.createFile(received, this.recordOf(candidate, received, mapping.project_id), async (trx, id) => {
+      await this.options.store.upsertMapping(trx, { ...mapping, file_id: id });
+      if (earlier.file_id !== id) replacedHold = await this.options.deletes.holdIfUnreferenced(trx, earlier.file_id, replacedReason(label));
+    });
+    this.attached(candidate, fileId, mapping.project_id);
+    if (replacedHold !== null) await this.options.deletes.afterHold(replacedHold, false);
+  }
+
+  private recordOf(candidate: Candidate, received: ReceivedFile, projectId: number): NewFileRecord {
+    return {
+      orgId: this.options.orgId,
+      userId: this.options.userId,
+      projectId,
+      title: candidate.name,
+      fileName: candidate.name,
+      mimeType: contentTypeFor(candidate.name, received.head),
+    };
+  }
+
+  private attached(candidate: Candidate, fileId: number, projectId: number): void {
+    this.options.report.counts.attached++;
+    this.options.report.note(`${candidate.folder}/${candidate.name}: attached as private file ${fileId} of project ${projectId}`);
+  }
+
+  /**
+   * The engine's storeNewFile, minus the snapshot of the project before and after:
+   * that snapshot lists every file of the project with a signed link each, so a drop
+   * of 1,000 files into one folder would cost O(n²). Only webhooks read it, and the
+   * agent's replica delivers none; an engine that does gets storeNewFile itself.
+   */
+  private async createFile(received: ReceivedFile, record: NewFileRecord, afterInsert: AfterInsert): Promise<number> {
+    const context = this.options.engine;
+    if (context.webhookWorker) return storeNewFile(context, received, record, afterInsert);
+    return adoptBlob(context, received, () =>
+      writeTracked(context, { orgId: record.orgId, by: byUser(record.userId) }, async (trx, track) => {
+        const id = await insertFileRow(trx, context, received, record);
+        await track.privateFile(id, { created: true });
+        await afterInsert(trx, id);
+        return id;
+      }),
+    );
+  }
+
+  /** A rename or a move: the private file's title and project follow; nothing is uploaded again. */
+  async applyMove(from: PendingUnlink, projectId: number, folder: string, name: string, stat: fs.Stats): Promise<void> {
+    const { store, report, engine } = this.options;
+    const { row } = from;
+    const target = path.join(this.options.root, folder, name);
+    this.options.deletes.unlinks.delete(fileKey(row.project_id, row.name));
+    this.options.gate.forget(target);
+    const file = await store.privateFile(row.file_id);
+    if (!file) {
+      await store.deleteMapping(store.db, row.project_id, row.name);
+      await this.options.gate.consider(projectId, folder, name, target, stat);
+      return;
+    }
+    const patch: { title?: string; project?: string } = {};
+    if (name !== row.name) patch.title = name;
+    if (projectId !== row.project_id && file.project_id !== projectId) patch.project = String(projectId);
+    if (patch.title !== undefined || patch.project !== undefined) {
+      const user = await store.user(this.options.userId);
+      await updateFile(engine, await actorInOrg(engine, user, this.options.orgId), file, patch);
+    }
+    const displaced = await store.fileRow(projectId, name);
+    await store.transaction(async (trx) => {
+      await store.deleteMapping(trx, row.project_id, row.name);
+      await store.upsertMapping(trx, { project_id: projectId, name, file_id: row.file_id, file_hash: row.file_hash, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino) });
+    });
+    if (displaced && displaced.file_id !== row.file_id) await this.options.deletes.retire(displaced, replacedReason(`${folder}/${name}`));
+    const moved = projectId !== row.project_id;
+    if (moved) report.counts.moved++;
+    else report.counts.renamed++;
+    report.note(`${from.folder}/${row.name} -> ${folder}/${name}: ${moved ? `moved to project ${projectId}` : 'renamed'}; the title follows, nothing is uploaded again`);
+  }
+}

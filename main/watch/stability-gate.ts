@@ -1,0 +1,275 @@
+// The stability gate and staging: a file in a project folder becomes a candidate;
+// once its size and mtime have not changed for the window (on the injected clock)
+// it is opened without following a link, checked by fstat to be the very file that
+// became stable, copied into the engine's staging while hashed, checked again, and
+// handed on to be attached. Links and devices are refused, never read.
+import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock } from '../engine/clock.ts';
+import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
+import { isRealFolder } from './project-folders.ts';
+import { lockFileNamesFor } from './folder-names.ts';
+import { Queue, toSlash } from './event-intake.ts';
+import type { FolderReport, WaitingFile } from './folder-status.ts';
+
+export interface Candidate {
+  projectId: number;
+  folder: string;
+  name: string;
+  size: number;
+  mtimeMs: number;
+  /** Which file this is (lstat): what is read must be this very file, not whatever the name points to by then. */
+  dev: number;
+  ino: string;
+  /** When this size and mtime were first seen. */
+  since: number;
+  generation: number;
+  note: string | null;
+}
+
+export const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/** A name's own stat, never its link's target's: everything in the folders is looked at this way. */
+export async function lstatOrNull(file: string): Promise<fs.Stats | null> {
+  try {
+    return await fsp.lstat(file);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+const sameCandidateFile = (candidate: Pick<Candidate, 'size' | 'mtimeMs' | 'dev' | 'ino'>, stat: fs.Stats) =>
+  candidate.size === stat.size && candidate.mtimeMs === stat.mtimeMs && candidate.dev === stat.dev && candidate.ino === String(stat.ino);
+
+/**
+ * How a stable file is opened: never through a link (O_NOFOLLOW: a link swapped in
+ * since the last lstat fails the open), and never blocking (O_NONBLOCK: a pipe swapped
+ * in would otherwise stall the worker loop until someone writes to it). Windows has
+ * neither flag; there the fstat check after the open is what catches a swap.
+ */
+const OPEN_FOR_STAGING = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+/** What an O_NOFOLLOW open of a link fails with: ELOOP (Linux, macOS), EMLINK (FreeBSD). */
+const isLinkRefusal = (error: unknown) => errorCode(error) === 'ELOOP' || errorCode(error) === 'EMLINK';
+
+/** What the gate hands on, and asks of, the rest of the watcher. */
+export interface GateHooks {
+  /**
+   * A regular file appeared or changed: true when it needs no gate (unchanged since it
+   * was attached, or a rename paired by inode and applied).
+   */
+  settled(projectId: number, folder: string, name: string, file: string, stat: fs.Stats): Promise<boolean>;
+  /** A stable file, staged: attach it. The staged copy is discarded after. */
+  attach(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void>;
+  /** The file's folder is no longer a real folder: the folders are checked again. */
+  folderChanged(): void;
+}
+
+export interface StabilityGateOptions {
+  /** A file is complete once its size and mtime have not changed for this long. */
+  windowMs: number;
+  clock: Clock;
+  /** The engine's file root: staging happens in its temp folder, so a staged file is adopted as a blob by a rename. */
+  fileRoot: string;
+  maxUploadBytes: number;
+  report: FolderReport;
+  hooks: GateHooks;
+}
+
+export class StabilityGate {
+  /** Files waiting to become stable, by path. */
+  readonly candidates = new Map<string, Candidate>();
+  private readonly due = new Queue<{ path: string; at: number; generation: number }>();
+  private generation = 0;
+
+  constructor(private readonly options: StabilityGateOptions) {}
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  get size(): number {
+    return this.candidates.size;
+  }
+
+  /** The file is no longer waiting (attached, moved, gone, or written by the watcher itself). */
+  forget(file: string): void {
+    this.candidates.delete(file);
+  }
+
+  /** Everything waiting is forgotten (the disk went away; the rescan on its return looks afresh). */
+  clear(): void {
+    this.candidates.clear();
+    this.due.clear();
+  }
+
+  /** When the next candidate is due a look, on the clock; undefined when none waits. */
+  nextDueAt(): number | undefined {
+    return this.due.peek()?.at;
+  }
+
+  /** The waiting files, for the status. */
+  *waiting(root: string): Iterable<WaitingFile> {
+    for (const [file, candidate] of this.candidates) {
+      yield { path: toSlash(path.relative(root, file)), projectId: candidate.projectId, note: candidate.note, size: candidate.size };
+    }
+  }
+
+  /** A file appeared or changed: nothing to do, a rename (the hooks say), or a candidate for the gate. */
+  async consider(projectId: number, folder: string, name: string, file: string, known: fs.Stats | null): Promise<void> {
+    const stat = known ?? (await lstatOrNull(file));
+    if (!stat) return;
+    const { report } = this.options;
+    if (!stat.isFile()) {
+      // A file waiting to become stable that is now a link (mv -T) stops waiting: its target is never read.
+      this.candidates.delete(file);
+      await report.refuseFile(`${folder}/${name}`, file, stat.isSymbolicLink());
+      return;
+    }
+    report.refusedFiles.delete(`${folder}/${name}`);
+    report.problems.delete(`${folder}/${name}`);
+    if (await this.options.hooks.settled(projectId, folder, name, file, stat)) return;
+    const existing = this.candidates.get(file);
+    if (existing && sameCandidateFile(existing, stat)) return;
+    this.add(file, { projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: this.now(), generation: 0, note: null });
+  }
+
+  /** Looks at the first candidate whose time has come. False when none is due yet. */
+  async checkDue(): Promise<boolean> {
+    const head = this.due.peek();
+    if (!head || head.at > this.now()) return false;
+    this.due.shift();
+    const candidate = this.candidates.get(head.path);
+    if (candidate && candidate.generation === head.generation) await this.check(head.path, candidate);
+    return true;
+  }
+
+  private add(file: string, candidate: Candidate): void {
+    candidate.generation = ++this.generation;
+    this.candidates.set(file, candidate);
+    this.due.push({ path: file, at: this.now() + this.options.windowMs, generation: candidate.generation });
+  }
+
+  private async check(file: string, candidate: Candidate): Promise<void> {
+    const label = `${candidate.folder}/${candidate.name}`;
+    const { report, hooks, windowMs } = this.options;
+    // Its folder must still be a real one: through a folder swapped for a link, the same name is a file elsewhere.
+    if (!(await isRealFolder(path.dirname(file)))) {
+      this.candidates.delete(file);
+      hooks.folderChanged();
+      return;
+    }
+    const stat = await lstatOrNull(file);
+    if (!stat) {
+      this.candidates.delete(file);
+      return;
+    }
+    if (!stat.isFile()) {
+      this.candidates.delete(file);
+      await report.refuseFile(label, file, stat.isSymbolicLink());
+      return;
+    }
+    const now = this.now();
+    if (!sameCandidateFile(candidate, stat)) {
+      this.add(file, { ...candidate, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: now, note: 'still being written' });
+      return;
+    }
+    if (now - candidate.since < windowMs) {
+      this.candidates.set(file, candidate);
+      this.due.push({ path: file, at: candidate.since + windowMs, generation: candidate.generation });
+      return;
+    }
+    if (await this.waitForEditingSession(file, candidate)) return;
+    // Stable. It must open (Windows refuses while another program writes it), without
+    // following a link, and be the very file that became stable: a name can be pointed
+    // elsewhere between the lstat above and the open (mv -T of a link over it).
+    let handle: FileHandle;
+    try {
+      handle = await fsp.open(file, OPEN_FOR_STAGING);
+    } catch (error) {
+      if (isLinkRefusal(error)) {
+        this.candidates.delete(file);
+        await report.refuseFile(label, file, true);
+      } else if (errorCode(error) === 'ENOENT') this.candidates.delete(file);
+      else this.add(file, { ...candidate, since: candidate.since, note: `cannot be opened yet (${errorCode(error) ?? (error as Error).message})` });
+      return;
+    }
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile() || !sameCandidateFile(candidate, opened)) {
+        this.add(file, { ...candidate, size: opened.size, mtimeMs: opened.mtimeMs, dev: opened.dev, ino: String(opened.ino), since: this.now(), note: 'replaced by another file as it was opened' });
+        return;
+      }
+      if (!(await isRealFolder(path.dirname(file)))) {
+        this.candidates.delete(file);
+        hooks.folderChanged();
+        return;
+      }
+      await this.stage(file, candidate, handle);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * An editing program holds the file open (its lock file is beside it): every save
+   * would be a version, so the file waits, and its window starts again each time it
+   * is looked at, until the program lets go. Then it is taken once, a window later:
+   * one replace, one version, one upload for the whole session. Returns true while it waits.
+   */
+  private async waitForEditingSession(file: string, candidate: Candidate): Promise<boolean> {
+    const dir = path.dirname(file);
+    for (const lock of lockFileNamesFor(candidate.name)) {
+      if (!(await lstatOrNull(path.join(dir, lock)))) continue;
+      this.add(file, { ...candidate, since: this.now(), note: `open in an editing program (${lock} is beside it); taken once it is closed` });
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Copies the stable file, from the descriptor checked to be it, into staging
+   * (hashing it), checks it did not change meanwhile and still has its name, and attaches it.
+   */
+  private async stage(file: string, candidate: Candidate, handle: FileHandle): Promise<void> {
+    const label = `${candidate.folder}/${candidate.name}`;
+    const { report } = this.options;
+    report.current = { path: label, note: 'copying into staging' };
+    let received: ReceivedFile | null = null;
+    try {
+      try {
+        received = await receiveToTempFile(this.options.fileRoot, handle.createReadStream({ start: 0, autoClose: false }), this.options.maxUploadBytes, 'watch');
+      } catch (error) {
+        if (error instanceof FileTooLargeError) {
+          this.candidates.delete(file);
+          report.problems.set(label, { projectId: candidate.projectId, reason: `too large to attach: the limit is ${error.limitBytes} bytes` });
+          return;
+        }
+        this.add(file, { ...candidate, note: `could not be read: ${(error as Error).message}` });
+        return;
+      }
+      // Re-checked after the copy: the bytes staged must be those of the stable file, and
+      // the name must still be that file (the mapping records its size, mtime and inode).
+      const copied = await handle.stat();
+      const after = await lstatOrNull(file);
+      if (!after || !sameCandidateFile(candidate, copied) || !after.isFile() || !sameCandidateFile(candidate, after) || received.size !== candidate.size) {
+        if (after?.isFile()) this.add(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, dev: after.dev, ino: String(after.ino), since: this.now(), note: 'changed while being copied' });
+        else if (after) {
+          this.candidates.delete(file);
+          await report.refuseFile(label, file, after.isSymbolicLink());
+        } else this.candidates.delete(file);
+        return;
+      }
+      this.candidates.delete(file);
+      report.current = { path: label, note: 'attaching' };
+      await this.options.hooks.attach(candidate, received, after);
+    } catch (error) {
+      report.problems.set(label, { projectId: candidate.projectId, reason: (error as Error).message });
+      report.note(`could not attach ${label}: ${(error as Error).message}`);
+    } finally {
+      report.current = null;
+      if (received) await discardTempFile(received.tempPath);
+    }
+  }
+}

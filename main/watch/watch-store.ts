@@ -1,0 +1,174 @@
+// Every query the folder watcher makes, in one place: the mapping of folder files to
+// private files (`watch_files`), the project folders (`watch_projects`, through
+// joins) and what the watcher reads of `private_files` and `users`. The parts of the
+// watcher never build SQL themselves, so the tables' use is read here, once.
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { Database, WatchFileRow } from '../engine/store/tables.ts';
+
+/** One file of a project folder and the private file it shows. */
+export interface FileMapping {
+  project_id: number;
+  name: string;
+  file_id: number;
+  file_hash: string;
+  size: number;
+  mtime_ms: number;
+  ino: string;
+}
+
+/** The store itself or a transaction on it: writes that go with another one take the transaction. */
+export type WatchDb = Kysely<Database>;
+
+export class WatchStore {
+  constructor(readonly db: Kysely<Database>) {}
+
+  transaction<T>(work: (trx: WatchDb) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+
+  // ---- watch_files --------------------------------------------------------
+
+  fileRow(projectId: number, name: string): Promise<WatchFileRow | undefined> {
+    return this.db.selectFrom('watch_files').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+  }
+
+  filesOfProject(projectId: number): Promise<WatchFileRow[]> {
+    return this.db.selectFrom('watch_files').selectAll().where('project_id', '=', projectId).execute();
+  }
+
+  filesWithInode(ino: string): Promise<WatchFileRow[]> {
+    return this.db.selectFrom('watch_files').selectAll().where('ino', '=', ino).execute();
+  }
+
+  async countFiles(projectId?: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('watch_files')
+      .select((builder) => builder.fn.countAll<number>().as('count'))
+      .$if(projectId !== undefined, (query) => query.where('project_id', '=', projectId!))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  /** The names mapped in a project's folder (an arrival never takes one of them). */
+  async namesInProject(projectId: number): Promise<string[]> {
+    return (await this.db.selectFrom('watch_files').select('name').where('project_id', '=', projectId).execute()).map((row) => row.name);
+  }
+
+  /** Whether any name in the folders still shows this private file. */
+  async isFileMapped(db: WatchDb, fileId: number): Promise<boolean> {
+    return (await db.selectFrom('watch_files').select('name').where('file_id', '=', fileId).executeTakeFirst()) !== undefined;
+  }
+
+  async upsertMapping(db: WatchDb, mapping: FileMapping): Promise<void> {
+    await db.insertInto('watch_files').values(mapping).onConflict((conflict) => conflict.columns(['project_id', 'name']).doUpdateSet(mapping)).execute();
+  }
+
+  /** The same file, touched: its recorded hash, size, mtime and inode follow. */
+  async updateMapping(mapping: Omit<FileMapping, 'file_id'>): Promise<void> {
+    await this.db.updateTable('watch_files').set(mapping).where('project_id', '=', mapping.project_id).where('name', '=', mapping.name).execute();
+  }
+
+  async deleteMapping(db: WatchDb, projectId: number, name: string): Promise<void> {
+    await db.deleteFrom('watch_files').where('project_id', '=', projectId).where('name', '=', name).execute();
+  }
+
+  /** Mappings whose private file is gone (deleted elsewhere). */
+  mappingsOfDeletedFiles(limit: number): Promise<WatchFileRow[]> {
+    return this.db
+      .selectFrom('watch_files')
+      .selectAll()
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('private_files').select('id').whereRef('private_files.id', '=', 'watch_files.file_id'))))
+      .limit(limit)
+      .execute();
+  }
+
+  /** Mappings whose private file now belongs to another project with a folder (moved elsewhere). */
+  mappingsOfMovedFiles(limit: number): Promise<Array<WatchFileRow & { now_project: number | null }>> {
+    return this.db
+      .selectFrom('watch_files')
+      .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
+      .innerJoin('watch_projects', 'watch_projects.project_id', 'private_files.project_id')
+      .selectAll('watch_files')
+      .select('private_files.project_id as now_project')
+      .whereRef('private_files.project_id', '!=', 'watch_files.project_id')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Mappings whose private file now has other contents than the folder copy recorded (new contents made elsewhere). */
+  mappingsWithNewContents(limit: number): Promise<WatchFileRow[]> {
+    return this.db
+      .selectFrom('watch_files')
+      .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
+      .selectAll('watch_files')
+      .where('private_files.file_hash', 'is not', null)
+      .whereRef('private_files.file_hash', '!=', 'watch_files.file_hash')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Private files of a project with a folder that the folder does not show yet: no
+   * mapping, not the same contents under another name there, no deletion queued or held.
+   */
+  async filesToArrive(options: {
+    orgId: number;
+    refusedProjectIds: number[];
+    hasNoQueuedDelete: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>;
+    limit: number;
+  }): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('private_files')
+      .innerJoin('watch_projects', 'watch_projects.project_id', 'private_files.project_id')
+      .select('private_files.id')
+      .where('private_files.org_id', '=', options.orgId)
+      .where('private_files.file_hash', 'is not', null)
+      // A project whose folder is refused (a link) gets nothing written: not fetched for it either.
+      .$if(options.refusedProjectIds.length > 0, (query) => query.where('private_files.project_id', 'not in', options.refusedProjectIds))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('watch_files').select('file_id').whereRef('watch_files.file_id', '=', 'private_files.id'))))
+      // The same contents already in that folder (under another name) are not written twice.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('watch_files')
+              .select('file_id')
+              .whereRef('watch_files.project_id', '=', 'private_files.project_id')
+              .whereRef('watch_files.file_hash', '=', 'private_files.file_hash'),
+          ),
+        ),
+      )
+      // Deleted in the folder and held, or being deleted: not brought back.
+      .where((builder) => options.hasNoQueuedDelete(builder))
+      .orderBy('private_files.id')
+      .limit(options.limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  // ---- what the watcher reads of other tables -------------------------------
+
+  privateFile(id: number) {
+    return this.db.selectFrom('private_files').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async privateFileExists(db: WatchDb, id: number): Promise<boolean> {
+    return (await db.selectFrom('private_files').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  }
+
+  /** The first private file of this project with these contents (a drop of the same bytes twice is one file). */
+  async fileWithContents(orgId: number, projectId: number, sha256: string): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('private_files')
+      .select('id')
+      .where('org_id', '=', orgId)
+      .where('project_id', '=', projectId)
+      .where('file_hash', '=', sha256)
+      .orderBy('id')
+      .executeTakeFirst();
+    return row?.id ?? null;
+  }
+
+  user(id: number) {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  }
+}
