@@ -26,7 +26,8 @@ import { startTestServer, UNTHROTTLED_RATES } from '../main/engine/testing/test-
 import { signIn, startServerProcess, stopServerProcess } from '../main/engine/testing/server-process.ts';
 import { startFaultProxy, type FaultProxy } from '../main/sync/testing/fault-proxy.ts';
 import { startAgent, type Agent } from '../main/sync/agent.ts';
-import { folderOutboxOf, watchProjectFolders } from '../main/core/agent-folders.ts';
+import { watchProjectFolders } from '../main/core/agent-folders.ts';
+import { embeddedFolderOutboxOf } from '../main/core/folder-session.ts';
 import { FolderWatcher } from '../main/watch/watcher.ts';
 import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../main/sync/testing/agent-process.ts';
@@ -329,7 +330,7 @@ async function localDropBenchmark(): Promise<BenchResult[]> {
   const watcher = new FolderWatcher({
     root,
     engine: server.engine.context,
-    outbox: folderOutboxOf(server.engine.context),
+    outbox: embeddedFolderOutboxOf(server.engine.context),
     orgId: DEMO_ORGS.sunrise,
     userId: admin.id,
     stabilityWindowMs: LOCAL_WINDOW_MS,

@@ -9,9 +9,8 @@ import path from 'node:path';
 import type { EngineContext } from '../engine/context.ts';
 import type { WatchFileRow } from '../engine/store/tables.ts';
 import { actorInOrg } from '../engine/auth/actor.ts';
-import { adoptBlob, type ReceivedFile } from '../engine/files/blob-store.ts';
-import { type AfterInsert, insertFileRow, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';
-import { writeTracked } from '../engine/changes/tracked-write.ts';
+import type { ReceivedFile } from '../engine/files/blob-store.ts';
+import { type AfterInsert, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import type { Clock } from '../engine/clock.ts';
@@ -188,23 +187,9 @@ export class Attacher {
     this.options.report.note(`${candidate.folder}/${candidate.name}: attached as private file ${fileId} of project ${projectId}`);
   }
 
-  /**
-   * The engine's storeNewFile, minus the snapshot of the project before and after:
-   * that snapshot lists every file of the project with a signed link each, so a drop
-   * of 1,000 files into one folder would cost O(n²). Only webhooks read it, and the
-   * agent's replica delivers none; an engine that does gets storeNewFile itself.
-   */
-  private async createFile(received: ReceivedFile, record: NewFileRecord, afterInsert: AfterInsert): Promise<number> {
-    const context = this.options.engine;
-    if (context.webhookWorker) return storeNewFile(context, received, record, afterInsert);
-    return adoptBlob(context, received, () =>
-      writeTracked(context, { orgId: record.orgId, by: byUser(record.userId) }, async (trx, track) => {
-        const id = await insertFileRow(trx, context, received, record);
-        await track.privateFile(id, { created: true });
-        await afterInsert(trx, id);
-        return id;
-      }),
-    );
+  /** The engine's own file creation, as an upload through the API makes it (its cost does not grow with the project: issue 18). */
+  private createFile(received: ReceivedFile, record: NewFileRecord, afterInsert: AfterInsert): Promise<number> {
+    return storeNewFile(this.options.engine, received, record, afterInsert);
   }
 
   /** A rename or a move: the private file's title and project follow; nothing is uploaded again. */
