@@ -7,7 +7,8 @@ import { create } from 'zustand';
 import type { SyncState } from '../../../shared/bridge.ts';
 import type { ConflictChoice, PendingChangeJson, SyncConflictJson, SyncStatusJson } from '../../../shared/sync-api.ts';
 import { pendingChangeJsonSchema, syncConflictJsonSchema } from '../../../shared/schemas/sync.ts';
-import { syncPaths } from '../../../shared/api-paths.ts';
+import { privateFileJsonSchema } from '../../../shared/schemas/private-file.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { apiDone, apiOkUnchecked, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
 import { requireBridge } from '../bridge-client.ts';
 
@@ -24,6 +25,8 @@ interface SyncStoreState {
   /** Projects with unsynced changes, and with conflicts: the list's badges. */
   unsyncedProjectIds: ReadonlySet<number>;
   conflictProjectIds: ReadonlySet<number>;
+  /** The titles of files whose deletion is held, by file id: a held delete is shown by its file's name, not its id. */
+  fileTitles: ReadonlyMap<number, string>;
   load(orgId: number): Promise<void>;
   confirmDelete(id: number | string): Promise<void>;
   /** Keeps a file whose deletion is held: it goes back into its project folder. */
@@ -36,11 +39,34 @@ interface SyncStoreState {
 const projectIdsOf = (items: readonly { model: string; record_id: number }[]) =>
   new Set(items.filter((item) => item.model === 'project').map((item) => item.record_id));
 
+const TITLES_PER_LOAD = 50;
+
 export const useSyncStore = create<SyncStoreState>((set, get) => {
   const orgIdOrThrow = () => {
     const orgId = get().orgId;
     if (orgId === null) throw new Error('No organisation is loaded.');
     return orgId;
+  };
+
+  /**
+   * Fetches the titles of held files not known yet; a file the store no longer has
+   * keeps its id label. Bounded per load: a mass-delete hold of a whole folder names
+   * its first files at once and the rest on the next loads.
+   */
+  const learnFileTitles = async (orgId: number, pending: readonly PendingChangeJson[]) => {
+    const known = get().fileTitles;
+    const missing = [...new Set(pending.filter((item) => item.model === 'private_file' && !known.has(item.record_id)).map((item) => item.record_id))].slice(0, TITLES_PER_LOAD);
+    if (missing.length === 0) return;
+    const found = await Promise.all(
+      missing.map(async (fileId) => {
+        const answer = await apiRequest<unknown>('GET', apiPaths.privateFile(orgId, fileId)).catch(() => null);
+        const file = answer?.status === 200 ? privateFileJsonSchema.safeParse(answer.body) : null;
+        return file?.success ? ([fileId, file.data.title] as const) : null;
+      }),
+    );
+    const titles = new Map(get().fileTitles);
+    for (const entry of found) if (entry) titles.set(entry[0], entry[1]);
+    set({ fileTitles: titles });
   };
 
   return {
@@ -54,6 +80,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
     error: null,
     unsyncedProjectIds: new Set(),
     conflictProjectIds: new Set(),
+    fileTitles: new Map(),
 
     async load(orgId) {
       set({ orgId, loadState: get().status || get().isLocalOnly ? get().loadState : 'loading', error: null });
@@ -64,6 +91,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
           const held = await apiRequest<PendingChangeJson[]>('GET', syncPaths.pending(orgId));
           const pending = held.status === 200 ? pendingChangeJsonSchema.array().parse(held.body).filter((item) => item.status === 'held') : [];
           set({ isLocalOnly: true, status: null, pending, conflicts: [], loadState: 'ready', unsyncedProjectIds: new Set(), conflictProjectIds: new Set() });
+          await learnFileTitles(orgId, pending);
           return;
         }
         if (status.status >= 300) throw new Error(describeFailure(status));
@@ -80,6 +108,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
           unsyncedProjectIds: projectIdsOf(pending),
           conflictProjectIds: projectIdsOf(conflicts),
         });
+        await learnFileTitles(orgId, pending);
       } catch (error) {
         set({ loadState: 'error', error: messageOf(error) });
       }
