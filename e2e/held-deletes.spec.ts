@@ -2,18 +2,24 @@
 // deleted from a project's folder on disk is not deleted by itself; the Sync screen
 // and the sidebar's count show it without a click. Restore puts the file back in the
 // folder; "Delete it" deletes the private file, so the Files tab no longer lists it.
+// The deletions wait across a restart of SolarDesk on the same data folder.
 // Screenshots of the Sync screen with held deletes in both themes at 800x600 and 1920x1080.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths, syncPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { makeTempDir, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
+// A data folder of our own, so the app can be stopped and started again on it.
+const dataDir = makeTempDir('solardesk-e2e-held-');
 let app: RunningApp;
 test.beforeAll(async () => {
-  app = await startSolarDesk();
+  app = await startSolarDesk({ dataDir });
 });
-test.afterAll(async () => app.stop());
+test.afterAll(async () => {
+  await app.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** The project's folder under "On this computer", once the watcher has made it. */
 async function projectFolderOf(projectId: number): Promise<string> {
@@ -44,6 +50,13 @@ test('a file deleted from its project folder waits on the Sync screen; Restore p
   const syncNav = page.getByRole('navigation', { name: 'SolarDesk' }).getByRole('button', { name: /^Sync/ });
   await expect(syncNav.locator('.nav-count')).toHaveText('2', { timeout: 30_000 });
   await expect(page.getByTestId('sync-pill')).toBeVisible();
+
+  // Held across a restart: SolarDesk stops and starts again on the same data folder, and both still wait.
+  await app.stop();
+  app = await startSolarDesk({ dataDir });
+  await openApp(page, app);
+  await expect(syncNav.locator('.nav-count')).toHaveText('2', { timeout: 30_000 });
+  expect(fs.existsSync(path.join(folder, 'string-layout.txt'))).toBe(false);
 
   await syncNav.click();
   const held = page.getByTestId('held-deletes');

@@ -9,7 +9,7 @@ import type { ConflictChoice, PendingChangeJson, SyncConflictJson, SyncStatusJso
 import { pendingChangeJsonSchema, syncConflictJsonSchema } from '../../../shared/schemas/sync.ts';
 import { privateFileJsonSchema } from '../../../shared/schemas/private-file.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
-import { apiDone, apiOkUnchecked, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
+import { ApiFailure, apiDone, apiOkUnchecked, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
 import { requireBridge } from '../bridge-client.ts';
 
 interface SyncStoreState {
@@ -69,6 +69,22 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
     set({ fileTitles: titles });
   };
 
+  /** Confirm or restore; a hold that is gone (decided in another window, or the file came back to its folder) reloads the list and says so. */
+  const decideHeldDelete = async (path: string) => {
+    const orgId = orgIdOrThrow();
+    try {
+      await apiDone('POST', path);
+    } catch (error) {
+      if (error instanceof ApiFailure && error.status === 404) {
+        throw new Error('That deletion was already decided (or its file came back to its folder); the list now shows what still waits.', { cause: error });
+      }
+      throw error;
+    } finally {
+      // After a refusal too: the list then shows what still waits.
+      if (get().orgId === orgId) await get().load(orgId);
+    }
+  };
+
   return {
     orgId: null,
     live: null,
@@ -115,15 +131,11 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
     },
 
     async confirmDelete(id) {
-      const orgId = orgIdOrThrow();
-      await apiDone('POST', syncPaths.confirmPending(orgId, id));
-      await get().load(orgId);
+      await decideHeldDelete(syncPaths.confirmPending(orgIdOrThrow(), id));
     },
 
     async restoreDelete(id) {
-      const orgId = orgIdOrThrow();
-      await apiDone('POST', syncPaths.restorePending(orgId, id));
-      await get().load(orgId);
+      await decideHeldDelete(syncPaths.restorePending(orgIdOrThrow(), id));
     },
 
     async resolve(id, choice) {
