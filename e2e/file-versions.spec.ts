@@ -42,13 +42,22 @@ test('a file with an earlier version: Versions lists it, Download saves it, Rest
     await page.setViewportSize({ width, height });
     // Vertically only: a small window scrolls the open project down to the versions.
     await versionRow.evaluate((element) => element.scrollIntoView({ block: 'center', inline: 'nearest' }));
+    // Nothing of the open project scrolls sideways or is cut: the file's and the version's buttons are inside the window.
+    const panel = page.locator('.detail-pane');
+    expect(await panel.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0);
+    for (const button of [row.getByRole('button', { name: 'Versions' }), versionRow.getByRole('button', { name: 'Restore' }), versions.getByText('Upload new contents…')]) {
+      const box = (await button.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(width);
+    }
     await screenshotBothThemes(page, `file-versions-${width}x${height}`);
   }
   await page.setViewportSize({ width: 1400, height: 900 });
 
   await versionRow.getByRole('button', { name: 'Download' }).click();
   await expect(page.getByText(/Saved the earlier version of inverter-settings\.txt to/)).toBeVisible();
-  const versionsFolder = path.join(app.folderRoot, '.earlier-versions');
+  // In the workspace's folders ("On this computer" on the embedded store), hidden from the watcher.
+  const versionsFolder = path.join(app.projectFoldersRoot, '.earlier-versions');
   const projectFolder = fs.readdirSync(versionsFolder).find((name) => name.endsWith('(7)'))!;
   const [saved] = fs.readdirSync(path.join(versionsFolder, projectFolder));
   expect(fs.readFileSync(path.join(versionsFolder, projectFolder, saved!), 'utf8')).toBe('first settings');

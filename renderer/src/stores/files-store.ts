@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import type { UploadProgress } from '../../../shared/bridge.ts';
-import { apiOk, apiOkUnchecked, messageOf } from '../api/api-client.ts';
+import { BridgeError, type UploadProgress } from '../../../shared/bridge.ts';
+import { ApiFailure, apiOk, apiOkUnchecked, messageOf } from '../api/api-client.ts';
+import { formatDateTime } from '../format.ts';
 import {
   privateFileJsonSchema,
   privateFileVersionJsonSchema,
@@ -14,6 +15,11 @@ import {
 } from '../../../shared/schemas/private-file.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { useUiStore } from './ui-store.ts';
+
+/** A 404 on a version: it aged out (docs/files.md "Versions") since the list was shown. */
+const isGone = (error: unknown) => (error instanceof ApiFailure || error instanceof BridgeError) && error.status === 404;
+const versionGoneMessage = (file: PrivateFileJson) =>
+  `That version of ${file.title} is no longer kept (only the last 10, and all from the last 30 days, are). The list now shows the ones that are.`;
 
 /** The versions of one file, shown under its row. */
 export interface OpenVersions {
@@ -132,9 +138,10 @@ export const useFilesStore = create<FilesState>((set, get) => ({
     try {
       // The Files list and this list refresh from the change event the restore causes.
       await apiOk(privateFileJsonSchema, 'POST', apiPaths.privateFileVersionRestore(open.orgId, file.id, version.id));
-      useUiStore.getState().toast(`Restored ${file.title} as it was on ${new Date(version.replaced_at).toLocaleString()}`);
+      useUiStore.getState().toast(`Restored ${file.title} as it was before ${formatDateTime(version.replaced_at)}`);
     } catch (error) {
-      useUiStore.getState().toast(messageOf(error), 'error');
+      useUiStore.getState().toast(isGone(error) ? versionGoneMessage(file) : messageOf(error), 'error');
+      if (isGone(error)) await get().loadVersions();
     }
   },
 
@@ -143,7 +150,8 @@ export const useFilesStore = create<FilesState>((set, get) => ({
       const saved = await requireBridge().invoke('files.downloadVersion', { fileId: file.id, versionId: version.id });
       useUiStore.getState().toast(`Saved the earlier version of ${file.title} to ${saved.path}`);
     } catch (error) {
-      useUiStore.getState().toast(messageOf(error), 'error');
+      useUiStore.getState().toast(isGone(error) ? versionGoneMessage(file) : messageOf(error), 'error');
+      if (isGone(error)) await get().loadVersions();
     }
   },
 

@@ -46,7 +46,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
       {status === 'error' && <ErrorState message={error ?? ''} onRetry={() => void load(project.org_id, project.id)} />}
       {status === 'ready' && files.length === 0 && <EmptyState title="No files yet">Photos, bills and contracts dropped here stay with the project.</EmptyState>}
       {files.length > 0 && (
-        <table className="table" data-testid="files-table">
+        <table className="table files-table" data-testid="files-table">
           <thead>
             <tr>
               <th>Title</th>

@@ -19,6 +19,8 @@ interface ProjectRowProps {
 export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted, isOpen, isUnsynced, hasConflict, onOpen }: ProjectRowProps) {
   const stage = useOrgStore((state) => stageById(state.workflows, project.workflow?.active_stage_id ?? project.active_stage_id));
   const contacts = project.contacts_data.map((contact) => contact.display).join(', ');
+  const title = project.title || project.address || `Project ${project.id}`;
+  const sub = [[project.locality, project.state].filter(Boolean).join(', '), contacts].filter(Boolean).join(' · ');
   return (
     <div
       id={`project-row-${project.id}`}
@@ -30,10 +32,12 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
       data-testid="project-row"
     >
       <div className="row-main">
-        <span className="row-title">{project.title || project.address || `Project ${project.id}`}</span>
-        <span className="row-sub">
-          {[project.locality, project.state].filter(Boolean).join(', ')}
-          {contacts && ` · ${contacts}`}
+        {/* Cut with an ellipsis in a narrow list: the tooltip has it whole. */}
+        <span className="row-title" title={title}>
+          {title}
+        </span>
+        <span className="row-sub" title={sub}>
+          {sub}
         </span>
       </div>
       <div className="row-meta">

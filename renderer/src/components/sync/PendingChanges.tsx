@@ -26,14 +26,15 @@ export function PendingChanges({ isLocalOnly = false }: { isLocalOnly?: boolean 
           <h2>Deletes waiting for you</h2>
           <p className="muted">
             {isLocalOnly
-              ? 'These were deleted from a project folder. SolarDesk keeps each file until you confirm; restore puts it back in its folder.'
-              : 'These were deleted on this computer. SolarDesk never deletes on the remote until you confirm; restore puts the file back in its folder.'}
+              ? 'These files were deleted from a project folder. SolarDesk keeps each one until you choose: Restore puts it back in its folder, Delete it removes it for good.'
+              : 'These files were deleted on this computer. SolarDesk never deletes them on the remote until you choose: Restore puts the file back in its folder, Delete on the remote too removes it everywhere.'}
           </p>
           <ul className="card-list">
             {held.map((item) => (
-              <li key={item.id} className="card-row">
-                <span>
-                  <strong>{describe(item)}</strong> <span className="muted">{item.reason}</span>
+              <li key={item.id} className="card-row held-delete" data-testid="held-delete">
+                <span className="held-delete-text">
+                  <strong>{describe(item)}</strong>
+                  <span className="muted">{item.reason}</span>
                 </span>
                 <span className="card-actions">
                   <button type="button" className="button" onClick={() => void useSyncStore.getState().restoreDelete(item.id).catch((error) => toast(messageOf(error), 'error'))}>

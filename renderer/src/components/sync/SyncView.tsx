@@ -13,6 +13,7 @@ export function SyncView({ orgId }: { orgId: number }) {
   const error = useSyncStore((state) => state.error);
   const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
   const session = useSessionStore((state) => state.session);
+  const heldCount = useSyncStore((state) => state.pending.filter((item) => item.status === 'held').length);
 
   useEffect(() => {
     void useSyncStore.getState().load(orgId);
@@ -27,8 +28,9 @@ export function SyncView({ orgId }: { orgId: number }) {
         <div className="card local-only" role="status" data-testid="local-only">
           <h2>Local only — no remote configured</h2>
           <p>
-            Everything you do is saved on this computer{session?.mode === 'embedded' ? ', in its embedded store' : ''}. Nothing is pending and
-            nothing can conflict. Sign in to a remote below to keep this computer and your office in step.
+            Everything you do is saved on this computer{session?.mode === 'embedded' ? ', in its embedded store' : ''}.{' '}
+            {heldCount > 0 ? 'Nothing is sent anywhere, but files deleted from a project folder wait for you below.' : 'Nothing is pending and nothing can conflict.'} Sign in
+            to a remote below to keep this computer and your office in step.
           </p>
           {session?.remoteUrl && !session.isSyncAvailable && (
             <p className="warning-text">
