@@ -28,7 +28,7 @@ export const sameStat = (row: Pick<WatchFileRow, 'size' | 'mtime_ms' | 'ino'>, s
 
 /** Why the earlier version of a file edited in place is held. */
 const replacedReason = (label: string) =>
-  `Replaced: ${label} was changed in the project folder and attached as a new file. Confirm to delete the earlier version everywhere, or restore it (it comes back as a separate file).`;
+  `Replaced: ${label} was changed in the project folder and attached as a new file. Delete removes the earlier file for good (everywhere it is synced); Restore brings it back as a separate file.`;
 
 export interface AttachOptions {
   root: string;

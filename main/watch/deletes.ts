@@ -29,10 +29,10 @@ const GUARD_WINDOW_MS = 60_000;
 type GuardScope = { scope: string; lost: number; total: number };
 
 export const deletedReason = (label: string) =>
-  `Deleted in the project folder (${label}). Confirm to delete it everywhere, or restore it to put it back in the folder.`;
+  `Deleted in the project folder (${label}). Nothing is deleted until you decide: Restore puts it back in the folder; Delete removes the file for good (everywhere it is synced).`;
 
 const guardedReason = (label: string, guard: GuardScope) =>
-  `Held by the mass-delete guard: ${guard.scope} lost ${guard.lost} of its ${guard.total} files at once (a missing drive, a bad mount, or a mistake?). ${label} stays on the remote; confirm to delete it everywhere, or restore it.`;
+  `Held by the mass-delete guard: ${guard.scope} lost ${guard.lost} of its ${guard.total} files at once (a missing drive, a bad mount, or a mistake?). ${label} is kept until you decide: Restore puts it back in the folder; Delete removes the file for good (everywhere it is synced).`;
 
 export interface DeletesOptions {
   root: string;

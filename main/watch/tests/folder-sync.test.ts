@@ -229,7 +229,7 @@ describe('project folders, synced', () => {
     assert.ok(remote);
     fs.rmSync(file);
     const held = await waitFor('the delete to be held', async () => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).find((row) => row.status === 'held' && row.record_id === remote.id));
-    assert.match(held.reason, /Deleted in the project folder .*invoice\.pdf.*Confirm/);
+    assert.match(held.reason, /Deleted in the project folder .*invoice\.pdf.*Restore.*Delete/);
     await settleFolders(h);
     assert.equal((await h.remote('GET', apiPaths.privateFile(1, remote.id))).status, 200, 'still on the remote');
     assert.ok(!fs.existsSync(file), 'not brought back while held');
