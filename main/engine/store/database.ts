@@ -16,6 +16,7 @@ import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 import * as scaleOut from './migrations/0006-scale-out.ts';
 import * as contactCreator from './migrations/0007-contact-creator.ts';
 import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
+import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0006-scale-out': scaleOut,
   '0007-contact-creator': contactCreator,
   '0008-private-file-versions': privateFileVersions,
+  '0009-throttle-admit': throttleAdmit,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
