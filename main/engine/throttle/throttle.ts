@@ -104,7 +104,8 @@ export class Throttle {
     const decision = await this.admitInStore(scopes, now);
     if (decision.allowed && ++this.admissionsSincePrune >= 1000) {
       this.admissionsSincePrune = 0;
-      await this.prune();
+      // Housekeeping: a failure (another process pruning at the same moment) must not fail this request.
+      void this.prune().catch((error: unknown) => console.error('pruning the throttle counts failed:', (error as Error).message));
     }
     return decision;
   }
@@ -124,17 +125,7 @@ export class Throttle {
     const currents = ordered.map((scope) => sliceStart(now, scope.sliceMs));
     const admit = sql<{ admitted: boolean; slice_key: string | null; slice_start: number | null; slice_hits: number | null }>`
       select * from throttle_admit(${keys}::text[], ${limits}::integer[], ${cutoffs}::bigint[], ${currents}::bigint[])`;
-    let rows;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        ({ rows } = await admit.execute(this.db));
-        break;
-      } catch (error) {
-        // prune() deletes old anchors in no particular order: the rare deadlock with it is
-        // broken by PostgreSQL failing one side, which had counted nothing; try again.
-        if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 3) throw error;
-      }
-    }
+    const { rows } = await retryOnDeadlock(() => admit.execute(this.db));
     const admitted = rows.at(-1)?.admitted === true;
     const states = scopes.map((scope) => {
       const slices = rows
@@ -214,10 +205,10 @@ export class Throttle {
       return;
     }
     // One statement for every slice; a count never goes below zero.
-    await sql`
+    await retryOnDeadlock(() => sql`
       update throttle_buckets set hits = hits - 1
       from unnest(${counted.map((slice) => slice.key)}::text[], ${counted.map((slice) => slice.bucketStart)}::bigint[]) as taken(scope_key, bucket_start)
-      where throttle_buckets.scope_key = taken.scope_key and throttle_buckets.bucket_start = taken.bucket_start and throttle_buckets.hits > 0`.execute(this.db);
+      where throttle_buckets.scope_key = taken.scope_key and throttle_buckets.bucket_start = taken.bucket_start and throttle_buckets.hits > 0`.execute(this.db));
   }
 
   /** Writes the in-memory counts changed since the last checkpoint to the store (one transaction). */
@@ -258,7 +249,24 @@ export class Throttle {
   /** Drops slices no window can reach any more. */
   async prune(): Promise<void> {
     const horizon = this.clock.now().getTime() - this.longestWindowMs - this.longestWindowMs / SLICES_PER_WINDOW;
-    await this.db.deleteFrom('throttle_buckets').where('bucket_start', '<', horizon).execute();
+    // Not the anchor rows (bucket_start -1, PostgreSQL: throttle_admit locks them): deleting
+    // one that an admission holds would wait for it, in no order, and could deadlock with it.
+    await this.db.deleteFrom('throttle_buckets').where('bucket_start', '<', horizon).where('bucket_start', '>=', 0).execute();
+  }
+}
+
+/**
+ * Runs one statement again when PostgreSQL broke a deadlock by failing it (it had
+ * changed nothing then). Refunds lock slice rows in no particular order while an
+ * admission holding anchors locks them too; such a deadlock is rare and harmless.
+ */
+async function retryOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 3) throw error;
+    }
   }
 }
 
