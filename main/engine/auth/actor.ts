@@ -46,10 +46,12 @@ export function parseId(value: unknown): number | null {
 }
 
 export async function resolveActor(context: EngineContext, request: FastifyRequest, orgParam: unknown): Promise<Actor> {
-  const cache = context.store.shared ? null : actorCacheOf(context);
-  const tokenKey = cache ? hashToken(readToken(request.headers.authorization)) : '';
+  const cache = actorCacheOf(context);
+  const tokenKey = hashToken(readToken(request.headers.authorization));
+  // On a shared PostgreSQL: learn what other processes have committed (one small read instead of the three or four below).
+  await context.store.writes.refresh();
   const orgId = parseId(orgParam);
-  if (cache && orgId !== null) {
+  if (orgId !== null) {
     const cached = cache.get(`${tokenKey}|${orgId}`);
     if (cached && cached.generation === context.store.writes.auth && (cached.neverExpires || cached.expiresAt > nowIso(context.clock))) {
       const access = planAccess(cached.org, todayIso(context.clock));
@@ -63,11 +65,9 @@ export async function resolveActor(context: EngineContext, request: FastifyReque
   if (check.status === 'unknown') throw unauthorized('Invalid token.');
   if (orgId === null) throw notFound();
   const actor = await actorInOrg(context, check.user, orgId);
-  if (cache) {
-    if (cache.size >= ACTOR_CACHE_SIZE) cache.clear();
-    const { user, org, role } = actor;
-    cache.set(`${tokenKey}|${orgId}`, { user, org, role, generation, expiresAt: check.expiresAt, neverExpires: user.is_machine_user === 1 });
-  }
+  if (cache.size >= ACTOR_CACHE_SIZE) cache.clear();
+  const { user, org, role } = actor;
+  cache.set(`${tokenKey}|${orgId}`, { user, org, role, generation, expiresAt: check.expiresAt, neverExpires: user.is_machine_user === 1 });
   return actor;
 }
 
@@ -76,8 +76,9 @@ export async function resolveActor(context: EngineContext, request: FastifyReque
  * its token, user, role and org, and they rarely change. An entry is used only while
  * no write to tokens, users, roles or orgs has been made since it was read
  * (WriteGenerations.auth) and while its token has not expired; the plan's dates are
- * checked on every use. Only where one process owns the store: on a shared
- * PostgreSQL another process may revoke a token at any time, so there each request reads.
+ * checked on every use. On a shared PostgreSQL the count includes every process's
+ * committed writes, read at the start of each request (WriteGenerations.refresh), so a
+ * token revoked by another process is refused on the next request.
  */
 interface CachedActor {
   user: UserRow;

@@ -11,8 +11,9 @@
 // from when they are made, to the second) is reused only within the clock second
 // it was made in, so it is the same text a fresh build would give.
 //
-// Only where one process owns the store (SQLite): on a shared PostgreSQL another
-// process may change a record at any time, so there every answer is built afresh.
+// On a shared PostgreSQL the count also moves for every other process's committed
+// writes, read as the request's caller was resolved (actor.ts, WriteGenerations.refresh),
+// so an answer never shows less than what was committed before the request began.
 import { createHash } from 'node:crypto';
 import type { ProjectRow } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
@@ -32,8 +33,7 @@ interface Entry {
 const CACHE_SIZE = 20_000;
 const caches = new WeakMap<EngineContext, Map<string, Entry>>();
 
-function cacheOf(context: EngineContext): Map<string, Entry> | null {
-  if (context.store.shared) return null;
+function cacheOf(context: EngineContext): Map<string, Entry> {
   let cache = caches.get(context);
   if (!cache) caches.set(context, (cache = new Map()));
   return cache;

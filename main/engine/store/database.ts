@@ -16,6 +16,8 @@ import * as foldersUploads from './migrations/0005-folders-uploads.ts';
 import * as scaleOut from './migrations/0006-scale-out.ts';
 import * as contactCreator from './migrations/0007-contact-creator.ts';
 import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
+import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
+import * as writeGenerations from './migrations/0010-write-generations.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -67,6 +69,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0006-scale-out': scaleOut,
   '0007-contact-creator': contactCreator,
   '0008-private-file-versions': privateFileVersions,
+  '0009-throttle-admit': throttleAdmit,
+  '0010-write-generations': writeGenerations,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
@@ -169,8 +173,13 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
   const pool = new pg.Pool({ connectionString, max: POOL_SIZE, types: pgTypes, connectionTimeoutMillis: 30_000 });
   // An idle connection the server dropped must not take the process down.
   pool.on('error', (error) => console.error(`PostgreSQL connection error (${location}):`, error.message));
-  const writes = new WriteGenerations();
-  const db = new Kysely<Database>({
+  // Every process's committed writes, counted by triggers (migration 0010): one small read per request that uses a cache.
+  const writes = new WriteGenerations(undefined, async () => {
+    const { rows } = await sql<{ name: string; total: number }>`select name, sum(generation)::bigint as total from write_generations group by name`.execute(db);
+    const total = (name: string) => Number(rows.find((row) => row.name === name)?.total ?? 0);
+    return { auth: total('auth'), records: total('records') };
+  });
+  const db: Kysely<Database> = new Kysely<Database>({
     plugins: [writes.plugin],
     dialect: new PostgresDialect({
       pool,

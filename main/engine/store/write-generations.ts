@@ -10,8 +10,10 @@
 // commits by any other connection to the file (an admin command working beside a
 // running server: docs/store.md) are seen through `PRAGMA data_version`, which
 // changes whenever another connection has committed: both counters move then.
-// On a shared PostgreSQL other processes write at any time and nothing here sees
-// them, so the caches built on these counters are not used there (Store.shared).
+// On a shared PostgreSQL other processes write at any time: there every write
+// statement to a table also bumps the store's own counts (the write_generations
+// table, kept by triggers: store migration 0010), which become visible with the
+// commit, and a request reads them (refresh()) before it uses a cache.
 import {
   AliasNode,
   DeleteQueryNode,
@@ -32,14 +34,14 @@ import {
 import type { Database } from './tables.ts';
 
 /** What the caller of a request is made of: their token, user, role in the org and the org's plan. */
-const AUTH_TABLES: ReadonlySet<keyof Database> = new Set(['tokens', 'users', 'roles', 'orgs']);
+export const AUTH_TABLES: ReadonlySet<keyof Database> = new Set(['tokens', 'users', 'roles', 'orgs']);
 
 /**
  * Tables no API view of a record is built from: counters, queues and logs written
  * on every request or delivery. Writing them leaves every cached view valid. Any
  * table not listed here counts as part of the records' views.
  */
-const BOOKKEEPING_TABLES: ReadonlySet<keyof Database> = new Set([
+export const BOOKKEEPING_TABLES: ReadonlySet<keyof Database> = new Set([
   'throttle_buckets',
   'webhook_changes',
   'webhook_deliveries',
@@ -54,24 +56,51 @@ const BOOKKEEPING_TABLES: ReadonlySet<keyof Database> = new Set([
   'watch_files',
 ]);
 
+/** The store's counts of every process's committed writes (PostgreSQL: write_generations). */
+export interface StoreWriteCounts {
+  auth: number;
+  records: number;
+}
+
 export class WriteGenerations {
   private authCount = 0;
   private recordsCount = 0;
   private lastExternalVersion: number | undefined;
+  /** The largest store counts read so far: they only grow, and a read that finishes late must not move them back. */
+  private storeAuth = 0;
+  private storeRecords = 0;
 
-  /** `externalVersion`: a number that changes whenever another connection commits to the store (SQLite's data_version). */
-  constructor(private readonly externalVersion?: () => number) {}
+  /**
+   * `externalVersion`: a number that changes whenever another connection commits to the store (SQLite's data_version).
+   * `readStoreCounts`: reads the store's counts of every process's committed writes (a shared PostgreSQL).
+   */
+  constructor(
+    private readonly externalVersion?: () => number,
+    private readonly readStoreCounts?: () => Promise<StoreWriteCounts>,
+  ) {}
 
   /** Moves by every write that may change a caller's token, user, role or org (plan). */
   get auth(): number {
     this.noteExternalWrites();
-    return this.authCount;
+    return this.authCount + this.storeAuth;
   }
 
   /** Moves by every write that may change an API view of any record (everything but bookkeeping). */
   get records(): number {
     this.noteExternalWrites();
-    return this.recordsCount;
+    return this.recordsCount + this.storeRecords;
+  }
+
+  /**
+   * On a shared store: reads what every process has committed, so the counters above
+   * also move for other processes' writes. A request calls it before it looks in a
+   * cache; what was committed before it started is then seen. Elsewhere a no-op.
+   */
+  async refresh(): Promise<void> {
+    if (!this.readStoreCounts) return;
+    const counts = await this.readStoreCounts();
+    this.storeAuth = Math.max(this.storeAuth, counts.auth);
+    this.storeRecords = Math.max(this.storeRecords, counts.records);
   }
 
   noteWrite(table: string | null): void {

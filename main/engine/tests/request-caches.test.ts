@@ -2,10 +2,11 @@
 // project's JSON and each record's last snapshot between requests. None may ever
 // answer with what a write has changed: each write below is followed at once by
 // the request that must see it. Writes come through the API, straight through the
-// engine's store (as `solardesk admin` commands do) and, on SQLite, through a
-// second connection to the file (an admin command in another process beside the
-// server). Also: ETag and If-None-Match (304) on project detail and list, and a
-// 304 taking back its throttle count.
+// engine's store (as `solardesk admin` commands do) and through a connection of
+// its own (on SQLite an admin command in another process beside the server; on
+// PostgreSQL another server process sharing the database). Also: ETag and
+// If-None-Match (304) on project detail and list, and a 304 taking back its
+// throttle count.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_ORGS, DEMO_USERS } from '../seed/demo-seed.ts';
 import { ManualClock } from '../clock.ts';
 import { DATABASE_FILE_NAME } from '../store/database.ts';
+import { connectToStore, testDatabaseFor } from '../testing/test-database.ts';
 import { TOKEN_LIFETIME_MS, hashToken, issueToken } from '../auth/accounts.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 
@@ -33,9 +35,19 @@ describe('request caches never answer with what a write changed', () => {
     await server.close();
   });
 
-  const isSqlite = () => server.engine.context.store.dialect === 'sqlite';
-  /** Runs `statement` on a second connection to the SQLite file, as another process would. */
-  function writeFromAnotherConnection(statement: string, ...params: unknown[]): void {
+  /** Runs `statement` on a connection of its own (SQLite: to the file; PostgreSQL: to the schema), as another process would. */
+  async function writeFromAnotherConnection(statement: string, ...params: unknown[]): Promise<void> {
+    const database = testDatabaseFor(server.dataDir);
+    if (database) {
+      const client = await connectToStore(database);
+      try {
+        let n = 0;
+        await client.query(statement.replace(/\?/g, () => `$${++n}`), params);
+      } finally {
+        await client.end();
+      }
+      return;
+    }
     const other = new BetterSqlite3(path.join(server.dataDir, DATABASE_FILE_NAME));
     try {
       other.pragma('busy_timeout = 5000');
@@ -108,12 +120,12 @@ describe('request caches never answer with what a write changed', () => {
       await setSeesAll(0);
     }
     assert.equal((await server.request('GET', listPath, { token })).json.length, mine);
-    if (isSqlite()) {
-      writeFromAnotherConnection('update roles set sees_all_projects = 1 where org_id = ? and user_id = ?', ORG, member.id);
+    {
+      await writeFromAnotherConnection('update roles set sees_all_projects = 1 where org_id = ? and user_id = ?', ORG, member.id);
       try {
         assert.equal((await server.request('GET', listPath, { token })).json.length, all, 'a change committed by another connection');
       } finally {
-        writeFromAnotherConnection('update roles set sees_all_projects = 0 where org_id = ? and user_id = ?', ORG, member.id);
+        await writeFromAnotherConnection('update roles set sees_all_projects = 0 where org_id = ? and user_id = ?', ORG, member.id);
       }
       assert.equal((await server.request('GET', listPath, { token })).json.length, mine);
     }
@@ -128,10 +140,10 @@ describe('request caches never answer with what a write changed', () => {
     await server.engine.context.db.deleteFrom('tokens').where('token_hash', '=', hashToken(deleted)).execute();
     assert.equal((await server.request('GET', projectsPath, { token: deleted })).status, 401);
 
-    if (isSqlite()) {
+    {
       const elsewhere = await fresh();
       assert.equal((await server.request('GET', projectsPath, { token: elsewhere })).status, 200);
-      writeFromAnotherConnection('delete from tokens where token_hash = ?', hashToken(elsewhere));
+      await writeFromAnotherConnection('delete from tokens where token_hash = ?', hashToken(elsewhere));
       assert.equal((await server.request('GET', projectsPath, { token: elsewhere })).status, 401, 'deleted by another connection');
     }
 
@@ -147,28 +159,26 @@ describe('request caches never answer with what a write changed', () => {
     }
   });
 
-  test('a plan changed by another connection takes effect on the next request (SQLite)', async (t) => {
-    if (!isSqlite()) return t.skip('on PostgreSQL another process waits for the plan cache (docs/http-api.md)');
+  test('a plan changed by another connection takes effect on the next request', async () => {
     const token = await server.tokenFor(DEMO_USERS.basicAdmin);
     const orgPath = apiPaths.org(DEMO_ORGS.basic);
     assert.equal((await server.request('GET', orgPath, { token })).json.api_plan, 'api_access');
-    writeFromAnotherConnection('update orgs set api_plan = ? where id = ?', 'raw_data_api_access', DEMO_ORGS.basic);
+    await writeFromAnotherConnection('update orgs set api_plan = ? where id = ?', 'raw_data_api_access', DEMO_ORGS.basic);
     try {
       assert.equal((await server.request('GET', orgPath, { token })).json.api_plan, 'raw_data_api_access');
     } finally {
-      writeFromAnotherConnection('update orgs set api_plan = ? where id = ?', 'api_access', DEMO_ORGS.basic);
+      await writeFromAnotherConnection('update orgs set api_plan = ? where id = ?', 'api_access', DEMO_ORGS.basic);
     }
     assert.equal((await server.request('GET', orgPath, { token })).json.api_plan, 'api_access');
   });
 
-  test('a project changed by another connection is answered changed (SQLite)', async (t) => {
-    if (!isSqlite()) return t.skip('the project cache is not used on PostgreSQL');
+  test('a project changed by another connection is answered changed', async () => {
     const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
     const detailPath = apiPaths.project(ORG, 4);
     await server.request('GET', detailPath, { token });
     await server.request('GET', listPath, { token });
     // The same version (modified_date untouched): only the write count can tell.
-    writeFromAnotherConnection("update projects set title = 'Renamed elsewhere' where id = 4");
+    await writeFromAnotherConnection("update projects set title = 'Renamed elsewhere' where id = 4");
     assert.equal((await server.request('GET', detailPath, { token })).json.title, 'Renamed elsewhere');
     assert.equal((await server.request('GET', listPath, { token })).json.find((row: { id: number }) => row.id === 4).title, 'Renamed elsewhere');
   });

@@ -19,6 +19,8 @@ import {
 
 const SLICES_PER_WINDOW = 60;
 const MIN_SLICE_MS = 1000;
+/** PostgreSQL's SQLSTATE for the transaction it aborted to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
 
 export interface ThrottleSubject {
   /** The user id, or the client address for routes without a user. */
@@ -99,51 +101,39 @@ export class Throttle {
     if (scopes.length === 0) return { allowed: true, counted: [], limit: 0, remaining: 0, resetSeconds: 0 };
     const now = this.clock.now().getTime();
     if (this.memory) return this.admitInMemory(this.memory, scopes, now);
-    const decision = await this.db.transaction().execute(async (trx): Promise<ThrottleDecision> => {
-      // Count, then add: processes sharing a PostgreSQL queue per bucket, so a quota
-      // holds exactly however requests are spread over them.
-      await this.store.lock(trx, scopes.map((scope) => `throttle:${scope.key}`));
-      const oldestCutoff = Math.min(...scopes.map((scope) => sliceStart(now - scope.windowMs, scope.sliceMs)));
-      const rows = await trx
-        .selectFrom('throttle_buckets')
-        .select(['scope_key', 'bucket_start', 'hits'])
-        .where('scope_key', 'in', scopes.map((scope) => scope.key))
-        .where('bucket_start', '>=', oldestCutoff)
-        .orderBy('bucket_start')
-        .execute();
-      const states = scopes.map((scope) => {
-        const cutoff = sliceStart(now - scope.windowMs, scope.sliceMs);
-        const slices = rows.filter((row) => row.scope_key === scope.key && Number(row.bucket_start) >= cutoff);
-        const used = slices.reduce((total, row) => total + row.hits, 0);
-        return { scope, slices, used };
-      });
-      const full = states.filter((state) => state.used >= state.scope.limit);
-      if (full.length > 0) {
-        const retryAt = Math.max(...full.map((state) => whenCountDropsBelow(state.slices, state.used, state.scope, now)));
-        const tightest = full[0]!;
-        return { allowed: false, counted: [], limit: tightest.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
-      }
-      // One statement for every scope: on a shared store the bucket locks are held until commit, so each round trip counts.
-      await trx
-        .insertInto('throttle_buckets')
-        .values(states.map(({ scope }) => ({ scope_key: scope.key, bucket_start: sliceStart(now, scope.sliceMs), hits: 1 })))
-        .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`throttle_buckets.hits + 1` }))
-        .execute();
-      const tightest = states.reduce((a, b) => (b.scope.limit - b.used < a.scope.limit - a.used ? b : a));
-      const oldest = tightest.slices[0] ? Number(tightest.slices[0].bucket_start) : sliceStart(now, tightest.scope.sliceMs);
-      return {
-        allowed: true,
-        counted: states.map(({ scope }) => ({ key: scope.key, bucketStart: sliceStart(now, scope.sliceMs) })),
-        limit: tightest.scope.limit,
-        remaining: tightest.scope.limit - tightest.used - 1,
-        resetSeconds: Math.max(1, Math.ceil((oldest + tightest.scope.sliceMs + tightest.scope.windowMs - now) / 1000)),
-      };
-    });
+    const decision = await this.admitInStore(scopes, now);
     if (decision.allowed && ++this.admissionsSincePrune >= 1000) {
       this.admissionsSincePrune = 0;
-      await this.prune();
+      // Housekeeping: a failure (another process pruning at the same moment) must not fail this request.
+      void this.prune().catch((error: unknown) => console.error('pruning the throttle counts failed:', (error as Error).message));
     }
     return decision;
+  }
+
+  /**
+   * On a store several processes share (PostgreSQL): one statement, the
+   * throttle_admit function (store migration 0009), which locks one anchor row per
+   * scope, sums the slices in each window and counts the request in all of them or
+   * none, inside the statement's own transaction. No transaction is opened here, so
+   * the locks last only as long as the statement runs on the server.
+   */
+  private async admitInStore(scopes: Scope[], now: number): Promise<ThrottleDecision> {
+    const ordered = [...scopes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const keys = ordered.map((scope) => scope.key);
+    const limits = ordered.map((scope) => scope.limit);
+    const cutoffs = ordered.map((scope) => sliceStart(now - scope.windowMs, scope.sliceMs));
+    const currents = ordered.map((scope) => sliceStart(now, scope.sliceMs));
+    const admit = sql<{ admitted: boolean; slice_key: string | null; slice_start: number | null; slice_hits: number | null }>`
+      select * from throttle_admit(${keys}::text[], ${limits}::integer[], ${cutoffs}::bigint[], ${currents}::bigint[])`;
+    const { rows } = await retryOnDeadlock(() => admit.execute(this.db));
+    const admitted = rows.at(-1)?.admitted === true;
+    const states = scopes.map((scope) => {
+      const slices = rows
+        .filter((row) => row.slice_key === scope.key)
+        .map((row) => ({ bucket_start: Number(row.slice_start), hits: Number(row.slice_hits) }));
+      return { scope, slices, used: slices.reduce((total, slice) => total + slice.hits, 0) };
+    });
+    return decide(states, now, admitted);
   }
 
   /**
@@ -166,26 +156,13 @@ export class Throttle {
       slices.sort((a, b) => a.bucket_start - b.bucket_start);
       return { scope, slices, used };
     });
-    const full = states.filter((state) => state.used >= state.scope.limit);
-    if (full.length > 0) {
-      const retryAt = Math.max(...full.map((state) => whenCountDropsBelow(state.slices, state.used, state.scope, now)));
-      return { allowed: false, counted: [], limit: full[0]!.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
-    }
-    const counted = states.map(({ scope }) => ({ key: scope.key, bucketStart: sliceStart(now, scope.sliceMs) }));
-    for (const slice of counted) this.addInMemory(memory, slice, 1);
-    const tightest = states.reduce((a, b) => (b.scope.limit - b.used < a.scope.limit - a.used ? b : a));
-    const oldest = tightest.slices[0] ? tightest.slices[0].bucket_start : sliceStart(now, tightest.scope.sliceMs);
-    if (++this.admissionsSincePrune >= 1000) {
+    const decision = decide(states, now, states.every((state) => state.used < state.scope.limit));
+    for (const slice of decision.counted) this.addInMemory(memory, slice, 1);
+    if (decision.allowed && ++this.admissionsSincePrune >= 1000) {
       this.admissionsSincePrune = 0;
       this.pruneMemory(memory, now);
     }
-    return {
-      allowed: true,
-      counted,
-      limit: tightest.scope.limit,
-      remaining: tightest.scope.limit - tightest.used - 1,
-      resetSeconds: Math.max(1, Math.ceil((oldest + tightest.scope.sliceMs + tightest.scope.windowMs - now) / 1000)),
-    };
+    return decision;
   }
 
   private loadScope(memory: Map<string, Map<number, number>>, key: string): Promise<void> {
@@ -227,15 +204,11 @@ export class Throttle {
       for (const slice of counted) this.addInMemory(this.memory, slice, -1);
       return;
     }
-    for (const slice of counted) {
-      await this.db
-        .updateTable('throttle_buckets')
-        .set({ hits: sql`hits - 1` })
-        .where('scope_key', '=', slice.key)
-        .where('bucket_start', '=', slice.bucketStart)
-        .where('hits', '>', 0)
-        .execute();
-    }
+    // One statement for every slice; a count never goes below zero.
+    await retryOnDeadlock(() => sql`
+      update throttle_buckets set hits = hits - 1
+      from unnest(${counted.map((slice) => slice.key)}::text[], ${counted.map((slice) => slice.bucketStart)}::bigint[]) as taken(scope_key, bucket_start)
+      where throttle_buckets.scope_key = taken.scope_key and throttle_buckets.bucket_start = taken.bucket_start and throttle_buckets.hits > 0`.execute(this.db));
   }
 
   /** Writes the in-memory counts changed since the last checkpoint to the store (one transaction). */
@@ -276,12 +249,56 @@ export class Throttle {
   /** Drops slices no window can reach any more. */
   async prune(): Promise<void> {
     const horizon = this.clock.now().getTime() - this.longestWindowMs - this.longestWindowMs / SLICES_PER_WINDOW;
-    await this.db.deleteFrom('throttle_buckets').where('bucket_start', '<', horizon).execute();
+    // Not the anchor rows (bucket_start -1, PostgreSQL: throttle_admit locks them): deleting
+    // one that an admission holds would wait for it, in no order, and could deadlock with it.
+    await this.db.deleteFrom('throttle_buckets').where('bucket_start', '<', horizon).where('bucket_start', '>=', 0).execute();
+  }
+}
+
+/**
+ * Runs one statement again when PostgreSQL broke a deadlock by failing it (it had
+ * changed nothing then). Refunds lock slice rows in no particular order while an
+ * admission holding anchors locks them too; such a deadlock is rare and harmless.
+ */
+async function retryOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 3) throw error;
+    }
   }
 }
 
 function sliceStart(time: number, sliceMs: number): number {
   return Math.floor(time / sliceMs) * sliceMs;
+}
+
+interface ScopeState {
+  scope: Scope;
+  /** The scope's slices with hits in its window, oldest first, before this request. */
+  slices: Array<{ bucket_start: number; hits: number }>;
+  used: number;
+}
+
+/** The answer for a request `admitted` (counted in every scope) or not, from the scopes' counts before it. */
+function decide(states: ScopeState[], now: number, admitted: boolean): ThrottleDecision {
+  if (!admitted) {
+    const full = states.filter((state) => state.used >= state.scope.limit);
+    // On a shared store the verdict comes from the store; the counts read with it agree.
+    const blocking = full.length > 0 ? full : states;
+    const retryAt = Math.max(...blocking.map((state) => whenCountDropsBelow(state.slices, state.used, state.scope, now)));
+    return { allowed: false, counted: [], limit: blocking[0]!.scope.limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+  }
+  const tightest = states.reduce((a, b) => (b.scope.limit - b.used < a.scope.limit - a.used ? b : a));
+  const oldest = tightest.slices[0] ? tightest.slices[0].bucket_start : sliceStart(now, tightest.scope.sliceMs);
+  return {
+    allowed: true,
+    counted: states.map(({ scope }) => ({ key: scope.key, bucketStart: sliceStart(now, scope.sliceMs) })),
+    limit: tightest.scope.limit,
+    remaining: Math.max(0, tightest.scope.limit - tightest.used - 1),
+    resetSeconds: Math.max(1, Math.ceil((oldest + tightest.scope.sliceMs + tightest.scope.windowMs - now) / 1000)),
+  };
 }
 
 /** The time at which enough of the oldest slices have left the window for the count to fall below the limit. */
