@@ -190,7 +190,9 @@ export async function adoptBlob<T>(context: EngineContext, received: ReceivedFil
       const result = await persist();
       // A removal in another process may have taken the blob between the link and the commit.
       // Looked at first: a link that fails with EEXIST, the usual case, costs more than an lstat.
-      if (!(await pathExists(target))) await linkUnlessPresent(received.tempPath, target);
+      // A store alone with its file root (SQLite) has no such process, and removals here
+      // wait for this blob's lock: nothing to look at.
+      if (context.store.shared && !(await pathExists(target))) await linkUnlessPresent(received.tempPath, target);
       return result;
     } catch (error) {
       await unlinkIfUnreferenced(context.db, fileRoot, received.sha256);
