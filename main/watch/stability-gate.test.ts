@@ -9,6 +9,7 @@ import path from 'node:path';
 import { makeTempDir } from '../engine/testing/test-server.ts';
 import { ManualClock } from '../engine/clock.ts';
 import { StabilityGate, type Candidate } from './stability-gate.ts';
+import { waitFor } from './testing/folder-testing.ts';
 import { FolderReport } from './folder-status.ts';
 
 const WINDOW_MS = 2000;
@@ -23,6 +24,7 @@ after(() => {
 
 interface Setup {
   gate: StabilityGate;
+  fileRoot: string;
   clock: ManualClock;
   report: FolderReport;
   folderDir: string;
@@ -31,8 +33,14 @@ interface Setup {
   consider(name: string): Promise<void>;
 }
 
+/** The pool the gate stages with here: small, so a test can drop more files than it. */
+const POOL = 4;
+/** Called as each staged file is attached, before it is recorded (a test acts "while others are staged"). */
+let onAttach: (candidate: Candidate) => Promise<void> = async () => {};
+
 let setup: Setup;
 beforeEach(() => {
+  onAttach = async () => {};
   const root = makeTempDir('solardesk-gate-');
   roots.push(root);
   const folderDir = path.join(root, FOLDER);
@@ -45,18 +53,21 @@ beforeEach(() => {
     clock,
     fileRoot: path.join(root, 'files'),
     maxUploadBytes: 1024 * 1024,
+    stagingPool: POOL,
     report,
     hooks: {
       // Nothing is mapped yet: every file goes through the gate.
       settled: async () => false,
       // The staged copy is read here, before the gate discards it.
       attach: async (candidate, received) => {
+        await onAttach(candidate);
         staged.push({ candidate, sha256: received.sha256, bytes: fs.readFileSync(received.tempPath) });
       },
       folderChanged: () => setup.folderChanges++,
     },
   });
   setup = {
+    fileRoot: path.join(root, 'files'),
     folderChanges: 0,
     gate,
     clock,
@@ -174,4 +185,72 @@ test('a file that goes away while it waits is forgotten, and a folder that becam
   assert.equal(staged.length, 0, 'nothing is read through a folder that became a link');
   assert.equal(gate.size, 0);
   assert.equal(setup.folderChanges, 1, 'the folders are checked again');
+});
+
+/** Staged copies in the file root's temp folder (the gate's are named watch-*). */
+function stagedCopies(fileRoot: string): number {
+  const temp = path.join(fileRoot, 'tmp');
+  return fs.existsSync(temp) ? fs.readdirSync(temp).filter((name) => name.startsWith('watch-')).length : 0;
+}
+
+test('many due files are staged several at once, and attached one at a time, in due order, once each', async () => {
+  const { gate, clock, folderDir, staged, consider, fileRoot } = setup;
+  const names = Array.from({ length: 3 * POOL + 1 }, (_, index) => `drop-${String(index).padStart(2, '0')}.txt`);
+  for (const name of names) {
+    fs.writeFileSync(path.join(folderDir, name), `contents of ${name}`);
+    await consider(name);
+    clock.advance(1); // each its own due time: the due order is the order they came in
+  }
+  // While the first is attached, the next ones are staged meanwhile: its copy and POOL - 1 more
+  // are in the temp folder at once (a bounded wait for the copies to land, not a timed check).
+  let copiesWhileFirstAttached = 0;
+  let attaching = 0;
+  onAttach = async (candidate) => {
+    attaching++;
+    assert.equal(attaching, 1, 'never two attaches at once');
+    if (candidate.name === names[0]) copiesWhileFirstAttached = await waitFor('the next files staged', () => stagedCopies(fileRoot) >= POOL && stagedCopies(fileRoot), 10_000, 5);
+    attaching--;
+  };
+  clock.advance(WINDOW_MS);
+  await runDue(gate);
+  assert.ok(copiesWhileFirstAttached >= POOL, 'the next files were staged while the first was attached');
+  assert.deepEqual(staged.map((entry) => entry.candidate.name), names, 'attached in due order, each once');
+  for (const entry of staged) assert.equal(entry.bytes.toString(), `contents of ${entry.candidate.name}`);
+  assert.equal(gate.size, 0);
+  assert.equal(stagedCopies(fileRoot), 0, 'no staged copy is left behind');
+
+  clock.advance(WINDOW_MS * 5);
+  assert.equal(await runDue(gate), 0, 'nothing is due again');
+  assert.equal(staged.length, names.length);
+});
+
+test('a file written again while others are staged and attached starts over, and is attached once with its new bytes', async () => {
+  const { gate, clock, folderDir, staged, consider, fileRoot } = setup;
+  const names = ['a.txt', 'b.txt', 'c.txt', 'd.txt', 'e.txt', 'f.txt'];
+  for (const name of names) {
+    fs.writeFileSync(path.join(folderDir, name), `first ${name}`);
+    await consider(name);
+    clock.advance(1);
+  }
+  // c.txt is within the pool of the first attach: staged already, or being staged, when it is written again.
+  onAttach = async (candidate) => {
+    if (candidate.name !== 'a.txt') return;
+    const file = path.join(folderDir, 'c.txt');
+    fs.writeFileSync(file, 'second c.txt, longer');
+    fs.utimesSync(file, new Date(), new Date(Date.UTC(2026, 0, 2)));
+  };
+  clock.advance(WINDOW_MS);
+  await runDue(gate);
+  assert.deepEqual(staged.map((entry) => entry.candidate.name), ['a.txt', 'b.txt', 'd.txt', 'e.txt', 'f.txt'], 'c.txt is not attached with bytes it no longer has');
+  assert.equal(gate.size, 1);
+  assert.match([...gate.waiting(path.dirname(folderDir))][0]!.note ?? '', /changed while/);
+
+  onAttach = async () => {};
+  clock.advance(WINDOW_MS);
+  await runDue(gate);
+  assert.equal(staged.length, names.length);
+  assert.equal(staged.at(-1)!.candidate.name, 'c.txt');
+  assert.equal(staged.at(-1)!.bytes.toString(), 'second c.txt, longer');
+  assert.equal(gate.size, 0);
+  assert.equal(stagedCopies(fileRoot), 0);
 });

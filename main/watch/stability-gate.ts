@@ -2,7 +2,9 @@
 // once its size and mtime have not changed for the window (on the injected clock)
 // it is opened without following a link, checked by fstat to be the very file that
 // became stable, copied into the engine's staging while hashed, checked again, and
-// handed on to be attached. Links and devices are refused, never read.
+// handed on to be attached. Links and devices are refused, never read. The due files
+// are checked and staged several at once (a bounded pool: each touches only its own
+// file and temp file); attaching stays one at a time, in due order, on the worker loop.
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -53,6 +55,21 @@ const OPEN_FOR_STAGING = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) 
 /** What an O_NOFOLLOW open of a link fails with: ELOOP (Linux, macOS), EMLINK (FreeBSD). */
 const isLinkRefusal = (error: unknown) => errorCode(error) === 'ELOOP' || errorCode(error) === 'EMLINK';
 
+/** How many due candidates are checked and staged at once (each its own file and temp file). */
+export const STAGING_POOL = 12;
+/**
+ * At most this many due candidates are taken in one step of the worker loop, so events,
+ * rescans and reconciles get their turn between steps during a large drop.
+ */
+const STAGED_PER_STEP = 64;
+
+/** A stable file copied into staging, checked, waiting for its turn to be attached. */
+interface Staged {
+  file: string;
+  candidate: Candidate;
+  received: ReceivedFile;
+}
+
 /** What the gate hands on, and asks of, the rest of the watcher. */
 export interface GateHooks {
   /**
@@ -73,6 +90,8 @@ export interface StabilityGateOptions {
   /** The engine's file root: staging happens in its temp folder, so a staged file is adopted as a blob by a rename. */
   fileRoot: string;
   maxUploadBytes: number;
+  /** How many due candidates are checked and staged at once (default STAGING_POOL). */
+  stagingPool?: number;
   report: FolderReport;
   hooks: GateHooks;
 }
@@ -135,14 +154,59 @@ export class StabilityGate {
     this.add(file, { projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: this.now(), generation: 0, note: null });
   }
 
-  /** Looks at the first candidate whose time has come. False when none is due yet. */
+  /**
+   * Looks at the candidates whose time has come, up to STAGED_PER_STEP of them: their
+   * checks (lstat, the no-follow open, fstat) and staging (the copy into the engine's
+   * temp folder, hashed) run STAGING_POOL at once, since each touches only its own file
+   * and its own temp file; attaching stays one at a time, in due order, as each staged
+   * file's turn comes (the ones before it attached first). False when none is due yet.
+   */
   async checkDue(): Promise<boolean> {
-    const head = this.due.peek();
-    if (!head || head.at > this.now()) return false;
-    this.due.shift();
-    const candidate = this.candidates.get(head.path);
-    if (candidate && candidate.generation === head.generation) await this.check(head.path, candidate);
+    const due = this.takeDue(STAGED_PER_STEP);
+    if (due.length === 0) return false;
+    // Each look settles to a value: one that fails while an earlier turn is awaited is no unhandled rejection.
+    const looks: Array<Promise<{ staged: Staged | null } | { error: unknown }>> = [];
+    const discards: Array<Promise<void>> = [];
+    const pool = this.options.stagingPool ?? STAGING_POOL;
+    let started = 0;
+    // Looks run at most `pool` ahead of the file being attached: staging further ahead
+    // would only queue more fs work in front of the attaching's own (libuv's pool is small).
+    const startUpTo = (turn: number): void => {
+      for (; started < due.length && started < turn + pool; started++) {
+        const { file, candidate } = due[started]!;
+        looks.push(this.check(file, candidate).then((staged) => ({ staged }), (error: unknown) => ({ error })));
+      }
+    };
+    let firstError: unknown = null;
+    for (let turn = 0; turn < due.length; turn++) {
+      startUpTo(turn);
+      const look = await looks[turn]!;
+      if ('error' in look) {
+        // As with one look at a time: the error goes to the loop (said, then a pause), after the rest are attached.
+        firstError ??= look.error;
+        continue;
+      }
+      const { staged } = look;
+      if (!staged) continue;
+      await this.attachStaged(staged);
+      discards.push(discardTempFile(staged.received.tempPath));
+    }
+    // The staged copies left (an attach adopts most) are removed off the attaching's path, but within the step.
+    await Promise.all(discards);
+    if (firstError) throw firstError;
     return true;
+  }
+
+  /** The due candidates, in due order, up to `limit`; a due entry a newer look replaced is dropped. */
+  private takeDue(limit: number): Array<{ file: string; candidate: Candidate }> {
+    const now = this.now();
+    const taken: Array<{ file: string; candidate: Candidate }> = [];
+    for (let head = this.due.peek(); head && head.at <= now && taken.length < limit; head = this.due.peek()) {
+      this.due.shift();
+      const candidate = this.candidates.get(head.path);
+      if (candidate && candidate.generation === head.generation) taken.push({ file: head.path, candidate });
+    }
+    return taken;
   }
 
   private add(file: string, candidate: Candidate): void {
@@ -151,36 +215,41 @@ export class StabilityGate {
     this.due.push({ path: file, at: this.now() + this.options.windowMs, generation: candidate.generation });
   }
 
-  private async check(file: string, candidate: Candidate): Promise<void> {
+  /**
+   * One due candidate's look: the checks, and the staging once it is stable. Returns
+   * the staged file when there is one to attach; anything else (waiting again, gone,
+   * refused) is settled here, for this candidate's own path only.
+   */
+  private async check(file: string, candidate: Candidate): Promise<Staged | null> {
     const label = `${candidate.folder}/${candidate.name}`;
     const { report, hooks, windowMs } = this.options;
     // Its folder must still be a real one: through a folder swapped for a link, the same name is a file elsewhere.
     if (!(await isRealFolder(path.dirname(file)))) {
       this.candidates.delete(file);
       hooks.folderChanged();
-      return;
+      return null;
     }
     const stat = await lstatOrNull(file);
     if (!stat) {
       this.candidates.delete(file);
-      return;
+      return null;
     }
     if (!stat.isFile()) {
       this.candidates.delete(file);
       await report.refuseFile(label, file, stat.isSymbolicLink());
-      return;
+      return null;
     }
     const now = this.now();
     if (!sameCandidateFile(candidate, stat)) {
       this.add(file, { ...candidate, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: now, note: 'still being written' });
-      return;
+      return null;
     }
     if (now - candidate.since < windowMs) {
       this.candidates.set(file, candidate);
       this.due.push({ path: file, at: candidate.since + windowMs, generation: candidate.generation });
-      return;
+      return null;
     }
-    if (await this.waitForEditingSession(file, candidate)) return;
+    if (await this.waitForEditingSession(file, candidate)) return null;
     // Stable. It must open (Windows refuses while another program writes it), without
     // following a link, and be the very file that became stable: a name can be pointed
     // elsewhere between the lstat above and the open (mv -T of a link over it).
@@ -193,20 +262,20 @@ export class StabilityGate {
         await report.refuseFile(label, file, true);
       } else if (errorCode(error) === 'ENOENT') this.candidates.delete(file);
       else this.add(file, { ...candidate, since: candidate.since, note: `cannot be opened yet (${errorCode(error) ?? (error as Error).message})` });
-      return;
+      return null;
     }
     try {
       const opened = await handle.stat();
       if (!opened.isFile() || !sameCandidateFile(candidate, opened)) {
         this.add(file, { ...candidate, size: opened.size, mtimeMs: opened.mtimeMs, dev: opened.dev, ino: String(opened.ino), since: this.now(), note: 'replaced by another file as it was opened' });
-        return;
+        return null;
       }
       if (!(await isRealFolder(path.dirname(file)))) {
         this.candidates.delete(file);
         hooks.folderChanged();
-        return;
+        return null;
       }
-      await this.stage(file, candidate, handle);
+      return await this.stage(file, candidate, handle);
     } finally {
       await handle.close();
     }
@@ -230,12 +299,13 @@ export class StabilityGate {
 
   /**
    * Copies the stable file, from the descriptor checked to be it, into staging
-   * (hashing it), checks it did not change meanwhile and still has its name, and attaches it.
+   * (hashing it), and checks it did not change meanwhile and still has its name.
+   * Returns the staged copy, for its turn to be attached; null when there is none
+   * (the file waits again, is gone, refused or too large).
    */
-  private async stage(file: string, candidate: Candidate, handle: FileHandle): Promise<void> {
+  private async stage(file: string, candidate: Candidate, handle: FileHandle): Promise<Staged | null> {
     const label = `${candidate.folder}/${candidate.name}`;
     const { report } = this.options;
-    report.current = { path: label, note: 'copying into staging' };
     let received: ReceivedFile | null = null;
     try {
       try {
@@ -244,32 +314,67 @@ export class StabilityGate {
         if (error instanceof FileTooLargeError) {
           this.candidates.delete(file);
           report.problems.set(label, { projectId: candidate.projectId, reason: `too large to attach: the limit is ${error.limitBytes} bytes` });
-          return;
+          return null;
         }
         this.add(file, { ...candidate, note: `could not be read: ${(error as Error).message}` });
-        return;
+        return null;
       }
       // Re-checked after the copy: the bytes staged must be those of the stable file, and
       // the name must still be that file (the mapping records its size, mtime and inode).
       const copied = await handle.stat();
       const after = await lstatOrNull(file);
       if (!after || !sameCandidateFile(candidate, copied) || !after.isFile() || !sameCandidateFile(candidate, after) || received.size !== candidate.size) {
+        await discardTempFile(received.tempPath);
         if (after?.isFile()) this.add(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, dev: after.dev, ino: String(after.ino), since: this.now(), note: 'changed while being copied' });
         else if (after) {
           this.candidates.delete(file);
           await report.refuseFile(label, file, after.isSymbolicLink());
         } else this.candidates.delete(file);
+        return null;
+      }
+      const staged = { file, candidate, received };
+      received = null; // its turn to be attached owns it now
+      return staged;
+    } catch (error) {
+      report.problems.set(label, { projectId: candidate.projectId, reason: (error as Error).message });
+      report.note(`could not attach ${label}: ${(error as Error).message}`);
+      return null;
+    } finally {
+      if (received) await discardTempFile(received.tempPath);
+    }
+  }
+
+  /**
+   * A staged file's turn: attached, unless a newer look at its name replaced or
+   * dropped it while it waited its turn (then the staged copy is just discarded).
+   * One at a time, in due order: attaching is where the store and the folders change.
+   * The caller discards the staged copy after (unless the attach adopted it).
+   */
+  private async attachStaged({ file, candidate, received }: Staged): Promise<void> {
+    const label = `${candidate.folder}/${candidate.name}`;
+    const { report } = this.options;
+    try {
+      if (this.candidates.get(file) !== candidate) return;
+      // Looked at once more: while it waited its turn (the attaching of those due before
+      // it), the name may have been written again; then it starts over, as a file that
+      // changed while being copied does.
+      const now = await lstatOrNull(file);
+      if (!now || !now.isFile() || !sameCandidateFile(candidate, now)) {
+        if (now?.isFile()) this.add(file, { ...candidate, size: now.size, mtimeMs: now.mtimeMs, dev: now.dev, ino: String(now.ino), since: this.now(), note: 'changed while waiting to be attached' });
+        else if (now) {
+          this.candidates.delete(file);
+          await report.refuseFile(label, file, now.isSymbolicLink());
+        } else this.candidates.delete(file);
         return;
       }
       this.candidates.delete(file);
       report.current = { path: label, note: 'attaching' };
-      await this.options.hooks.attach(candidate, received, after);
+      await this.options.hooks.attach(candidate, received, now);
     } catch (error) {
       report.problems.set(label, { projectId: candidate.projectId, reason: (error as Error).message });
       report.note(`could not attach ${label}: ${(error as Error).message}`);
     } finally {
       report.current = null;
-      if (received) await discardTempFile(received.tempPath);
     }
   }
 }

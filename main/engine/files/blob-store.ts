@@ -102,8 +102,13 @@ export async function receiveToTempFile(fileRoot: string, source: Readable | Rea
   return { tempPath, size: meter.size, ...meter.digest() };
 }
 
+/** A temp file is always a file: one unlink (rm would lstat it first), and gone already is fine. */
 export async function discardTempFile(tempPath: string): Promise<void> {
-  await fsp.rm(tempPath, { force: true });
+  try {
+    await fsp.unlink(tempPath);
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw error;
+  }
 }
 
 // Work on one blob is serialised within a process, so "is any file still using
@@ -137,6 +142,16 @@ async function linkUnlessPresent(from: string, to: string): Promise<void> {
   }
 }
 
+async function pathExists(file: string): Promise<boolean> {
+  try {
+    await fsp.lstat(file);
+    return true;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+}
+
 async function unlinkIfUnreferenced(db: Kysely<Database>, fileRoot: string, sha256: string): Promise<void> {
   const target = blobPath(fileRoot, sha256);
   const aside = `${target}.${randomBytes(6).toString('hex')}.removing`;
@@ -163,12 +178,21 @@ export async function adoptBlob<T>(context: EngineContext, received: ReceivedFil
   const target = blobPath(fileRoot, received.sha256);
   return withBlobLock(fileRoot, received.sha256, async () => {
     try {
-      await makePrivateFolderAsync(path.dirname(target));
       // An existing blob has the same bytes (same name); the received copy waits as a spare.
-      await linkUnlessPresent(received.tempPath, target);
+      // The blob's folder usually exists: it is made only when the link says it is missing.
+      try {
+        await linkUnlessPresent(received.tempPath, target);
+      } catch (error) {
+        if (!isCode(error, 'ENOENT')) throw error;
+        await makePrivateFolderAsync(path.dirname(target));
+        await linkUnlessPresent(received.tempPath, target);
+      }
       const result = await persist();
       // A removal in another process may have taken the blob between the link and the commit.
-      await linkUnlessPresent(received.tempPath, target);
+      // Looked at first: a link that fails with EEXIST, the usual case, costs more than an lstat.
+      // A store alone with its file root (SQLite) has no such process, and removals here
+      // wait for this blob's lock: nothing to look at.
+      if (context.store.shared && !(await pathExists(target))) await linkUnlessPresent(received.tempPath, target);
       return result;
     } catch (error) {
       await unlinkIfUnreferenced(context.db, fileRoot, received.sha256);
