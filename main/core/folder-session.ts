@@ -17,12 +17,11 @@ import path from 'node:path';
 import type { SessionMode } from '../../shared/bridge.ts';
 import type { FolderStatus } from '../../shared/schemas/folder.ts';
 import type { AgentFolderWiring, AgentFolders } from '../sync/agent.ts';
-import { confirmHeldDelete, dropStaleHolds, hasNoQueuedDelete, holdDelete, listHeldFileDeletes, releaseHeldDelete } from '../sync/outbox.ts';
 import type { EngineContext } from '../engine/context.ts';
 import { FolderWatcher } from '../watch/watcher.ts';
 import type { FolderOutbox } from '../watch/folder-outbox.ts';
 import { AGENT_FOLDER } from '../watch/project-folders.ts';
-import { type ProjectFolderOptions, watchProjectFolders } from './agent-folders.ts';
+import { folderOutboxOf, type ProjectFolderOptions, watchProjectFolders } from './agent-folders.ts';
 
 /** The embedded store's folder under the Settings folder root. */
 export const EMBEDDED_WORKSPACE_FOLDER = 'On this computer';
@@ -126,16 +125,8 @@ class RefusedFolders implements AgentFolders {
  * once, and no outbox row is left (the embedded engine captures no changes for sync).
  */
 export function embeddedFolderOutboxOf(engine: EngineContext): FolderOutbox {
-  return {
-    holdDelete,
-    releaseHeldDelete,
-    confirmHeldDelete: (holdId, by) => confirmHeldDelete(engine, holdId, by),
-    dropStaleHolds: () => dropStaleHolds(engine.db),
-    hasNoQueuedDelete,
-    // Nothing goes anywhere: there are no uploads to list.
-    listFolderUploads: async () => [],
-    listHeldFileDeletes: (limit) => listHeldFileDeletes(engine.db, limit),
-  };
+  // Nothing goes anywhere: there are no uploads to list.
+  return { ...folderOutboxOf(engine), listFolderUploads: async () => [] };
 }
 
 /** What tells a synced root's watcher about the embedded store's folder inside it. */

@@ -5,16 +5,8 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Database, WatchFileRow } from '../engine/store/tables.ts';
 
-/** One file of a project folder and the private file it shows. */
-export interface FileMapping {
-  project_id: number;
-  name: string;
-  file_id: number;
-  file_hash: string;
-  size: number;
-  mtime_ms: number;
-  ino: string;
-}
+/** One file of a project folder and the private file it shows: a `watch_files` row. */
+export type FileMapping = WatchFileRow;
 
 /** The store itself or a transaction on it: writes that go with another one take the transaction. */
 export type WatchDb = Kysely<Database>;
