@@ -257,9 +257,23 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSch
     },
   };
   // Several processes may start at once on one PostgreSQL; the migrator holds a lock while it works.
-  const { error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
+  let { error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
+  // Before it migrates, Kysely's migrator lists the tables of every schema in the database
+  // (its PostgreSQL introspection), naming each by schema: a schema another store drops in
+  // that moment (the test suite gives each server its own and drops it after) fails the
+  // listing with "schema ... does not exist" (3F000), though nothing of this store is
+  // wrong. Nothing was migrated then; the listing is simply taken again.
+  for (let attempt = 1; error && results === undefined && isSchemaDroppedMeanwhile(error, migrationTableSchema) && attempt <= 3; attempt++) {
+    ({ error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Could not migrate the store (migration ${failed}): ${String(error)}`);
   }
+}
+
+/** A "schema does not exist" error about some other store's schema than ours. */
+function isSchemaDroppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '3F000' && typeof message === 'string' && (ownSchema === undefined || !message.includes(`"${ownSchema}"`));
 }
