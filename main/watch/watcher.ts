@@ -23,9 +23,10 @@ import type { FolderOutbox } from './folder-outbox.ts';
 import type { FolderStatus } from '../../shared/schemas/folder.ts';
 import { EventIntake, locate, type WatchEvent } from './event-intake.ts';
 import { FolderScan } from './folder-scan.ts';
-import { StabilityGate } from './stability-gate.ts';
-import { Attacher } from './attach.ts';
-import { Deletes } from './deletes.ts';
+import type { StabilityGate } from './stability-gate.ts';
+import type { Attacher } from './attach.ts';
+import type { Deletes } from './deletes.ts';
+import { wireFileParts } from './file-parts.ts';
 import { ArrivalsReconcile } from './arrivals-reconcile.ts';
 import { FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
 import { WatchStore } from './watch-store.ts';
@@ -140,33 +141,26 @@ export class FolderWatcher {
       watching: () => this.state === 'watching',
       wake,
     });
-    const gate = (this.gate = new StabilityGate({
-      windowMs: this.windowMs,
-      clock,
-      fileRoot: engine.store.fileRoot,
-      maxUploadBytes: engine.files.maxUploadBytes,
-      report,
-      hooks: {
-        settled: (projectId, folder, name, file, stat) => this.attacher.settled(projectId, folder, name, file, stat),
-        attach: (candidate, received, stat) => this.attacher.attach(candidate, received, stat),
-        folderChanged: () => this.requestReconcile(),
-      },
-    }));
-    const deletes = (this.deletes = new Deletes({
+    const { gate, deletes, attacher } = wireFileParts({
       root,
+      engine,
       store,
       folders,
       outbox,
       report,
       clock,
+      orgId,
+      userId,
+      windowMs: this.windowMs,
       pairWindowMs: options.pairWindowMs ?? this.windowMs + 3000,
       massDelete: options.massDelete ?? { minFiles: 5, fraction: 0.5 },
-      userId,
       confirmDeletes: options.confirmDeletes ?? false,
       onDeleteHeld: options.onDeleteHeld,
-      forgetCandidate: (file) => gate.forget(file),
-    }));
-    this.attacher = new Attacher({ root, engine, store, folders, outbox, report, deletes, clock, orgId, userId, gate });
+      folderChanged: () => this.requestReconcile(),
+    });
+    this.gate = gate;
+    this.deletes = deletes;
+    this.attacher = attacher;
     this.arrivals = new ArrivalsReconcile({
       root,
       engine,

@@ -11,9 +11,10 @@ import { discardTempFile, receiveBuffer } from '../../engine/files/blob-store.ts
 import { folderOutboxOf } from '../../core/agent-folders.ts';
 import { ProjectFolders } from '../project-folders.ts';
 import { FolderReport } from '../folder-status.ts';
-import { StabilityGate } from '../stability-gate.ts';
-import { Attacher } from '../attach.ts';
-import { Deletes } from '../deletes.ts';
+import type { StabilityGate } from '../stability-gate.ts';
+import type { Attacher } from '../attach.ts';
+import type { Deletes } from '../deletes.ts';
+import { wireFileParts } from '../file-parts.ts';
 import { WatchStore } from '../watch-store.ts';
 import type { FolderOutbox } from '../folder-outbox.ts';
 
@@ -50,34 +51,23 @@ export async function startWatchParts(engine: EngineContext, root: string, optio
   await folders.load();
   await folders.reconcile();
   const outbox = folderOutboxOf(engine);
-  // Wired as in watcher.ts: the gate asks the attacher, the deletes tell the gate.
-  const parts = {} as { attacher: Attacher };
-  const gate = new StabilityGate({
-    windowMs: PARTS_WINDOW_MS,
-    clock,
-    fileRoot: engine.store.fileRoot,
-    maxUploadBytes: engine.files.maxUploadBytes,
-    report,
-    hooks: {
-      settled: (projectId, folder, name, file, stat) => parts.attacher.settled(projectId, folder, name, file, stat),
-      attach: (candidate, received, stat) => parts.attacher.attach(candidate, received, stat),
-      folderChanged: () => {},
-    },
-  });
-  const deletes = new Deletes({
+  // Wired as the watcher wires them; a folder that stops being one is not part of these tests.
+  const { gate, deletes, attacher } = wireFileParts({
     root,
+    engine,
     store,
     folders,
     outbox,
     report,
     clock,
+    orgId,
+    userId,
+    windowMs: PARTS_WINDOW_MS,
     pairWindowMs: PARTS_PAIR_WINDOW_MS,
     massDelete: { minFiles: 5, fraction: 0.5 },
-    userId,
     confirmDeletes: options.confirmDeletes ?? false,
-    forgetCandidate: (file) => gate.forget(file),
+    folderChanged: () => {},
   });
-  const attacher = (parts.attacher = new Attacher({ root, engine, store, folders, outbox, report, deletes, clock, orgId, userId, gate }));
   const dirOf = (projectId: number) => path.join(root, folders.folderOf(projectId)!);
   return {
     root,
