@@ -25,7 +25,7 @@ describe('webhook setup', () => {
     const deadline = Date.now() + 20_000;
     for (;;) {
       await server.engine.context.webhookWorker!.idle();
-      const rows = (await server.request('GET', apiPaths.webhookProcessLogs(1), { token, query: { webhook: apiPaths.webhook(1, webhookId) } })).json;
+      const rows = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(apiPaths.webhook(1, webhookId))}`, { token })).json;
       if (rows.length >= count) return rows;
       if (Date.now() > deadline) throw new Error(`expected ${count} log rows, got ${rows.length}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -98,7 +98,7 @@ describe('webhook setup', () => {
     assert.equal(refused.json.successful, false);
     assert.equal(refused.json.status, 503);
     assert.match(refused.json.notes, /^HTTP 503/);
-    assert.deepEqual((await server.request('GET', apiPaths.webhookProcessLogs(1), { token, query: { webhook: webhook.url } })).json, []);
+    assert.deepEqual((await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(webhook.url)}`, { token })).json, []);
 
     const memberToken = await server.tokenFor(DEMO_USERS.sunriseMember);
     assert.equal((await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token: memberToken })).status, 403);
