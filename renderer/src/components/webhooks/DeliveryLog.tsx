@@ -115,7 +115,8 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
                         {open.payload && (
                           <>
                             <div className="muted small">
-                              {open.payload.response_status !== null ? `The endpoint answered HTTP ${open.payload.response_status}.` : 'The endpoint did not answer.'} {open.payload.notes}
+                              {open.payload.response_status !== null ? `The endpoint answered HTTP ${open.payload.response_status}.` : 'The endpoint did not answer.'}{' '}
+                              {open.payload.notes !== `HTTP ${open.payload.response_status}` && open.payload.notes}
                             </div>
                             {open.payload.payload ? (
                               <pre className="payload">{JSON.stringify(open.payload.payload, null, 2)}</pre>
