@@ -1,7 +1,11 @@
-// Webhooks: create one with the pickers, see it listed, change a watched field,
-// and see the delivery in the log and at a real receiver on 127.0.0.1.
-import { expect, test } from '@playwright/test';
+// Webhooks as a person sets them up (issue 20): fields picked from each model's
+// known paths (an unknown one marked), headers as rows, the endpoint checked as a
+// URL beside its box; deliveries to a real receiver on 127.0.0.1, named by the
+// project's title in the log, with the payload viewable and redeliverable; a test
+// delivery; and the list's on/off switch no longer undone by the open editor.
+import { expect, test, type Page } from '@playwright/test';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 import { openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
@@ -16,9 +20,13 @@ test.afterAll(async () => {
   await receiver.close();
 });
 
-test('a webhook is created, listed, delivers on a change, and shows the delivery', async ({ page }) => {
+async function openWebhooks(page: Page) {
   await openApp(page, app);
   await page.getByRole('button', { name: 'Webhooks' }).click();
+}
+
+test('a webhook is set up with the pickers and header rows, delivers, and its log shows, resends and explains each attempt', async ({ page }) => {
+  await openWebhooks(page);
   await expect(page.getByText('No webhooks yet')).toBeVisible();
   await page.getByRole('button', { name: 'New webhook' }).click();
   const editor = page.getByTestId('webhook-editor');
@@ -26,44 +34,137 @@ test('a webhook is created, listed, delivers on a change, and shows the delivery
   // The pickers start from the documented defaults.
   await expect(editor.getByTestId('picker-trigger-fields')).toContainText('project.notes');
   await expect(editor.getByTestId('picker-payload-fields')).toContainText('project.contacts_data.email');
+
+  // The endpoint is checked as a URL, the message beside the box, in words (no "endpoint:").
+  const endpoint = editor.getByLabel('Endpoint');
+  await endpoint.fill('https://exa mple.com');
+  await expect(editor.locator('#webhook-endpoint-error')).toHaveText(/^A URL cannot contain spaces/);
   await expect(editor.getByRole('button', { name: 'Create webhook' })).toBeDisabled();
+  await endpoint.fill('example.com/hooks');
+  await expect(editor.locator('#webhook-endpoint-error')).toHaveText(/^Enter a full URL/);
+  await endpoint.fill(`${receiver.url}/hooks/solar`);
+  await expect(editor.locator('#webhook-endpoint-error')).toHaveText('');
 
-  await editor.getByLabel('Endpoint').fill('not a url');
-  await expect(editor.getByText('Enter a full URL')).toBeVisible();
-  await editor.getByLabel('Endpoint').fill(`${receiver.url}/hooks/solar`);
-
-  // Narrow the triggers to one path, offered from the documented list.
+  // Triggers: one known field chosen from the project's list, then a field SolarDesk does not know, typed and marked.
   const triggers = editor.getByTestId('picker-trigger-fields');
   await triggers.getByRole('button', { name: 'Clear' }).click();
-  await triggers.getByRole('combobox').fill('project.site_notes');
+  await triggers.getByLabel('Model to add to trigger fields').selectOption('project');
+  await triggers.getByLabel('Field to add to trigger fields').selectOption({ label: 'site_notes' });
   await triggers.getByRole('button', { name: 'Add', exact: true }).click();
-  await expect(triggers.locator('.chip')).toHaveText(['project.site_notes×']);
-  await triggers.getByRole('combobox').fill('nonsense');
-  await expect(triggers.getByText('A path starts with a model')).toBeVisible();
-  await triggers.getByRole('combobox').fill('');
+  await expect(triggers.getByTestId('path-chip')).toHaveText(['project.site_notes×']);
+  await triggers.getByLabel('Field to add to trigger fields').selectOption({ label: 'Other field (type it)…' });
+  await triggers.getByLabel('Other project field for trigger fields').fill('bogus_field');
+  await expect(editor.getByTestId('trigger_fields-unknown-note')).toContainText('SolarDesk does not know project.bogus_field');
+  await triggers.getByRole('button', { name: 'Add', exact: true }).click();
+  const unknownChip = triggers.getByTestId('path-chip').filter({ hasText: 'project.bogus_field' });
+  await expect(unknownChip).toContainText('not known to SolarDesk');
+  await expect(unknownChip).toHaveClass(/chip-unknown/);
+  await expect(triggers.getByTestId('path-chip').filter({ hasText: 'project.site_notes' })).not.toHaveClass(/chip-unknown/);
 
-  const headers = editor.getByLabel('Headers (JSON)');
-  await headers.fill('{"X-Api-Key": ');
-  await expect(editor.getByText(/Not valid JSON/)).toBeVisible();
+  // Payload: a contact field picked from the contact model's list.
+  const payload = editor.getByTestId('picker-payload-fields');
+  await payload.getByRole('button', { name: 'Clear' }).click();
+  await payload.getByLabel('Model to add to payload fields').selectOption('project');
+  for (const field of ['id', 'title', 'site_notes']) {
+    await payload.getByLabel('Field to add to payload fields').selectOption({ label: field });
+    await payload.getByRole('button', { name: 'Add', exact: true }).click();
+  }
+  await expect(payload.getByTestId('path-chip')).toHaveCount(3);
+
+  // Headers as rows: a bad name is marked on its row; a removed row is gone.
+  const headers = editor.getByTestId('headers-editor');
+  await headers.getByRole('button', { name: 'Add header' }).click();
+  await headers.getByLabel('Header 1 name').fill('X Api Key');
+  await expect(headers.getByRole('alert')).toContainText('"X Api Key" is not a valid header name');
   await expect(editor.getByRole('button', { name: 'Create webhook' })).toBeDisabled();
-  await headers.fill('{"X-Api-Key": "e2e-secret"}');
+  await headers.getByLabel('Header 1 name').fill('X-Api-Key');
+  await headers.getByLabel('Header 1 value').fill('e2e-secret');
+  await headers.getByRole('button', { name: 'Add header' }).click();
+  await headers.getByLabel('Header 2 name').fill('X-Remove-Me');
+  await expect(headers.getByTestId('header-row')).toHaveCount(2);
+  await headers.getByRole('button', { name: 'Remove header X-Remove-Me' }).click();
+  await expect(headers.getByTestId('header-row')).toHaveCount(1);
+  await expect(headers.getByRole('alert')).toHaveCount(0);
   await editor.getByRole('button', { name: 'Create webhook' }).click();
 
   const item = page.getByTestId('webhook-item').filter({ hasText: '/hooks/solar' });
-  await expect(item).toBeVisible();
-  await expect(item).toContainText('1 triggers');
-  const listed = await app.api<{ endpoint: string; trigger_fields: string[] }[]>('GET', '/api/orgs/1/webhooks/');
-  expect(listed.body.map((webhook) => webhook.trigger_fields)).toEqual([['project.site_notes']]);
+  await expect(item).toContainText('2 triggers');
+  const listed = await app.api<{ id: number; trigger_fields: string[]; headers: string }[]>('GET', '/api/orgs/1/webhooks/');
+  expect(listed.body.map((webhook) => webhook.trigger_fields)).toEqual([['project.site_notes', 'project.bogus_field']]);
+  expect(JSON.parse(listed.body[0]!.headers)).toEqual({ 'X-Api-Key': 'e2e-secret' });
 
-  // A change to the watched field is delivered, with the headers, and logged.
-  await app.api('PATCH', '/api/orgs/1/projects/3/', { site_notes: 'Ladder access on the east side.' });
-  const [call] = await receiver.waitForCalls(1, 30_000);
-  expect(call!.headers['x-api-key']).toBe('e2e-secret');
-  await expect(page.getByTestId('delivery-row').first()).toContainText('Delivered');
+  // A test delivery reaches the receiver and shows its answer and time.
+  const savedEditor = page.getByTestId('webhook-editor');
+  await savedEditor.getByRole('button', { name: 'Send test delivery' }).click();
+  await expect(page.getByTestId('test-result')).toContainText(/Delivered\s*HTTP 200 in \d+ ms/);
+  const [tested] = await receiver.waitForCalls(1, 30_000);
+  expect(tested!.headers['x-solardesk-test']).toBe('1');
+  expect(tested!.headers['x-api-key']).toBe('e2e-secret');
+
+  // A change to the watched field is delivered and logged, named by the project's title.
+  const project = await app.api<{ title: string }>('PATCH', '/api/orgs/1/projects/3/', { site_notes: 'Ladder access on the east side.' });
+  const [, call] = await receiver.waitForCalls(2, 30_000);
+  expect(call!.body.fields.site_notes).toBe('Ladder access on the east side.');
+  const row = page.getByTestId('delivery-row').first();
+  await expect(row).toContainText('Delivered');
+  await expect(row).toContainText(project.body.title);
+  await expect(row).toContainText('HTTP 200');
+
+  // The payload of the attempt, as sent.
+  await row.getByRole('button', { name: 'Payload' }).click();
+  await expect(page.getByTestId('payload-row')).toContainText('The endpoint answered HTTP 200.');
+  await expect(page.getByTestId('payload-row')).toContainText('"site_notes": "Ladder access on the east side."');
   await screenshotBothThemes(page, 'webhooks');
+  for (const [width, height] of [
+    [800, 600],
+    [1920, 1080],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await screenshotBothThemes(page, `webhooks-${width}x${height}`);
+    await page.getByTestId('payload-row').scrollIntoViewIfNeeded();
+    await screenshotBothThemes(page, `webhooks-log-${width}x${height}`);
+    await page.getByTestId('webhook-editor').getByLabel('Endpoint').scrollIntoViewIfNeeded();
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
 
-  // Disabled from the list: the engine stores it.
+  // Redeliver: the same body reaches the receiver again and a new attempt is logged.
+  await row.getByRole('button', { name: 'Redeliver' }).click();
+  const [, , resent] = await receiver.waitForCalls(3, 30_000);
+  expect(resent!.body).toEqual(call!.body);
+  await expect(page.getByTestId('delivery-row')).toHaveCount(2, { timeout: 20_000 });
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('turning a webhook off in the list while its editor is open: Save keeps it off', async ({ page }) => {
+  const created = await app.api<{ id: number }>('POST', '/api/orgs/1/webhooks/', {
+    endpoint: 'https://example.com/toggle',
+    enabled: true,
+    debug: false,
+    trigger_fields: ['project.notes'],
+  });
+  expect(created.status).toBe(201);
+  await openWebhooks(page);
+  const item = page.getByTestId('webhook-item').filter({ hasText: 'example.com/toggle' });
+  await item.getByRole('button').first().click();
+  const editor = page.getByTestId('webhook-editor');
+  const enabled = editor.getByLabel('Enabled');
+  await expect(enabled).toBeChecked();
+  await expect(editor.getByRole('button', { name: 'Save webhook' })).toBeDisabled();
+
+  // An edit in the editor, then the list's switch off, then Save.
+  await editor.getByLabel('Endpoint').fill('https://example.com/toggle-edited');
   await item.getByRole('checkbox').uncheck();
-  await expect.poll(async () => (await app.api<{ enabled: boolean }[]>('GET', '/api/orgs/1/webhooks/')).body[0]!.enabled).toBe(false);
+  await expect(enabled).not.toBeChecked();
+  await editor.getByRole('button', { name: 'Save webhook' }).click();
+  await expect(editor.getByText('No unsaved changes')).toBeVisible();
+
+  const stored = await app.api<{ enabled: boolean; endpoint: string }>('GET', apiPaths.webhook(1, created.body.id));
+  expect(stored.body).toMatchObject({ enabled: false, endpoint: 'https://example.com/toggle-edited' });
+  await expect(enabled).not.toBeChecked();
+  await expect(item.getByRole('checkbox')).not.toBeChecked();
+
+  // The same when the change comes from elsewhere (another window, sync): the editor follows it.
+  await app.api('PATCH', apiPaths.webhook(1, created.body.id), { enabled: true });
+  await expect(enabled).toBeChecked();
   expect(pageProblems(page)).toEqual([]);
 });

@@ -29,6 +29,12 @@ export const apiPaths = {
   webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,
   webhook: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/`,
   webhookProcessLogs: (orgId: number) => `${orgPath(orgId)}webhook_process_logs/`,
+  /** Sends a sample payload to the webhook's endpoint now and answers how it went (POST): SolarDesk's extension. */
+  webhookTest: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/test/`,
+  /** What one logged attempt sent and the endpoint's answer status (GET): SolarDesk's extension. */
+  webhookProcessLogPayload: (orgId: number, id: number) => `${orgPath(orgId)}webhook_process_logs/${id}/payload/`,
+  /** Queues a logged attempt's payload again (POST): SolarDesk's extension. */
+  webhookProcessLogRedeliver: (orgId: number, id: number) => `${orgPath(orgId)}webhook_process_logs/${id}/redeliver/`,
   /** A project's systems with their design details (GET). */
   systemDetails: (orgId: number, projectId: number) => `${orgPath(orgId)}projects/${projectId}/systems/details/`,
   /** The rendered image of one system of a project (GET, `?width=&height=`). */

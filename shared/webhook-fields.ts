@@ -1,7 +1,12 @@
 // Webhook field paths (service.md 6): the default trigger and payload lists, the
 // model names, and the two rules that use paths: "did this path change?" and
 // "cut this record to these paths". Shared so the engine delivers and the
-// renderer's pickers explain with the same code.
+// renderer's pickers explain with the same code. Also the one list of the paths
+// SolarDesk knows for each model (the pickers offer them) and the rules a webhook's
+// settings are checked by, in the form and in the engine alike.
+import { contactJsonSchema } from './schemas/contact.ts';
+import { eventJsonSchema } from './schemas/event.ts';
+import { projectDetailJsonSchema } from './schemas/project.ts';
 
 export const WEBHOOK_MODELS = ['project', 'contact', 'event', 'quote', 'quoteactivitylog'] as const;
 export type WebhookModel = (typeof WEBHOOK_MODELS)[number];
@@ -130,4 +135,97 @@ function mergePicked(a: unknown, b: unknown): unknown {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------
+// Known paths, per model
+
+const CONTACT_FIELDS = Object.keys(contactJsonSchema.shape);
+const EVENT_FIELDS = Object.keys(eventJsonSchema.shape);
+/** A project's webhook view is its detail without the design (docs/webhooks.md). */
+const PROJECT_FIELDS = Object.keys(projectDetailJsonSchema.shape).filter((field) => field !== 'design');
+const ROLE_DATA_FIELDS = ['id', 'user_email', 'first_name', 'family_name', 'phone'];
+
+/**
+ * Every path SolarDesk knows, per model: `model.*`, each field of the record as the
+ * API answers it, the fields inside its contact, event and role lists, and the
+ * documented default paths (which name the design's systems). Quotes and their
+ * activity logs are the hosted service's only: `*` is all SolarDesk knows of them.
+ */
+export const KNOWN_WEBHOOK_PATHS: Readonly<Record<WebhookModel, readonly string[]>> = Object.fromEntries(
+  WEBHOOK_MODELS.map((model) => {
+    const fields: string[] =
+      model === 'project'
+        ? [
+            ...PROJECT_FIELDS,
+            ...CONTACT_FIELDS.map((field) => `contacts_data.${field}`),
+            ...EVENT_FIELDS.map((field) => `events_data.${field}`),
+            ...['assigned_role_data', 'assigned_installer_role_data', 'assigned_site_inspector_role_data'].flatMap((role) =>
+              ROLE_DATA_FIELDS.map((field) => `${role}.${field}`),
+            ),
+          ]
+        : model === 'contact'
+          ? CONTACT_FIELDS
+          : model === 'event'
+            ? EVENT_FIELDS
+            : [];
+    const defaults = [...DEFAULT_TRIGGER_FIELDS, ...DEFAULT_PAYLOAD_FIELDS].filter((path) => path.startsWith(`${model}.`)).map((path) => path.slice(model.length + 1));
+    const known = [...new Set([...fields, ...defaults])].filter((field) => field !== '*').sort();
+    return [model, [`${model}.*`, ...known.map((field) => `${model}.${field}`)]];
+  }),
+) as unknown as Record<WebhookModel, readonly string[]>;
+
+const KNOWN_PATH_SET = new Set(Object.values(KNOWN_WEBHOOK_PATHS).flat());
+
+/** Whether SolarDesk knows this path (the hosted service knows more: an unknown path is still accepted). */
+export function isKnownWebhookPath(path: string): boolean {
+  return KNOWN_PATH_SET.has(path.trim());
+}
+
+export function isWebhookModel(name: string): name is WebhookModel {
+  return (WEBHOOK_MODELS as readonly string[]).includes(name);
+}
+
+/**
+ * Why a path cannot be a trigger or payload path, or null. Only a model the service
+ * does not have is refused: unknown fields of a known model are accepted, since the
+ * hosted service has more fields than SolarDesk (compatibility.md "Webhooks").
+ */
+export function webhookPathProblem(path: string): string | null {
+  const model = path.trim().split('.')[0] ?? '';
+  if (isWebhookModel(model)) return null;
+  if (model === '') return `A path starts with a model: ${WEBHOOK_MODELS.join(', ')}.`;
+  return `${model} is not a model webhooks can watch: ${WEBHOOK_MODELS.join(', ')}.`;
+}
+
+// ---------------------------------------------------------------------------
+// Endpoint and headers
+
+/** Why an endpoint is not a URL a webhook can POST to, or null. */
+export function webhookEndpointProblem(endpoint: string): string | null {
+  if (endpoint.trim() === '') return 'Enter the URL the webhook should POST to.';
+  if (/\s/.test(endpoint.trim())) return 'A URL cannot contain spaces. Enter a full URL, such as https://example.com/hooks/solar.';
+  let url: URL;
+  try {
+    url = new URL(endpoint.trim());
+  } catch {
+    return 'Enter a full URL, such as https://example.com/hooks/solar.';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'The URL must start with https:// or http://.';
+  if (url.hostname === '') return 'The URL needs a host name, such as example.com.';
+  return null;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the delivery sets itself; a webhook may not replace them. */
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+
+/** Why one header (name and value) cannot be sent, or null. */
+export function webhookHeaderProblem(name: string, value: unknown): string | null {
+  if (name === '') return 'Give the header a name.';
+  if (!HEADER_NAME.test(name)) return `"${name}" is not a valid header name: use letters, digits and dashes, such as X-Api-Key.`;
+  if (RESERVED_HEADERS.has(name.toLowerCase())) return `The "${name}" header is set by the delivery itself.`;
+  if (typeof value !== 'string') return `The value of header "${name}" must be a string.`;
+  if (/[\r\n\0]/.test(value)) return `The value of header "${name}" may not contain line breaks.`;
+  return null;
 }

@@ -106,6 +106,10 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(200), body: () => ({ enabled: false }) },
   'DELETE /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('webhook') }) },
   'GET /api/orgs/{org_id}/webhook_process_logs/': { expect: adminOnly(200) },
+  // SolarDesk's webhook set-up extension: admin-only like every webhook route.
+  'POST /api/orgs/{org_id}/webhooks/{id}/test/': { expect: adminOnly(200) },
+  'GET /api/orgs/{org_id}/webhook_process_logs/{id}/payload/': { expect: adminOnly(200) },
+  'POST /api/orgs/{org_id}/webhook_process_logs/{id}/redeliver/': { expect: adminOnly(202) },
   'GET /api/orgs/{org_id}/private_files/': { expect: proOnly(200) },
   'POST /api/orgs/{org_id}/private_files/': { expect: proOnly(201), multipart: true },
   'GET /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(200) },

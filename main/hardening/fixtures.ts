@@ -18,6 +18,8 @@ export interface OrgRecords {
   user: number;
   event: number;
   webhook: number;
+  /** A delivery attempt in the org's webhook log (refused: its endpoint is on loopback). */
+  webhookLog: number;
   /** The admin's, attached to no project. */
   file: number;
   /** Its signed `file_contents` link, as a path with its query. */
@@ -114,6 +116,28 @@ export class RecordMaker {
     }
   }
 
+  /**
+   * One row of the webhook log: a webhook on a loopback endpoint (refused by the
+   * server's address guard at once, and logged) fired by a new contact, then
+   * turned off.
+   */
+  async makeWebhookLog(): Promise<number> {
+    const webhook = (await this.call('POST', apiPaths.webhooks(this.org), { endpoint: 'http://127.0.0.1:9/hardening-log', enabled: true, debug: false, trigger_fields: ['contact.*'] })).json
+      .id as number;
+    await this.make('contact');
+    const deadline = Date.now() + 20_000;
+    try {
+      for (;;) {
+        const rows = (await this.call('GET', `${apiPaths.webhookProcessLogs(this.org)}?webhook=${encodeURIComponent(apiPaths.webhook(this.org, webhook))}`)).json as Array<{ id: number }>;
+        if (rows[0]) return rows[0].id;
+        if (Date.now() > deadline) throw new Error(`no webhook log row in org ${this.org} after 20 s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await this.call('PATCH', apiPaths.webhook(this.org, webhook), { enabled: false });
+    }
+  }
+
   /** One record of each kind, plus the ids the org already has. */
   async makeAll(project: number): Promise<OrgRecords> {
     const org = (await this.call('GET', apiPaths.org(this.org))).json as { role_id: number };
@@ -134,6 +158,7 @@ export class RecordMaker {
       user: Number(/(\d+)\/?$/.exec(role.user)![1]),
       event: Number(await this.make('event', project)),
       webhook: Number(await this.make('webhook')),
+      webhookLog: await this.makeWebhookLog(),
       file,
       fileLink: `${link.pathname}${link.search}`,
       fileVersion: versions[0]!.id,
@@ -150,6 +175,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   roles: 'role',
   events: 'event',
   webhooks: 'webhook',
+  webhook_process_logs: 'webhookLog',
   private_files: 'file',
   connected_orgs: 'connection',
 };

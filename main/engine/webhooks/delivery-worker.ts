@@ -417,6 +417,35 @@ export class WebhookDeliveryWorker {
     });
   }
 
+  /**
+   * One POST of `body` to the webhook's endpoint now, on a connection of its own
+   * (the queue's order and connection are left alone), under the same address
+   * guard, headers and timeout as deliveries: a test delivery. Not logged.
+   */
+  async sendOnce(webhook: WebhookRow, body: string): Promise<{ successful: boolean; status: number | null; notes: string }> {
+    let connection: PipelinedConnection | undefined;
+    try {
+      const url = new URL(webhook.endpoint);
+      if (!this.options.allowPrivateEndpoints) assertPublicHost(url.hostname);
+      connection = new PipelinedConnection(url, {
+        timeoutMs: this.options.timeoutMs,
+        window: 1,
+        ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
+      });
+      const response = await connection.post(this.headersOf(webhook), body);
+      const successful = response.status >= 200 && response.status < 300;
+      return { successful, status: response.status, notes: successful ? `HTTP ${response.status}` : `HTTP ${response.status}: ${response.body}` };
+    } catch (error) {
+      return { successful: false, status: null, notes: describeFailure(error).notes };
+    } finally {
+      connection?.close();
+    }
+  }
+
+  private headersOf(webhook: WebhookRow): Record<string, string> {
+    return { ...parseHeaders(webhook.headers), 'content-type': 'application/json', 'user-agent': 'SolarDesk-Webhooks/1' };
+  }
+
   private async send(webhook: WebhookRow, body: string): Promise<Outcome> {
     try {
       const connection = this.connectionFor(webhook);
@@ -425,8 +454,7 @@ export class WebhookDeliveryWorker {
         assertPublicHost(new URL(webhook.endpoint).hostname);
         throw new Error('invalid endpoint');
       }
-      const headers = { ...parseHeaders(webhook.headers), 'content-type': 'application/json', 'user-agent': 'SolarDesk-Webhooks/1' };
-      const response = await connection.post(headers, body);
+      const response = await connection.post(this.headersOf(webhook), body);
       const status = response.status;
       if (status >= 200 && status < 300) return { successful: true, notes: `HTTP ${status}` };
       return { successful: false, permanent: false, notes: `HTTP ${status}: ${response.body}` };

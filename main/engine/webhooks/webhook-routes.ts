@@ -9,13 +9,22 @@ import { type Actor, actorOf } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
-import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
+import { parseOrgReference } from '../../../shared/api-paths.ts';
+import { SOLARDESK_EXTENSION_TAG, extensionDescription } from '../http/extensions.ts';
+import { logPayload, logRowsJson, redeliver, testDelivery } from './webhook-tools.ts';
 import { serializeWebhook, webhookCreateSchema, webhookUpdateSchema } from './webhook-settings.ts';
 import { createWebhook, deleteWebhook, updateWebhook } from './webhook-service.ts';
-import { webhookJsonSchema, webhookLogJsonSchema, type WebhookLogJson } from '../../../shared/schemas/webhook.ts';
+import {
+  webhookJsonSchema,
+  webhookLogJsonSchema,
+  webhookLogPayloadJsonSchema,
+  webhookRedeliverJsonSchema,
+  webhookTestResultJsonSchema,
+} from '../../../shared/schemas/webhook.ts';
 
 const params = z.object({ org_id: z.string(), id: idParam });
 const tags = ['webhooks'];
+const extensionTags = ['webhooks', SOLARDESK_EXTENSION_TAG];
 
 function adminOf(request: FastifyRequest): Actor {
   const actor = actorOf(request);
@@ -83,19 +92,56 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
         query = query.where('webhook_id', '=', id);
       }
       const rows = await query.orderBy('id', 'desc').limit(limit).offset(pageOffset({ page, limit })).execute();
-      return rows.map((row): WebhookLogJson => ({
-        id: row.id,
-        webhook: `${context.publicUrl}${apiPaths.webhook(row.org_id, row.webhook_id)}`,
-        created_date: row.created_date,
-        successful: row.successful === 1,
-        model_name: row.model_name,
-        model_pk: row.model_pk,
-        event_id: row.event_id,
-        event_name: row.event_name,
-        event_timestamp: row.event_timestamp,
-        notes: row.notes,
-        attempt: row.attempt,
-      }));
+      return logRowsJson(context, actor.org.id, rows);
     },
+  );
+
+  app.post(
+    '/webhooks/:id/test/',
+    {
+      schema: {
+        tags: extensionTags,
+        summary: 'Send a sample payload to the webhook’s endpoint now',
+        description: extensionDescription(
+          'POSTs the org’s most recently changed project, cut to the webhook’s payload fields, as an UPDATE with event_id 0 and the header X-SolarDesk-Test: 1, with the webhook’s headers and under the same private-address rule as deliveries. Answers how the endpoint answered and how long it took; not logged, not retried.',
+        ),
+        params,
+        response: { 200: webhookTestResultJsonSchema },
+      },
+    },
+    async (request) => {
+      const actor = adminOf(request);
+      return testDelivery(context, actor.org.id, await findWebhook(actor.org.id, request.params.id));
+    },
+  );
+
+  app.get(
+    '/webhook_process_logs/:id/payload/',
+    {
+      schema: {
+        tags: extensionTags,
+        summary: 'What one logged attempt sent, and the endpoint’s answer status',
+        description: extensionDescription('The exact JSON body POSTed; null once it is no longer kept.'),
+        params,
+        response: { 200: webhookLogPayloadJsonSchema },
+      },
+    },
+    async (request) => logPayload(context, adminOf(request).org.id, request.params.id),
+  );
+
+  app.post(
+    '/webhook_process_logs/:id/redeliver/',
+    {
+      schema: {
+        tags: extensionTags,
+        summary: 'Send a logged attempt’s payload again',
+        description: extensionDescription(
+          'Queues the same body (same event_id: it is the same change) at the end of the webhook’s queue; the new attempts show in the log. A disabled webhook holds it until enabled.',
+        ),
+        params,
+        response: { 202: webhookRedeliverJsonSchema },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await redeliver(context, adminOf(request).org.id, request.params.id)),
   );
 }

@@ -6,26 +6,29 @@ import { absoluteUrl, type EngineContext } from '../context.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { WebhookJson } from '../../../shared/schemas/webhook.ts';
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Headers the delivery sets itself; a webhook may not replace them. */
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+import { webhookEndpointProblem, webhookHeaderProblem, webhookPathProblem } from '../../../shared/webhook-fields.ts';
 
 export const endpointField = () =>
-  requiredString().refine((endpoint) => {
-    try {
-      const url = new URL(endpoint);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-    } catch {
-      return false;
-    }
-  }, 'Enter a valid http or https URL.');
-
-/** trigger_fields / payload_fields: a list of paths; blank ("" or []) and null mean "not set". */
-const fieldListField = () =>
-  z.union([z.array(z.string(), { error: 'Expected a list of field paths.' }), z.literal(''), z.null()], {
-    error: 'Expected a list of field paths, or null.',
+  requiredString().superRefine((endpoint, context) => {
+    const problem = webhookEndpointProblem(endpoint);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
   });
+
+/**
+ * trigger_fields / payload_fields: a list of paths; blank ("" or []) and null mean
+ * "not set". A path of a model the service does not have is refused; unknown
+ * fields of known models are accepted (the hosted service has more than we do).
+ */
+const fieldListField = () =>
+  z
+    .union([z.array(z.string(), { error: 'Expected a list of field paths.' }), z.literal(''), z.null()], {
+      error: 'Expected a list of field paths, or null.',
+    })
+    .superRefine((paths, context) => {
+      if (!Array.isArray(paths)) return;
+      const problems = new Set(paths.filter((path) => path.trim() !== '').map(webhookPathProblem).filter((problem) => problem !== null));
+      for (const message of problems) context.addIssue({ code: 'custom', message });
+    });
 
 /** `headers` is a JSON-encoded object of header name to string value (compatibility.md). */
 const headersField = () =>
@@ -43,10 +46,8 @@ const headersField = () =>
       return;
     }
     for (const [name, value] of Object.entries(parsed)) {
-      if (typeof value !== 'string') context.addIssue({ code: 'custom', message: `The value of header "${name}" must be a string.` });
-      else if (/[\r\n\0]/.test(value)) context.addIssue({ code: 'custom', message: `The value of header "${name}" may not contain line breaks.` });
-      if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', message: `"${name}" is not a valid header name.` });
-      else if (RESERVED_HEADERS.has(name.toLowerCase())) context.addIssue({ code: 'custom', message: `The "${name}" header is set by the delivery itself.` });
+      const problem = webhookHeaderProblem(name, value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
     }
   });
 

@@ -4,16 +4,19 @@ import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { apiDone, apiOk, messageOf } from '../api/api-client.ts';
-import { webhookJsonSchema, webhookLogJsonSchema, type WebhookJson, type WebhookLogJson } from '../../../shared/schemas/webhook.ts';
-
-export interface WebhookDraft {
-  endpoint: string;
-  enabled: boolean;
-  debug: boolean;
-  trigger_fields: string[];
-  payload_fields: string[];
-  headers: string;
-}
+import {
+  webhookJsonSchema,
+  webhookLogJsonSchema,
+  webhookLogPayloadJsonSchema,
+  webhookRedeliverJsonSchema,
+  webhookTestResultJsonSchema,
+  type WebhookJson,
+  type WebhookLogJson,
+  type WebhookLogPayloadJson,
+  type WebhookRedeliverJson,
+  type WebhookTestResultJson,
+} from '../../../shared/schemas/webhook.ts';
+import type { WebhookWriteBody } from '../webhooks/webhook-draft.ts';
 
 interface WebhooksState {
   orgId: number | null;
@@ -22,11 +25,17 @@ interface WebhooksState {
   error: string | null;
   logs: Record<number, WebhookLogJson[]>;
   load(orgId: number): Promise<void>;
-  /** Creates (id null) or updates a webhook; returns the saved one. */
-  save(id: number | null, draft: WebhookDraft): Promise<WebhookJson>;
+  /** Creates (id null) or updates a webhook with the fields given (only those the person changed); returns the saved one. */
+  save(id: number | null, body: Partial<WebhookWriteBody>): Promise<WebhookJson>;
   setEnabled(id: number, enabled: boolean): Promise<void>;
   remove(id: number): Promise<void>;
   loadLog(id: number): Promise<void>;
+  /** Sends a sample payload to the webhook's endpoint now (SolarDesk's extension route). */
+  testDelivery(id: number): Promise<WebhookTestResultJson>;
+  /** What a logged attempt sent, and the answer status. */
+  loadPayload(logId: number): Promise<WebhookLogPayloadJson>;
+  /** Queues a logged attempt's payload again. */
+  redeliver(logId: number): Promise<WebhookRedeliverJson>;
 }
 
 export const useWebhooksStore = create<WebhooksState>((set, get) => {
@@ -57,9 +66,8 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       }
     },
 
-    async save(id, draft) {
+    async save(id, body) {
       const orgId = orgIdOrThrow();
-      const body = { ...draft, headers: draft.headers.trim() === '' ? '' : draft.headers };
       const saved =
         id === null
           ? await apiOk(webhookJsonSchema, 'POST', apiPaths.webhooks(orgId), { body })
@@ -92,6 +100,19 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
         query: { webhook: apiPaths.webhook(orgId, id), limit: 100 },
       });
       set({ logs: { ...get().logs, [id]: rows } });
+    },
+
+    testDelivery(id) {
+      return apiOk(webhookTestResultJsonSchema, 'POST', apiPaths.webhookTest(orgIdOrThrow(), id));
+    },
+
+    loadPayload(logId) {
+      return apiOk(webhookLogPayloadJsonSchema, 'GET', apiPaths.webhookProcessLogPayload(orgIdOrThrow(), logId));
+    },
+
+    async redeliver(logId) {
+      const answer = await apiOk(webhookRedeliverJsonSchema, 'POST', apiPaths.webhookProcessLogRedeliver(orgIdOrThrow(), logId));
+      return answer;
     },
   };
 });

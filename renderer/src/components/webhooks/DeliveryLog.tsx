@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
+import type { WebhookLogJson, WebhookLogPayloadJson } from '../../../../shared/schemas/webhook.ts';
 import { messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';
 import { Badge } from '../common/Badge.tsx';
 import { EmptyState } from '../common/EmptyState.tsx';
@@ -8,58 +10,129 @@ import { ErrorState } from '../common/ErrorState.tsx';
 
 const REFRESH_MS = 4000;
 
-/** Every delivery attempt of one webhook, newest first; refreshes while shown. */
+/** The record a row is about, by its title; the model and id say which when it has none (deleted). */
+function recordName(row: WebhookLogJson): string {
+  return row.record_title ?? `${row.model_name} ${row.model_pk} (deleted)`;
+}
+
+/** Every delivery attempt of one webhook, newest first; refreshes while shown. Each attempt's payload can be opened and sent again. */
 export function DeliveryLog({ webhookId }: { webhookId: number }) {
   const rows = useWebhooksStore((state) => state.logs[webhookId]);
+  const toast = useUiStore((state) => state.toast);
   const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState<{ id: number; payload?: WebhookLogPayloadJson; error?: string } | null>(null);
+  const [redelivering, setRedelivering] = useState<number | null>(null);
+
+  const load = () =>
+    useWebhooksStore
+      .getState()
+      .loadLog(webhookId)
+      .then(() => setError(null))
+      .catch((failure) => setError(messageOf(failure)));
 
   useEffect(() => {
-    const load = () =>
-      useWebhooksStore
-        .getState()
-        .loadLog(webhookId)
-        .then(() => setError(null))
-        .catch((failure) => setError(messageOf(failure)));
     void load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- load reads only webhookId
   }, [webhookId]);
+
+  const togglePayload = async (id: number) => {
+    if (open?.id === id) return setOpen(null);
+    setOpen({ id });
+    try {
+      const payload = await useWebhooksStore.getState().loadPayload(id);
+      setOpen((current) => (current?.id === id ? { id, payload } : current));
+    } catch (failure) {
+      setOpen((current) => (current?.id === id ? { id, error: messageOf(failure) } : current));
+    }
+  };
+
+  const redeliver = async (row: WebhookLogJson) => {
+    setRedelivering(row.id);
+    try {
+      const answer = await useWebhooksStore.getState().redeliver(row.id);
+      toast(answer.detail, answer.webhook_enabled ? 'info' : 'error');
+      void load();
+    } catch (failure) {
+      toast(messageOf(failure), 'error');
+    } finally {
+      setRedelivering(null);
+    }
+  };
 
   return (
     <section className="delivery-log" aria-label="Delivery log" data-testid="delivery-log">
       <h2>Delivery log</h2>
       {error && <ErrorState message={error} />}
-      {!error && rows && rows.length === 0 && <EmptyState title="No deliveries yet">Change a field this webhook watches and the attempt shows here.</EmptyState>}
+      {!error && rows && rows.length === 0 && <EmptyState title="No deliveries yet">Change a field this webhook watches, or send a test delivery above, and the attempt shows here.</EmptyState>}
       {rows && rows.length > 0 && (
-        <table className="table compact">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Record</th>
-              <th>Event</th>
-              <th>Attempt</th>
-              <th>Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.id} data-testid="delivery-row">
-                <td>{formatDateTime(row.created_date)}</td>
-                <td>
-                  {row.model_name} {row.model_pk}
-                </td>
-                <td>{row.event_name}</td>
-                <td className="numeric">{row.attempt}</td>
-                <td>
-                  <Badge tone={row.successful ? 'success' : 'danger'} title={row.notes}>
-                    {row.successful ? 'Delivered' : 'Failed'}
-                  </Badge>
-                  {!row.successful && row.notes && <div className="muted small">{row.notes}</div>}
-                </td>
+        <div className="table-scroll">
+          <table className="table compact">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Record</th>
+                <th>Event</th>
+                <th>Attempt</th>
+                <th>Result</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <Fragment key={row.id}>
+                  <tr data-testid="delivery-row">
+                    <td>{formatDateTime(row.created_date)}</td>
+                    <td className="record-cell" title={`${row.model_name} ${row.model_pk}`}>
+                      <span className="muted small">{row.model_name}</span> {recordName(row)}
+                    </td>
+                    <td>{row.event_name}</td>
+                    <td className="numeric">{row.attempt}</td>
+                    <td>
+                      <Badge tone={row.successful ? 'success' : 'danger'} title={row.notes}>
+                        {row.successful ? 'Delivered' : 'Failed'}
+                      </Badge>{' '}
+                      {row.response_status != null && <span className="muted small">HTTP {row.response_status}</span>}
+                      {!row.successful && row.notes && <div className="muted small">{row.notes}</div>}
+                    </td>
+                    <td className="row-actions">
+                      <button type="button" className="link-button" aria-expanded={open?.id === row.id} onClick={() => void togglePayload(row.id)}>
+                        {open?.id === row.id ? 'Hide payload' : 'Payload'}
+                      </button>
+                      <button type="button" className="link-button" disabled={redelivering === row.id} onClick={() => void redeliver(row)}>
+                        Redeliver
+                      </button>
+                    </td>
+                  </tr>
+                  {open?.id === row.id && (
+                    <tr className="payload-row" data-testid="payload-row">
+                      <td colSpan={6}>
+                        {open.error && <span className="field-error">{open.error}</span>}
+                        {!open.payload && !open.error && <span className="muted">Loading the payload…</span>}
+                        {open.payload && (
+                          <>
+                            <div className="muted small">
+                              {open.payload.response_status !== null ? `The endpoint answered HTTP ${open.payload.response_status}.` : 'The endpoint did not answer.'}{' '}
+                              {open.payload.notes !== `HTTP ${open.payload.response_status}` && open.payload.notes}
+                            </div>
+                            {open.payload.payload ? (
+                              <pre className="payload">{JSON.stringify(open.payload.payload, null, 2)}</pre>
+                            ) : (
+                              <span className="muted">This attempt’s payload is no longer kept.</span>
+                            )}
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

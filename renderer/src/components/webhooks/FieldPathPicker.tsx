@@ -1,66 +1,119 @@
-import { useId, useState } from 'react';
-import { DOCUMENTED_FIELD_PATHS, describePathProblem } from '../../webhooks/field-paths.ts';
+import { useState } from 'react';
+import { KNOWN_WEBHOOK_PATHS, WEBHOOK_MODELS, isKnownWebhookPath, webhookPathProblem, type WebhookModel } from '../../../../shared/webhook-fields.ts';
 
-/** A list of field paths: chips to remove, a box to add any documented path (or a deeper one), and the defaults. */
+const OTHER = '__other__';
+const MODEL_LABELS: Record<WebhookModel, string> = {
+  project: 'Project',
+  contact: 'Contact',
+  event: 'Event (activity)',
+  quote: 'Quote (hosted service only)',
+  quoteactivitylog: 'Quote activity log (hosted service only)',
+};
+
+/** How a field reads in the field box: `*` as words, the rest as the API names it. */
+const fieldLabel = (field: string) => (field === '*' ? 'Every field (*)' : field);
+
+/**
+ * A list of field paths, chosen from the paths SolarDesk knows for each model
+ * (shared/webhook-fields.ts), or typed ("Other field…"). Chips show the list; a
+ * path SolarDesk does not know is marked (it is kept: the hosted service has more
+ * fields), and a path of a model the service does not have is marked as an error.
+ */
 export function FieldPathPicker({
+  field,
   title,
   help,
   paths,
   defaults,
+  errors,
   onChange,
 }: {
+  field: string;
   title: string;
   help: string;
   paths: string[];
   defaults: readonly string[];
+  errors: string[];
   onChange: (paths: string[]) => void;
 }) {
-  const listId = useId();
-  const [text, setText] = useState('');
-  const problem = text.trim() ? describePathProblem(text) : null;
+  const [model, setModel] = useState<WebhookModel>('project');
+  const [choice, setChoice] = useState('');
+  const [other, setOther] = useState('');
+  const known = KNOWN_WEBHOOK_PATHS[model].filter((path) => !paths.includes(path));
+  const typed = other.trim().replace(new RegExp(`^${model}\\.`), '');
+  const candidate = choice === OTHER ? (typed ? `${model}.${typed}` : '') : choice;
+  const candidateUnknown = candidate !== '' && !isKnownWebhookPath(candidate);
   const add = () => {
-    const path = text.trim();
-    if (!path || problem) return;
-    if (!paths.includes(path)) onChange([...paths, path]);
-    setText('');
+    if (!candidate) return;
+    if (!paths.includes(candidate)) onChange([...paths, candidate]);
+    setChoice('');
+    setOther('');
   };
+  const slug = title.toLowerCase().replace(/\s+/g, '-');
   return (
-    <fieldset className="path-picker" data-testid={`picker-${title.toLowerCase().replace(/\s+/g, '-')}`}>
+    <fieldset className={`path-picker${errors.length ? ' has-error' : ''}`} data-testid={`picker-${slug}`}>
       <legend>
         {title} <span className="muted">({paths.length})</span>
       </legend>
       <p className="muted">{help}</p>
       <div className="chips">
         {paths.length === 0 && <span className="muted">None: blank is stored as “not set”.</span>}
-        {paths.map((path) => (
-          <span key={path} className="chip">
-            {path}
-            <button type="button" aria-label={`Remove ${path}`} onClick={() => onChange(paths.filter((other) => other !== path))}>
-              ×
-            </button>
-          </span>
-        ))}
+        {paths.map((path) => {
+          const problem = webhookPathProblem(path);
+          const unknown = !problem && !isKnownWebhookPath(path);
+          const note = problem ?? (unknown ? 'SolarDesk does not know this field. It is kept and sent as is: the hosted service has more fields than SolarDesk.' : undefined);
+          return (
+            <span key={path} className={`chip${problem ? ' chip-error' : unknown ? ' chip-unknown' : ''}`} title={note} data-testid="path-chip">
+              {path}
+              {unknown && <span className="chip-note">not known to SolarDesk</span>}
+              {problem && <span className="chip-note">not a model</span>}
+              <button type="button" aria-label={`Remove ${path}`} onClick={() => onChange(paths.filter((candidatePath) => candidatePath !== path))}>
+                ×
+              </button>
+            </span>
+          );
+        })}
       </div>
       <div className="path-add">
-        <input
-          list={listId}
-          aria-label={`Add to ${title.toLowerCase()}`}
-          placeholder="project.notes, contact.*, project.systems.kw_stc…"
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') {
-              event.preventDefault();
-              add();
-            }
+        <select
+          aria-label={`Model to add to ${title.toLowerCase()}`}
+          value={model}
+          onChange={(event) => {
+            setModel(event.target.value as WebhookModel);
+            setChoice('');
           }}
-        />
-        <datalist id={listId}>
-          {DOCUMENTED_FIELD_PATHS.filter((path) => !paths.includes(path)).map((path) => (
-            <option key={path} value={path} />
+        >
+          {WEBHOOK_MODELS.map((name) => (
+            <option key={name} value={name}>
+              {MODEL_LABELS[name]}
+            </option>
           ))}
-        </datalist>
-        <button type="button" className="button" onClick={add} disabled={!text.trim() || problem !== null}>
+        </select>
+        <select aria-label={`Field to add to ${title.toLowerCase()}`} value={choice} onChange={(event) => setChoice(event.target.value)}>
+          <option value="">Choose a field…</option>
+          {known.map((path) => (
+            <option key={path} value={path}>
+              {fieldLabel(path.slice(model.length + 1))}
+            </option>
+          ))}
+          <option value={OTHER}>Other field (type it)…</option>
+        </select>
+        {choice === OTHER && (
+          <input
+            aria-label={`Other ${model} field for ${title.toLowerCase()}`}
+            placeholder="systems.kw_stc"
+            value={other}
+            autoFocus
+            onChange={(event) => setOther(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') {
+                event.preventDefault();
+                add();
+              }
+            }}
+          />
+        )}
+        <button type="button" className="button" onClick={add} disabled={!candidate}>
           Add
         </button>
         <button type="button" className="link-button" onClick={() => onChange([...defaults])}>
@@ -70,7 +123,16 @@ export function FieldPathPicker({
           Clear
         </button>
       </div>
-      {problem && <span className="field-error">{problem}</span>}
+      {candidateUnknown && (
+        <span className="field-note" data-testid={`${field}-unknown-note`}>
+          SolarDesk does not know {candidate}. You can still add it: the hosted service has more fields than SolarDesk, and unknown fields are kept.
+        </span>
+      )}
+      {errors.map((message) => (
+        <span key={message} className="field-error" role="alert">
+          {message}
+        </span>
+      ))}
     </fieldset>
   );
 }

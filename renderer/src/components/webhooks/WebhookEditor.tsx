@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../../shared/webhook-fields.ts';
+import type { WebhookJson, WebhookTestResultJson } from '../../../../shared/schemas/webhook.ts';
 import { ApiFailure, messageOf } from '../../api/api-client.ts';
-import type { WebhookJson } from '../../../../shared/schemas/webhook.ts';
-import { describeHeadersProblems } from '../../webhooks/field-paths.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
-import { type WebhookDraft, useWebhooksStore } from '../../stores/webhooks-store.ts';
+import { useWebhooksStore } from '../../stores/webhooks-store.ts';
+import { DRAFT_FIELDS, type DraftField, type WebhookDraft, changedFields, draftOf, draftProblems, hasProblems, rebase, writeBody } from '../../webhooks/webhook-draft.ts';
 import { FieldPathPicker } from './FieldPathPicker.tsx';
 import { HeadersEditor } from './HeadersEditor.tsx';
 
@@ -23,47 +23,65 @@ const PATH_LISTS = [
   },
 ] as const;
 
-function endpointProblem(endpoint: string): string | null {
-  try {
-    const url = new URL(endpoint);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'The endpoint must be an http or https URL.';
-  } catch {
-    return endpoint.trim() === '' ? 'Where should the webhook POST to?' : 'Enter a full URL, such as https://example.com/hooks/solar.';
-  }
-}
+const FIELD_NAMES: Record<DraftField, string> = {
+  endpoint: 'endpoint',
+  enabled: 'Enabled',
+  debug: 'Debug',
+  trigger_fields: 'trigger fields',
+  payload_fields: 'payload fields',
+  headers: 'headers',
+};
 
-function draftOf(webhook: WebhookJson | null): WebhookDraft {
-  return {
-    endpoint: webhook?.endpoint ?? '',
-    enabled: webhook?.enabled ?? true,
-    debug: webhook?.debug ?? false,
-    // A new webhook starts from the documented defaults (service.md 6, rule 4).
-    trigger_fields: webhook ? (webhook.trigger_fields ?? []) : [...DEFAULT_TRIGGER_FIELDS],
-    payload_fields: webhook ? (webhook.payload_fields ?? []) : [...DEFAULT_PAYLOAD_FIELDS],
-    headers: webhook?.headers ?? '',
-  };
+interface EditorState {
+  /** The record as the draft last saw it; null for a new webhook. */
+  base: WebhookJson | null;
+  draft: WebhookDraft;
+  /** Fields the person changed that were also changed elsewhere meanwhile. */
+  clashes: DraftField[];
 }
 
 export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: WebhookJson | null; onSaved: (webhook: WebhookJson) => void; onDeleted: () => void }) {
-  const [draft, setDraft] = useState(() => draftOf(webhook));
-  const [serverErrors, setServerErrors] = useState<Record<string, string[]>>({});
+  const [state, setState] = useState<EditorState>(() => ({ base: webhook, draft: draftOf(webhook), clashes: [] }));
+  const [serverErrors, setServerErrors] = useState<Partial<Record<DraftField, string[]>>>({});
+  const [endpointTouched, setEndpointTouched] = useState(false);
   const [isBusy, setBusy] = useState(false);
-  const toast = useUiStore((state) => state.toast);
-  const endpointError = endpointProblem(draft.endpoint);
-  const headerProblems = describeHeadersProblems(draft.headers);
-  const canSave = !endpointError && headerProblems.length === 0 && !isBusy;
-  const change = (patch: Partial<WebhookDraft>) => setDraft({ ...draft, ...patch });
+  const [test, setTest] = useState<{ running: boolean; result?: WebhookTestResultJson; error?: string }>({ running: false });
+  const toast = useUiStore((store) => store.toast);
+
+  // The record changed elsewhere (the list's switch, another window, sync): fields
+  // not edited here follow it; edited ones keep the person's value.
+  if (webhook && webhook !== state.base) {
+    const next = rebase(state.draft, state.base, webhook);
+    setState({ base: webhook, draft: next.draft, clashes: [...new Set([...state.clashes, ...next.clashes])] });
+  }
+
+  const { draft, base } = state;
+  const problems = draftProblems(draft);
+  const changed = changedFields(draft, base);
+  const isDirty = base === null || changed.length > 0;
+  const canSave = !hasProblems(problems) && !isBusy && isDirty;
+  const change = (patch: Partial<WebhookDraft>) => {
+    setState({ ...state, draft: { ...draft, ...patch } });
+    const cleared = { ...serverErrors };
+    for (const field of Object.keys(patch) as DraftField[]) delete cleared[field];
+    setServerErrors(cleared);
+  };
 
   const save = async () => {
     setBusy(true);
     try {
-      const saved = await useWebhooksStore.getState().save(webhook?.id ?? null, draft);
+      const saved = await useWebhooksStore.getState().save(webhook?.id ?? null, writeBody(draft, base));
       setServerErrors({});
+      setState({ base: saved, draft: draftOf(saved), clashes: [] });
       toast(webhook ? 'Webhook saved' : 'Webhook created');
       onSaved(saved);
     } catch (error) {
-      if (error instanceof ApiFailure) setServerErrors(error.fieldErrors);
-      toast(messageOf(error), 'error');
+      const fieldErrors = error instanceof ApiFailure ? error.fieldErrors : {};
+      const mapped = Object.fromEntries(Object.entries(fieldErrors).filter(([field]) => (DRAFT_FIELDS as readonly string[]).includes(field)));
+      setServerErrors(mapped);
+      const unmapped = Object.entries(fieldErrors).filter(([field]) => !(field in mapped));
+      if (Object.keys(mapped).length > 0 && unmapped.length === 0) toast('The webhook was not saved: see the marked fields.', 'error');
+      else toast(unmapped[0]?.[1][0] ?? messageOf(error), 'error');
     } finally {
       setBusy(false);
     }
@@ -79,21 +97,54 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
     }
   };
 
+  const sendTest = async () => {
+    if (!webhook) return;
+    setTest({ running: true });
+    try {
+      setTest({ running: false, result: await useWebhooksStore.getState().testDelivery(webhook.id) });
+    } catch (error) {
+      setTest({ running: false, error: messageOf(error) });
+    }
+  };
+
+  const endpointErrors = [...(endpointTouched || draft.endpoint !== '' ? [problems.endpoint].filter((problem) => problem !== null) : []), ...(serverErrors.endpoint ?? [])];
+
   return (
     <form
       className="webhook-editor"
       data-testid="webhook-editor"
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
+        setEndpointTouched(true);
         if (canSave) void save();
       }}
     >
       <h2>{webhook ? 'Edit webhook' : 'New webhook'}</h2>
-      <div className={`field field-wide${endpointError && draft.endpoint ? ' has-error' : ''}`}>
+      {state.clashes.length > 0 && (
+        <p className="notice" role="status">
+          Changed elsewhere while you edited: {state.clashes.map((field) => FIELD_NAMES[field]).join(', ')}. Saving keeps your values; the other fields show the latest.
+        </p>
+      )}
+      <div className={`field field-wide${endpointErrors.length ? ' has-error' : ''}`}>
         <label htmlFor="webhook-endpoint">Endpoint</label>
-        <input id="webhook-endpoint" type="url" placeholder="https://example.com/hooks/solar" value={draft.endpoint} onChange={(event) => change({ endpoint: event.target.value })} />
-        {draft.endpoint && endpointError && <span className="field-error">{endpointError}</span>}
-        {serverErrors.endpoint && <span className="field-error">{serverErrors.endpoint[0]}</span>}
+        <input
+          id="webhook-endpoint"
+          type="url"
+          placeholder="https://example.com/hooks/solar"
+          value={draft.endpoint}
+          aria-invalid={endpointErrors.length > 0 || undefined}
+          aria-describedby="webhook-endpoint-error"
+          onBlur={() => setEndpointTouched(true)}
+          onChange={(event) => change({ endpoint: event.target.value })}
+        />
+        <span id="webhook-endpoint-error">
+          {endpointErrors.map((message) => (
+            <span key={message} className="field-error" role="alert">
+              {message}
+            </span>
+          ))}
+        </span>
       </div>
       <div className="check-row">
         <label>
@@ -104,19 +155,59 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
         </label>
       </div>
       {PATH_LISTS.map((list) => (
-        <FieldPathPicker key={list.field} title={list.title} help={list.help} paths={draft[list.field]} defaults={list.defaults} onChange={(paths) => change({ [list.field]: paths })} />
+        <FieldPathPicker
+          key={list.field}
+          field={list.field}
+          title={list.title}
+          help={list.help}
+          paths={draft[list.field]}
+          defaults={list.defaults}
+          errors={[...problems[list.field], ...(serverErrors[list.field] ?? [])]}
+          onChange={(paths) => change({ [list.field]: paths })}
+        />
       ))}
-      <HeadersEditor value={draft.headers} problems={[...headerProblems, ...(serverErrors.headers ?? [])]} onChange={(headers) => change({ headers })} />
+      <HeadersEditor rows={draft.headers} problems={problems.headers} errors={serverErrors.headers ?? []} onChange={(headers) => change({ headers })} />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={!canSave}>
           {webhook ? 'Save webhook' : 'Create webhook'}
         </button>
+        {webhook && !isDirty && <span className="muted">No unsaved changes</span>}
         {webhook && (
           <button type="button" className="button button-danger" onClick={() => void remove()}>
             Delete
           </button>
         )}
       </div>
+      {webhook && (
+        <section className="test-delivery" aria-label="Test delivery" data-testid="test-delivery">
+          <div className="test-delivery-head">
+            <button type="button" className="button" disabled={test.running} onClick={() => void sendTest()}>
+              {test.running ? 'Sending…' : 'Send test delivery'}
+            </button>
+            <span className="muted">
+              {isDirty ? 'Uses the saved settings: save first to test your changes.' : 'Sends the latest changed project, as this webhook would, marked X-SolarDesk-Test.'}
+            </span>
+          </div>
+          {test.error && (
+            <span className="field-error" role="alert">
+              {test.error}
+            </span>
+          )}
+          {test.result && (
+            <div className="test-result" data-testid="test-result">
+              <strong className={test.result.successful ? 'text-success' : 'text-danger'}>{test.result.successful ? 'Delivered' : 'Not delivered'}</strong>
+              <span>
+                {test.result.status !== null ? `HTTP ${test.result.status}` : 'no answer'} in {test.result.duration_ms} ms
+              </span>
+              {!test.result.successful && <span className="muted">{test.result.notes}</span>}
+              <details>
+                <summary>Payload sent</summary>
+                <pre className="payload">{JSON.stringify(test.result.payload, null, 2)}</pre>
+              </details>
+            </div>
+          )}
+        </section>
+      )}
     </form>
   );
 }

@@ -1,0 +1,186 @@
+// Issue 20: setting up webhooks without knowing the API. A model the service does
+// not have is refused with a clear message while unknown fields of known models
+// stay accepted; a test delivery reaches a real receiver on 127.0.0.1; a logged
+// attempt can be redelivered and its payload read; the log names records by title.
+// All on a real engine over HTTP with a real receiver (nothing faked).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../testing/test-server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
+import { DEMO_USERS } from '../seed/demo-seed.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import { WEBHOOK_MODELS } from '../../../shared/webhook-fields.ts';
+import { SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
+
+const FAST = { retry: { firstDelayMs: 50, maxDelayMs: 200, giveUpAfterMs: 60_000, jitter: 0.2 }, pollIntervalMs: 100 };
+
+describe('webhook setup', () => {
+  let server: TestServer;
+  let receiver: WebhookReceiver;
+  let token: string;
+  const create = async (body: Record<string, unknown>) =>
+    server.request('POST', apiPaths.webhooks(1), { token, body: { endpoint: receiver.url, enabled: true, debug: false, ...body } });
+  /** The log rows of one webhook, once there are at least `count`. */
+  const logOf = async (webhookId: number, count: number) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      await server.engine.context.webhookWorker!.idle();
+      const rows = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(apiPaths.webhook(1, webhookId))}`, { token })).json;
+      if (rows.length >= count) return rows;
+      if (Date.now() > deadline) throw new Error(`expected ${count} log rows, got ${rows.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  before(async () => {
+    server = await startTestServer({ webhookDelivery: FAST });
+    receiver = await startWebhookReceiver();
+    token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+  });
+  after(async () => {
+    await receiver.close();
+    await server.close();
+  });
+
+  test('a model the service does not have is refused, naming the models; nothing is stored', async () => {
+    const before = (await server.request('GET', apiPaths.webhooks(1), { token })).json.length;
+    const refused = await create({ trigger_fields: ['project.notes', 'bogus.field'] });
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual(refused.json, { trigger_fields: [`bogus is not a model webhooks can watch: ${WEBHOOK_MODELS.join(', ')}.`] });
+    const payload = await create({ payload_fields: ['projects.title'] });
+    assert.equal(payload.status, 400);
+    assert.match(payload.json.payload_fields[0], /^projects is not a model webhooks can watch: project, contact/);
+    assert.equal((await server.request('GET', apiPaths.webhooks(1), { token })).json.length, before);
+
+    const created = await create({ trigger_fields: ['project.notes'] });
+    const patched = await server.request('PATCH', apiPaths.webhook(1, created.json.id), { token, body: { trigger_fields: ['widget.*'] } });
+    assert.equal(patched.status, 400);
+    assert.match(patched.json.trigger_fields[0], /^widget is not a model/);
+    const stored = await server.request('GET', apiPaths.webhook(1, created.json.id), { token });
+    assert.deepEqual(stored.json.trigger_fields, ['project.notes']);
+    await server.request('DELETE', apiPaths.webhook(1, created.json.id), { token });
+  });
+
+  test('unknown fields of known models are accepted (the hosted service has more fields than SolarDesk)', async () => {
+    const created = await create({ trigger_fields: ['project.bogus_field', 'contact.nickname'], payload_fields: ['quoteactivitylog.*', 'event.something_new'] });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.trigger_fields, ['project.bogus_field', 'contact.nickname']);
+    assert.deepEqual(created.json.payload_fields, ['quoteactivitylog.*', 'event.something_new']);
+    await server.request('DELETE', apiPaths.webhook(1, created.json.id), { token });
+  });
+
+  test('an endpoint with a space is refused on its field, in words a person reads', async () => {
+    const refused = await create({ endpoint: 'https://exa mple.com' });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(Object.keys(refused.json), ['endpoint']);
+    assert.match(refused.json.endpoint[0], /cannot contain spaces/);
+  });
+
+  test('a test delivery reaches a real receiver on 127.0.0.1 and answers its status and time; it is not logged', async () => {
+    const webhook = (await create({ trigger_fields: ['project.site_notes'], payload_fields: ['project.id', 'project.title'], headers: '{"X-Api-Key": "k-1"}' })).json;
+    const calls = receiver.calls.length;
+    const tested = await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token });
+    assert.equal(tested.status, 200, tested.text);
+    assert.equal(tested.json.successful, true);
+    assert.equal(tested.json.status, 200);
+    assert.ok(Number.isInteger(tested.json.duration_ms) && tested.json.duration_ms >= 0);
+    const [call] = (await receiver.waitForCalls(calls + 1)).slice(calls);
+    assert.equal(call!.headers['x-api-key'], 'k-1');
+    assert.equal(call!.headers['x-solardesk-test'], '1');
+    assert.deepEqual(call!.body, tested.json.payload);
+    assert.equal(call!.body.model, 'Project');
+    assert.equal(call!.body.event_id, 0);
+    assert.deepEqual(Object.keys(call!.body.fields).sort(), ['id', 'title']);
+
+    receiver.respondWith(() => 503);
+    const refused = await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token });
+    receiver.respondWith(() => 200);
+    assert.equal(refused.json.successful, false);
+    assert.equal(refused.json.status, 503);
+    assert.match(refused.json.notes, /^HTTP 503/);
+    assert.deepEqual((await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(webhook.url)}`, { token })).json, []);
+
+    const memberToken = await server.tokenFor(DEMO_USERS.sunriseMember);
+    assert.equal((await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token: memberToken })).status, 403);
+    assert.equal((await server.request('POST', apiPaths.webhookTest(1, 999_999), { token })).status, 404);
+    await server.request('PATCH', apiPaths.webhook(1, webhook.id), { token, body: { enabled: false } });
+  });
+
+  test('the log names records by title and status; each attempt’s payload is readable; an attempt can be redelivered', async () => {
+    const webhook = (await create({ trigger_fields: ['project.site_notes'], payload_fields: ['project.site_notes', 'project.id'] })).json;
+    const project = (await server.request('PATCH', apiPaths.project(1, 12), { token, body: { site_notes: 'Gate code 4411' } })).json;
+    const [row] = await logOf(webhook.id, 1);
+    assert.equal(row.record_title, project.title);
+    assert.ok(project.title, 'the demo project has a title');
+    assert.equal(row.response_status, 200);
+    const delivered = receiver.calls.find((call) => call.body?.fields?.site_notes === 'Gate code 4411');
+    assert.ok(delivered);
+
+    const payload = await server.request('GET', apiPaths.webhookProcessLogPayload(1, row.id), { token });
+    assert.equal(payload.status, 200);
+    assert.deepEqual(payload.json.payload, delivered!.body);
+    assert.equal(payload.json.response_status, 200);
+
+    const calls = receiver.calls.length;
+    const again = await server.request('POST', apiPaths.webhookProcessLogRedeliver(1, row.id), { token });
+    assert.equal(again.status, 202, again.text);
+    assert.equal(again.json.webhook_enabled, true);
+    const [resent] = (await receiver.waitForCalls(calls + 1)).slice(calls);
+    assert.deepEqual(resent!.body, delivered!.body, 'the same body, event_id included: it is the same change');
+    const rows = await logOf(webhook.id, 2);
+    assert.equal(rows[0].event_id, row.event_id);
+    assert.equal(rows[0].successful, true);
+
+    // A disabled webhook holds the redelivery until it is turned on again.
+    await server.request('PATCH', apiPaths.webhook(1, webhook.id), { token, body: { enabled: false } });
+    const held = await server.request('POST', apiPaths.webhookProcessLogRedeliver(1, row.id), { token });
+    assert.equal(held.json.webhook_enabled, false);
+    assert.match(held.json.detail, /turn the webhook on/);
+    const pending = await server.engine.context.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhook.id).where('status', '=', 'pending').execute();
+    assert.equal(pending.length, 1);
+
+    const memberToken = await server.tokenFor(DEMO_USERS.sunriseMember);
+    assert.equal((await server.request('POST', apiPaths.webhookProcessLogRedeliver(1, row.id), { token: memberToken })).status, 403);
+    assert.equal((await server.request('GET', apiPaths.webhookProcessLogPayload(1, row.id), { token: memberToken })).status, 403);
+    const otherOrg = await server.tokenFor(DEMO_USERS.basicAdmin);
+    assert.equal((await server.request('GET', apiPaths.webhookProcessLogPayload(2, row.id), { token: otherOrg })).status, 404);
+  });
+
+  test('the new routes are SolarDesk extensions in the OpenAPI document, and throttled like the other webhook routes', async () => {
+    const schema = (await server.request('GET', '/api/schema/')).json;
+    for (const [route, method] of [
+      ['/api/orgs/{org_id}/webhooks/{id}/test/', 'post'],
+      ['/api/orgs/{org_id}/webhook_process_logs/{id}/payload/', 'get'],
+      ['/api/orgs/{org_id}/webhook_process_logs/{id}/redeliver/', 'post'],
+    ] as const) {
+      const operation = schema.paths[route]?.[method];
+      assert.ok(operation, `${route} is documented`);
+      assert.ok(operation.tags.includes(SOLARDESK_EXTENSION_TAG), `${route} is tagged as an extension`);
+    }
+    const list = await server.request('GET', apiPaths.webhooks(1), { token });
+    const tested = await server.request('POST', apiPaths.webhookTest(1, list.json[0].id), { token });
+    assert.ok(list.headers.get('ratelimit-limit'), 'webhook routes are counted');
+    assert.equal(tested.headers.get('ratelimit-limit'), list.headers.get('ratelimit-limit'));
+    assert.equal(Number(tested.headers.get('ratelimit-remaining')), Number(list.headers.get('ratelimit-remaining')) - 1, 'counted in the same quota');
+  });
+});
+
+describe('webhook setup: the private-address guard', () => {
+  test('a test delivery to a loopback endpoint is refused unless the server allows private endpoints', async () => {
+    const server = await startTestServer({ webhookDelivery: { allowPrivateEndpoints: false, ...FAST } });
+    const receiver = await startWebhookReceiver();
+    try {
+      const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const webhook = (await server.request('POST', apiPaths.webhooks(1), { token, body: { endpoint: receiver.url, enabled: false, debug: false } })).json;
+      const tested = await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token });
+      assert.equal(tested.status, 200);
+      assert.equal(tested.json.successful, false);
+      assert.equal(tested.json.status, null);
+      assert.match(tested.json.notes, /refused: .*non-public address.*--allow-private-webhook-endpoints/);
+      assert.equal(receiver.calls.length, 0);
+    } finally {
+      await receiver.close();
+      await server.close();
+    }
+  });
+});
