@@ -56,6 +56,10 @@ export const apiPaths = {
   fileUploadComplete: (orgId: number, uploadId: string) => `${uploadPath(orgId, uploadId)}complete/`,
   fileTags: (orgId: number) => `${orgPath(orgId)}file_tags/`,
   fileTag: (orgId: number, id: number) => `${orgPath(orgId)}file_tags/${id}/`,
+  /** SolarDesk's change feed: what changed after a cursor (GET `?after=&limit=`), docs/http-api.md "Change feed". */
+  changes: (orgId: number) => `${orgPath(orgId)}changes/`,
+  /** The change feed's push hint stream (GET, text/event-stream). */
+  changeStream: (orgId: number) => `${orgPath(orgId)}changes/stream/`,
   connectedOrgs: (orgId: number) => `${orgPath(orgId)}connected_orgs/`,
   connectedOrg: (orgId: number, id: number) => `${orgPath(orgId)}connected_orgs/${id}/`,
   user: (userId: number) => `/auth/users/${userId}/`,

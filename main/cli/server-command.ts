@@ -42,6 +42,8 @@ Options:
   --upload-expiry-hours N
                      Hours a chunked upload may stay unfinished before its parts
                      are removed (default 24)
+  --no-change-feed   Serve no change feed (docs/http-api.md "Change feed"): agents
+                     fall back to polling, as against the hosted service
   -h, --help         Show this help
 
 Prints "listening on http://HOST:PORT" when ready. SIGTERM or SIGINT finishes the
@@ -64,6 +66,7 @@ export async function runServerCommand(args: string[]): Promise<number> {
       'webhook-pipeline-window': { type: 'string' },
       'max-upload-size': { type: 'string' },
       'upload-expiry-hours': { type: 'string' },
+      'no-change-feed': { type: 'boolean' },
     },
     SERVER_HELP,
   );
@@ -91,6 +94,7 @@ export async function runServerCommand(args: string[]): Promise<number> {
     webhookDelivery: { allowPrivateEndpoints: values['allow-private-webhook-endpoints'] === true, ...readPipelineWindow(values['webhook-pipeline-window']) },
     maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
     uploadExpiryHours: readPositiveNumber('--upload-expiry-hours', values['upload-expiry-hours']),
+    changeFeed: values['no-change-feed'] !== true,
   });
   if (values.seed === 'demo') {
     const seeded = await seedDemo(engine.context);

@@ -15,6 +15,7 @@ import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWo
 import { createWebhookCapture } from './webhooks/webhook-capture.ts';
 import { addChangeCapture } from './changes/tracked-write.ts';
 import { ChangeFeed } from './changes/change-feed.ts';
+import { createChangeLogCapture } from './changes/change-log.ts';
 import { registerSnapshotSource } from './changes/record-snapshots.ts';
 import { projectSnapshots } from './projects/project-service.ts';
 import { contactSnapshots } from './contacts/contact-service.ts';
@@ -66,6 +67,12 @@ export interface EngineOptions {
    * is the authority for both (architecture.md: exactly one place delivers).
    */
   role?: 'server' | 'replica';
+  /**
+   * Keep the change log and serve the change feed (docs/http-api.md "Change feed"):
+   * default true for a server, never for a replica. `--no-change-feed` turns it off
+   * (a stand-in for the hosted service, which has none, in tests of the fallback).
+   */
+  changeFeed?: boolean;
   /** More routes in the org scope (the agent's sync routes). */
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
   /** A replica's way to get a file's missing bytes (EngineContext.fetchMissingBlob); given here so the context is complete when built. */
@@ -169,9 +176,11 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     addChangeCapture(context, { phase: 'derive', capture: (trx, orgId, changes, track) => recordProjectActivity(trx, context, orgId, changes, track) });
     addChangeCapture(context, createWebhookCapture(context, () => context.webhookWorker?.wake()));
   }
+  const changeFeed = isServer && options.changeFeed !== false;
+  if (changeFeed) addChangeCapture(context, createChangeLogCapture(context));
   await context.webhookWorker?.releaseStaleClaims();
   context.webhookWorker?.start();
-  const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes });
+  const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes, changeFeed });
   const stopFileStorage =
     isGuest
       ? async () => {}

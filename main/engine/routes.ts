@@ -21,6 +21,8 @@ import { enforceThrottle, throttleActionOf } from './throttle/throttle-hook.ts';
 import { ROOF_TYPES, findRoofType } from '../../shared/roof-types.ts';
 import { absoluteUrl } from './context.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
+import { registerChangeRoutes } from './changes/change-routes.ts';
+import { answerConditionalGets } from './http/conditional-get.ts';
 
 const ORG_SCOPE_PREFIX = '/api/orgs/:org_id';
 
@@ -28,6 +30,7 @@ export async function registerRoutes(
   app: TypedApp,
   context: EngineContext,
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void,
+  features: { changeFeed: boolean } = { changeFeed: false },
 ): Promise<void> {
   // Routes outside the org scope have no org, and most no user: they count per client address.
   app.addHook('onRequest', async (request, reply) => {
@@ -48,6 +51,8 @@ export async function registerRoutes(
         const action = throttleActionOf(request, 'default');
         if (action !== 'none') await enforceThrottle(context.throttle, reply, action, { user: String(actor.user.id), org: actor.org.id });
       });
+      // ETags and 304s (not counted) on the lists and details clients poll (http/conditional-get.ts).
+      answerConditionalGets(scope, context, ORG_SCOPE_PREFIX);
       const orgScope = scope.withTypeProvider<ZodTypeProvider>();
       registerOrgRoutes(orgScope, context);
       registerProjectRoutes(orgScope, context);
@@ -58,6 +63,7 @@ export async function registerRoutes(
       registerConnectedOrgRoutes(orgScope, context);
       registerEventRoutes(orgScope, context);
       registerWebhookRoutes(orgScope, context);
+      if (features.changeFeed) registerChangeRoutes(orgScope, context);
       extraOrgRoutes?.(orgScope, context);
     },
     { prefix: ORG_SCOPE_PREFIX },

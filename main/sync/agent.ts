@@ -22,6 +22,7 @@ import { adoptBlob, discardTempFile, receiveToTempFile } from '../engine/files/b
 import type { PrivateFileRow } from '../engine/store/tables.ts';
 import { createOutboxCapture } from './outbox.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
+import { FeedPull } from './feed-pull.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, type SyncContext } from './sync-context.ts';
 import { reserveProvisionalIds } from './replica.ts';
@@ -84,6 +85,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   remoteContentsReplace?: 'detect' | 'off';
   /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps). */
   pullPageSize?: number;
+  /** `detect` (default): listen to a SolarDesk remote's change feed when it has one (main/sync/feed-pull.ts); `off`: poll only. */
+  changeFeed?: 'detect' | 'off';
   /** What this process is, for the message a second process on the same data folder prints (default "a SolarDesk agent"). */
   lockHolder?: string;
 }
@@ -119,6 +122,8 @@ export interface Agent<Folders extends AgentFolders = AgentFolders> {
   readonly localToken: string;
   /** The project folders watcher, when started with one. */
   readonly folders: Folders | null;
+  /** The change feed listener (main/sync/feed-pull.ts); null with `changeFeed: 'off'`. */
+  readonly feed: FeedPull | null;
   close(): Promise<void>;
 }
 
@@ -251,6 +256,8 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     log(`local api on ${address}`);
     await folders?.start();
     await sync.start();
+    const feed = options.changeFeed === 'off' ? null : new FeedPull(context, sync, { log });
+    feed?.start();
     const startedFolders = folders;
     return {
       engine,
@@ -260,7 +267,9 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       localApiUrl: address,
       localToken,
       folders: startedFolders,
+      feed,
       async close() {
+        await feed?.stop();
         await startedFolders?.close();
         await sync.stop();
         await engine.close();

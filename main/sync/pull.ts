@@ -318,13 +318,29 @@ async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: S
   const known = await sync.db.selectFrom('sync_records').select('record_id').where('model', '=', model).execute();
   let removed = 0;
   for (const { record_id: id } of known) {
-    if (remoteIds.has(id) || isProvisional(id)) continue;
-    if (await hasQueuedChanges(sync.db, model, id)) continue;
-    await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
-      await track.record(model, id);
-      await deleteReplicaRecord(trx, model, id);
-    });
-    removed++;
+    if (remoteIds.has(id)) continue;
+    removed += await removeReplicaRecord(sync, model, id);
   }
   return removed;
+}
+
+/**
+ * Removes one synced record the remote no longer has (or no longer shows this user),
+ * unless it carries local changes still waiting or was never synced; 1 when removed.
+ */
+export async function removeReplicaRecord(sync: SyncContext, model: SyncedModel, id: number): Promise<number> {
+  if (isProvisional(id)) return 0;
+  const known = await sync.db.selectFrom('sync_records').select('record_id').where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
+  if (!known) return 0;
+  if (await hasQueuedChanges(sync.db, model, id)) return 0;
+  await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
+    await track.record(model, id);
+    await deleteReplicaRecord(trx, model, id);
+  });
+  return 1;
+}
+
+/** The next pull sweeps every list (the change feed lost its place: main/sync/feed-pull.ts). */
+export async function requestSweep(sync: SyncContext): Promise<void> {
+  await setSyncState(sync.db, SWEEP_DUE_KEY, 'true');
 }

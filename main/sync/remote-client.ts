@@ -6,8 +6,12 @@ import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { QuotaPacer } from './quota-pacer.ts';
 
 export type RemoteOutcome =
-  /** `etag`: the record's version when the remote sent one (main/sync/write-preconditions.ts). */
-  | { kind: 'ok'; status: number; body: any; etag?: string } // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+  /**
+   * `etag`: the record's version when the remote sent one (main/sync/write-preconditions.ts).
+   * `notModified`: the remote answered 304 to the remembered ETag, and `body` is the
+   * answer remembered with it (status 304); the request cost no quota on a SolarDesk server.
+   */
+  | { kind: 'ok'; status: number; body: any; etag?: string; notModified?: boolean } // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
   /** 4xx other than 401 and 429: the remote will not take this change as it is. */
   | { kind: 'rejected'; status: number; body: unknown; message: string }
   /** 401: the token is no good; the user must sign in again. */
@@ -39,13 +43,64 @@ export interface RemoteClientOptions {
   token: () => string | null;
   pacer: QuotaPacer;
   timeoutMs?: number;
+  /** GET answers remembered with their ETag, for If-None-Match (default REMEMBERED_ANSWERS; 0: none). */
+  rememberedAnswers?: number;
+}
+
+/** How many GET answers (by URL) are remembered for conditional requests. */
+export const REMEMBERED_ANSWERS = 256;
+/** Answers longer than this are not remembered (a page of a thousand studio rows). */
+const REMEMBERED_MAX_CHARS = 2 * 1024 * 1024;
+
+/**
+ * The last ETag and body of each GET URL, least recently used first out: the next GET
+ * of the URL sends If-None-Match, and a 304 hands back the remembered body. Bodies are
+ * kept as text and parsed on each use, so no caller can change what is remembered.
+ */
+class RememberedAnswers {
+  private readonly entries = new Map<string, { etag: string; text: string }>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): { etag: string; text: string } | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, etag: string, text: string): void {
+    this.entries.delete(key);
+    if (this.capacity <= 0 || text.length > REMEMBERED_MAX_CHARS) return;
+    this.entries.set(key, { etag, text });
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 export class RemoteClient {
   /** Requests sent, by "METHOD action": what the benchmark and tests count. */
   readonly sent = new Map<string, number>();
+  /** GETs the remote answered 304 (counted in `sent` too). */
+  notModifiedCount = 0;
+  private readonly remembered: RememberedAnswers;
 
-  constructor(private readonly options: RemoteClientOptions) {}
+  constructor(private readonly options: RemoteClientOptions) {
+    this.remembered = new RememberedAnswers(options.rememberedAnswers ?? REMEMBERED_ANSWERS);
+  }
+
+  /** How many GET answers are remembered now (tests). */
+  get rememberedCount(): number {
+    return this.remembered.size;
+  }
 
   get baseUrl(): string {
     return this.options.baseUrl.replace(/\/+$/, '');
@@ -55,11 +110,29 @@ export class RemoteClient {
     return `${this.baseUrl}${path}`;
   }
 
+  /**
+   * Opens a long-lived GET (the change feed's hint stream, text/event-stream) with the
+   * token; not paced: the stream counts against no quota on a SolarDesk server.
+   */
+  async openEventStream(path: string, signal: AbortSignal): Promise<Response> {
+    const token = this.options.token();
+    const key = 'GET stream';
+    this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
+    return fetch(this.url(path), {
+      headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      signal,
+      redirect: 'manual',
+    });
+  }
+
   async request(request: RemoteRequest): Promise<RemoteOutcome> {
     await this.options.pacer.take(request.action);
     const key = `${request.method} ${request.action}`;
     this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
     const token = this.options.token();
+    // A GET remembers its answer by URL and asks with If-None-Match next time (issue 15).
+    const rememberKey = request.method === 'GET' ? `${request.path}?${new URLSearchParams(Object.entries(request.query ?? {}).map(([key, value]): [string, string] => [key, String(value)])).toString()}` : null;
+    const remembered = rememberKey !== null && !request.headers?.['if-none-match'] ? this.remembered.get(rememberKey) : undefined;
     let response;
     try {
       response = await got(this.url(request.path), {
@@ -70,6 +143,7 @@ export class RemoteClient {
           accept: 'application/json',
           ...(request.bytes ? { 'content-type': 'application/octet-stream' } : {}),
           ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(remembered ? { 'if-none-match': remembered.etag } : {}),
           ...request.headers,
         },
         timeout: { request: request.timeoutMs ?? this.options.timeoutMs ?? 30_000 },
@@ -82,16 +156,24 @@ export class RemoteClient {
       const code = (error as { code?: string }).code;
       return { kind: 'unreachable', message: `${code ?? 'network error'}: ${(error as Error).message}` };
     }
+    const status = response.statusCode;
+    if (status === 304 && remembered) {
+      this.notModifiedCount++;
+      return { kind: 'ok', status, body: JSON.parse(remembered.text), etag: remembered.etag, notModified: true };
+    }
     let body: unknown = response.body;
     try {
       body = response.body ? JSON.parse(response.body) : null;
     } catch {
       // not JSON: keep the text for the message
     }
-    const status = response.statusCode;
     const detail = typeof body === 'object' && body !== null ? JSON.stringify(body).slice(0, 500) : String(body).slice(0, 200);
     if (status >= 200 && status < 300) {
       const etag = response.headers.etag;
+      if (rememberKey !== null) {
+        if (status === 200 && typeof etag === 'string' && typeof body === 'object' && body !== null) this.remembered.set(rememberKey, etag, response.body);
+        else this.remembered.forget(rememberKey);
+      }
       return { kind: 'ok', status, body, ...(typeof etag === 'string' ? { etag } : {}) };
     }
     if (status === 401) return { kind: 'unauthorized', message: `the remote refused the token (${detail})` };

@@ -56,8 +56,18 @@ export function addChangeCapture(context: EngineContext, capture: ChangeCapture)
   capturesByEngine.set(context, [...(capturesByEngine.get(context) ?? []), capture]);
 }
 
-/** What the feed hears of a write's changes: records whose API view did not change are left out. */
-function describeCommitted(context: EngineContext, scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
+/** One record a write changed, as the feed and the change log (change-log.ts) describe it. */
+export interface DescribedChange {
+  model: TrackedModel;
+  id: number;
+  op: RecordChangeEvent['op'];
+  projectId: number | null;
+  /** The record's view after the write; null for a delete. */
+  after: RecordSnapshot | null;
+}
+
+/** What a write changed: records whose API view did not change are left out. */
+export function describeChanges(context: EngineContext, changes: readonly RecordChange[]): DescribedChange[] {
   const changed = new Set(
     changes.filter((change) =>
       change.before === null
@@ -76,15 +86,20 @@ function describeCommitted(context: EngineContext, scope: WriteScope, changes: r
       if (projectId !== null) projectsWithListChanges.add(projectId);
     }
   }
-  const events: RecordChangeEvent[] = [];
+  const described: DescribedChange[] = [];
   for (const change of changes) {
     const listChanged = change.model === 'project' && change.before !== null && change.after !== null && projectsWithListChanges.has(change.id);
     if (!changed.has(change) && !listChanged) continue;
     const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
     const projectId = projectOfSnapshot(context, change.model, change.id, (change.after ?? change.before)!);
-    events.push({ model: change.model, id: change.id, op, orgId: scope.orgId, by: scope.by, projectId });
+    described.push({ model: change.model, id: change.id, op, projectId, after: change.after });
   }
-  return events;
+  return described;
+}
+
+/** What the feed hears of a write's changes. */
+function describeCommitted(context: EngineContext, scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
+  return describeChanges(context, changes).map(({ model, id, op, projectId }) => ({ model, id, op, orgId: scope.orgId, by: scope.by, projectId }));
 }
 
 /** Runs `write` in one transaction with change capture, then announces what it changed on `context.changes`. */

@@ -26,6 +26,8 @@ export interface AppOptions {
   jsonBodyLimit?: number;
   /** More routes in the org scope (the sync agent's). */
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
+  /** Serve the change feed's routes (docs/http-api.md "Change feed"); the engine decides. */
+  changeFeed?: boolean;
 }
 
 export type App = FastifyInstance;
@@ -81,7 +83,7 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
   });
   app.get('/api/schema/', { schema: { hide: true } }, async () => app.swagger());
 
-  await registerRoutes(app.withTypeProvider<ZodTypeProvider>(), context, options.extraOrgRoutes);
+  await registerRoutes(app.withTypeProvider<ZodTypeProvider>(), context, options.extraOrgRoutes, { changeFeed: options.changeFeed ?? false });
   answerUnknownRoutes(app, methodsByRoute);
   return app;
 }

@@ -187,6 +187,19 @@ export interface WebhookChangesTable {
   occurred_at: string;
 }
 
+/** One record a committed write changed (migration 0011): what the change feed lists. */
+export interface ChangeLogTable {
+  /** The cursor: rows of one org are numbered in commit order (writes to an org are serialised). */
+  id: Generated<number>;
+  org_id: number;
+  model: string;
+  record_id: number;
+  op: string;
+  project_id: number | null;
+  modified_date: string;
+  logged_at: string;
+}
+
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface WebhookDeliveriesTable {
@@ -411,6 +424,7 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_changes: WebhookChangesTable;
+  change_log: ChangeLogTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_process_logs: WebhookProcessLogsTable;
   throttle_buckets: ThrottleBucketsTable;

@@ -44,6 +44,8 @@ export const AUTH_TABLES: ReadonlySet<keyof Database> = new Set(['tokens', 'user
 export const BOOKKEEPING_TABLES: ReadonlySet<keyof Database> = new Set([
   'throttle_buckets',
   'webhook_changes',
+  // The change feed's log (migration 0011): read by the feed only, never part of a record's view.
+  'change_log',
   'webhook_deliveries',
   'webhook_process_logs',
   'file_uploads',

@@ -80,6 +80,8 @@ export interface TestServerOptions {
   dataDir?: string;
   maxUploadBytes?: number;
   uploadExpiryHours?: number;
+  /** Serve the change feed (default true, as `solardesk server`; false as `--no-change-feed`). */
+  changeFeed?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -95,6 +97,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhookDelivery: { allowPrivateEndpoints: true, ...options.webhookDelivery },
     maxUploadBytes: options.maxUploadBytes,
     uploadExpiryHours: options.uploadExpiryHours,
+    changeFeed: options.changeFeed,
   });
   if (options.seed !== false && !options.dataDir) await seedDemo(engine.context);
   const baseUrl = await engine.listen(0, '127.0.0.1');

@@ -65,10 +65,12 @@ export interface SyncHarnessOptions {
   pollIntervalSeconds?: number;
   /** More agent options (project folders, upload sizes). */
   agent?: Partial<AgentOptions>;
+  /** The server serves the change feed (default true; false as `--no-change-feed`). */
+  serverChangeFeed?: boolean;
 }
 
 export async function startSyncHarness(options: SyncHarnessOptions = {}): Promise<SyncHarness> {
-  const server = await startTestServer({ throttleRates: options.serverRates });
+  const server = await startTestServer({ throttleRates: options.serverRates, changeFeed: options.serverChangeFeed });
   const proxy = await startFaultProxy(server.baseUrl);
   const dataDir = makeTempDir('solardesk-agent-');
   const agentOptions = {

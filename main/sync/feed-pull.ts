@@ -1,0 +1,252 @@
+// Change detection through a SolarDesk remote's change feed (issue 15, docs/sync.md
+// "Change feed"). At start one GET of `changes/` tells whether the remote has the
+// feed: 404 or 405 (the hosted service) means no, and the agent keeps to polling.
+// With the feed, the agent keeps one hint stream open (reconnecting with a backoff)
+// and, on each hint (and on each connect, for what it missed), reads the change
+// list from the cursor kept in sync_state and applies exactly those records: a
+// detail GET and a merge for a created or changed record, a removal for a deleted
+// one (unless it carries local changes still waiting, as in a sweep). A record with
+// local changes queued is left to the next cycle, which pulls before it pushes. A
+// 410 (the cursor is older than the remote's log) asks the next pull to sweep every
+// list. Then it asks the sync engine for a pull of the projects concerned
+// (SyncEngine.requestPull), which runs the rest of the cycle. Every request but the
+// stream goes through the remote client, and so through the quota pacer.
+import { createParser } from 'eventsource-parser';
+import type { SyncContext } from './sync-context.ts';
+import { getSyncState, remotePath, setSyncState } from './sync-context.ts';
+import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
+import { readRemote } from './remote-records.ts';
+import { hasQueuedChanges } from './outbox.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
+import { type Backoff, backoffDelayMs } from '../../shared/backoff.ts';
+import { CURSOR_EXPIRED_STATUS, type ChangeEntry, changeHintSchema, changeListSchema } from '../../shared/schemas/change-feed.ts';
+import type { ThrottleAction } from '../../shared/throttle-rates.ts';
+
+/** Where the agent is in the remote's change log (sync_state). */
+export const FEED_CURSOR_KEY = 'change_feed_cursor';
+const PAGE = 100;
+/** A stream that sent nothing (not even a heartbeat) for this long is taken for dead and reopened. */
+const SILENT_STREAM_MS = 45_000;
+export const STREAM_RECONNECT: Backoff = { firstDelayMs: 1_000, factor: 2, maxDelayMs: 60_000, jitter: 0.2 };
+
+export type FeedState = 'detecting' | 'listening' | 'reconnecting' | 'absent' | 'stopped';
+
+/** What feed-pull asks of the sync engine (SyncEngine.requestPull). */
+export interface PullRequester {
+  requestPull(reason: 'hint' | 'user', scope?: { projectIds?: number[] }): void;
+}
+
+export interface FeedPullOptions {
+  log?: (line: string) => void;
+  reconnect?: Backoff;
+  /** After each batch of changes applied (tests and benchmarks). */
+  onApplied?: (changes: readonly ChangeEntry[]) => void;
+}
+
+const DETAIL_ACTIONS: Record<ChangeEntry['model'], ThrottleAction> = {
+  project: 'project_detail',
+  private_file: 'private_file_detail',
+  contact: 'default',
+  webhook: 'default',
+  event: 'default',
+};
+
+class FeedAbsent extends Error {}
+
+export class FeedPull {
+  private feedState: FeedState = 'detecting';
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | null = null;
+  private catchingUp: Promise<void> | null = null;
+  private catchUpAgain = false;
+
+  constructor(
+    private readonly sync: SyncContext,
+    private readonly puller: PullRequester,
+    private readonly options: FeedPullOptions = {},
+  ) {}
+
+  get state(): FeedState {
+    return this.feedState;
+  }
+
+  /** Starts listening in the background; never throws (a remote without the feed is polled as before). */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.feedState = 'stopped';
+    this.abort.abort();
+    await this.loop;
+    await this.catchingUp;
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        if ((await getSyncState(this.sync.db, FEED_CURSOR_KEY)) === undefined) await this.startCursor(false);
+        const heard = await this.listen();
+        if (heard) failures = 0;
+      } catch (error) {
+        if (error instanceof FeedAbsent) {
+          this.feedState = 'absent';
+          this.options.log?.('sync: the remote has no change feed; changes are found by polling');
+          return;
+        }
+        if (this.stopped) return;
+        if (failures === 0) this.options.log?.(`sync: the change feed's stream dropped (${(error as Error).message}); reconnecting`);
+      }
+      if (this.stopped) return;
+      this.feedState = 'reconnecting';
+      failures++;
+      await sleep(backoffDelayMs(this.options.reconnect ?? STREAM_RECONNECT, failures), this.abort.signal);
+    }
+  }
+
+  /**
+   * The remote's newest cursor, kept as the place to read on from. What changed
+   * before it is a full pull's to bring: the agent's first cycle, or (`pullNow`,
+   * after a 410) one asked for here.
+   */
+  private async startCursor(pullNow: boolean): Promise<void> {
+    const outcome = await this.sync.remote.request({ method: 'GET', path: apiPaths.changes(this.sync.orgId), action: 'default' });
+    if (outcome.kind === 'rejected' && (outcome.status === 404 || outcome.status === 405)) throw new FeedAbsent();
+    if (outcome.kind !== 'ok') throw new Error(`the change feed did not answer: ${outcome.message}`);
+    const list = changeListSchema.safeParse(outcome.body);
+    if (!list.success) throw new FeedAbsent(); // something else answers there
+    await setSyncState(this.sync.db, FEED_CURSOR_KEY, list.data.next_cursor);
+    if (pullNow) this.puller.requestPull('hint');
+  }
+
+  /** One connection of the hint stream; true when the remote answered it (then the backoff starts over). */
+  private async listen(): Promise<boolean> {
+    const response = await this.sync.remote.openEventStream(apiPaths.changeStream(this.sync.orgId), this.abort.signal);
+    if (response.status === 404 || response.status === 405) throw new FeedAbsent();
+    if (response.status !== 200 || !response.body) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status}`);
+    }
+    this.feedState = 'listening';
+    const parser = createParser({
+      onEvent: (event) => {
+        if ((event.event === 'hint' || event.event === 'ready') && changeHintSchema.safeParse(safeJson(event.data)).success) this.catchUp();
+      },
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let watchdog: NodeJS.Timeout | undefined;
+    const feedWatchdog = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => void reader.cancel(new Error('the stream went silent')), SILENT_STREAM_MS);
+      watchdog.unref();
+    };
+    feedWatchdog();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        feedWatchdog();
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    } finally {
+      clearTimeout(watchdog);
+    }
+    return true;
+  }
+
+  /** Reads and applies the changes after the kept cursor; one at a time, again when asked meanwhile. */
+  private catchUp(): void {
+    if (this.catchingUp) {
+      this.catchUpAgain = true;
+      return;
+    }
+    this.catchingUp = (async () => {
+      do {
+        this.catchUpAgain = false;
+        try {
+          await this.readChanges();
+        } catch (error) {
+          // Offline, busy or signed out: the sync engine says so; the next hint or connect tries again.
+          this.options.log?.(`sync: reading the change feed failed (${(error as Error).message})`);
+        }
+      } while (this.catchUpAgain && !this.stopped);
+    })().finally(() => {
+      this.catchingUp = null;
+    });
+  }
+
+  private async readChanges(): Promise<void> {
+    const projectIds = new Set<number>();
+    let applied = 0;
+    for (let pages = 0; pages < 1000 && !this.stopped; pages++) {
+      const cursor = await getSyncState(this.sync.db, FEED_CURSOR_KEY);
+      if (cursor === undefined) return;
+      const outcome = await this.sync.remote.request({ method: 'GET', path: apiPaths.changes(this.sync.orgId), query: { after: cursor, limit: PAGE }, action: 'default' });
+      if (outcome.kind === 'rejected' && outcome.status === CURSOR_EXPIRED_STATUS) {
+        // Too long away: the log no longer reaches back. Start again from the newest cursor, and sweep everything.
+        this.options.log?.('sync: the change feed no longer reaches back to this computer\'s place; reading everything again');
+        await requestSweep(this.sync);
+        await this.startCursor(true);
+        return;
+      }
+      if (outcome.kind !== 'ok') throw new Error(outcome.message);
+      const list = changeListSchema.parse(outcome.body);
+      for (const change of list.changes) {
+        await this.apply(change, projectIds);
+        applied++;
+      }
+      await setSyncState(this.sync.db, FEED_CURSOR_KEY, list.next_cursor);
+      if (list.changes.length > 0) this.options.onApplied?.(list.changes);
+      if (!list.has_more) break;
+    }
+    if (applied > 0) this.puller.requestPull('hint', { projectIds: [...projectIds] });
+  }
+
+  private async apply(change: ChangeEntry, projectIds: Set<number>): Promise<void> {
+    if (change.project_id !== null) projectIds.add(change.project_id);
+    if (change.model === 'project') projectIds.add(change.id);
+    // Events come with their project's detail (the cycle's pull of that project).
+    if (change.model === 'event') return;
+    if (change.op === 'delete') {
+      await removeReplicaRecord(this.sync, change.model, change.id);
+      return;
+    }
+    // Local changes waiting: the cycle merges it, pulling before it pushes.
+    if (await hasQueuedChanges(this.sync.db, change.model, change.id)) return;
+    const json = await getRemoteJson(this.sync, remotePath(this.sync, change.model, change.id), {}, DETAIL_ACTIONS[change.model]);
+    if (json === null) {
+      // 403 or 404: gone, or no longer shown to this user.
+      await removeReplicaRecord(this.sync, change.model, change.id);
+      return;
+    }
+    const record = readRemote(this.sync.unreadable, change.model, json);
+    if (record) await mergeRemote(this.sync, change.model, record);
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
