@@ -275,3 +275,14 @@ export function carryUsageBoxes(from: UsageDataSource, texts: readonly string[],
   for (let start = 0; start < series.length; start += perBox) out.push(format(series.slice(start, start + perBox).reduce((total, v) => total + v, 0)));
   return out;
 }
+
+/** Currencies of the countries installers work in most, for a bill when the project's tariff names none. */
+const COUNTRY_CURRENCIES: Record<string, string> = {
+  AU: 'AUD', NZ: 'NZD', US: 'USD', CA: 'CAD', GB: 'GBP', IE: 'EUR', DE: 'EUR', FR: 'EUR', ES: 'EUR', IT: 'EUR', NL: 'EUR', BE: 'EUR', PT: 'EUR',
+  ZA: 'ZAR', IN: 'INR', MX: 'MXN', BR: 'BRL', CL: 'CLP', PH: 'PHP', MY: 'MYR', SG: 'SGD', JP: 'JPY',
+};
+
+/** The currency a project's bills are in: its tariff's, else its country's; null when neither says. */
+export function billCurrencyOf(project: { utility_tariff_current_data?: unknown; country_iso2?: string }): string | null {
+  return usageTariffOf(project.utility_tariff_current_data)?.currency ?? COUNTRY_CURRENCIES[(project.country_iso2 ?? '').toUpperCase()] ?? null;
+}
