@@ -112,8 +112,7 @@ export type FieldEditing =
   | { readonly control: 'named_values' }
   | { readonly control: 'read_only'; readonly reason: string };
 
-const SET_WHEN_SOLD =
-  'Set on the hosted service when a system and payment option are marked sold or installed; its format is not documented, so SolarDesk shows it and keeps it as it is.';
+const SET_WHEN_SOLD = 'Recorded on the hosted service at the sale or installation; its format is not documented, so it is shown, not changed.';
 
 export const FIELD_EDITING: Partial<Record<WritablePlainField, FieldEditing>> = {
   // service.md 2.1: an integer, used as 0 = no, 1 = yes.
