@@ -60,8 +60,8 @@ test('usage, stage, roles and contacts are edited through their own controls', a
   const quarters = usage.getByRole('textbox');
   await quarters.nth(0).fill('1500');
   await quarters.nth(1).fill('1400');
-  await quarters.nth(2).fill('1.5');
-  await expect(usage.getByText('kwh_quarterly takes a list of 4 non-negative integers.')).toBeVisible();
+  await quarters.nth(2).fill('1.5x');
+  await expect(usage.getByText('Enter a number of kWh such as 512.')).toBeVisible();
   await quarters.nth(2).fill('1600');
   await quarters.nth(3).fill('1700');
   await expect

@@ -101,6 +101,39 @@ export const WRITABLE_PLAIN_FIELDS = {
 export type WritablePlainField = keyof typeof WRITABLE_PLAIN_FIELDS;
 
 /**
+ * How the project editor shows a field where its kind alone would say wrong:
+ * an integer that is a yes/no flag, an object edited as named values, and values
+ * the service does not document beyond "null or value" (service.md 2.1) or that
+ * are set elsewhere, shown read-only with the reason. Every other field gets the
+ * control of its kind (switch, number, date, text).
+ */
+export type FieldEditing =
+  | { readonly control: 'flag' }
+  | { readonly control: 'named_values' }
+  | { readonly control: 'read_only'; readonly reason: string };
+
+const SET_WHEN_SOLD = 'Recorded on the hosted service at the sale or installation; its format is not documented, so it is shown, not changed.';
+
+export const FIELD_EDITING: Partial<Record<WritablePlainField, FieldEditing>> = {
+  // service.md 2.1: an integer, used as 0 = no, 1 = yes.
+  has_cellular_coverage: { control: 'flag' },
+  custom_data: { control: 'named_values' },
+  wind_region: {
+    control: 'read_only',
+    reason: 'The service documents this value only as "null or value", so SolarDesk shows it and keeps it as it is.',
+  },
+  project_sold: { control: 'read_only', reason: SET_WHEN_SOLD },
+  project_installed: { control: 'read_only', reason: SET_WHEN_SOLD },
+  system_sold: { control: 'read_only', reason: SET_WHEN_SOLD },
+  system_installed: { control: 'read_only', reason: SET_WHEN_SOLD },
+  payment_option_sold: { control: 'read_only', reason: SET_WHEN_SOLD },
+  stars: { control: 'read_only', reason: 'Each person stars a project for themselves on the hosted service.' },
+  shared_with: { control: 'read_only', reason: 'Sharing with partner organisations is set up on the hosted service (connected orgs).' },
+  tags: { control: 'read_only', reason: 'Project tags are picked from the organisation’s tag list on the hosted service, which SolarDesk does not hold.' },
+  testimonials: { control: 'read_only', reason: 'Testimonials are picked from the organisation’s testimonials on the hosted service, which SolarDesk does not hold.' },
+};
+
+/**
  * Read-only fields whose values come from elsewhere (a design import, the hosted
  * service's own features) and are stored as given. A client write to them is
  * ignored, as DRF ignores read-only fields.

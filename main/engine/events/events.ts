@@ -9,7 +9,7 @@ import { nowIso } from '../clock.ts';
 import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
 import { projectOfSnapshot } from '../changes/record-snapshots.ts';
 
-export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'note'] as const;
+export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'contact_removed', 'note'] as const;
 export type EventType = (typeof ACTIVITY_EVENT_TYPES)[number];
 
 export function serializeEvent(context: EngineContext, event: EventRow): EventJson {
@@ -56,7 +56,7 @@ const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []
 
 /**
  * Records the activity a project change amounts to: created, stage changed, files
- * and contacts added. Runs inside the write's transaction, before webhooks look at
+ * added, and contacts added or removed. Runs inside the write's transaction, before webhooks look at
  * the change, so the project's events_data already carries these events.
  */
 export async function recordProjectActivity(
@@ -85,6 +85,9 @@ export async function recordProjectActivity(
     for (const file of filesAddedTo(context, projectId, changes)) await add('file_added', `File added: ${String(file.title ?? '')}`);
     const addedContacts = difference(asList(after.contacts_data), asList(before?.contacts_data));
     for (const contact of addedContacts) await add('contact_added', `Contact added: ${String((contact as Snapshot).display ?? '')}`);
+    // Removals the same way: a contact taken off the project (the contact itself stays in the org).
+    const removedContacts = before ? difference(asList(before.contacts_data), asList(after.contacts_data)) : [];
+    for (const contact of removedContacts) await add('contact_removed', `Contact removed: ${String((contact as Snapshot).display ?? '')}`);
   }
 }
 

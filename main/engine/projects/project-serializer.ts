@@ -20,7 +20,7 @@ import {
   type WritablePlainField,
 } from '../../../shared/project-fields.ts';
 import type { ProjectDetailJson, ProjectField, ProjectJsonByFieldset } from '../../../shared/schemas/project.ts';
-import { annualUsageOrGuess, type Usage } from '../../../shared/usage.ts';
+import { annualUsageOrGuess, usageTariffOf, type Usage } from '../../../shared/usage.ts';
 import { API_PLANS } from '../../../shared/plans.ts';
 import { loadRoles, roleDisplayName, serializeRole, type RoleWithUser } from '../roles/roles.ts';
 import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
@@ -215,7 +215,7 @@ export function serializeProject<Shown extends Fieldset>(
     stage: stage?.milestone ?? 0,
     stage_warning: STAGE_WARNING,
     usage,
-    usage_annual_or_guess: annualUsageOrGuess(usage, row.is_residential === 1),
+    usage_annual_or_guess: annualUsageOrGuess(usage, row.is_residential === 1, usageTariffOf(attributes.utility_tariff_current_data)),
     // Stored systems keep their place among the stored fields; their own URLs become absolute.
     systems: ((stored.systems as Array<Record<string, unknown>> | undefined) ?? []).map((system) => ({
       ...system,

@@ -54,6 +54,25 @@ describe('contacts', () => {
     assert.ok(!after.contacts_data.some((contact: { id: number }) => contact.id === contactId));
   });
 
+  test('the activity log records a contact taken off a project as it records one added', async () => {
+    const path = apiPaths.project(1, 12);
+    const project = (await server.request('GET', path, { token })).json;
+    const added = await server.request('PATCH', path, { token, body: { contacts_new: [{ first_name: 'Ada', family_name: 'Lovelace' }] } });
+    assert.equal(added.status, 200, added.text);
+    const ada = added.json.contacts_data.find((contact: { display: string }) => contact.display === 'Ada Lovelace');
+    assert.ok(ada, added.text);
+    const removed = await server.request('PATCH', path, { token, body: { contacts: project.contacts } });
+    assert.equal(removed.status, 200, removed.text);
+    assert.ok(!removed.json.contacts_data.some((contact: { id: number }) => contact.id === ada.id));
+
+    const events = (await server.request('GET', `${apiPaths.events(1)}?project=12&limit=100`, { token })).json as { event_type: string; title: string }[];
+    const titles = events.filter((event) => event.event_type.startsWith('contact_')).map((event) => `${event.event_type}: ${event.title}`);
+    assert.ok(titles.includes('contact_added: Contact added: Ada Lovelace'), titles.join('\n'));
+    assert.ok(titles.includes('contact_removed: Contact removed: Ada Lovelace'), titles.join('\n'));
+    // The contact itself stays in the org: only its place on the project went.
+    assert.equal((await server.request('GET', apiPaths.contact(1, ada.id), { token })).status, 200);
+  });
+
   test('another org’s contact is 403 for its org path and 404 when named under your own', async () => {
     const basicToken = await server.tokenFor(DEMO_USERS.basicAdmin);
     const basicContacts = await server.request('GET', '/api/orgs/2/contacts/', { token: basicToken });

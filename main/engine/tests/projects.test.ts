@@ -263,17 +263,34 @@ describe('projects', () => {
       ['kwh_every_second_month', Array(6).fill(1000), 6000],
       ['kwh_quarterly', [1500, 1500, 1500, 1500], 6000],
       ['kwh_daily_per_month', Array(12).fill(10), 3650],
-      ['bill_annual', 2000, 8000],
-      ['bill_monthly', Array(12).fill(100), 4800],
-      ['bill_every_second_month', Array(6).fill(200), 4800],
-      ['bill_quarterly', [300, 300, 300, 300], 4800],
       ['estimate', 'High', 10000],
     ];
+    // A project with no tariff turns bills into kWh at the assumed 0.25 a kWh.
+    const created = await server.request('POST', projectsPath, { token, body: { title: 'No tariff', address: '1 Usage St' } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.utility_tariff_current_data, null);
+    cases.push(['bill_annual', 2000, 8000], ['bill_monthly', Array(12).fill(100), 4800], ['bill_every_second_month', Array(6).fill(200), 4800], ['bill_quarterly', [300, 300, 300, 300], 4800]);
     for (const [source, values, annual] of cases) {
-      const response = await server.request('PATCH', `${projectsPath}7/`, { token, body: { usage: { usage_data_source: source, values } } });
+      const response = await server.request('PATCH', `${projectsPath}${created.json.id}/`, { token, body: { usage: { usage_data_source: source, values } } });
       assert.equal(response.status, 200, `${source}: ${response.text}`);
       assert.deepEqual(response.json.usage, { usage_data_source: source, values });
       assert.equal(response.json.usage_annual_or_guess, annual, source);
+    }
+  });
+
+  test('bills become kWh with the project’s tariff: its fixed charges off, the rest at its rate', async () => {
+    const tariff = (await server.request('GET', `${projectsPath}7/`, { token })).json.utility_tariff_current_data;
+    assert.ok(tariff && tariff.energy_rate_per_kwh > 0, 'demo project 7 has a tariff');
+    const { energy_rate_per_kwh: rate, fixed_charge_per_month: fixed } = tariff as { energy_rate_per_kwh: number; fixed_charge_per_month: number };
+    const bills: Array<[string, unknown, number]> = [
+      ['bill_annual', 3000, (3000 - 12 * fixed) / rate],
+      ['bill_monthly', Array(12).fill(250), (12 * (250 - fixed)) / rate],
+      ['bill_quarterly', [750, 750, 750, 750], (4 * (750 - 3 * fixed)) / rate],
+    ];
+    for (const [source, values, annual] of bills) {
+      const response = await server.request('PATCH', `${projectsPath}7/`, { token, body: { usage: { usage_data_source: source, values } } });
+      assert.equal(response.status, 200, `${source}: ${response.text}`);
+      assert.equal(response.json.usage_annual_or_guess, Math.round(annual), source);
     }
   });
 

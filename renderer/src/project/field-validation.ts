@@ -22,6 +22,11 @@ export function inputTextOf(kind: FieldKind, value: unknown): RawInput {
   return value === null || value === undefined ? '' : String(value);
 }
 
+/** Whether two inputs hold the same thing (a restored draft equal to the stored value is no draft). */
+export function sameInput(a: RawInput, b: RawInput): boolean {
+  return typeof a === 'boolean' || typeof b === 'boolean' ? a === b : a.trim() === b.trim();
+}
+
 /** Turns what was typed into what the API takes: blank is null where the field allows null. */
 function candidateValue(kind: FieldKind, raw: RawInput): { value: unknown } | { message: string } {
   if (kind === 'boolean') return { value: raw === true };

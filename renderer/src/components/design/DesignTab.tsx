@@ -11,6 +11,7 @@ import { PlanNotice } from './PlanNotice.tsx';
 import { PricingSummary } from './PricingSummary.tsx';
 import { RoofScene } from './RoofScene.tsx';
 import { SystemSpecs } from './SystemSpecs.tsx';
+import { projectAnnualUsage } from '../../../../shared/usage.ts';
 
 type Decoded = { design: ProjectDesign } | { error: string } | null;
 
@@ -73,7 +74,7 @@ export function DesignTab({ project }: { project: ProjectDetailJson }) {
         </section>
         {system && (
           <section className="design-facts" aria-label="System">
-            <SystemSpecs system={system} />
+            <SystemSpecs system={system} annualUsageKwh={projectAnnualUsage(project)} />
           </section>
         )}
       </div>

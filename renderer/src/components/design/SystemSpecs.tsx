@@ -1,7 +1,8 @@
 import type { ComponentSpec, DesignSystem } from '../../../../shared/design-types.ts';
 import { formatNumber, formatPercent } from '../../format.ts';
 
-export function SystemSpecs({ system }: { system: DesignSystem }) {
+/** `annualUsageKwh`: the project's figure (shared/usage.ts projectAnnualUsage), the one Details shows too. */
+export function SystemSpecs({ system, annualUsageKwh }: { system: DesignSystem; annualUsageKwh: number }) {
   return (
     <div className="system-specs">
       <h2>{system.name}</h2>
@@ -16,7 +17,7 @@ export function SystemSpecs({ system }: { system: DesignSystem }) {
         </div>
         <div>
           <dt>Usage</dt>
-          <dd>{formatNumber(system.consumption.annual_kwh)} kWh/yr</dd>
+          <dd>{formatNumber(annualUsageKwh)} kWh/yr</dd>
         </div>
         <div>
           <dt>CO₂ avoided</dt>

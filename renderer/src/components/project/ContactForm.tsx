@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useProjectStore } from '../../stores/project-store.ts';
 import { contactWriteSchema } from '../../../../shared/schemas/contact-write.ts';
 import type { ContactJson } from '../../../../shared/schemas/contact.ts';
 
@@ -12,21 +13,30 @@ const FIELDS = [
 
 export type ContactDraft = Partial<Record<(typeof FIELDS)[number]['field'], string | null>> & { gender?: number };
 
-/** A contact's main fields, checked with the engine's contact schema as the user types. */
+/**
+ * A contact's main fields, checked with the engine's contact schema as the user types.
+ * What is typed is a draft of the project (`draftKey`), so leaving the project before
+ * submitting loses nothing: the form comes back open with it.
+ */
 export function ContactForm({
   initial,
+  draftKey,
   submitLabel,
   onSubmit,
   onCancel,
 }: {
   initial?: ContactJson;
+  draftKey: string;
   submitLabel: string;
   onSubmit: (draft: ContactDraft) => Promise<void>;
   onCancel: () => void;
 }) {
-  const [draft, setDraft] = useState<ContactDraft>(() =>
-    Object.fromEntries(FIELDS.map(({ field }) => [field, (initial?.[field] as string | null | undefined) ?? (field === 'date_of_birth' ? null : '')])),
-  );
+  const stored = useProjectStore((state) => state.drafts[draftKey]) as ContactDraft | undefined;
+  const editDraft = useProjectStore((state) => state.editDraft);
+  const draft: ContactDraft =
+    stored ?? Object.fromEntries(FIELDS.map(({ field }) => [field, (initial?.[field] as string | null | undefined) ?? (field === 'date_of_birth' ? null : '')]));
+  const setDraft = (next: ContactDraft) =>
+    editDraft(draftKey, next, { ok: 'form' }, initial ? `Contact ${initial.display || `${initial.first_name} ${initial.family_name}`}` : 'New contact');
   const [isBusy, setBusy] = useState(false);
   const parsed = contactWriteSchema.safeParse(draft);
   const errors = new Map(parsed.success ? [] : parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));

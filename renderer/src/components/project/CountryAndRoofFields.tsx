@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { apiPaths, parseRoofTypeReference } from '../../../../shared/api-paths.ts';
 import { ROOF_TYPES } from '../../../../shared/roof-types.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
@@ -9,25 +9,33 @@ import { useProjectStore } from '../../stores/project-store.ts';
 export function CountryAndRoofFields({ project }: { project: ProjectDetailJson }) {
   const countryId = useId();
   const roofId = useId();
-  const [country, setCountry] = useState<string | null>(null);
-  const countryCheck = country === null ? null : checkProjectValue('country_iso2', country);
+  const country = useProjectStore((state) => state.drafts.country_iso2) as string | undefined;
+  const countryError = useProjectStore((state) => state.fieldErrors.country_iso2);
+  const editDraft = useProjectStore((state) => state.editDraft);
+  const flush = useProjectStore((state) => state.flush);
   const save = useProjectStore((state) => state.save);
   const roofTypeId = parseRoofTypeReference(project.roof_type);
 
   return (
     <>
-      <div className={`field${countryCheck && !countryCheck.ok ? ' has-error' : ''}`}>
+      <div className={`field${countryError ? ' has-error' : ''}`}>
         <label htmlFor={countryId}>Country (2-letter code)</label>
         <input
           id={countryId}
           maxLength={2}
           value={country ?? project.country_iso2 ?? ''}
-          onChange={(event) => setCountry(event.target.value)}
-          onBlur={async () => {
-            if (countryCheck?.ok && countryCheck.value !== project.country_iso2 && (await save({ country_iso2: countryCheck.value }))) setCountry(null);
+          aria-invalid={countryError ? true : undefined}
+          onChange={(event) => {
+            const check = checkProjectValue('country_iso2', event.target.value);
+            editDraft('country_iso2', event.target.value, check.ok ? { ok: true, body: { country_iso2: check.value } } : check, 'Country');
           }}
+          onBlur={() => void flush()}
         />
-        {countryCheck && !countryCheck.ok && <span className="field-error">{countryCheck.message}</span>}
+        {countryError && (
+          <span className="field-error" role="alert">
+            {countryError}
+          </span>
+        )}
       </div>
       <div className="field">
         <label htmlFor={roofId}>Roof type</label>

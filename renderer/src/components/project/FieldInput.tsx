@@ -1,19 +1,42 @@
-import { useId } from 'react';
-import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../../shared/project-fields.ts';
+import { useEffect, useId, useRef } from 'react';
+import { FIELD_EDITING, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../../shared/project-fields.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { labelOf } from '../../format.ts';
 import { MULTILINE_FIELDS } from '../../project/field-sections.ts';
-import { inputTextOf, isJsonKind } from '../../project/field-validation.ts';
+import { inputTextOf, type RawInput } from '../../project/field-validation.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
+import { summaryOf } from '../../project/field-summary.ts';
+import { NamedValuesEditor } from './NamedValuesEditor.tsx';
 
-/** One writable field, its input chosen by its kind, checked as the user types. */
+/** What a number input holds when the browser cannot read it as a number ("1e", "--2"): the check then says why. */
+const UNREADABLE_NUMBER = 'not a number';
+
+/** One writable field in people's terms: a switch, a number, a date, text, named values, or a read-only summary with its reason. */
 export function FieldInput({ field, project }: { field: WritablePlainField; project: ProjectDetailJson }) {
   const id = useId();
   const kind = WRITABLE_PLAIN_FIELDS[field].kind;
-  const draft = useProjectStore((state) => state.drafts[field]);
+  const editing = FIELD_EDITING[field];
+  const draft = useProjectStore((state) => state.drafts[field]) as RawInput | undefined;
   const error = useProjectStore((state) => state.fieldErrors[field]);
   const edit = useProjectStore((state) => state.edit);
   const flush = useProjectStore((state) => state.flush);
+  const label = labelOf(field);
+
+  if (editing?.control === 'read_only') {
+    return (
+      <div className="field field-read-only">
+        <span className="label" id={id}>
+          {label}
+        </span>
+        <span className="read-only" aria-labelledby={id} data-testid={`read-only-${field}`}>
+          {summaryOf(project[field])}
+        </span>
+        <span className="field-hint">{editing.reason}</span>
+      </div>
+    );
+  }
+  if (editing?.control === 'named_values') return <NamedValuesEditor field={field} project={project} label={label} />;
+
   const value = draft ?? inputTextOf(kind, project[field]);
   const common = {
     id,
@@ -24,36 +47,40 @@ export function FieldInput({ field, project }: { field: WritablePlainField; proj
   } as const;
 
   let input;
-  if (kind === 'boolean') {
-    input = <input {...common} type="checkbox" checked={value === true} onChange={(event) => edit(field, event.target.checked)} />;
-  } else if (isJsonKind(kind) || MULTILINE_FIELDS.has(field)) {
+  const isSwitch = kind === 'boolean' || editing?.control === 'flag';
+  if (isSwitch) {
+    // A flag is an integer the service reads as 0 = no, anything else = yes.
+    const isOn = kind === 'boolean' ? value === true : String(value).trim() !== '' && Number(value) !== 0;
     input = (
-      <textarea
+      <input
         {...common}
-        className={isJsonKind(kind) ? 'mono' : undefined}
-        rows={isJsonKind(kind) ? 3 : 4}
-        placeholder={isJsonKind(kind) ? (kind === 'array' ? '[]' : 'JSON, or empty for none') : undefined}
-        value={String(value)}
-        onChange={(event) => edit(field, event.target.value)}
+        type="checkbox"
+        role="switch"
+        className="switch"
+        checked={isOn}
+        onChange={(event) => edit(field, kind === 'boolean' ? event.target.checked : event.target.checked ? '1' : '0')}
       />
     );
+  } else if (MULTILINE_FIELDS.has(field)) {
+    input = <textarea {...common} rows={4} value={String(value)} onChange={(event) => edit(field, event.target.value)} />;
+  } else if (kind.includes('integer')) {
+    input = <IntegerInput common={common} value={String(value)} onEdit={(text) => edit(field, text)} />;
   } else {
     const isDate = kind.endsWith('date');
-    const isNumeric = kind.includes('number') || kind.includes('integer');
     input = (
       <input
         {...common}
         type={isDate ? 'date' : 'text'}
-        inputMode={isNumeric ? (kind.includes('integer') ? 'numeric' : 'decimal') : undefined}
+        inputMode={kind.includes('number') ? 'decimal' : undefined}
         value={String(value)}
         onChange={(event) => edit(field, event.target.value)}
       />
     );
   }
-  const isWide = MULTILINE_FIELDS.has(field) || isJsonKind(kind);
+  const isWide = MULTILINE_FIELDS.has(field);
   return (
-    <div className={`field${kind === 'boolean' ? ' field-check' : ''}${isWide ? ' field-wide' : ''}${error ? ' has-error' : ''}`}>
-      <label htmlFor={id}>{labelOf(field)}</label>
+    <div className={`field${isSwitch ? ' field-check' : ''}${isWide ? ' field-wide' : ''}${error ? ' has-error' : ''}`}>
+      <label htmlFor={id}>{label}</label>
       {input}
       {error && (
         <span id={`${id}-error`} className="field-error" role="alert">
@@ -61,5 +88,31 @@ export function FieldInput({ field, project }: { field: WritablePlainField; proj
         </span>
       )}
     </div>
+  );
+}
+
+/**
+ * A whole number with the browser's number input. It is left uncontrolled while
+ * focused, so text the browser cannot read as a number stays as typed (and is
+ * marked), rather than being wiped by a re-render.
+ */
+function IntegerInput({ common, value, onEdit }: { common: Record<string, unknown>; value: string; onEdit: (text: string) => void }) {
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const input = ref.current;
+    if (input && document.activeElement !== input && input.value !== value && value !== UNREADABLE_NUMBER) input.value = value;
+  }, [value]);
+  return (
+    <input
+      {...common}
+      ref={ref}
+      type="number"
+      step={1}
+      inputMode="numeric"
+      defaultValue={value === UNREADABLE_NUMBER ? '' : value}
+      onChange={(event) => onEdit(event.target.validity.badInput ? UNREADABLE_NUMBER : event.target.value)}
+      // A wheel over a focused number input would change it by accident.
+      onWheel={(event) => event.currentTarget.blur()}
+    />
   );
 }

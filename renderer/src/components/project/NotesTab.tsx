@@ -5,6 +5,7 @@ import { eventJsonSchema, type EventJson } from '../../../../shared/schemas/even
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { apiDone, apiOk, messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
+import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
@@ -15,7 +16,11 @@ import { FieldInput } from './FieldInput.tsx';
 export function NotesTab({ project }: { project: ProjectDetailJson }) {
   const [events, setEvents] = useState<EventJson[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [note, setNote] = useState('');
+  // The note being written is a draft of the project: it survives leaving the project.
+  const note = (useProjectStore((state) => state.drafts.note) as string | undefined) ?? '';
+  const editDraft = useProjectStore((state) => state.editDraft);
+  const clearDraft = useProjectStore((state) => state.clearDraft);
+  const setNote = (text: string) => (text === '' ? clearDraft('note') : editDraft('note', text, { ok: 'form' }, 'New activity note'));
   const toast = useUiStore((state) => state.toast);
   const eventsPath = apiPaths.events(project.org_id);
 

@@ -5,6 +5,7 @@ import { LoadingState } from '../common/LoadingState.tsx';
 import { DesignTab } from '../design/DesignTab.tsx';
 import { ContactsTab } from './ContactsTab.tsx';
 import { DetailsTab } from './DetailsTab.tsx';
+import { DraftBanner } from './DraftBanner.tsx';
 import { FilesTab } from './FilesTab.tsx';
 import { NotesTab } from './NotesTab.tsx';
 import { SaveIndicator } from './SaveIndicator.tsx';
@@ -43,6 +44,7 @@ export function ProjectPanel() {
           <SaveIndicator />
         </div>
       </header>
+      <DraftBanner />
       <div className="tabs" role="tablist" aria-label="Project sections">
         {TABS.map((item) => (
           <button

@@ -15,6 +15,13 @@ const READ_ONLY_ROLES = [
   { field: 'assigned_salesperson_role_data', label: 'Salesperson' },
 ] as const;
 
+/**
+ * Why designer and salesperson are shown, not set: service.md 2.1 "Roles" makes only
+ * the first three references writable; the other two are returned by the service,
+ * which assigns them itself (activity 96/97, "assigned to designer/salesperson").
+ */
+const READ_ONLY_REASON = 'Set on the hosted service: its API shows this role but lets no app change it.';
+
 /** The three writable role references (service.md 2.1 "Roles"); designer and salesperson are shown, not set. */
 export function RolesEditor({ project }: { project: ProjectDetailJson }) {
   const roles = useOrgStore((state) => state.roles);
@@ -49,7 +56,10 @@ export function RolesEditor({ project }: { project: ProjectDetailJson }) {
         return (
           <div className="field" key={field}>
             <span className="label">{label}</span>
-            <span className="read-only">{role ? `${role.display} — ${role.job_title}` : 'Nobody'}</span>
+            <span className="read-only" data-testid={`read-only-${field}`}>
+              {role ? `${role.display} — ${role.job_title}` : 'Nobody'}
+            </span>
+            <span className="field-hint">{READ_ONLY_REASON}</span>
           </div>
         );
       })}
