@@ -83,6 +83,8 @@ export const syncPaths = {
   pause: (orgId: number) => `${orgPath(orgId)}sync/pause/`,
   resume: (orgId: number) => `${orgPath(orgId)}sync/resume/`,
   folder: (orgId: number) => `${orgPath(orgId)}sync/folder/`,
+  budget: (orgId: number) => `${orgPath(orgId)}sync/budget/`,
+  refresh: (orgId: number) => `${orgPath(orgId)}sync/refresh/`,
 } as const;
 
 /** A path under an org, split at its collection and (when it has one) record id. */

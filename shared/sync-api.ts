@@ -10,7 +10,7 @@
  */
 export type SyncStateName = 'local_only' | 'synced' | 'syncing' | 'offline' | 'paused' | 'needs_attention' | 'needs_sign_in';
 
-export type { PendingChangeJson, SyncConflictJson, SyncStatusJson } from './schemas/sync.ts';
+export type { PendingChangeJson, SyncBudgetJson, SyncConflictJson, SyncStatusJson } from './schemas/sync.ts';
 
 /** `local_value`: the local value the user was shown; a choice made on a value edited since is refused (409). */
 export type ConflictChoice = ({ choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown }) & { local_value?: unknown };

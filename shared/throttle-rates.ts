@@ -72,3 +72,56 @@ export function scaleRates(rates: Record<string, ActionQuota>, factor: number): 
   };
   return Object.fromEntries(Object.entries(rates).map(([action, quota]) => [action, { ...quota, user: scale(quota.user), org: scale(quota.org) }]));
 }
+
+/**
+ * The share of each org-wide quota that one computer's background sync (polling,
+ * sweeps, prefetch) may spend: 2 % of 1,000 private-file requests a day is 20.
+ * Work a person waits for is not limited by it (docs/sync.md "Budget").
+ */
+export const DEFAULT_BACKGROUND_SHARE = 0.02;
+
+/** One quota bucket: the actions counted together, and their per-user and per-org rates. */
+export interface QuotaBucket {
+  readonly key: string;
+  readonly actions: readonly ThrottleAction[];
+  readonly user: Rate | null;
+  readonly org: Rate | null;
+}
+
+/** The buckets of a rate table: actions sharing a `bucket` are one, every other action is its own. */
+export function quotaBuckets(rates: Record<string, ActionQuota>): QuotaBucket[] {
+  const buckets = new Map<string, { key: string; actions: ThrottleAction[]; user: Rate | null; org: Rate | null }>();
+  for (const [action, quota] of Object.entries(rates)) {
+    const key = quota.bucket ?? action;
+    const bucket = buckets.get(key) ?? { key, actions: [], user: quota.user, org: quota.org };
+    bucket.actions.push(action as ThrottleAction);
+    buckets.set(key, bucket);
+  }
+  return [...buckets.values()];
+}
+
+/** The bucket an action counts in. */
+export function bucketOf(rates: Record<string, ActionQuota>, action: ThrottleAction): string {
+  return rates[action]?.bucket ?? action;
+}
+
+/** A rate as requests per day (a "10/min" quota allows 14,400 a day). */
+export function perDay(rate: Rate): number {
+  const { limit, windowSeconds } = parseRate(rate);
+  return (limit * SECONDS.day) / windowSeconds;
+}
+
+/** Buckets in people's words, for the sync screen (the key itself where none is given). */
+export const BUCKET_LABELS: Record<string, string> = {
+  private_files: 'Private files',
+  project_detail: 'Project details',
+  project_create: 'New projects',
+  project_update: 'Project replacements',
+  project_partial_update: 'Project edits',
+  system_details: 'System details',
+  system_image: 'System images',
+  connected_org_create: 'New connected orgs',
+  connected_org_partial_update: 'Connected org edits',
+  connected_org_list: 'Connected org lists',
+  default: 'Other requests (lists, contacts, roles, webhooks)',
+};

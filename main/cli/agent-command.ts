@@ -23,7 +23,11 @@ Options:
                             readable only by you; one agent at a time)
   --org ID                  The org to replicate (default: the account's first org)
   --local-api-port N        Port of the local API (default 0: a free port; the address is printed)
-  --poll-interval SECONDS   How often to pull when nothing else wakes sync (default 30)
+  --poll-interval SECONDS   How often to pull when nothing else wakes sync (default 30); what a poll may
+                            send is decided by the budget (--background-share)
+  --background-share PERCENT
+                            The share of each org-wide daily quota this computer's background sync
+                            (polls, sweeps) may use (default 2; 0 to 100; docs/sync.md "Budget")
   --remote-throttle-config FILE
                             The remote's quotas, when they differ from the documented table (a
                             self-hosted server's --throttle-config file); sync paces itself by them
@@ -54,6 +58,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       org: { type: 'string' },
       'local-api-port': { type: 'string' },
       'poll-interval': { type: 'string' },
+      'background-share': { type: 'string' },
       'remote-throttle-config': { type: 'string' },
       folder: { type: 'string' },
       'confirm-deletes': { type: 'boolean' },
@@ -70,6 +75,10 @@ export async function runAgentCommand(args: string[]): Promise<number> {
   if (!values.data) throw new CliError(`--data DIR is required.\n\n${AGENT_HELP}`);
   const pollInterval = values['poll-interval'] === undefined ? 30 : Number(values['poll-interval']);
   if (!Number.isFinite(pollInterval) || pollInterval <= 0) throw new CliError('--poll-interval takes a positive number of seconds.');
+  const backgroundSharePercent = values['background-share'] === undefined ? undefined : Number(String(values['background-share']).replace(/%$/, ''));
+  if (backgroundSharePercent !== undefined && !(backgroundSharePercent >= 0 && backgroundSharePercent <= 100)) {
+    throw new CliError(`--background-share takes a percentage from 0 to 100 (default 2), not "${values['background-share']}".`);
+  }
   const orgId = values.org === undefined ? undefined : Number(values.org);
   if (orgId !== undefined && !Number.isSafeInteger(orgId)) throw new CliError(`--org takes an org id, not "${values.org}".`);
   const password = values['password-stdin'] ? await readFirstLine() : values.password;
@@ -96,6 +105,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       orgId,
       localApiPort: readPort(values['local-api-port'], 0),
       pollIntervalSeconds: pollInterval,
+      backgroundShare: backgroundSharePercent === undefined ? undefined : backgroundSharePercent / 100,
       remoteRates: readRemoteRates(values['remote-throttle-config']),
       folders: values.folder ? watchProjectFolders(values.folder, { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs }) : undefined,
       chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),

@@ -72,6 +72,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   offlineRetryMs?: number;
   /** The remote's quotas, for pacing (default: the documented table). */
   remoteRates?: ThrottleRates;
+  /** The share of each org-wide quota background sync may spend (default DEFAULT_BACKGROUND_SHARE, 2 %; docs/sync.md "Budget"). */
+  backgroundShare?: number;
   /** Where the remote token is kept (default: DIR/remote-token, mode 0600; the desktop passes Electron's safeStorage). */
   remoteTokenStore?: SecretStore;
   /** Keep one folder per project (main/watch/, docs/project-folders.md): makes the watcher, e.g. main/core/agent-folders.ts's watchProjectFolders. */
@@ -197,7 +199,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   const log = options.log ?? (() => {});
   const clock = options.clock ?? systemClock;
   const { config, token: remoteToken } = await establishSession(options);
-  const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES);
+  const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES, { backgroundShare: options.backgroundShare });
   const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer });
   // The sync routes are registered as the engine is built, before the sync engine that serves them exists: it is handed over once, before the local API listens.
   let syncRoutesTarget: { sync: SyncContext; engine: SyncEngine; folders: Folders | null } | null = null;
@@ -249,7 +251,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     // The watcher comes after sync, which it tells of each delete it holds for the user; sync reaches it through `folders`.
     folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log, onDeleteHeld: () => sync.statusChanged() }) ?? null;
     // Before anything can write through the engine (the local API is not listening yet): every tracked write queues its outbox row.
-    addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake()));
+    addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake('local_write')));
     syncRoutesTarget = { sync: context, engine: sync, folders };
     const localToken = await localApiToken(engine, options.dataDir, config.user_id);
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');

@@ -20,35 +20,35 @@ import { deleteReplicaRecord, isProvisional, upsertFileTags, upsertRole, upsertW
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 import { noteFolderTwin } from './folder-twins.ts';
 
-const CHANGES_PAGE = 100;
-const SWEEP_PAGE = 1000;
+export const CHANGES_PAGE = 100;
+export const SWEEP_PAGE = 1000;
 /** A full sweep every this many pulls (it also runs when a pull's list shifted, and until one completes). */
 export const DELETION_SWEEP_EVERY = 10;
 /** Set while a sweep could not read a list through: the next pull sweeps again. */
-const SWEEP_DUE_KEY = 'sweep_due';
+export const SWEEP_DUE_KEY = 'sweep_due';
 /** Walks of one list that may start over after it shifted, before the rest is left to the next pull. */
 const WALK_ATTEMPTS = 3;
 /** A bound on the pages of one walk (ten million records at the sweep's page size). */
 const MAX_PAGES = 10_000;
 
-type PagedModel = 'project' | 'contact' | 'private_file';
-const LIST_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { private_file: 'private_file_list' };
+export type PagedModel = 'project' | 'contact' | 'private_file';
+export const LIST_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { private_file: 'private_file_list' };
 /** What a list of each model is asked for besides paging: projects in their light list fieldset. */
-const LIST_QUERY: Record<PagedModel, Record<string, string>> = { project: { fieldset: 'list' }, contact: {}, private_file: {} };
+export const LIST_QUERY: Record<PagedModel, Record<string, string>> = { project: { fieldset: 'list' }, contact: {}, private_file: {} };
 /**
  * The order a sweep reads each model in: a field a record never changes and new
  * records sort last by, so the only thing that moves records between pages is a
  * deletion, which walkList notices. Files cannot be ordered by id on the hosted
  * service (service.md 4.2), so by creation date.
  */
-const SWEEP_ORDERING: Record<PagedModel, string> = { project: 'id', contact: 'id', private_file: 'created_date' };
+export const SWEEP_ORDERING: Record<PagedModel, string> = { project: 'id', contact: 'id', private_file: 'created_date' };
 
 /**
  * A GET of the remote: its JSON, not yet read as anything (remote-records.ts), or
  * null when it is not for this user (403, 404); throws what stops a cycle (offline, busy, signed out).
  */
 export async function getRemoteJson(sync: SyncContext, path: string, query: Record<string, string | number>, action: ThrottleAction = 'default'): Promise<unknown> {
-  const outcome = await sync.remote.request({ method: 'GET', path, query, action });
+  const outcome = await sync.remote.request({ method: 'GET', path, query, action, requestClass: sync.requestClass ?? 'user' });
   throwUnlessAnswered(outcome); // busy: the whole pull is tried again later
   return outcome.kind === 'ok' ? outcome.body : null; // refused: 403 (not for this user) or 404, nothing to replicate
 }
@@ -77,7 +77,7 @@ interface ListWalk {
  * visitor that collects the whole list starts afresh there). `shifted` says whether
  * that happened: a deletion, most likely, which the caller may want to sweep for.
  */
-async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: unknown[], page: number) => Promise<'more' | 'enough'>): Promise<{ outcome: WalkOutcome; shifted: boolean }> {
+export async function walkList(sync: SyncContext, walk: ListWalk, visit: (items: unknown[], page: number) => Promise<'more' | 'enough'>): Promise<{ outcome: WalkOutcome; shifted: boolean }> {
   let shifted = false;
   for (let attempt = 1; attempt <= WALK_ATTEMPTS; attempt++) {
     let lastId: unknown = undefined;
@@ -137,36 +137,76 @@ async function listAll<Kind extends RemoteKind>(
   return outcome === 'refused' ? null : { items: [...listed.records.values()], listedIds: listed.listedIds, complete: outcome === 'complete' };
 }
 
+/** A project as its detail tells it (the list's light fieldset lacks fields the replica keeps). */
+export function projectDetailOf(sync: SyncContext): DetailOf {
+  return async (item: RemoteRecord) => {
+    const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
+    return detail === null || Array.isArray(detail) ? null : readRemote(sync.unreadable, 'project', detail);
+  };
+}
+
+/** Contacts and files: the list carries the whole record. */
+export const asListed: DetailOf = async (item: RemoteRecord) => item;
+
+/** The small lists, each one request for a small org: workflows, roles, file tags and webhooks. */
+export const SMALL_LISTS = ['workflow', 'role', 'file_tag', 'webhook'] as const;
+export type SmallList = (typeof SMALL_LISTS)[number];
+
+/** Pulls one small list; webhooks also lose those the remote no longer lists when `removeMissingWebhooks`. Returns records changed and whether it read through. */
+export async function pullSmallList(sync: SyncContext, list: SmallList, removeMissingWebhooks = false): Promise<{ changed: number; complete: boolean }> {
+  switch (list) {
+    case 'workflow': {
+      const workflows = await listAll(sync, apiPaths.workflows(sync.orgId), 'workflow');
+      if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items));
+      return { changed: 0, complete: workflows?.complete !== false };
+    }
+    case 'role': {
+      const roles = await listAll(sync, apiPaths.roles(sync.orgId), 'role', { ordering: 'id' });
+      if (roles) await sync.db.transaction().execute(async (trx) => {
+        for (const role of roles.items) await upsertRole(trx, sync.orgId, role, sync.localUserId);
+      });
+      return { changed: 0, complete: roles?.complete !== false };
+    }
+    case 'file_tag': {
+      const tags = await listAll(sync, apiPaths.fileTags(sync.orgId), 'file_tag');
+      if (tags) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags.items));
+      return { changed: 0, complete: tags?.complete !== false };
+    }
+    case 'webhook': {
+      const webhooks = await listAll(sync, remotePath(sync, 'webhook'), 'webhook', { ordering: 'id' });
+      let changed = 0;
+      if (webhooks) for (const webhook of webhooks.items) changed += await mergeRemote(sync, 'webhook', webhook);
+      if (webhooks?.complete && removeMissingWebhooks) changed += await removeMissing(sync, 'webhook', webhooks.listedIds);
+      return { changed, complete: webhooks?.complete !== false };
+    }
+  }
+}
+
+/**
+ * The whole incremental pull, as a person asking to sync (and the agent's first
+ * cycle) gets it: every list, newest first down to its mark, and every tenth time a
+ * sweep. Timed polls use the budgeted pull of pull-plan.ts instead.
+ */
 export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
   const pulls = Number((await getSyncState(sync.db, 'pull_count')) ?? '0');
   let sweep = pulls % DELETION_SWEEP_EVERY === 0 || (await getSyncState(sync.db, SWEEP_DUE_KEY)) === 'true';
   let changed = 0;
-  const workflows = await listAll(sync, apiPaths.workflows(sync.orgId), 'workflow');
-  if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items));
-  const roles = await listAll(sync, apiPaths.roles(sync.orgId), 'role', { ordering: 'id' });
-  if (roles) await sync.db.transaction().execute(async (trx) => {
-    for (const role of roles.items) await upsertRole(trx, sync.orgId, role, sync.localUserId);
-  });
-  const projectDetail = async (item: RemoteRecord) => {
-    const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
-    return detail === null || Array.isArray(detail) ? null : readRemote(sync.unreadable, 'project', detail);
-  };
-  const asListed = async (item: RemoteRecord) => item;
+  await pullSmallList(sync, 'workflow');
+  await pullSmallList(sync, 'role');
+  const projectDetail = projectDetailOf(sync);
   const contacts = await pullChanged(sync, 'contact', asListed);
   const projects = await pullChanged(sync, 'project', projectDetail);
-  const tags = await listAll(sync, apiPaths.fileTags(sync.orgId), 'file_tag');
-  if (tags) await sync.db.transaction().execute((trx) => upsertFileTags(trx, sync.orgId, tags.items));
+  await pullSmallList(sync, 'file_tag');
   const files = await pullChanged(sync, 'private_file', asListed);
   changed += contacts.changed + projects.changed + files.changed;
-  const webhooks = await listAll(sync, remotePath(sync, 'webhook'), 'webhook', { ordering: 'id' });
-  if (webhooks) for (const webhook of webhooks.items) changed += await mergeRemote(sync, 'webhook', webhook);
   // A list that shifted under this pull most likely lost a record: find out now, not pulls later.
   if (contacts.shifted || projects.shifted || files.shifted) sweep = true;
+  const webhooks = await pullSmallList(sync, 'webhook', sweep);
+  changed += webhooks.changed;
   if (sweep) {
     const swept = [await sweepModel(sync, 'project', projectDetail), await sweepModel(sync, 'contact', asListed), await sweepModel(sync, 'private_file', asListed)];
     for (const result of swept) changed += result.changed;
-    if (webhooks?.complete) changed += await removeMissing(sync, 'webhook', webhooks.listedIds);
-    const complete = swept.every((result) => result.complete) && webhooks?.complete !== false;
+    const complete = swept.every((result) => result.complete) && webhooks.complete;
     await setSyncState(sync.db, SWEEP_DUE_KEY, complete ? 'false' : 'true');
   }
   await setSyncState(sync.db, 'pull_count', String(pulls + 1));
@@ -174,17 +214,18 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
 }
 
 /** Merges a listed record unless the replica has that version already (often our own push). */
-type DetailOf = (item: RemoteRecord) => Promise<RemoteRecord | null>;
+export type DetailOf = (item: RemoteRecord) => Promise<RemoteRecord | null>;
 
-async function pullIfNewer(sync: SyncContext, model: PagedModel, item: RemoteRecord, detailOf: DetailOf): Promise<number> {
+export async function pullIfNewer(sync: SyncContext, model: PagedModel, item: RemoteRecord, detailOf: DetailOf, onNewer?: (id: number) => void): Promise<number> {
   const known = await sync.db.selectFrom('sync_records').select('remote_modified').where('model', '=', model).where('record_id', '=', item.id).executeTakeFirst();
   if (known && known.remote_modified === (item.modified_date ?? null)) return 0;
+  onNewer?.(item.id);
   const detail = await detailOf(item);
   return detail ? mergeRemote(sync, model, detail) : 0;
 }
 
 /** Walks the list newest first until it reaches records the replica already has. */
-async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: DetailOf): Promise<{ changed: number; shifted: boolean }> {
+export async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: DetailOf, onNewer?: (id: number) => void): Promise<{ changed: number; shifted: boolean; read: boolean }> {
   const markKey = `${model}_high_water`;
   const highWater = await getSyncState(sync.db, markKey);
   let newest = highWater ?? '';
@@ -198,13 +239,14 @@ async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: Detai
       const modified = String(item.modified_date ?? '');
       if (highWater && modified < highWater) return 'enough';
       if (modified > newest) newest = modified;
-      changed += await pullIfNewer(sync, model, item, detailOf);
+      changed += await pullIfNewer(sync, model, item, detailOf, onNewer);
     }
     return 'more';
   });
   // A walk that may have missed records, or skipped one it could not read, leaves the mark where it was: the next pull looks again.
-  if (newest && !skippedSome && (outcome === 'complete' || outcome === 'stopped')) await setSyncState(sync.db, markKey, newest);
-  return { changed, shifted: shifted || outcome === 'unsettled' };
+  const read = !skippedSome && (outcome === 'complete' || outcome === 'stopped');
+  if (newest && read) await setSyncState(sync.db, markKey, newest);
+  return { changed, shifted: shifted || outcome === 'unsettled', read: read || outcome === 'refused' };
 }
 
 /**
@@ -295,7 +337,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
  * longer lists are removed, but only after a walk read the list through without
  * it shifting, so a record that merely moved is never taken for a deleted one.
  */
-async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: DetailOf): Promise<{ changed: number; complete: boolean }> {
+export async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: DetailOf): Promise<{ changed: number; complete: boolean }> {
   const listed: ListedRecords<PagedModel> = { records: new Map(), listedIds: new Set() };
   const walk = { path: remotePath(sync, model), query: { ordering: SWEEP_ORDERING[model], ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? SWEEP_PAGE };
   const { outcome } = await walkList(sync, walk, async (items, page) => {
@@ -314,11 +356,11 @@ async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: Detail
 }
 
 /** Removes synced records the remote no longer has, unless they carry local changes still waiting. */
-async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: Set<number>): Promise<number> {
+export async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: Set<number>, within?: Set<number>): Promise<number> {
   const known = await sync.db.selectFrom('sync_records').select('record_id').where('model', '=', model).execute();
   let removed = 0;
   for (const { record_id: id } of known) {
-    if (remoteIds.has(id)) continue;
+    if (remoteIds.has(id) || (within && !within.has(id))) continue;
     removed += await removeReplicaRecord(sync, model, id);
   }
   return removed;

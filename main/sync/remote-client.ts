@@ -3,7 +3,7 @@
 // what to do next (sync-lessons.md: retryable, rejected or fatal).
 import got from 'got';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
-import type { QuotaPacer } from './quota-pacer.ts';
+import type { QuotaPacer, RequestClass } from './quota-pacer.ts';
 
 export type RemoteOutcome =
   /**
@@ -36,6 +36,11 @@ export interface RemoteRequest {
   timeoutMs?: number;
   /** Extra request headers (If-Match on a conditional write). */
   headers?: Record<string, string>;
+  /**
+   * `user` (default): work a person waits for, paced by the quotas. `background`:
+   * polling and sweeps, within the budget; throws BudgetWaitError rather than wait.
+   */
+  requestClass?: RequestClass;
 }
 
 export interface RemoteClientOptions {
@@ -102,6 +107,11 @@ export class RemoteClient {
     return this.remembered.size;
   }
 
+  /** The pacer and budget every request goes through. */
+  get pacer(): QuotaPacer {
+    return this.options.pacer;
+  }
+
   get baseUrl(): string {
     return this.options.baseUrl.replace(/\/+$/, '');
   }
@@ -126,7 +136,7 @@ export class RemoteClient {
   }
 
   async request(request: RemoteRequest): Promise<RemoteOutcome> {
-    await this.options.pacer.take(request.action);
+    await this.options.pacer.take(request.action, request.requestClass ?? 'user');
     const key = `${request.method} ${request.action}`;
     this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
     const token = this.options.token();

@@ -6,6 +6,7 @@ import type { Database } from '../engine/store/tables.ts';
 import type { EngineContext } from '../engine/context.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { RemoteClient } from './remote-client.ts';
+import type { RequestClass } from './quota-pacer.ts';
 import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import type { UnreadableRecords } from './remote-records.ts';
@@ -33,6 +34,10 @@ export interface SyncContext {
   readonly unreadable: UnreadableRecords;
   /** Whether a private file's new contents may go up as `PUT .../contents/` (main/sync/push.ts); detected when absent. */
   readonly contentsReplace?: RemoteContentsReplace;
+  /** The class of the pull's requests (default `user`): background requests go only within the budget (quota-pacer.ts). */
+  readonly requestClass?: RequestClass;
+  /** A background pull asks this between steps: true when user work waits, so the pull ends and lets it go first. */
+  readonly shouldYield?: () => boolean;
 }
 
 /**

@@ -1,10 +1,17 @@
 // The sync loop: push what the user did, then pull what changed elsewhere; again
 // after every local write, every poll interval, and as soon as the remote is
 // reachable after being offline. One state at a time, each change reported.
+//
+// Each cycle has a class (docs/sync.md "Budget"): a person asking to sync (wake(),
+// the first cycle, requestPull('user')) pulls as user work; a local write pushes
+// as user work and pulls the cheap way; a timed poll and a push hint pull in the
+// background, within the budget, and give way as soon as user work waits.
 import type { SyncContext } from './sync-context.ts';
 import { pushOutbox } from './push.ts';
 import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
+import { type BudgetWait, pullPlanned } from './pull-plan.ts';
+import type { PacerSnapshot } from './quota-pacer.ts';
 import { countOutbox, hasChangesToPush, nextDueAt } from './outbox.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
 import { backoffDelayMs } from '../../shared/backoff.ts';
@@ -20,6 +27,29 @@ export interface SyncStatus {
   remote_reachable: boolean;
   /** What the state is about, in words (the offline reason, the error). */
   detail: string | null;
+}
+
+/** Why a pull was asked for: a push hint from the remote (background), or a person (user). */
+export type PullReason = 'hint' | 'user';
+
+/** What one cycle does: the whole pull or the planned one, as user or background work, and which projects to read afresh. */
+interface CycleRequest {
+  mode: 'full' | 'planned';
+  requestClass: 'user' | 'background';
+  projectIds: Set<number>;
+  changed: boolean;
+}
+
+const BUDGET_STATE_KEY = 'quota_budget';
+
+function mergeRequests(a: CycleRequest | null, b: CycleRequest): CycleRequest {
+  if (!a) return b;
+  return {
+    mode: a.mode === 'full' || b.mode === 'full' ? 'full' : 'planned',
+    requestClass: a.requestClass === 'user' || b.requestClass === 'user' ? 'user' : 'background',
+    projectIds: new Set([...a.projectIds, ...b.projectIds]),
+    changed: a.changed || b.changed,
+  };
 }
 
 export interface SyncEngineOptions {
@@ -44,6 +74,13 @@ export class SyncEngine {
   /** After a 429 or 5xx during a pull: when to try again. */
   private busyRetryMs: number | null = null;
   private readonly statusListeners = new Set<() => void>();
+  /** What the next cycle is asked to do (merged while one runs); null: a timed poll. */
+  private requested: CycleRequest | null = null;
+  /** The request of the cycle running now, and of the last one that ended offline or in error (its retry repeats it). */
+  private current: CycleRequest | null = null;
+  private failed: CycleRequest | null = null;
+  /** Work the last background pull left for want of budget. */
+  private waiting: BudgetWait[] = [];
 
   constructor(
     private readonly sync: SyncContext,
@@ -52,6 +89,14 @@ export class SyncEngine {
 
   async start(): Promise<void> {
     this.stopped = false;
+    const kept = await getSyncState(this.sync.db, BUDGET_STATE_KEY);
+    if (kept) {
+      try {
+        this.sync.remote.pacer.restore(JSON.parse(kept) as PacerSnapshot);
+      } catch {
+        // an unreadable budget starts afresh (empty): background waits, never overspends
+      }
+    }
     this.paused = (await getSyncState(this.sync.db, 'paused')) === 'true';
     this.setState(this.paused ? 'paused' : 'idle', null);
     this.wake();
@@ -61,6 +106,28 @@ export class SyncEngine {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.saveBudget();
+  }
+
+  /** Keeps today's spend and the budget's levels in the replica (sync_state), so a restart does not reset them. */
+  async saveBudget(): Promise<void> {
+    await setSyncState(this.sync.db, BUDGET_STATE_KEY, JSON.stringify(this.sync.remote.pacer.snapshot()));
+  }
+
+  /** Work the last background pull left for want of budget, and when each may go. */
+  budgetWaits(): BudgetWait[] {
+    return [...this.waiting];
+  }
+
+  /**
+   * Pull soon. `user`: a person waits (a project opened or refreshed): the named
+   * projects' records and files are read afresh, as user work, before anything
+   * else. `hint`: the remote said something changed (a push hint): the next pull
+   * skips the one-row probes and walks the changes, in the background, within the
+   * budget; named projects get their records and files looked at.
+   */
+  requestPull(reason: PullReason, scope: { projectIds?: number[] } = {}): void {
+    this.enqueue({ mode: 'planned', requestClass: reason === 'user' ? 'user' : 'background', projectIds: new Set(scope.projectIds ?? []), changed: reason === 'hint' });
   }
 
   /**
@@ -78,8 +145,17 @@ export class SyncEngine {
     for (const listener of [...this.statusListeners]) listener();
   }
 
-  /** Sync soon: a local write was made, or the user asked. */
-  wake(): void {
+  /**
+   * Sync soon. `user` (default): a person asked (sync now, a settled conflict,
+   * resume): the whole pull, as user work. `local_write`: a change was queued here:
+   * it goes up as user work, and the pull around it is the planned one.
+   */
+  wake(reason: 'user' | 'local_write' = 'user'): void {
+    this.enqueue({ mode: reason === 'user' ? 'full' : 'planned', requestClass: 'user', projectIds: new Set(), changed: false });
+  }
+
+  private enqueue(request: CycleRequest | null): void {
+    if (request) this.requested = mergeRequests(this.requested, request);
     // Whatever woke the loop (a queued change, a settled conflict) changed what waits, even when paused.
     this.statusChanged();
     if (this.stopped || this.paused) return;
@@ -88,11 +164,16 @@ export class SyncEngine {
       return;
     }
     clearTimeout(this.timer);
-    this.running = this.cycle().finally(() => {
+    const run = this.requested ?? this.failed ?? { mode: 'planned', requestClass: 'background', projectIds: new Set<number>(), changed: false };
+    this.requested = null;
+    this.failed = null;
+    this.current = run;
+    this.running = this.cycle(run).finally(() => {
+      this.current = null;
       this.running = undefined;
       if (this.again && !this.stopped && !this.paused && this.state !== 'offline' && this.state !== 'needs_sign_in') {
         this.again = false;
-        this.wake();
+        this.enqueue(null);
       } else {
         this.again = false;
         this.schedule();
@@ -155,24 +236,45 @@ export class SyncEngine {
     this.statusChanged();
   }
 
-  private async cycle(): Promise<void> {
+  private async cycle(run: CycleRequest): Promise<void> {
     if (this.stopped || this.paused) return;
     this.setState('syncing', null);
     this.sync.unreadable.clear();
     try {
       const stop = () => this.stopped || this.paused;
+      // A background pull gives way as soon as user work is asked for: it ends, and the user's cycle runs next.
+      const pullContext = {
+        ...this.sync,
+        requestClass: run.requestClass,
+        shouldYield: () => this.stopped || this.paused || (run.requestClass === 'background' && this.requested?.requestClass === 'user'),
+      };
+      let reached = false;
+      const pull = async () => {
+        if (run.mode === 'full') {
+          await pullAll(pullContext);
+          reached = true;
+          return;
+        }
+        const planned = await pullPlanned(pullContext, { projectIds: [...run.projectIds], changed: run.changed });
+        reached ||= planned.reachedRemote;
+        if (run.requestClass === 'background' || planned.waiting.length) this.waiting = planned.waiting;
+        run = { ...run, projectIds: new Set(), changed: false }; // asked for once
+      };
       // With local changes waiting, pull first: a push must never overwrite a remote
       // change it has not seen (that is a conflict to show, not to lose).
       const hadPending = await this.hasPendingChanges();
-      if (hadPending) await pullAll(this.sync);
+      if (hadPending) await pull();
       const pushed = await pushOutbox(this.sync, stop);
-      if (!hadPending || pushed > 0) await pullAll(this.sync);
-      this.reachable = true;
+      if (pushed > 0) reached = true;
+      if (!hadPending || pushed > 0) await pull();
+      if (reached) this.reachable = true;
       this.offlineRetries = 0;
       await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
       // Records skipped as unreadable did not stop the cycle; the status says which (the agent logs it).
       this.setState(this.paused ? 'paused' : 'idle', this.paused ? null : this.sync.unreadable.summary());
     } catch (error) {
+      // Its retry repeats what failed (a background retry would wait for budget, and never learn the remote is back).
+      this.failed = mergeRequests(this.failed, run);
       if (error instanceof RemoteUnreachableError) {
         this.reachable = false;
         this.setState('offline', error.message);
@@ -187,6 +289,7 @@ export class SyncEngine {
         this.setState('error', (error as Error).message);
       }
     }
+    await this.saveBudget().catch(() => undefined);
   }
 
   private async hasPendingChanges(): Promise<boolean> {
@@ -210,7 +313,7 @@ export class SyncEngine {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => {
         this.nextAttemptAt = null;
-        this.wake();
+        this.enqueue(null); // a timed poll (or the retry of what failed)
       }, delay);
       this.timer.unref?.();
     });

@@ -16,12 +16,17 @@ import {
   heldDeleteRestoredJsonSchema,
   pendingChangeJsonSchema,
   syncConflictJsonSchema,
+  syncBudgetJsonSchema,
+  syncRefreshBodySchema,
   syncStatusJsonSchema,
   type PendingChangeJson,
+  type SyncBudgetJson,
   type SyncConflictJson,
 } from '../../shared/schemas/sync.ts';
 import { folderStatusJsonSchema, type FolderStatusJson } from '../../shared/schemas/folder.ts';
 import { documentedResponse } from '../engine/http/response-schemas.ts';
+import { BUCKET_LABELS } from '../../shared/throttle-rates.ts';
+import { filesDue } from './pull-plan.ts';
 
 const tags = ['sync'];
 
@@ -169,6 +174,62 @@ export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncCon
       const { sync, engine } = running();
       await resolveConflict(sync, request.params.id, request.body.choice, request.body.value, request.body.local_value);
       engine.wake();
+      return engine.status();
+    },
+  );
+
+  app.get(
+    '/sync/budget/',
+    {
+      config: { throttle: 'none' },
+      schema: {
+        tags,
+        summary: "Today's spend of each quota bucket by this computer (UTC day), the org's daily quotas, background sync's allowance, and what waits for budget",
+        response: { 200: syncBudgetJsonSchema },
+      },
+    },
+    async (): Promise<SyncBudgetJson> => {
+      const { sync, engine } = running();
+      const now = sync.clock.now();
+      const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+      const waiting = engine.budgetWaits();
+      const due = await filesDue(sync);
+      if (due.length && !waiting.some((wait) => wait.what.startsWith('files of'))) {
+        waiting.push({ bucket: sync.remote.pacer.bucketKey('private_file_list'), what: `files of ${due.length} changed project${due.length === 1 ? '' : 's'}`, may_go_at: now.toISOString() });
+      }
+      return {
+        day: now.toISOString().slice(0, 10),
+        resets_at: midnight.toISOString(),
+        background_share: sync.remote.pacer.backgroundShare,
+        buckets: sync.remote.pacer.budget().map((bucket) => ({
+          bucket: bucket.bucket,
+          label: BUCKET_LABELS[bucket.bucket] ?? bucket.bucket,
+          user: bucket.user,
+          background: bucket.background,
+          org_daily_quota: bucket.orgDailyQuota,
+          background_allowance: bucket.backgroundAllowance,
+          background_available: bucket.backgroundAvailable,
+          next_background_at: bucket.nextBackgroundAt === null ? null : new Date(bucket.nextBackgroundAt).toISOString(),
+        })),
+        waiting,
+      };
+    },
+  );
+  app.post(
+    '/sync/refresh/',
+    {
+      config: { throttle: 'none' },
+      schema: {
+        tags,
+        summary: 'Read projects afresh from the remote (their records and private files), as work a person waits for: the project view calls it when a project is opened or refreshed',
+        body: syncRefreshBodySchema,
+        response: { 200: syncStatusJsonSchema },
+      },
+    },
+    async (request) => {
+      const { engine } = running();
+      const ids = [...(request.body.project_ids ?? []), ...(request.body.project_id === undefined ? [] : [request.body.project_id])];
+      engine.requestPull('user', { projectIds: ids });
       return engine.status();
     },
   );

@@ -48,3 +48,40 @@ export type SyncConflictJson = z.infer<typeof syncConflictJsonSchema>;
 export const heldDeleteConfirmedJsonSchema = z.object({ file_id: z.number().int(), deleted: z.boolean() });
 /** POST .../sync/pending/<id>/restore/ */
 export const heldDeleteRestoredJsonSchema = z.object({ file_id: z.number().int(), restored: z.boolean() });
+
+/** One quota bucket of GET .../sync/budget/: what this computer spent of it today (UTC), and what background sync may spend. */
+export const syncBudgetBucketJsonSchema = z.object({
+  bucket: z.string().describe('the throttle bucket (shared/throttle-rates.ts): private_files, project_detail, default...'),
+  label: z.string().describe('the bucket in words'),
+  user: z.number().int().describe("requests this computer sent today for work a person waited for"),
+  background: z.number().int().describe('requests this computer sent today for background sync (polls, sweeps)'),
+  org_daily_quota: z.number().int().nullable().describe("the org's quota of this bucket per day, for all its users and computers together; null: none"),
+  background_allowance: z.number().int().nullable().describe("how many a day this computer's background sync may spend (the share of the org quota)"),
+  background_available: z.number().int().describe('background requests that may go now'),
+  next_background_at: z.string().nullable().describe('when the next background request may go, if not now'),
+});
+export type SyncBudgetBucketJson = z.infer<typeof syncBudgetBucketJsonSchema>;
+
+/** Background work left for want of budget, and when it may go. */
+export const syncBudgetWaitJsonSchema = z.object({
+  bucket: z.string(),
+  what: z.string().describe('the work, in words'),
+  may_go_at: z.string().describe('the earliest it may go'),
+});
+export type SyncBudgetWaitJson = z.infer<typeof syncBudgetWaitJsonSchema>;
+
+/** GET .../sync/budget/ */
+export const syncBudgetJsonSchema = z.object({
+  day: z.string().describe('the UTC day the spend is counted for (YYYY-MM-DD)'),
+  resets_at: z.string().describe('when the count starts again (the next UTC midnight)'),
+  background_share: z.number().describe('the share of each org quota background sync may spend (0.02: 2 %)'),
+  buckets: z.array(syncBudgetBucketJsonSchema),
+  waiting: z.array(syncBudgetWaitJsonSchema),
+});
+export type SyncBudgetJson = z.infer<typeof syncBudgetJsonSchema>;
+
+/** POST .../sync/refresh/: read projects afresh (their records and private files) as work a person waits for. */
+export const syncRefreshBodySchema = z.object({
+  project_id: z.number().int().positive().optional().describe('one project to read afresh'),
+  project_ids: z.array(z.number().int().positive()).max(100).optional().describe('several'),
+});

@@ -7,6 +7,7 @@ import { ConflictInbox } from './ConflictInbox.tsx';
 import { PendingChanges } from './PendingChanges.tsx';
 import { RemoteAccount } from './RemoteAccount.tsx';
 import { SyncStatusCard } from './SyncStatusCard.tsx';
+import { SyncBudget } from './SyncBudget.tsx';
 
 export function SyncView({ orgId }: { orgId: number }) {
   const loadState = useSyncStore((state) => state.loadState);
@@ -46,6 +47,7 @@ export function SyncView({ orgId }: { orgId: number }) {
           <SyncStatusCard />
           <ConflictInbox />
           <PendingChanges />
+          <SyncBudget orgId={orgId} />
         </>
       )}
       <RemoteAccount />

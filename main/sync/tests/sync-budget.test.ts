@@ -1,0 +1,84 @@
+// Issue 15: an idle agent stays within background sync's share of every org quota,
+// and still finds what changed. A real server, a real agent and the counting proxy
+// between them; the quotas are the documented table with every window shortened
+// 1,440 times (scaleRates: a day passes in a minute, 1,000 private-file requests
+// a day become 1,000 a minute), the same table on both sides, so half a minute of
+// real time is twelve hours of the budget.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
+import { DEFAULT_THROTTLE_RATES, type ThrottleRates, bucketOf, parseRate, quotaBuckets, scaleRates } from '../../../shared/throttle-rates.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
+import { createFile } from '../../engine/testing/file-testing.ts';
+import { actionOfRequest } from '../../../bench/budget.bench.ts';
+import type { SyncBudgetJson } from '../../../shared/schemas/sync.ts';
+
+const SCALE = 1440;
+const RATES = scaleRates(DEFAULT_THROTTLE_RATES, SCALE) as ThrottleRates;
+const IDLE_MS = 20_000;
+
+async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the budget of an idle agent', () => {
+  let h: SyncHarness;
+  before(async () => {
+    h = await startSyncHarness({ serverRates: RATES, remoteRates: RATES, pollIntervalSeconds: 0.25 });
+  });
+  after(() => h.close());
+
+  test('idle, background sync spends at most its share of each org quota, and causes no 429', async () => {
+    await h.agent.sync.settled();
+    const first = h.proxy.log.length;
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const elapsedMs = Date.now() - started;
+    const idle = h.proxy.log.slice(first);
+    assert.equal(idle.filter((entry) => entry.status === 429).length, 0, 'no 429');
+    const polls = new Map<string, number>();
+    for (const entry of idle) {
+      const bucket = bucketOf(RATES, actionOfRequest(entry.method, entry.path));
+      polls.set(bucket, (polls.get(bucket) ?? 0) + 1);
+    }
+    for (const bucket of quotaBuckets(RATES)) {
+      if (!bucket.org) continue;
+      const { limit, windowSeconds } = parseRate(bucket.org);
+      const allowance = (0.02 * limit * elapsedMs) / (windowSeconds * 1000);
+      const spent = polls.get(bucket.key) ?? 0;
+      // The agent's budget was filling from its start, a little before the idle time counted here: one token of slack.
+      assert.ok(spent <= allowance + 1, `${bucket.key}: ${spent} requests in ${elapsedMs} ms, allowance ${allowance.toFixed(1)}`);
+    }
+    assert.ok((polls.get('default') ?? 0) > 10, 'the agent did poll (the project probe)');
+    const budget = (await h.local('GET', syncPaths.budget(1))).json as SyncBudgetJson;
+    const files = budget.buckets.find((bucket) => bucket.bucket === 'private_files')!;
+    assert.equal(files.org_daily_quota, 1000 * SCALE);
+    assert.equal(files.background_allowance, 20 * SCALE);
+    assert.equal(budget.background_share, 0.02);
+    assert.ok(files.background <= files.background_allowance!, 'the route reports the spend');
+  });
+
+  test('a project changed on the remote reaches the idle agent, and the files of that project with it', async () => {
+    const adminToken = await h.server.tokenFor('admin@sunrise.example');
+    const file = await createFile(h.server, adminToken, 'budget bytes', 'budget.txt', { title: 'Came with a change', project: `${h.server.baseUrl}${apiPaths.project(1, 3)}` });
+    assert.equal((await h.remote('PATCH', apiPaths.project(1, 3), { notes: 'changed elsewhere' })).status, 200);
+    // No wake: the timed polls find it (the project probe moved, so project 3's files are looked up).
+    await waitFor('the change', async () => ((await h.local('GET', apiPaths.project(1, 3))).json.notes === 'changed elsewhere' ? true : undefined));
+    await waitFor('the file', async () => ((await h.local('GET', apiPaths.privateFile(1, file.id))).status === 200 ? true : undefined));
+  });
+
+  test('opening a project reads its files afresh (POST sync/refresh/)', async () => {
+    const adminToken = await h.server.tokenFor('admin@sunrise.example');
+    // A file added to a project that did not change: no probe of projects shows it.
+    const file = await createFile(h.server, adminToken, 'opened bytes', 'opened.txt', { title: 'Seen on open', project: `${h.server.baseUrl}${apiPaths.project(1, 5)}` });
+    const response = await h.local('POST', syncPaths.refresh(1), { project_id: 5 });
+    assert.equal(response.status, 200);
+    await waitFor('the file', async () => ((await h.local('GET', apiPaths.privateFile(1, file.id))).status === 200 ? true : undefined), 10_000);
+  });
+});
