@@ -8,14 +8,16 @@
 // one (unless it carries local changes still waiting, as in a sweep). A record with
 // local changes queued is left to the next cycle, which pulls before it pushes. A
 // 410 (the cursor is older than the remote's log) asks the next pull to sweep every
-// list. Then it asks the sync engine for a pull of the projects concerned
-// (SyncEngine.requestPull), which runs the rest of the cycle. Every request but the
+// list. A file's change is read with one list of its project's files per page of
+// changes. Then it tells the sync engine (SyncEngine.requestPull('hint')), whose
+// pull moves its probes' marks past what was read. Every request but the
 // stream goes through the remote client, and so through the quota pacer.
 import { createParser } from 'eventsource-parser';
 import type { SyncContext } from './sync-context.ts';
 import { getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
 import { readRemote } from './remote-records.ts';
+import { refreshProjectFiles } from './pull-plan.ts';
 import { hasQueuedChanges } from './outbox.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { type Backoff, backoffDelayMs } from '../../shared/backoff.ts';
@@ -182,7 +184,6 @@ export class FeedPull {
   }
 
   private async readChanges(): Promise<void> {
-    const projectIds = new Set<number>();
     let applied = 0;
     for (let pages = 0; pages < 1000 && !this.stopped; pages++) {
       const cursor = await getSyncState(this.sync.db, FEED_CURSOR_KEY);
@@ -197,21 +198,24 @@ export class FeedPull {
       }
       if (outcome.kind !== 'ok') throw new Error(outcome.message);
       const list = changeListSchema.parse(outcome.body);
+      const filesOfProjects = new Set<number>();
       for (const change of list.changes) {
-        await this.apply(change, projectIds);
+        await this.apply(change, filesOfProjects);
         applied++;
       }
+      // A project's new or changed files are read with one list of that project's files, not a detail GET
+      // each (thirty photos dropped at once cost one request of the org's 1,000 a day); before the cursor moves.
+      for (const projectId of filesOfProjects) await refreshProjectFiles(this.sync, projectId);
       await setSyncState(this.sync.db, FEED_CURSOR_KEY, list.next_cursor);
       if (list.changes.length > 0) this.options.onApplied?.(list.changes);
       if (!list.has_more) break;
     }
-    if (applied > 0) this.puller.requestPull('hint', { projectIds: [...projectIds] });
+    // The probes' marks move past what was read here, so the next timed poll does not walk it again.
+    if (applied > 0) this.puller.requestPull('hint');
   }
 
-  private async apply(change: ChangeEntry, projectIds: Set<number>): Promise<void> {
-    if (change.project_id !== null) projectIds.add(change.project_id);
-    if (change.model === 'project') projectIds.add(change.id);
-    // Events come with their project's detail (the cycle's pull of that project).
+  private async apply(change: ChangeEntry, filesOfProjects: Set<number>): Promise<void> {
+    // Events come with their project's detail.
     if (change.model === 'event') return;
     if (change.op === 'delete') {
       await removeReplicaRecord(this.sync, change.model, change.id);
@@ -219,6 +223,10 @@ export class FeedPull {
     }
     // Local changes waiting: the cycle merges it, pulling before it pushes.
     if (await hasQueuedChanges(this.sync.db, change.model, change.id)) return;
+    if (change.model === 'private_file' && change.project_id !== null) {
+      filesOfProjects.add(change.project_id);
+      return;
+    }
     const json = await getRemoteJson(this.sync, remotePath(this.sync, change.model, change.id), {}, DETAIL_ACTIONS[change.model]);
     if (json === null) {
       // 403 or 404: gone, or no longer shown to this user.

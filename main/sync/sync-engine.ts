@@ -181,16 +181,6 @@ export class SyncEngine {
     });
   }
 
-  /**
-   * Pull soon, for a reason: a change-feed hint (main/sync/feed-pull.ts) or the user.
-   * Minimal stand-in (b15-feed) until b15-budget's scheduling lands: it runs a cycle.
-   */
-  requestPull(reason: 'hint' | 'user', scope?: { projectIds?: number[] }): void {
-    void reason;
-    void scope;
-    this.wake();
-  }
-
   async pause(): Promise<void> {
     this.paused = true;
     await setSyncState(this.sync.db, 'paused', 'true');
