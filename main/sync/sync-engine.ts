@@ -3,7 +3,7 @@
 // reachable after being offline. One state at a time, each change reported.
 import type { SyncContext } from './sync-context.ts';
 import { pushOutbox } from './push.ts';
-import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
+import { describeSyncStop, RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
 import { countOutbox, hasChangesToPush, nextDueAt } from './outbox.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
@@ -163,18 +163,20 @@ export class SyncEngine {
       // Records skipped as unreadable did not stop the cycle; the status says which (the agent logs it).
       this.setState(this.paused ? 'paused' : 'idle', this.paused ? null : this.sync.unreadable.summary());
     } catch (error) {
+      // Said as sentences (remote-errors.ts), with when the next try comes.
+      const remoteUrl = this.sync.remote.baseUrl;
       if (error instanceof RemoteUnreachableError) {
         this.reachable = false;
-        this.setState('offline', error.message);
+        this.setState('offline', describeSyncStop(error, remoteUrl, this.offlineRetryDelay(this.offlineRetries + 1)));
       } else if (error instanceof RemoteBusyError) {
         // Reachable but busy: the pacer already holds the throttled bucket for Retry-After.
         this.reachable = true;
         this.busyRetryMs = error.retryAfterMs ?? this.options.offlineRetryMs;
-        this.setState('idle', `the remote asked to wait: ${error.message}`);
+        this.setState('idle', describeSyncStop(error, remoteUrl, this.busyRetryMs));
       } else if (error instanceof SignInRequiredError) {
-        this.setState('needs_sign_in', `${error.message}. Sign in to the remote again.`);
+        this.setState('needs_sign_in', describeSyncStop(error, remoteUrl, null));
       } else {
-        this.setState('error', (error as Error).message);
+        this.setState('error', describeSyncStop(error, remoteUrl, this.offlineRetryDelay(this.offlineRetries + 1)));
       }
     }
   }
