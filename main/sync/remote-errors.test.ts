@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  describeChangeFailure,
   describeSignInFailure,
   describeSyncStop,
   describeUnsentChanges,
@@ -54,4 +55,12 @@ test('the question before signing out counts changes and deletions', () => {
     '3 changes have not reached https://solar.example.com yet and 1 deletion waits for you. Sign out anyway? They stay on this computer and go up when you sign in to https://solar.example.com again.',
   );
   assert.match(describeUnsentChanges(URL, { pending: 0, heldDeletes: 2 }), /^2 deletions wait for you\. Sign out anyway\?/);
+});
+
+test('why one change did not go up reads as the end of a sentence', () => {
+  assert.equal(describeChangeFailure('HTTP 400: {"title":["This field may not be blank."]}'), 'the server refused it (title: This field may not be blank)');
+  assert.equal(describeChangeFailure('HTTP 403: {"detail":"You do not have permission to perform this action."}'), 'the server refused it (You do not have permission to perform this action)');
+  assert.equal(describeChangeFailure('ECONNRESET: socket hang up'), 'the server is not answering (the connection was cut)');
+  assert.equal(describeChangeFailure('throttled by the remote for 5 s'), 'the server asked to wait 5 s (a request quota is used up for now)');
+  assert.equal(describeChangeFailure('the remote failed (HTTP 502): "bad gateway"'), 'the server had a problem (HTTP 502)');
 });

@@ -89,3 +89,41 @@ export function describeUnsentChanges(remoteUrl: string, unsent: { pending: numb
   if (unsent.heldDeletes > 0) parts.push(`${plural(unsent.heldDeletes, 'deletion waits', 'deletions wait')} for you`);
   return `${parts.join(' and ')}. Sign out anyway? They stay on this computer and go up when you sign in to ${remoteUrl} again.`.replace(/^./, (first) => first.toUpperCase());
 }
+
+/** The first message of a DRF-shaped error body ({"detail": ...} or field lists), for one line. */
+function firstMessage(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return typeof body === 'string' && body.trim() ? body.trim() : null;
+  const record = body as Record<string, unknown>;
+  if (typeof record.detail === 'string') return record.detail;
+  for (const [field, messages] of Object.entries(record)) {
+    const first = Array.isArray(messages) ? messages[0] : messages;
+    if (typeof first === 'string') return field === 'non_field_errors' ? first : `${field.replace(/_/g, ' ')}: ${first}`;
+  }
+  return null;
+}
+
+/**
+ * Why one change did not go up, from the error the push kept with it ("HTTP 400:
+ * {...}", "ECONNRESET: socket hang up", "throttled by the remote for 5 s"), as the
+ * end of a sentence: "the server refused it (title: This field may not be blank.)".
+ */
+export function describeChangeFailure(lastError: string): string {
+  const http = /^HTTP (\d{3}): ([\s\S]*)$/.exec(lastError);
+  if (http) {
+    let body: unknown = http[2];
+    try {
+      body = JSON.parse(http[2]!);
+    } catch {
+      // not JSON: the text itself
+    }
+    const message = firstMessage(body);
+    return `the server refused it (${message ? message.replace(/\.$/, '') : `HTTP ${http[1]}`})`;
+  }
+  if (/throttled/.test(lastError)) {
+    const seconds = /for (\d+) s/.exec(lastError)?.[1];
+    return `the server asked to wait${seconds ? ` ${seconds} s` : ''} (a request quota is used up for now)`;
+  }
+  if (/^the remote failed \(HTTP (\d{3})\)/.test(lastError)) return `the server had a problem (HTTP ${/HTTP (\d{3})/.exec(lastError)![1]})`;
+  if (/\bE[A-Z_]{3,}\b|network error/.test(lastError)) return `the server ${networkReason(lastError)}`;
+  return lastError.replace(/\.$/, '');
+}
