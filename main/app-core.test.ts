@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BridgeEnvelope, BridgeEventChannels, EventChannel, SessionInfo } from '../shared/bridge.ts';
+import type { BridgeEnvelope, BridgeEventChannels, EventChannel, SessionInfo, SignOutAnswer } from '../shared/bridge.ts';
 import { type AppCore, describeChanges, startAppCore } from './app-core.ts';
 import { byUser, type RecordChangeEvent } from './engine/changes/change-feed.ts';
 import { createSyncAgentHost } from './core/agent-backend.ts';
@@ -246,7 +246,9 @@ describe('app core, signed in to a remote through the sync agent', () => {
   test('a wrong password fails with the reason and leaves the embedded store running', async () => {
     const refused = await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: 'wrong' });
     assert.equal(refused.ok, false);
-    assert.match(!refused.ok ? refused.error.message : '', /Sign-in failed: .*refused/);
+    assert.match(!refused.ok ? refused.error.message : '', /Sign-in failed: .*refused that username and password/);
+    // The user's to fix, not the app's failure: its own code, so browser mode answers 4xx, not 500.
+    assert.equal(!refused.ok && refused.error.code, 'sign_in_failed');
     const session = ok<SessionInfo>(await core.invoke('session.get', undefined));
     assert.equal(session.mode, 'embedded');
     assert.equal(session.remoteUrl, null);
@@ -267,8 +269,9 @@ describe('app core, signed in to a remote through the sync agent', () => {
     const status = ok<{ status: number; body: { pending: number } }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/sync/status/' }));
     assert.equal(status.status, 200);
 
-    const signedOut = ok<SessionInfo>(await core.invoke('auth.signOut', undefined));
-    assert.equal(signedOut.mode, 'embedded');
+    await until(() => core.events.latestOf('sync.state')?.pending === 0, 'nothing left to push');
+    const signedOut = ok<SignOutAnswer>(await core.invoke('auth.signOut', undefined));
+    assert.equal(signedOut.outcome === 'signed_out' && signedOut.session.mode, 'embedded');
     assert.equal(core.events.latestOf('sync.state')?.state, 'local_only');
   });
 });

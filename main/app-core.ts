@@ -10,9 +10,11 @@ import {
   BridgeError,
   type BridgeEnvelope,
   type BridgeHandlers,
+  type LocalWorkOffer,
   type RecordsChanged,
   type SessionInfo,
   type Settings,
+  type SignOutAnswer,
   type SyncState,
   type Unsubscribe,
 } from '../shared/bridge.ts';
@@ -27,6 +29,10 @@ import type { ProjectFolderOptions } from './core/agent-folders.ts';
 import { workspaceFolderRoot } from './core/folder-session.ts';
 import { type DataFolderLock, DataFolderInUseError, lockDataFolder } from './engine/store/data-folder-lock.ts';
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from './engine/changes/change-feed.ts';
+import { countHeldDeletes, countOutbox } from './sync/outbox.ts';
+import { syncPaths } from '../shared/api-paths.ts';
+import { describeSignInFailure, describeUnsentChanges } from './sync/remote-errors.ts';
+import { listLocalWork, readLocalWorkState, sendLocalWork, targetKey, updateLocalWorkState } from './core/local-work.ts';
 
 export interface AppCoreOptions {
   dataDir: string;
@@ -94,8 +100,11 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
   /** The agent when signed in to a remote, else the embedded store. `password` comes only with a sign-in. */
   async function startBackend(password?: string): Promise<LocalBackend> {
     const settings = options.settings.read();
+    const localWork = readLocalWorkState(options.dataDir);
+    // Signed in, the user may still open the local workspace ("On this computer"); a new sign-in opens the org's.
+    const wantsRemote = password !== undefined || localWork.workspace === 'remote';
     let backend: LocalBackend;
-    if (options.syncAgent && settings.remoteUrl && (password || isSignedIn(settings))) {
+    if (options.syncAgent && settings.remoteUrl && (password || isSignedIn(settings)) && wantsRemote) {
       backend = await options.syncAgent.start({
         dataDir: options.dataDir,
         remoteUrl: settings.remoteUrl,
@@ -107,15 +116,19 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
       });
     } else {
+      // While signed in, settings.orgId is the remote's org: the local workspace keeps its own.
+      const isLocalWorkspace = isSignedIn(settings) && !wantsRemote;
       backend = await startEmbeddedBackend({
         dataDir: options.dataDir,
         dataFolderLock: lock,
-        orgId: settings.orgId,
+        orgId: isLocalWorkspace ? localWork.localOrgId : settings.orgId,
         allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
         folderRoot: settings.folderRoot,
         projectFolders: options.projectFolders,
         log: options.logFolders,
       });
+      const localOrgId = backend.identity().orgId;
+      if (localWork.localOrgId !== localOrgId) updateLocalWorkState(options.dataDir, (state) => void (state.localOrgId = localOrgId));
     }
     watchers = [
       backend.watchSyncStatus((state) => {
@@ -143,6 +156,13 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     }
   }
 
+  /** The agent's changes not yet on the remote, as last seen when its backend closed. */
+  let lastUnsent = { pending: 0, heldDeletes: 0 };
+  const unsentOf = async (active: LocalBackend) => {
+    const heldDeletes = await countHeldDeletes(active.db);
+    return { pending: (await countOutbox(active.db)) - heldDeletes, heldDeletes };
+  };
+
   let current = startBackendOrFallBack();
   await current;
   const backend = () => current;
@@ -153,6 +173,8 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     const restart = restarting.then(async () => {
       const old = await current.catch(() => null);
       for (const unsubscribe of watchers) unsubscribe();
+      // What has not gone up yet, so signing out from the local workspace can still say it.
+      if (old?.mode === 'synced') lastUnsent = await unsentOf(old).catch(() => lastUnsent);
       syncState = LOCAL_ONLY_STATE;
       await old?.close();
       current = startBackend(password);
@@ -174,7 +196,51 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       projectFoldersRoot: workspaceFolderRoot(active.mode, settings.folderRoot),
       isSyncAvailable: options.syncAgent !== undefined,
       needsSignIn: syncState.state === 'needs_sign_in',
+      workspace: isSignedIn(settings) && active.mode === 'embedded' ? 'local' : 'remote',
+      signedIn: signedInTo(settings),
     };
+  }
+
+  /** The saved sign-in and its org's name (known from the last time its agent ran), or null. */
+  function signedInTo(settings: Settings): SessionInfo['signedIn'] {
+    if (!isSignedIn(settings) || !settings.remoteUrl) return null;
+    const known = readLocalWorkState(options.dataDir).signedIn;
+    return { remoteUrl: settings.remoteUrl, orgName: known?.remoteUrl === settings.remoteUrl ? known.orgName : settings.remoteUrl };
+  }
+
+  /**
+   * Runs `use` on the embedded store: the active backend in the local workspace (or
+   * when not signed in), else a short-lived one beside the agent (its own SQLite file;
+   * the data folder's lock is the core's), closed afterwards.
+   */
+  async function withLocalStore<T>(use: (store: LocalBackend) => Promise<T>): Promise<T> {
+    const active = await current;
+    if (active.mode === 'embedded') return use(active);
+    const store = await startEmbeddedBackend({
+      dataDir: options.dataDir,
+      dataFolderLock: lock,
+      orgId: readLocalWorkState(options.dataDir).localOrgId,
+      allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+      folderRoot: null,
+    });
+    try {
+      return await use(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** What exists only on this computer and has not gone to the signed-in org. */
+  async function localWorkOffer(): Promise<LocalWorkOffer> {
+    const signedIn = signedInTo(options.settings.read());
+    const state = readLocalWorkState(options.dataDir);
+    if (!signedIn || !state.signedIn || state.signedIn.remoteUrl !== signedIn.remoteUrl) {
+      return { isOpen: false, isKept: false, orgName: null, remoteUrl: null, items: [] };
+    }
+    const target = state.targets[targetKey(state.signedIn.remoteUrl, state.signedIn.orgId)];
+    const items = (await withLocalStore((store) => listLocalWork(store.db, store.identity().orgId))).filter((item) => !target?.sent[item.key]);
+    const isKept = target?.kept ?? false;
+    return { isOpen: items.length > 0 && !isKept, isKept, orgName: state.signedIn.orgName, remoteUrl: state.signedIn.remoteUrl, items };
   }
 
   const callApi = (request: RawApiRequest) => callLocalApi(backend, request);
@@ -231,24 +297,105 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       if (!options.syncAgent) throw new BridgeError('This SolarDesk was started without the sync agent, so it cannot sign in to a remote.');
       const before = options.settings.read();
       const wasSignedIn = isSignedIn(before);
-      options.settings.write({ ...before, remoteUrl: remoteUrl.replace(/\/+$/, ''), username, orgId: wantedOrg ?? null });
+      const url = remoteUrl.replace(/\/+$/, '');
+      options.settings.write({ ...before, remoteUrl: url, username, orgId: wantedOrg ?? null });
       try {
         await restartBackend(password);
       } catch (error) {
-        // Back to what ran before, and say why the sign-in failed.
+        // Back to what ran before, and say why the sign-in failed: the user's to fix, not the app's fault.
         options.settings.write(before);
         if (!wasSignedIn) options.syncAgent.forgetSignIn(options.dataDir);
         await restartBackend();
-        throw new BridgeError(`Sign-in failed: ${(error as Error).message}`);
+        throw new BridgeError(describeSignInFailure(url, (error as Error).message), { code: 'sign_in_failed' });
+      }
+      const active = await current;
+      const identity = active.identity();
+      updateLocalWorkState(options.dataDir, (state) => {
+        state.workspace = 'remote';
+        state.signedIn = { remoteUrl: url, orgId: identity.orgId, orgName: identity.orgName };
+      });
+      // The org's name is known now: tell the views again (the restart told them before it was saved).
+      const info = await session();
+      events.emit('session.changed', info);
+      return info;
+    },
+
+    'auth.signOut': async (request): Promise<SignOutAnswer> => {
+      const settings = options.settings.read();
+      if (!request?.confirm && isSignedIn(settings) && settings.remoteUrl) {
+        const active = await current;
+        const unsent = active.mode === 'synced' ? await unsentOf(active) : lastUnsent;
+        if (unsent.pending > 0 || unsent.heldDeletes > 0) {
+          return { outcome: 'needs_confirmation', ...unsent, remoteUrl: settings.remoteUrl, question: describeUnsentChanges(settings.remoteUrl, unsent) };
+        }
+      }
+      // The URL and username stay, so signing in again only needs the password; the replica stays too.
+      options.syncAgent?.forgetSignIn(options.dataDir);
+      updateLocalWorkState(options.dataDir, (state) => void (state.workspace = 'remote'));
+      lastUnsent = { pending: 0, heldDeletes: 0 };
+      await restartBackend();
+      return { outcome: 'signed_out', session: await session() };
+    },
+
+    'workspace.switch': async ({ workspace }) => {
+      if (!isSignedIn(options.settings.read())) {
+        throw new BridgeError('There is only the workspace on this computer until you sign in to a remote (Sync → Sign in).', { code: 'not_signed_in' });
+      }
+      if (readLocalWorkState(options.dataDir).workspace !== workspace) {
+        updateLocalWorkState(options.dataDir, (state) => void (state.workspace = workspace));
+        await restartBackend();
       }
       return session();
     },
 
-    'auth.signOut': async () => {
-      // The URL and username stay, so signing in again only needs the password.
-      options.syncAgent?.forgetSignIn(options.dataDir);
-      await restartBackend();
-      return session();
+    'localWork.list': () => localWorkOffer(),
+
+    'localWork.send': async ({ keys }) => {
+      const active = await current;
+      const state = readLocalWorkState(options.dataDir);
+      if (active.mode !== 'synced' || !state.signedIn) {
+        throw new BridgeError('Open your office’s workspace first: work goes up through its sync agent (the workspace switcher in the sidebar).', { code: 'not_signed_in' });
+      }
+      const signedIn = state.signedIn;
+      const target = targetKey(signedIn.remoteUrl, signedIn.orgId);
+      const agentApi = (request: Parameters<typeof callApi>[0]) => callLocalApi(async () => active, request);
+      // Sync waits while the records are made: a record the agent pushed meanwhile would
+      // be re-keyed under a reference made to its provisional id (a file's project).
+      const agentOrg = active.identity().orgId;
+      const status = await agentApi({ method: 'GET', path: syncPaths.status(agentOrg) });
+      const wasPaused = (status.body as { state?: string } | null)?.state === 'paused';
+      if (!wasPaused) await agentApi({ method: 'POST', path: syncPaths.pause(agentOrg) });
+      const result = await withLocalStore(async (store) => {
+        const all = await listLocalWork(store.db, store.identity().orgId);
+        const sent = state.targets[target]?.sent ?? {};
+        const wanted = all.filter((item) => keys.includes(item.key) && !sent[item.key]);
+        return sendLocalWork(
+          {
+            source: { callApi: (request) => callLocalApi(async () => store, request), orgId: store.identity().orgId },
+            target: { callApi: agentApi, orgId: active.identity().orgId, orgName: signedIn.orgName },
+          },
+          wanted,
+          all,
+          (key) => sent[key]?.remoteId ?? null,
+          (item, remoteId) =>
+            updateLocalWorkState(options.dataDir, (next) => {
+              const entry = (next.targets[target] ??= { kept: false, sent: {} });
+              entry.sent[item.key] = { remoteId, at: new Date().toISOString() };
+            }),
+          (progress) => events.emit('localWork.progress', progress),
+        );
+      }).finally(async () => {
+        if (!wasPaused) await agentApi({ method: 'POST', path: syncPaths.resume(agentOrg) });
+      });
+      return { ...result, offer: await localWorkOffer() };
+    },
+
+    'localWork.keep': async () => {
+      const state = readLocalWorkState(options.dataDir);
+      if (!state.signedIn || !isSignedIn(options.settings.read())) return localWorkOffer();
+      const target = targetKey(state.signedIn.remoteUrl, state.signedIn.orgId);
+      updateLocalWorkState(options.dataDir, (next) => void ((next.targets[target] ??= { kept: false, sent: {} }).kept = true));
+      return localWorkOffer();
     },
   };
 

@@ -55,5 +55,11 @@ export const bridgeRequestSchemas = {
       orgId: positiveId.optional(),
     })
     .strict(),
-  'auth.signOut': emptyRequest,
+  'auth.signOut': z.object({ confirm: z.boolean().optional() }).strict().optional(),
+  'workspace.switch': z.object({ workspace: z.enum(['remote', 'local']) }).strict(),
+  'localWork.list': emptyRequest,
+  'localWork.send': z
+    .object({ keys: z.array(z.string().regex(/^(project|contact|private_file|webhook):\d{1,15}$/)).min(1).max(10_000) })
+    .strict(),
+  'localWork.keep': emptyRequest,
 } as const satisfies Record<InvokeChannel, z.ZodType>;

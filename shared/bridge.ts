@@ -55,7 +55,17 @@ export interface SessionInfo {
   isSyncAvailable: boolean;
   /** Signed in to a remote, but the remote no longer accepts the token. */
   needsSignIn: boolean;
+  /**
+   * Which workspace is open: `remote` (the signed-in org's replica, or the embedded
+   * store when not signed in) or `local` (the embedded store "On this computer",
+   * opened while signed in: the sign-in stays).
+   */
+  workspace: Workspace;
+  /** The saved sign-in, in either workspace (null when not signed in): what the workspace switcher offers. */
+  signedIn: { remoteUrl: string; orgName: string } | null;
 }
+
+export type Workspace = 'remote' | 'local';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -110,6 +120,55 @@ export interface SyncState {
   detail: string;
 }
 
+/** A record of the embedded store made or changed by a person on this computer (docs/sync.md, "Local work and signing in"). */
+export interface LocalWorkItem {
+  /** `<kind>:<id>`, the id in the embedded store. */
+  key: string;
+  kind: LocalWorkKind;
+  id: number;
+  title: string;
+  /** created: made on this computer; changed: a record of the store (the demo data) edited here. */
+  change: 'created' | 'changed';
+  /** The fields changed, when known (empty for a record made here). */
+  fields: string[];
+  /** The project a file or contact belongs to, by title, when it has one. */
+  projectTitle: string | null;
+  changedAt: string;
+}
+
+export type LocalWorkKind = 'project' | 'contact' | 'private_file' | 'webhook';
+
+/** What exists only on this computer, offered to the signed-in org. */
+export interface LocalWorkOffer {
+  /** False when not signed in, or nothing waits: then `items` is empty. */
+  isOpen: boolean;
+  /** The user said "Keep on this computer" for this remote: not offered on its own again (still listed). */
+  isKept: boolean;
+  /** The signed-in org and remote the items would go to. */
+  orgName: string | null;
+  remoteUrl: string | null;
+  items: LocalWorkItem[];
+}
+
+export interface LocalWorkSendResult {
+  sent: { key: string; title: string; remoteId: number }[];
+  /** Items that did not go up, with why, in a sentence; they stay offered. */
+  failed: { key: string; title: string; error: string }[];
+  offer: LocalWorkOffer;
+}
+
+export interface LocalWorkProgress {
+  done: number;
+  total: number;
+  /** The item being sent now (null once finished). */
+  title: string | null;
+}
+
+/** Sign-out answers one of these: signed out, or a question first when changes have not reached the remote. */
+export type SignOutAnswer =
+  | { outcome: 'signed_out'; session: SessionInfo }
+  | { outcome: 'needs_confirmation'; pending: number; heldDeletes: number; remoteUrl: string; question: string };
+
 export interface RecordsChanged {
   /** API path segments of what changed: projects, contacts, private_files, webhooks, events... */
   kinds: string[];
@@ -134,7 +193,16 @@ export interface BridgeInvokeChannels {
   'settings.get': { request: Record<string, never> | undefined; response: Settings };
   'settings.set': { request: Partial<Settings>; response: Settings };
   'auth.signIn': { request: { remoteUrl: string; username: string; password: string; orgId?: number }; response: SessionInfo };
-  'auth.signOut': { request: Record<string, never> | undefined; response: SessionInfo };
+  /** Without `confirm: true`, answers `needs_confirmation` (and stays signed in) while changes or held deletes wait. */
+  'auth.signOut': { request: { confirm?: boolean } | undefined; response: SignOutAnswer };
+  /** Opens the local workspace ("On this computer") or the signed-in org's, keeping the sign-in. */
+  'workspace.switch': { request: { workspace: Workspace }; response: SessionInfo };
+  /** What exists only on this computer and has not gone to the signed-in org. */
+  'localWork.list': { request: Record<string, never> | undefined; response: LocalWorkOffer };
+  /** Sends these items (by key) to the signed-in org; `localWork.progress` events meanwhile. */
+  'localWork.send': { request: { keys: string[] }; response: LocalWorkSendResult };
+  /** "Keep on this computer": the offer is not shown on its own again for this remote; the items stay in the local workspace. */
+  'localWork.keep': { request: Record<string, never> | undefined; response: LocalWorkOffer };
 }
 
 /** Every event channel and its payload. Subscriptions return an unsubscribe function. */
@@ -144,6 +212,7 @@ export interface BridgeEventChannels {
   'records.changed': RecordsChanged;
   /** The session changed: sign-in, sign-out, another org, or the remote refused the token. */
   'session.changed': SessionInfo;
+  'localWork.progress': LocalWorkProgress;
 }
 
 export type InvokeChannel = keyof BridgeInvokeChannels;
@@ -166,8 +235,12 @@ export const INVOKE_CHANNELS = [
   'settings.set',
   'auth.signIn',
   'auth.signOut',
+  'workspace.switch',
+  'localWork.list',
+  'localWork.send',
+  'localWork.keep',
 ] as const satisfies readonly InvokeChannel[];
-export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed'] as const satisfies readonly EventChannel[];
+export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress'] as const satisfies readonly EventChannel[];
 
 // Compile-time checks that the two lists name every channel of the interfaces above.
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -202,8 +275,13 @@ export interface BridgeErrorPayload {
   status?: number;
   /** The API's error body, for field errors. */
   details?: unknown;
-  /** invalid_request: the request broke the contract; failed: the handler could not do it. */
-  code: 'invalid_request' | 'unknown_channel' | 'failed';
+  /**
+   * invalid_request: the request broke the contract; sign_in_failed: the remote refused
+   * the sign-in or could not be reached (the message says which; `status` is the
+   * remote's answer when there was one); not_signed_in: the channel needs a sign-in;
+   * failed: the handler could not do it.
+   */
+  code: 'invalid_request' | 'unknown_channel' | 'sign_in_failed' | 'not_signed_in' | 'failed';
 }
 
 export class BridgeError extends Error {

@@ -14,6 +14,7 @@ import { countHeldDeletes } from '../sync/outbox.ts';
 import { registerFolderRoutes } from '../sync/sync-routes.ts';
 import { type EmbeddedStartOptions, type LocalBackend, type LocalIdentity, LOCAL_ONLY_STATE } from './local-backend.ts';
 import { startEmbeddedFolders } from './folder-session.ts';
+import { backfillLocalWork, captureLocalWork } from './local-work.ts';
 
 /**
  * The service's quotas protect a shared remote from many clients. The embedded
@@ -69,8 +70,11 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
       })),
   });
   const started = engine;
+  // Every record a person makes or changes here is local work, offered after a sign-in (local-work.ts).
+  captureLocalWork(started.context);
   try {
     await seedDemo(started.context); // does nothing to a store that holds data
+    await backfillLocalWork(started.context.db, started.context.clock.now().toISOString());
     const baseUrl = await started.listen(0, '127.0.0.1');
     const identity = await chooseLocalIdentity(started.context, options.orgId);
     const issue = () => issueToken(started.context.db, started.context.clock, identity.user.id);

@@ -8,7 +8,7 @@
 // background, within the budget, and give way as soon as user work waits.
 import type { SyncContext } from './sync-context.ts';
 import { pushOutbox } from './push.ts';
-import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
+import { describeSyncStop, RemoteBusyError, RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 import { pullAll } from './pull.ts';
 import { type BudgetWait, pullPlanned } from './pull-plan.ts';
 import type { PacerSnapshot } from './quota-pacer.ts';
@@ -265,18 +265,20 @@ export class SyncEngine {
     } catch (error) {
       // Its retry repeats what failed (a background retry would wait for budget, and never learn the remote is back).
       this.failed = mergeRequests(this.failed, run);
+      // Said as sentences (remote-errors.ts), with when the next try comes.
+      const remoteUrl = this.sync.remote.baseUrl;
       if (error instanceof RemoteUnreachableError) {
         this.reachable = false;
-        this.setState('offline', error.message);
+        this.setState('offline', describeSyncStop(error, remoteUrl, this.offlineRetryDelay(this.offlineRetries + 1)));
       } else if (error instanceof RemoteBusyError) {
         // Reachable but busy: the pacer already holds the throttled bucket for Retry-After.
         this.reachable = true;
         this.busyRetryMs = error.retryAfterMs ?? this.options.offlineRetryMs;
-        this.setState('idle', `the remote asked to wait: ${error.message}`);
+        this.setState('idle', describeSyncStop(error, remoteUrl, this.busyRetryMs));
       } else if (error instanceof SignInRequiredError) {
-        this.setState('needs_sign_in', `${error.message}. Sign in to the remote again.`);
+        this.setState('needs_sign_in', describeSyncStop(error, remoteUrl, null));
       } else {
-        this.setState('error', (error as Error).message);
+        this.setState('error', describeSyncStop(error, remoteUrl, this.offlineRetryDelay(this.offlineRetries + 1)));
       }
     }
     await this.saveBudget().catch(() => undefined);

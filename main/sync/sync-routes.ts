@@ -27,6 +27,7 @@ import { folderStatusJsonSchema, type FolderStatusJson } from '../../shared/sche
 import { documentedResponse } from '../engine/http/response-schemas.ts';
 import { BUCKET_LABELS } from '../../shared/throttle-rates.ts';
 import { filesDue } from './pull-plan.ts';
+import { describeChangeFailure } from './remote-errors.ts';
 
 const tags = ['sync'];
 
@@ -39,13 +40,13 @@ const folderStatusAnswer = documentedResponse(folderStatusJsonSchema);
 
 function reasonFor(row: QueuedChange, state: string, now: string): string {
   if (row.waitsOnlyForConflicts) return `Waiting for you to settle the conflict on ${(JSON.parse(row.fields) as string[]).join(', ')}.`;
-  if (row.status === 'parked') return `The remote rejected this change: ${row.last_error ?? 'no reason given'}. Edit the record to try again.`;
+  if (row.status === 'parked') return `${row.last_error ? `Not sent: ${describeChangeFailure(row.last_error)}` : 'The remote refused this change'}. Edit the record to try again.`;
   if (row.status === 'in_flight') return 'Being sent to the remote.';
   if (row.status === 'held') return row.last_error ?? 'Held until you confirm it.';
   if (state === 'paused') return 'Sync is paused.';
   if (state === 'offline') return 'The remote cannot be reached; it goes out when it can.';
   if (state === 'needs_sign_in') return 'Sign in to the remote again to send it.';
-  if (row.next_attempt_at > now && row.last_error) return `Retrying after a failure: ${row.last_error}`;
+  if (row.next_attempt_at > now && row.last_error) return `Not sent yet: ${describeChangeFailure(row.last_error)}. SolarDesk tries again on its own.`;
   return 'Waiting for the next push.';
 }
 

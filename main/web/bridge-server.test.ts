@@ -59,6 +59,18 @@ describe('browser mode bridge server', () => {
     assert.equal(events.status, 401);
   });
 
+  test('a refusal the user can act on is a 4xx with its code, not a 500', async () => {
+    const response = await fetch(`${server.baseUrl}${BRIDGE_HTTP.invokePath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [BRIDGE_HTTP.secretHeader]: server.secret },
+      body: JSON.stringify({ channel: 'workspace.switch', request: { workspace: 'local' } }),
+    });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as { ok: boolean; error: { code: string; message: string } };
+    assert.equal(body.error.code, 'not_signed_in');
+    assert.match(body.error.message, /until you sign in/);
+  });
+
   test('a request naming another host is refused even with the secret (DNS rebinding)', async () => {
     const port = Number(new URL(server.baseUrl).port);
     assert.equal(isLocalHostHeader(`127.0.0.1:${port}`, port), true);

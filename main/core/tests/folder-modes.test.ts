@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BridgeEnvelope, RecordsChanged, SessionInfo } from '../../../shared/bridge.ts';
+import type { BridgeEnvelope, RecordsChanged, SessionInfo, SignOutAnswer } from '../../../shared/bridge.ts';
 import type { FolderStatusJson } from '../../../shared/schemas/folder.ts';
 import type { PendingChangeJson } from '../../../shared/schemas/sync.ts';
 import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
@@ -219,8 +219,9 @@ describe('project folders signed in to a remote', () => {
           assert.ok(!status.outside.some((entry) => entry.path.startsWith(`${EMBEDDED_WORKSPACE_FOLDER}/`) && entry.path !== `${EMBEDDED_WORKSPACE_FOLDER}/`));
         },
         async interrupt(core) {
-          const out = ok<SessionInfo>(await core.invoke('auth.signOut', undefined));
-          assert.equal(out.mode, 'embedded');
+          // Held deletes wait: signing out asks first (app-core.test.ts), so this sign-out says yes.
+          const out = ok<SignOutAnswer>(await core.invoke('auth.signOut', { confirm: true }));
+          assert.equal(out.outcome === 'signed_out' && out.session.mode, 'embedded');
           // The embedded store holds no holds of the synced workspace's folders.
           assert.equal((await heldDeletes(core)).length, 0);
           await signIn(core);

@@ -151,7 +151,8 @@ describe('sync', () => {
     const pending = (await h.local('GET', '/api/orgs/1/sync/pending/')).json;
     const parked = pending.find((row: { record_id: number }) => row.record_id === 25);
     assert.equal(parked.status, 'parked');
-    assert.match(parked.reason, /rejected this change: HTTP 400.*Rejected by the remote/);
+    // A sentence, not the raw answer (remote-errors.ts): the field and the remote's words.
+    assert.equal(parked.reason, 'Not sent: the server refused it (notes: Rejected by the remote for this test). Edit the record to try again.');
     h.proxy.clearRules();
   });
 
@@ -163,7 +164,7 @@ describe('sync', () => {
     await h.agent.sync.settled();
     const waiting = (await h.local('GET', '/api/orgs/1/sync/pending/')).json.find((row: { record_id: number }) => row.record_id === 27);
     assert.ok(waiting.waiting_until, 'it says until when');
-    assert.match(waiting.reason, /throttled by the remote for 4 s/);
+    assert.match(waiting.reason, /asked to wait 4 s/);
     await h.synced();
     assert.equal((await h.remote('GET', '/api/orgs/1/projects/27/')).json.notes, 'after a 429');
     assert.equal(h.proxy.log.filter((entry) => entry.path === '/api/orgs/1/projects/27/' && entry.method === 'PATCH').length, 2);

@@ -1,6 +1,6 @@
 // Who is signed in, to which org, and the user's settings.
 import { create } from 'zustand';
-import type { SessionInfo, Settings } from '../../../shared/bridge.ts';
+import type { SessionInfo, Settings, SignOutAnswer, Workspace } from '../../../shared/bridge.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { messageOf } from '../api/api-client.ts';
 
@@ -12,7 +12,10 @@ interface SessionState {
   load(): Promise<void>;
   updateSettings(patch: Partial<Settings>): Promise<void>;
   signIn(request: { remoteUrl: string; username: string; password: string }): Promise<void>;
-  signOut(): Promise<void>;
+  /** Signs out, or answers the question to ask first (changes not yet on the remote) unless `confirm`. */
+  signOut(confirm?: boolean): Promise<SignOutAnswer>;
+  /** Opens "On this computer" or the signed-in org's workspace; the sign-in stays. */
+  switchWorkspace(workspace: Workspace): Promise<void>;
   /** Keeps the session in step with the core; returns the unsubscribe. */
   follow(): () => void;
 }
@@ -44,8 +47,14 @@ export const useSessionStore = create<SessionState>((set, get) => ({
     set({ session, settings });
   },
 
-  async signOut() {
-    const session = await requireBridge().invoke('auth.signOut');
+  async signOut(confirm) {
+    const answer = await requireBridge().invoke('auth.signOut', confirm ? { confirm: true } : {});
+    if (answer.outcome === 'signed_out') set({ session: answer.session });
+    return answer;
+  },
+
+  async switchWorkspace(workspace) {
+    const session = await requireBridge().invoke('workspace.switch', { workspace });
     set({ session });
   },
 

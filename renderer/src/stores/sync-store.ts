@@ -25,8 +25,8 @@ interface SyncStoreState {
   /** Projects with unsynced changes, and with conflicts: the list's badges. */
   unsyncedProjectIds: ReadonlySet<number>;
   conflictProjectIds: ReadonlySet<number>;
-  /** The titles of files whose deletion is held, by file id: a held delete is shown by its file's name, not its id. */
-  fileTitles: ReadonlyMap<number, string>;
+  /** Titles of the records pending changes and conflicts name, by `<model>:<id>`: shown by name, not id. */
+  recordTitles: ReadonlyMap<string, string>;
   load(orgId: number): Promise<void>;
   confirmDelete(id: number | string): Promise<void>;
   /** Keeps a file whose deletion is held: it goes back into its project folder. */
@@ -41,6 +41,19 @@ const projectIdsOf = (items: readonly { model: string; record_id: number }[]) =>
 
 const TITLES_PER_LOAD = 50;
 
+const textOf = (body: unknown, field: string): string => {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' ? value.trim() : '';
+};
+
+/** Where each kind of record is read, and the name people know it by. */
+const TITLE_READERS = {
+  project: { path: apiPaths.project, title: (body: unknown) => textOf(body, 'title') || textOf(body, 'address') },
+  contact: { path: apiPaths.contact, title: (body: unknown) => `${textOf(body, 'first_name')} ${textOf(body, 'family_name')}`.trim() || textOf(body, 'email') },
+  private_file: { path: apiPaths.privateFile, title: (body: unknown) => (privateFileJsonSchema.safeParse(body).success ? textOf(body, 'title') : '') },
+  webhook: { path: apiPaths.webhook, title: (body: unknown) => (textOf(body, 'endpoint') ? `Webhook to ${textOf(body, 'endpoint')}` : '') },
+} as const;
+
 export const useSyncStore = create<SyncStoreState>((set, get) => {
   const orgIdOrThrow = () => {
     const orgId = get().orgId;
@@ -49,24 +62,27 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
   };
 
   /**
-   * Fetches the titles of held files not known yet; a file the store no longer has
-   * keeps its id label. Bounded per load: a mass-delete hold of a whole folder names
-   * its first files at once and the rest on the next loads.
+   * Fetches the titles of the records pending changes and conflicts name (a project,
+   * contact, file or webhook is shown by its title, not its id); a record the store
+   * no longer has keeps its kind-and-id label. Bounded per load: a mass-delete hold of
+   * a whole folder names its first files at once and the rest on the next loads.
    */
-  const learnFileTitles = async (orgId: number, pending: readonly PendingChangeJson[]) => {
-    const known = get().fileTitles;
-    const missing = [...new Set(pending.filter((item) => item.model === 'private_file' && !known.has(item.record_id)).map((item) => item.record_id))].slice(0, TITLES_PER_LOAD);
+  const learnTitles = async (orgId: number, records: readonly { model: string; record_id: number }[]) => {
+    const known = get().recordTitles;
+    const wanted = records.filter((item) => item.model in TITLE_READERS && !known.has(`${item.model}:${item.record_id}`));
+    const missing = [...new Map(wanted.map((item) => [`${item.model}:${item.record_id}`, item])).values()].slice(0, TITLES_PER_LOAD);
     if (missing.length === 0) return;
     const found = await Promise.all(
-      missing.map(async (fileId) => {
-        const answer = await apiRequest<unknown>('GET', apiPaths.privateFile(orgId, fileId)).catch(() => null);
-        const file = answer?.status === 200 ? privateFileJsonSchema.safeParse(answer.body) : null;
-        return file?.success ? ([fileId, file.data.title] as const) : null;
+      missing.map(async (item) => {
+        const reader = TITLE_READERS[item.model as keyof typeof TITLE_READERS];
+        const answer = await apiRequest<unknown>('GET', reader.path(orgId, item.record_id)).catch(() => null);
+        const title = answer?.status === 200 ? reader.title(answer.body) : null;
+        return title ? ([`${item.model}:${item.record_id}`, title] as const) : null;
       }),
     );
-    const titles = new Map(get().fileTitles);
+    const titles = new Map(get().recordTitles);
     for (const entry of found) if (entry) titles.set(entry[0], entry[1]);
-    set({ fileTitles: titles });
+    set({ recordTitles: titles });
   };
 
   /** Confirm or restore; a hold that is gone (decided in another window, or the file came back to its folder) reloads the list and says so. */
@@ -96,7 +112,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
     error: null,
     unsyncedProjectIds: new Set(),
     conflictProjectIds: new Set(),
-    fileTitles: new Map(),
+    recordTitles: new Map(),
 
     async load(orgId) {
       set({ orgId, loadState: get().status || get().isLocalOnly ? get().loadState : 'loading', error: null });
@@ -107,7 +123,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
           const held = await apiRequest<PendingChangeJson[]>('GET', syncPaths.pending(orgId));
           const pending = held.status === 200 ? pendingChangeJsonSchema.array().parse(held.body).filter((item) => item.status === 'held') : [];
           set({ isLocalOnly: true, status: null, pending, conflicts: [], loadState: 'ready', unsyncedProjectIds: new Set(), conflictProjectIds: new Set() });
-          await learnFileTitles(orgId, pending);
+          await learnTitles(orgId, pending);
           return;
         }
         if (status.status >= 300) throw new Error(describeFailure(status));
@@ -124,7 +140,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
           unsyncedProjectIds: projectIdsOf(pending),
           conflictProjectIds: projectIdsOf(conflicts),
         });
-        await learnFileTitles(orgId, pending);
+        await learnTitles(orgId, [...pending, ...conflicts]);
       } catch (error) {
         set({ loadState: 'error', error: messageOf(error) });
       }

@@ -6,6 +6,7 @@ import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { ProjectsView } from '../projects/ProjectsView.tsx';
 import { SettingsView } from '../settings/SettingsView.tsx';
+import { LocalWorkDialog } from '../sync/LocalWorkDialog.tsx';
 import { SyncView } from '../sync/SyncView.tsx';
 import { WebhooksView } from '../webhooks/WebhooksView.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
@@ -46,6 +47,7 @@ function ConnectedApp() {
         {view === 'settings' && <SettingsView />}
       </main>
       <Toasts />
+      <LocalWorkDialog />
     </div>
   );
 }

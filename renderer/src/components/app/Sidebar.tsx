@@ -2,6 +2,7 @@ import { useSessionStore } from '../../stores/session-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { type MainView, useUiStore } from '../../stores/ui-store.ts';
 import { SyncStatePill } from '../common/SyncStatePill.tsx';
+import { WorkspaceSwitcher } from './WorkspaceSwitcher.tsx';
 
 const NAVIGATION: { view: MainView; label: string }[] = [
   { view: 'projects', label: 'Projects' },
@@ -25,6 +26,7 @@ export function Sidebar() {
         {session?.orgName}
         <small>{session?.user.displayName}</small>
       </div>
+      <WorkspaceSwitcher />
       <ul className="nav-list">
         {NAVIGATION.map((item) => (
           <li key={item.view}>

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { requireBridge, onConnectionChange } from '../../bridge-client.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
+import { useLocalWorkStore } from '../../stores/local-work-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useProjectsStore } from '../../stores/projects-store.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
@@ -19,6 +20,7 @@ export function useBridgeEvents(): void {
       useSessionStore.getState().follow(),
       useSyncStore.getState().follow(),
       useFilesStore.getState().follow(),
+      useLocalWorkStore.getState().follow(),
       onConnectionChange((isConnected) => useUiStore.getState().setConnected(isConnected)),
       requireBridge().subscribe('records.changed', (change) => {
         const projects = useProjectsStore.getState();

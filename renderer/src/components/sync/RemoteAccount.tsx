@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { messageOf } from '../../api/api-client.ts';
+import { useLocalWorkStore } from '../../stores/local-work-store.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
 
 /** Sign in to a remote (the hosted service or a `solardesk server`), or out of it. */
@@ -11,17 +12,52 @@ export function RemoteAccount() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [isBusy, setBusy] = useState(false);
+  const [question, setQuestion] = useState<string | null>(null);
 
-  if (session?.remoteUrl && !session.needsSignIn) {
+  if (session?.signedIn && !session.needsSignIn) {
+    const signOut = async (confirm: boolean) => {
+      setBusy(true);
+      setError(null);
+      try {
+        const answer = await useSessionStore.getState().signOut(confirm);
+        setQuestion(answer.outcome === 'needs_confirmation' ? answer.question : null);
+      } catch (failure) {
+        setError(messageOf(failure));
+      } finally {
+        setBusy(false);
+      }
+    };
     return (
       <section className="card" aria-label="Remote">
         <h2>Remote</h2>
         <p>
-          Signed in to <strong>{session.remoteUrl}</strong> as {settings?.username}.
+          Signed in to <strong>{session.signedIn.remoteUrl}</strong> as {settings?.username}.
+          {session.workspace === 'local' && ' You are working in “On this computer”; switch back to your office’s workspace in the sidebar.'}
         </p>
-        <button type="button" className="button" onClick={() => void useSessionStore.getState().signOut()}>
-          Sign out
-        </button>
+        {question ? (
+          <div className="sign-out-question" role="alertdialog" aria-labelledby="sign-out-question" data-testid="sign-out-question">
+            <p id="sign-out-question" className="warning-text">
+              {question}
+            </p>
+            <div className="dialog-actions">
+              <button type="button" className="button" disabled={isBusy} onClick={() => setQuestion(null)}>
+                Cancel
+              </button>
+              <button type="button" className="button button-danger" disabled={isBusy} onClick={() => void signOut(true)}>
+                Sign out
+              </button>
+            </div>
+          </div>
+        ) : (
+          <button type="button" className="button" disabled={isBusy} onClick={() => void signOut(false)}>
+            Sign out
+          </button>
+        )}
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
       </section>
     );
   }
@@ -38,6 +74,8 @@ export function RemoteAccount() {
           try {
             await useSessionStore.getState().signIn({ remoteUrl: remoteUrl.trim(), username: username.trim(), password });
             setPassword('');
+            // What was done here before signing in is offered to the org now, never hidden.
+            void useLocalWorkStore.getState().load({ open: true });
           } catch (failure) {
             setError(messageOf(failure));
           } finally {

@@ -4,6 +4,7 @@ import { useSyncStore } from '../../stores/sync-store.ts';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { ConflictInbox } from './ConflictInbox.tsx';
+import { LocalWorkCard } from './LocalWorkDialog.tsx';
 import { PendingChanges } from './PendingChanges.tsx';
 import { RemoteAccount } from './RemoteAccount.tsx';
 import { SyncStatusCard } from './SyncStatusCard.tsx';
@@ -27,12 +28,24 @@ export function SyncView({ orgId }: { orgId: number }) {
       {loadState === 'error' && <ErrorState message={error ?? ''} onRetry={() => void useSyncStore.getState().load(orgId)} />}
       {loadState === 'ready' && isLocalOnly && (
         <div className="card local-only" role="status" data-testid="local-only">
-          <h2>Local only — no remote configured</h2>
-          <p>
-            Everything you do is saved on this computer{session?.mode === 'embedded' ? ', in its embedded store' : ''}.{' '}
-            {heldCount > 0 ? 'Nothing is sent anywhere, but files deleted from a project folder wait for you below.' : 'Nothing is pending and nothing can conflict.'} Sign in
-            to a remote below to keep this computer and your office in step.
-          </p>
+          {session?.workspace === 'local' && session.signedIn ? (
+            <>
+              <h2>On this computer — not synced</h2>
+              <p>
+                This is the workspace on this computer, with what you did here before signing in. Nothing in it goes to {session.signedIn.orgName} unless you
+                send it (below). Your sign-in to {session.signedIn.remoteUrl} stays: switch back to it in the sidebar.
+              </p>
+            </>
+          ) : (
+            <>
+              <h2>Local only — no remote configured</h2>
+              <p>
+                Everything you do is saved on this computer{session?.mode === 'embedded' ? ', in its embedded store' : ''}.{' '}
+                {heldCount > 0 ? 'Nothing is sent anywhere, but files deleted from a project folder wait for you below.' : 'Nothing is pending and nothing can conflict.'}{' '}
+                Sign in to a remote below to keep this computer and your office in step; what you did here is offered to your office then, never hidden.
+              </p>
+            </>
+          )}
           {session?.remoteUrl && !session.isSyncAvailable && (
             <p className="warning-text">
               You are signed in to {session.remoteUrl}, but this build of SolarDesk does not include the sync agent yet, so it keeps working
@@ -50,6 +63,7 @@ export function SyncView({ orgId }: { orgId: number }) {
           <SyncBudget orgId={orgId} />
         </>
       )}
+      {session?.signedIn && <LocalWorkCard />}
       <RemoteAccount />
     </div>
   );

@@ -1,0 +1,118 @@
+// Local work survives sign-in (issue 15), as a user meets it: work done on this
+// computer before signing in is offered after the sign-in; one item sent reaches the
+// real server; "Keep on this computer" leaves the rest in the local workspace, which
+// the workspace switcher opens again; signing out while a change has not gone up asks
+// first. Real `solardesk web`, `solardesk server` and agent; only the network between
+// the agent and the server is faked (the fault proxy), to hold a change back.
+import { expect, test, type Page } from '@playwright/test';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { startRemoteServer, type RemoteServer } from './support/remote-server.ts';
+
+let app: RunningApp;
+let remote: RemoteServer;
+test.describe.configure({ mode: 'serial' });
+test.beforeAll(async () => {
+  remote = await startRemoteServer();
+  app = await startSolarDesk({ extraArgs: ['--sync-interval', '2'] });
+});
+test.afterAll(async () => {
+  await app.stop();
+  await remote.stop();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await page.getByLabel('Remote URL').fill(remote.url);
+  await page.getByLabel('Username').fill('admin@sunrise.example');
+  await page.getByLabel('Password').fill('solardesk-demo');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+test('work done here before signing in is offered after it; one item sent reaches the server', async ({ page }) => {
+  await openApp(page, app);
+  // Local-only work: an edit in the app, a new project and a webhook.
+  await openProjectByIdentifier(page, 'SD-2026-0012');
+  await page.getByTestId('project-panel').getByLabel('Title', { exact: true }).fill('Edited before signing in');
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
+  expect((await app.api('POST', '/api/orgs/1/projects/', { title: 'Quote for the Okafor family', address: '9 Ridge Lane' })).status).toBe(201);
+  expect((await app.api('POST', '/api/orgs/1/webhooks/', { endpoint: 'https://hooks.example.com/crm', enabled: true, debug: false })).status).toBe(201);
+
+  await signIn(page);
+  const dialog = page.getByTestId('local-work-dialog');
+  await expect(dialog).toBeVisible({ timeout: 60_000 });
+  await expect(dialog).toContainText('not on Sunrise Solar');
+  const items = dialog.getByTestId('local-work-item');
+  await expect(items).toHaveCount(3);
+  await expect(items.filter({ hasText: 'Edited before signing in' })).toContainText('Changed on this computer: title');
+  await expect(items.filter({ hasText: 'Quote for the Okafor family' })).toContainText('Made on this computer');
+  await expect(items.filter({ hasText: 'Webhook to https://hooks.example.com/crm' })).toBeVisible();
+  for (const size of [
+    { width: 800, height: 600 },
+    { width: 1920, height: 1080 },
+  ]) {
+    await page.setViewportSize(size);
+    await screenshotBothThemes(page, `local-work-offer-${size.width}x${size.height}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+
+  // Only the new project goes.
+  await dialog.getByRole('checkbox', { name: /^All/ }).uncheck();
+  await items.filter({ hasText: 'Quote for the Okafor family' }).getByRole('checkbox').check();
+  await dialog.getByRole('button', { name: 'Send 1 to Sunrise Solar' }).click();
+  await expect(dialog.getByTestId('local-work-sent')).toContainText('Sent 1 to Sunrise Solar: Quote for the Okafor family');
+  await expect(items).toHaveCount(2);
+  await expect
+    .poll(async () => (await remote.api<{ title: string }[]>('GET', '/api/orgs/1/projects/?search=Okafor')).body.map((project) => project.title), { timeout: 60_000 })
+    .toContain('Quote for the Okafor family');
+  expect((await remote.api<{ title: string }>('GET', '/api/orgs/1/projects/12/')).body.title).not.toBe('Edited before signing in');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('"Keep on this computer" keeps the rest in a workspace the switcher opens again', async ({ page }) => {
+  await openApp(page, app);
+  // The offer stays reachable from the Sync screen until the user decides.
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(page.getByTestId('local-work-card')).toContainText('2 records you made or changed here are not on Sunrise Solar');
+  await page.getByTestId('local-work-card').getByRole('button', { name: 'Review and send…' }).click();
+  const dialog = page.getByTestId('local-work-dialog');
+  await dialog.getByRole('button', { name: 'Keep on this computer' }).click();
+  await expect(dialog).toBeHidden();
+
+  const switcher = page.getByLabel('Workspace');
+  await expect(switcher).toHaveValue('remote');
+  await switcher.selectOption({ label: 'On this computer' });
+  await expect(switcher).toHaveValue('local', { timeout: 60_000 });
+  await page.getByRole('button', { name: 'Projects' }).click();
+  await page.getByRole('searchbox', { name: 'Search projects' }).fill('Edited before signing in');
+  await expect(page.getByTestId('project-count')).toHaveText('1 project');
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await expect(page.getByTestId('local-only')).toContainText('On this computer — not synced');
+  await screenshotBothThemes(page, 'local-work-local-workspace');
+
+  await switcher.selectOption({ index: 0 });
+  await expect(switcher).toHaveValue('remote', { timeout: 60_000 });
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced|Syncing/, { timeout: 60_000 });
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('signing out while a change has not reached the server asks first', async ({ page }) => {
+  await openApp(page, app);
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+  remote.proxy.setOffline(true);
+  await openProjectByIdentifier(page, 'SD-2026-0014');
+  await page.getByTestId('project-panel').getByLabel('Notes', { exact: true }).fill('Written in a dead zone.');
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  const question = page.getByTestId('sign-out-question');
+  await expect(question).toContainText(`1 change has not reached ${remote.url} yet. Sign out anyway? They stay on this computer`);
+  await screenshotBothThemes(page, 'sign-out-question');
+  await question.getByRole('button', { name: 'Cancel' }).click();
+  await expect(question).toBeHidden();
+  await expect(page.getByText(`Signed in to ${remote.url}`)).toBeVisible();
+  // The sync screen says why in a sentence, not an error code.
+  await expect(page.getByTestId('sync-status')).toContainText(`The server at ${remote.url} is not answering`, { timeout: 30_000 });
+  remote.proxy.setOffline(false);
+  await expect.poll(async () => (await remote.api<{ notes: string }>('GET', '/api/orgs/1/projects/14/')).body.notes, { timeout: 60_000 }).toBe('Written in a dead zone.');
+  expect(pageProblems(page)).toEqual([]);
+});
