@@ -55,6 +55,15 @@ export interface SessionInfo {
   isSyncAvailable: boolean;
   /** Signed in to a remote, but the remote no longer accepts the token. */
   needsSignIn: boolean;
+  /** Whether `settings.chooseFolder` can show a folder dialog (the desktop app; not browser mode). */
+  canChooseFolder: boolean;
+}
+
+/** What the folder dialog answered: the folder picked, or null when cancelled or when there is no dialog here. */
+export interface FolderChoice {
+  /** False in browser mode: a page cannot pick a folder of this computer; the renderer offers the text field only. */
+  available: boolean;
+  path: string | null;
 }
 
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
@@ -133,6 +142,8 @@ export interface BridgeInvokeChannels {
   'folder.open': { request: { projectId?: number }; response: { path: string; opened: boolean } };
   'settings.get': { request: Record<string, never> | undefined; response: Settings };
   'settings.set': { request: Partial<Settings>; response: Settings };
+  /** Shows the system's folder dialog (starting at `defaultPath`) and answers the folder picked; it changes no setting. */
+  'settings.chooseFolder': { request: { defaultPath?: string } | undefined; response: FolderChoice };
   'auth.signIn': { request: { remoteUrl: string; username: string; password: string; orgId?: number }; response: SessionInfo };
   'auth.signOut': { request: Record<string, never> | undefined; response: SessionInfo };
 }
@@ -164,6 +175,7 @@ export const INVOKE_CHANNELS = [
   'folder.open',
   'settings.get',
   'settings.set',
+  'settings.chooseFolder',
   'auth.signIn',
   'auth.signOut',
 ] as const satisfies readonly InvokeChannel[];
