@@ -55,7 +55,7 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
           {stage && <Badge tone="info">{stage.title}</Badge>}
         </span>
         <span className="row-date">
-          {project.identifier && `${project.identifier} · `}
+          {project.identifier && <span className="row-identifier">{project.identifier} · </span>}
           {formatDate(project.modified_date)}
         </span>
       </div>
