@@ -39,6 +39,8 @@ describe('window hardening', () => {
     for (const name of off) assert.equal(preferences[name], false, name);
     assert.equal(options.webPreferences.preload, '/app/preload/dist/preload.cjs');
     assert.equal(options.show, false); // shown on ready-to-show: no white flash
+    // About as small as the smallest page the layout check passes at (800x600), frame included.
+    assert.deepEqual([options.minWidth, options.minHeight], [816, 640]);
   });
 
   test('the CSP allows only the app itself: no inline or eval script, no plugins, no framing, no foreign connections', () => {
