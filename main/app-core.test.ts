@@ -255,11 +255,17 @@ describe('app core, signed in to a remote through the sync agent', () => {
   });
 
   test('signing in starts the agent: the session is synced, edits reach the remote, signing out returns to the embedded store', async () => {
+    const changed = collect(core, 'session.changed');
     const session = ok<SessionInfo>(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
     assert.equal(session.mode, 'synced');
     assert.equal(session.remoteUrl, remote.baseUrl);
     assert.equal(session.orgId, 1);
     await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    // The user's name, not the email they signed in with: it comes with their role in the first pull, and the views hear of it.
+    await until(() => changed.some((info) => info.mode === 'synced' && info.user.displayName === 'Alex Morgan'), 'a session.changed with the name');
+    const named = ok<SessionInfo>(await core.invoke('session.get', undefined));
+    assert.deepEqual(named.user, { id: session.user.id, email: 'admin@sunrise.example', displayName: 'Alex Morgan' });
+    assert.equal(named.isAdmin, true);
 
     const replicaList = ok<{ body: unknown[] }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/projects/', query: { limit: 100 } }));
     assert.equal(replicaList.body.length, 48);

@@ -41,6 +41,8 @@ export interface AppCoreOptions {
   settings: SettingsStore;
   /** Opens a folder in the system's file manager; resolves false where there is none (a headless machine). */
   openFolder: (folder: string) => Promise<boolean>;
+  /** The system's folder dialog (the desktop's): the folder picked, or null when cancelled. None in browser mode. */
+  chooseFolder?: (defaultPath: string | undefined) => Promise<string | null>;
   /** Let the embedded engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints?: boolean;
   /** The sync agent (main/core/agent-backend.ts); without it (some tests) there is no signing in to a remote. */
@@ -130,13 +132,17 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       const localOrgId = backend.identity().orgId;
       if (localWork.localOrgId !== localOrgId) updateLocalWorkState(options.dataDir, (state) => void (state.localOrgId = localOrgId));
     }
+    let userName = backend.identity().user.displayName;
     watchers = [
       backend.watchSyncStatus((state) => {
         const wasSignInNeeded = syncState.state === 'needs_sign_in';
         syncState = state;
         events.emit('sync.state', state);
+        // The user's name arrives with the first pull after a sign-in (until then, the email).
+        const isRenamed = backend.identity().user.displayName !== userName;
+        userName = backend.identity().user.displayName;
         // Later, not now: the first report comes while the backend is still starting.
-        if (wasSignInNeeded !== (state.state === 'needs_sign_in')) setTimeout(() => void session().then((info) => events.emit('session.changed', info), () => {}));
+        if (isRenamed || wasSignInNeeded !== (state.state === 'needs_sign_in')) setTimeout(() => void session().then((info) => events.emit('session.changed', info), () => {}));
       }),
       backend.watchRecordChanges((changes) => events.emit('records.changed', describeChanges(changes))),
     ];
@@ -198,6 +204,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       needsSignIn: syncState.state === 'needs_sign_in',
       workspace: isSignedIn(settings) && active.mode === 'embedded' ? 'local' : 'remote',
       signedIn: signedInTo(settings),
+      canChooseFolder: options.chooseFolder !== undefined,
     };
   }
 
@@ -278,6 +285,12 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     },
 
     'settings.get': async () => options.settings.read(),
+
+    'settings.chooseFolder': async (request) => {
+      if (!options.chooseFolder) return { available: false, path: null };
+      const defaultPath = request?.defaultPath && path.isAbsolute(request.defaultPath) ? request.defaultPath : undefined;
+      return { available: true, path: await options.chooseFolder(defaultPath) };
+    },
 
     'settings.set': async (patch) => {
       if (patch.folderRoot !== undefined && !path.isAbsolute(patch.folderRoot)) {

@@ -47,6 +47,7 @@ export const bridgeRequestSchemas = {
   'folder.open': z.object({ projectId: positiveId.optional() }).strict(),
   'settings.get': emptyRequest,
   'settings.set': settingsPatchSchema,
+  'settings.chooseFolder': z.object({ defaultPath: z.string().max(4096).optional() }).strict().optional(),
   'auth.signIn': z
     .object({
       remoteUrl: z.string().url(),

@@ -63,6 +63,15 @@ export interface SessionInfo {
   workspace: Workspace;
   /** The saved sign-in, in either workspace (null when not signed in): what the workspace switcher offers. */
   signedIn: { remoteUrl: string; orgName: string } | null;
+  /** Whether `settings.chooseFolder` can show a folder dialog (the desktop app; not browser mode). */
+  canChooseFolder: boolean;
+}
+
+/** What the folder dialog answered: the folder picked, or null when cancelled or when there is no dialog here. */
+export interface FolderChoice {
+  /** False in browser mode: a page cannot pick a folder of this computer; the renderer offers the text field only. */
+  available: boolean;
+  path: string | null;
 }
 
 export type Workspace = 'remote' | 'local';
@@ -192,6 +201,8 @@ export interface BridgeInvokeChannels {
   'folder.open': { request: { projectId?: number }; response: { path: string; opened: boolean } };
   'settings.get': { request: Record<string, never> | undefined; response: Settings };
   'settings.set': { request: Partial<Settings>; response: Settings };
+  /** Shows the system's folder dialog (starting at `defaultPath`) and answers the folder picked; it changes no setting. */
+  'settings.chooseFolder': { request: { defaultPath?: string } | undefined; response: FolderChoice };
   'auth.signIn': { request: { remoteUrl: string; username: string; password: string; orgId?: number }; response: SessionInfo };
   /** Without `confirm: true`, answers `needs_confirmation` (and stays signed in) while changes or held deletes wait. */
   'auth.signOut': { request: { confirm?: boolean } | undefined; response: SignOutAnswer };
@@ -233,6 +244,7 @@ export const INVOKE_CHANNELS = [
   'folder.open',
   'settings.get',
   'settings.set',
+  'settings.chooseFolder',
   'auth.signIn',
   'auth.signOut',
   'workspace.switch',

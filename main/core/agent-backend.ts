@@ -56,9 +56,11 @@ async function identityOf(agent: Agent): Promise<LocalIdentity> {
   const { db } = agent.engine.context;
   const user = await db.selectFrom('users').selectAll().where('id', '=', agent.context.localUserId).executeTakeFirstOrThrow();
   const org = await db.selectFrom('orgs').select(['id', 'name']).where('id', '=', agent.orgId).executeTakeFirstOrThrow();
-  const role = await db.selectFrom('roles').select('is_admin').where('org_id', '=', agent.orgId).where('user_id', '=', user.id).executeTakeFirst();
-  const displayName = `${user.first_name} ${user.family_name}`.trim() || user.email;
-  return { user: { id: user.id, email: user.email, displayName }, orgId: org.id, orgName: org.name, isAdmin: role?.is_admin === 1, orgs: [{ id: org.id, name: org.name }] };
+  // The user row holds only the email (made at sign-in); the name comes with the user's role in the org, once pulled from the remote.
+  const roles = await db.selectFrom('roles').select(['is_admin', 'first_name', 'family_name']).where('org_id', '=', agent.orgId).where('user_id', '=', user.id).execute();
+  const role = roles.find((candidate) => `${candidate.first_name}${candidate.family_name}`.trim() !== '');
+  const displayName = [`${user.first_name} ${user.family_name}`, `${role?.first_name ?? ''} ${role?.family_name ?? ''}`].map((name) => name.trim()).find(Boolean) ?? user.email;
+  return { user: { id: user.id, email: user.email, displayName }, orgId: org.id, orgName: org.name, isAdmin: roles.some((candidate) => candidate.is_admin === 1), orgs: [{ id: org.id, name: org.name }] };
 }
 
 async function readState(agent: Agent): Promise<SyncState> {
@@ -90,7 +92,7 @@ async function readState(agent: Agent): Promise<SyncState> {
  * read at a time (notifications during a read make one more read after it), and
  * tells `onChange` when it differs from the last one told.
  */
-function followSyncState(agent: Agent, initial: SyncState, onChange: (state: SyncState) => void): { stop(): Promise<void> } {
+function followSyncState(agent: Agent, initial: SyncState, onChange: (state: SyncState) => void | Promise<void>): { stop(): Promise<void> } {
   let last = initial;
   let reading: Promise<void> | null = null;
   let isStale = false;
@@ -107,7 +109,7 @@ function followSyncState(agent: Agent, initial: SyncState, onChange: (state: Syn
         const state = await readState(agent);
         if (!isStopped && JSON.stringify(state) !== JSON.stringify(last)) {
           last = state;
-          onChange(state);
+          await onChange(state);
         }
       } while (isStale && !isStopped);
     })()
@@ -157,11 +159,13 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);
         throw error;
       }
-      const identity = await identityOf(agent);
+      let identity = await identityOf(agent);
       let token = agent.localToken;
       const stateListeners = new Set<(state: SyncState) => void>();
       let lastState = await readState(agent);
-      const following = followSyncState(agent, lastState, (state) => {
+      const following = followSyncState(agent, lastState, async (state) => {
+        // A pull may have brought the user's name (their role): read it before telling, so the session the listeners ask for has it.
+        identity = await identityOf(agent).catch(() => identity);
         lastState = state;
         stateListeners.forEach((listener) => listener(state));
       });

@@ -15,6 +15,7 @@ import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { answerAppRequest } from '../app-protocol.ts';
 import { buildMenuTemplate } from '../app-menu.ts';
 import { type BridgeWindow, type IpcMainLike, registerIpcBridge } from '../ipc-bridge.ts';
+import { type FolderDialogLike, folderChooser } from '../folder-dialog.ts';
 import { noticesFor, trayBitmap, trayTooltip } from '../tray-state.ts';
 import {
   APP_START_URL,
@@ -38,6 +39,8 @@ describe('window hardening', () => {
     for (const name of off) assert.equal(preferences[name], false, name);
     assert.equal(options.webPreferences.preload, '/app/preload/dist/preload.cjs');
     assert.equal(options.show, false); // shown on ready-to-show: no white flash
+    // About as small as the smallest page the layout check passes at (800x600), frame included.
+    assert.deepEqual([options.minWidth, options.minHeight], [816, 640]);
   });
 
   test('the CSP allows only the app itself: no inline or eval script, no plugins, no framing, no foreign connections', () => {
@@ -190,6 +193,73 @@ describe('the bridge over IPC, end to end with the real core', () => {
     } finally {
       dispose();
     }
+  });
+});
+
+describe('the folder root’s Browse button: the folder dialog over the bridge', () => {
+  const dataDir = makeTempDir('solardesk-browse-');
+  const picked = path.join(dataDir, 'Project folders on the NAS');
+  // Electron's dialog, faked: it records what it was asked and answers as the user would.
+  const asked: { window: unknown; options: Electron.OpenDialogOptions }[] = [];
+  let answer: Electron.OpenDialogReturnValue = { canceled: false, filePaths: [picked] };
+  const mainWindow = { id: 'main window' };
+  const dialog = {
+    showOpenDialog: async (...args: unknown[]) => {
+      const [window, options] = args.length === 2 ? args : [undefined, args[0]];
+      asked.push({ window, options: options as Electron.OpenDialogOptions });
+      return answer;
+    },
+  } as FolderDialogLike;
+  let desktopCore: AppCore;
+  let browserCore: AppCore;
+  before(async () => {
+    const settings = (name: string) => fileSettingsStore(path.join(dataDir, name), defaultSettings(path.join(dataDir, 'folders')));
+    desktopCore = await startAppCore({
+      dataDir: path.join(dataDir, 'desktop'),
+      settings: settings('desktop.json'),
+      openFolder: async () => false,
+      chooseFolder: folderChooser(dialog, () => mainWindow as unknown as Electron.BaseWindow),
+    });
+    // Browser mode's core: no chooseFolder, as main/cli/web-command.ts builds it.
+    browserCore = await startAppCore({ dataDir: path.join(dataDir, 'browser'), settings: settings('browser.json'), openFolder: async () => false });
+  });
+  after(async () => {
+    await desktopCore.close();
+    await browserCore.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('the desktop shows the folder dialog over its window and answers the folder picked, or null when cancelled; no setting changes', async () => {
+    const ipc = fakeIpc({ url: APP_START_URL });
+    const dispose = registerIpcBridge({ ipcMain: ipc.ipcMain, core: desktopCore, windows: () => [ipc.window] });
+    const bridge = bridgeFromEnvelopes(createEnvelopeBridge(ipc.rendererFor(ipc.window.mainFrame)));
+    try {
+      assert.equal((await bridge.invoke('session.get')).canChooseFolder, true);
+      const before = await bridge.invoke('settings.get');
+      assert.deepEqual(await bridge.invoke('settings.chooseFolder', { defaultPath: before.folderRoot }), { available: true, path: picked });
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]!.window, mainWindow, 'modal to the main window');
+      assert.equal(asked[0]!.options.defaultPath, before.folderRoot);
+      assert.ok(asked[0]!.options.properties?.includes('openDirectory'), 'folders, not files');
+      assert.deepEqual(await bridge.invoke('settings.get'), before, 'picking is not saving: Save applies it');
+
+      answer = { canceled: true, filePaths: [] };
+      assert.deepEqual(await bridge.invoke('settings.chooseFolder'), { available: true, path: null });
+      // A relative start folder means nothing to the dialog: it is left out.
+      await bridge.invoke('settings.chooseFolder', { defaultPath: 'relative/folder' });
+      assert.equal(asked.at(-1)!.options.defaultPath, undefined);
+      await assert.rejects(bridge.invoke('settings.chooseFolder', { defaultPath: 7 } as never), /invalid|Expected string/i);
+    } finally {
+      dispose();
+    }
+  });
+
+  test('browser mode has no folder dialog: the session says so and the channel answers "not available"', async () => {
+    const count = asked.length;
+    assert.equal((await browserCore.session()).canChooseFolder, false);
+    const answered = await browserCore.invoke('settings.chooseFolder', {});
+    assert.deepEqual(answered, { ok: true, response: { available: false, path: null } });
+    assert.equal(asked.length, count, 'no dialog was shown');
   });
 });
 

@@ -11,6 +11,8 @@ interface SessionState {
   error: string | null;
   load(): Promise<void>;
   updateSettings(patch: Partial<Settings>): Promise<void>;
+  /** The system's folder dialog (desktop only: session.canChooseFolder): the folder picked, or null. */
+  chooseFolder(defaultPath: string): Promise<string | null>;
   signIn(request: { remoteUrl: string; username: string; password: string }): Promise<void>;
   /** Signs out, or answers the question to ask first (changes not yet on the remote) unless `confirm`. */
   signOut(confirm?: boolean): Promise<SignOutAnswer>;
@@ -39,6 +41,11 @@ export const useSessionStore = create<SessionState>((set, get) => ({
   async updateSettings(patch) {
     const settings = await requireBridge().invoke('settings.set', patch);
     set({ settings });
+  },
+
+  async chooseFolder(defaultPath) {
+    const choice = await requireBridge().invoke('settings.chooseFolder', { defaultPath });
+    return choice.available ? choice.path : null;
   },
 
   async signIn(request) {

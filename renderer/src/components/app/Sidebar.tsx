@@ -1,30 +1,62 @@
+import type { ReactNode } from 'react';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { type MainView, useUiStore } from '../../stores/ui-store.ts';
 import { SyncStatePill } from '../common/SyncStatePill.tsx';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher.tsx';
 
-const NAVIGATION: { view: MainView; label: string }[] = [
-  { view: 'projects', label: 'Projects' },
-  { view: 'webhooks', label: 'Webhooks' },
-  { view: 'sync', label: 'Sync' },
-  { view: 'settings', label: 'Settings' },
+// Each view's icon: in a narrow window the sidebar shows only these (styles.css,
+// "Layout"), the label stays in the page for screen readers and as the tooltip.
+const icon = (children: ReactNode) => (
+  <svg className="nav-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
+    {children}
+  </svg>
+);
+
+const NAVIGATION: { view: MainView; label: string; icon: ReactNode }[] = [
+  { view: 'projects', label: 'Projects', icon: icon(<path d="M3 6.5h7l2 2h9v10.5H3z" />) },
+  { view: 'webhooks', label: 'Webhooks', icon: icon(<path d="M9 7a3 3 0 1 1 4.5 2.6L16 14m-8.5 0a3 3 0 1 0 3 3h6m1-3a3 3 0 1 1-1.5 5.6M7.5 14 10 9.6" />) },
+  { view: 'sync', label: 'Sync', icon: icon(<path d="M4 12a8 8 0 0 1 13.7-5.6L20 8.5M20 4v4.5h-4.5M20 12a8 8 0 0 1-13.7 5.6L4 15.5M4 20v-4.5h4.5" />) },
+  {
+    view: 'settings',
+    label: 'Settings',
+    icon: icon(
+      <>
+        <circle cx="12" cy="12" r="3" />
+        <path d="M12 2.8v2.4m0 13.6v2.4M2.8 12h2.4m13.6 0h2.4M5.5 5.5l1.7 1.7m9.6 9.6 1.7 1.7m0-13-1.7 1.7m-9.6 9.6-1.7 1.7" />
+      </>,
+    ),
+  },
 ];
+
+/** "Alex Morgan" -> "AM"; an email -> its first letter. */
+function initialsOf(name: string): string {
+  const words = name.split(/[\s@.]+/).filter(Boolean);
+  return ((words[0]?.[0] ?? '') + (name.includes('@') ? '' : (words[1]?.[0] ?? ''))).toUpperCase() || '?';
+}
 
 export function Sidebar() {
   const session = useSessionStore((state) => state.session);
   const view = useUiStore((state) => state.view);
   const show = useUiStore((state) => state.show);
   const live = useSyncStore((state) => state.live);
+  const waiting = live ? live.conflicts + live.heldDeletes : 0;
+  const userName = session?.user.displayName ?? '';
+  const who = session ? `${session.orgName} · ${userName}${session.user.email !== userName ? ` (${session.user.email})` : ''}` : '';
   return (
     <nav className="sidebar" aria-label="SolarDesk">
-      <div className="brand">
+      <div className="brand" title="SolarDesk">
         <img src="./icon.svg" alt="" width={28} height={28} />
-        <span>SolarDesk</span>
+        <span className="nav-label">SolarDesk</span>
       </div>
-      <div className="org-name" title={session?.user.email}>
-        {session?.orgName}
-        <small>{session?.user.displayName}</small>
+      <div className="org-name" title={who} data-testid="sidebar-user">
+        <span className="org-avatar" aria-hidden="true">
+          {initialsOf(userName)}
+        </span>
+        <span className="nav-label org-text">
+          <span className="org-title">{session?.orgName}</span>
+          <small className="user-name">{userName}</small>
+        </span>
       </div>
       <WorkspaceSwitcher />
       <ul className="nav-list">
@@ -34,10 +66,13 @@ export function Sidebar() {
               type="button"
               className={`nav-item${view === item.view ? ' is-active' : ''}`}
               aria-current={view === item.view ? 'page' : undefined}
+              aria-label={item.label}
+              title={item.view === 'sync' && waiting > 0 ? `${item.label}: ${waiting} waiting for you` : item.label}
               onClick={() => show(item.view)}
             >
-              {item.label}
-              {item.view === 'sync' && live && live.conflicts + live.heldDeletes > 0 && <span className="nav-count">{live.conflicts + live.heldDeletes}</span>}
+              {item.icon}
+              <span className="nav-label">{item.label}</span>
+              {item.view === 'sync' && waiting > 0 && <span className="nav-count">{waiting}</span>}
             </button>
           </li>
         ))}

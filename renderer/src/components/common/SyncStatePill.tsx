@@ -15,9 +15,9 @@ const LABELS: Record<SyncState['state'], { text: string; tone: BadgeTone }> = {
 export function SyncStatePill({ state, testId = 'sync-pill' }: { state: SyncState | null; testId?: string }) {
   const label = LABELS[state?.state ?? 'local_only'];
   return (
-    <span className={`pill pill-${label.tone}`} title={state?.detail} data-testid={testId}>
+    <span className={`pill pill-${label.tone}`} title={state?.detail ? `${label.text}: ${state.detail}` : label.text} data-testid={testId}>
       <span className="pill-dot" aria-hidden="true" />
-      {label.text}
+      <span className="pill-text">{label.text}</span>
       {state && state.pending > 0 && <span className="pill-count">{state.pending}</span>}
     </span>
   );

@@ -36,6 +36,7 @@ export function RolesEditor({ project }: { project: ProjectDetailJson }) {
             <select
               id={`role-${field}`}
               value={current}
+              title={roles.filter((role) => role.id === current).map((role) => `${role.display} — ${role.job_title}`)[0] ?? 'Nobody'}
               onChange={(event) => {
                 const role = roles.find((candidate) => candidate.id === Number(event.target.value));
                 void save({ [field]: role ? role.url : null });

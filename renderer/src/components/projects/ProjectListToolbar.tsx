@@ -33,6 +33,7 @@ export function ProjectListToolbar() {
         className="search"
         placeholder="Search title, address, identifier, contacts…  ( / )"
         aria-label="Search projects"
+        title="Search title, address, identifier, contacts ( / )"
         value={query.search}
         onChange={(event) => setSearch(event.target.value)}
         onKeyDown={(event) => {

@@ -54,8 +54,8 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
           )}
           {stage && <Badge tone="info">{stage.title}</Badge>}
         </span>
-        <span className="row-date">
-          {project.identifier && `${project.identifier} · `}
+        <span className="row-date" title={[project.identifier, `changed ${formatDate(project.modified_date)}`].filter(Boolean).join(' · ')}>
+          {project.identifier && <span className="row-identifier">{project.identifier} · </span>}
           {formatDate(project.modified_date)}
         </span>
       </div>

@@ -10,6 +10,7 @@ export function SettingsView() {
   const session = useSessionStore((state) => state.session);
   const settings = useSessionStore((state) => state.settings);
   const update = useSessionStore((state) => state.updateSettings);
+  const chooseFolder = useSessionStore((state) => state.chooseFolder);
   const toast = useUiStore((state) => state.toast);
   const [folderRoot, setFolderRoot] = useState(settings?.folderRoot ?? '');
   const apply = (patch: Parameters<typeof update>[0]) => void update(patch).catch((error) => toast(messageOf(error), 'error'));
@@ -31,7 +32,8 @@ export function SettingsView() {
       <section className="card">
         <h2>Organisation</h2>
         <p className="muted">
-          Working on <strong>{session.orgName}</strong> as {session.user.displayName} ({session.user.email}).
+          Working on <strong>{session.orgName}</strong> as {session.user.displayName}
+          {session.user.displayName === session.user.email ? '' : ` (${session.user.email})`}.
         </p>
         {session.orgs.length > 1 && (
           <label className="field">
@@ -59,11 +61,25 @@ export function SettingsView() {
             apply({ folderRoot: folderRoot.trim() });
           }}
         >
-          <input aria-label="Folder root" className="mono" value={folderRoot} onChange={(event) => setFolderRoot(event.target.value)} />
+          <input aria-label="Folder root" className="mono" title={folderRoot} value={folderRoot} onChange={(event) => setFolderRoot(event.target.value)} />
+          {session.canChooseFolder && (
+            <button
+              type="button"
+              className="button"
+              onClick={() =>
+                void chooseFolder(folderRoot.trim() || settings.folderRoot)
+                  .then((chosen) => chosen !== null && setFolderRoot(chosen))
+                  .catch((error) => toast(messageOf(error), 'error'))
+              }
+            >
+              Browse…
+            </button>
+          )}
           <button type="submit" className="button" disabled={folderRoot.trim() === settings.folderRoot}>
             Save
           </button>
         </form>
+        {!session.canChooseFolder && <p className="muted small">Type the folder’s full path: a browser page cannot show this computer’s folders (the desktop app has a Browse button).</p>}
       </section>
       <section className="card">
         <h2>Where your data is</h2>

@@ -11,7 +11,9 @@ export function WebhookList({ selectedId, onSelect }: { selectedId: number | nul
       {webhooks.map((webhook) => (
         <li key={webhook.id} className={`webhook-item${webhook.id === selectedId ? ' is-open' : ''}`} data-testid="webhook-item">
           <button type="button" className="webhook-open" onClick={() => onSelect(webhook.id)}>
-            <span className="webhook-endpoint">{webhook.endpoint}</span>
+            <span className="webhook-endpoint" title={webhook.endpoint}>
+              {webhook.endpoint}
+            </span>
             <span className="muted">
               {webhook.trigger_fields === null ? 'No triggers' : `${webhook.trigger_fields.length} triggers`} · {webhook.payload_fields?.length ?? 0} payload paths
             </span>
