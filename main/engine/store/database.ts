@@ -18,6 +18,7 @@ import * as contactCreator from './migrations/0007-contact-creator.ts';
 import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
 import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
 import * as writeGenerations from './migrations/0010-write-generations.ts';
+import * as titleSort from './migrations/0011-title-sort.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0008-private-file-versions': privateFileVersions,
   '0009-throttle-admit': throttleAdmit,
   '0010-write-generations': writeGenerations,
+  '0011-title-sort': titleSort,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
