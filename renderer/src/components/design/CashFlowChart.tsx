@@ -49,7 +49,7 @@ function runningTotals(flows: readonly number[]): number[] {
  * Yearly cash flows (bars, left axis) and their running total (line, right axis),
  * from the customer's side: year 0 is the upfront payment. Each has its own scale,
  * so a year's savings are not a sliver beside a total twenty times larger (issue 20);
- * the upfront payment is the running total's start and is named in the legend.
+ * the upfront payment is where the running total starts (the legend names it at year 0).
  * The legend below reads the final year until a year is pointed at.
  */
 export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows: number[]; paybackYear: number | null; currency: string }) {
@@ -81,7 +81,7 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
         legend: { show: false },
         cursor: { points: { show: false } },
         // Bars start at zero, so their heights compare; the total's own axis takes its whole range.
-        scales: { x: { time: false }, yearly: { range: (_chart, min, max) => fromZero(min, max) }, total: { range: (_chart, min, max) => fromZero(min, max) } },
+        scales: { x: { time: false, range: (_chart, min, max) => [min - 0.6, max + 0.6] }, yearly: { range: (_chart, min, max) => fromZero(min, max) }, total: { range: (_chart, min, max) => fromZero(min, max) } },
         axes: [
           { ...axis, label: 'Year' },
           { ...axis, scale: 'yearly', stroke: barColour, label: 'Each year', size: 66, values: money },
@@ -111,7 +111,7 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
     <div className="cashflow">
       <div ref={containerRef} className="cashflow-chart" data-testid="cashflow-chart" aria-label="Cash flow by year" role="img" />
       {finalYear >= 0 && (
-        <p className="cashflow-legend" data-testid="cashflow-legend" aria-live="polite">
+        <p className="cashflow-legend" data-testid="cashflow-legend">
           <span className="cashflow-year">
             Year {year}
             {pointedYear === null && finalYear > 0 ? ' (the last; point at the chart for another)' : ''}
@@ -122,7 +122,11 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
           <span>
             <i className="swatch swatch-line" aria-hidden="true" /> Running total: {formatMoney(cumulative[year] ?? 0, currency)}
           </span>
-          {year !== 0 && <span className="muted">Paid upfront (year 0): {formatMoney(-(cashFlows[0] ?? 0), currency)}</span>}
+          {paybackYear !== null && (
+            <span className="muted">
+              <i className="swatch swatch-payback" aria-hidden="true" /> payback year
+            </span>
+          )}
         </p>
       )}
     </div>
