@@ -5,6 +5,7 @@
 // ones so the default list order shows a page of them at every size), and the
 // same project is fetched at every size. Requests go one at a time over one
 // kept-alive connection to `solardesk server` in its own process: latency, not throughput.
+// Besides the default order: the natural title order and word searches (issue 20).
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { UNTHROTTLED_NOTE, createBenchStore, growSunrise, median, sequentialLatencies, startBenchEngine } from './bench-servers.ts';
 import { apiPaths } from '../shared/api-paths.ts';
@@ -13,11 +14,19 @@ const SIZES = [1_000, 10_000, 100_000] as const;
 const DETAIL_REQUESTS = 300;
 const LIST_REQUESTS = 100;
 const LIST_PATH = '/api/orgs/1/projects/?limit=100';
+/** Issue 20: the list in natural title order, a one-word search and a two-word search (each word anywhere). */
+const TITLE_PATH = '/api/orgs/1/projects/?limit=100&ordering=title';
+const WORD_PATH = '/api/orgs/1/projects/?limit=100&search=waratah';
+const WORDS_PATH = '/api/orgs/1/projects/?limit=100&search=Waratah%20Glenelg';
 
-interface Measured {
-  detailMs: number;
-  listMs: number;
-}
+const LISTS = [
+  ['listMs', 'list', LIST_PATH],
+  ['titleMs', 'list_title', TITLE_PATH],
+  ['wordMs', 'search_word', WORD_PATH],
+  ['wordsMs', 'search_words', WORDS_PATH],
+] as const;
+
+type Measured = { detailMs: number } & Record<(typeof LISTS)[number][0], number>;
 
 export const benchmarks: Benchmark[] = [
   {
@@ -38,8 +47,9 @@ export const benchmarks: Benchmark[] = [
               detailPath = apiPaths.project(1, first!.id);
             }
             const detail = await sequentialLatencies(`${engine.server.baseUrl}${detailPath}`, engine.token, DETAIL_REQUESTS);
-            const list = await sequentialLatencies(`${engine.server.baseUrl}${LIST_PATH}`, engine.token, LIST_REQUESTS);
-            measured.set(size, { detailMs: median(detail), listMs: median(list) });
+            const lists: Partial<Measured> = { detailMs: median(detail) };
+            for (const [key, , listPath] of LISTS) lists[key] = median(await sequentialLatencies(`${engine.server.baseUrl}${listPath}`, engine.token, LIST_REQUESTS));
+            measured.set(size, lists as Measured);
           } finally {
             await engine.stop();
           }
@@ -49,7 +59,8 @@ export const benchmarks: Benchmark[] = [
       }
       const base = measured.get(SIZES[0])!;
       const rows: BenchResult[] = [];
-      for (const [key, label, requests] of [['detailMs', 'detail', DETAIL_REQUESTS], ['listMs', 'list', LIST_REQUESTS]] as const) {
+      const measures = [['detailMs', 'detail', DETAIL_REQUESTS, detailPath], ...LISTS.map(([key, label, listPath]) => [key, label, LIST_REQUESTS, listPath] as const)] as const;
+      for (const [key, label, requests, requestPath] of measures) {
         for (const size of SIZES.slice(1)) {
           const value = measured.get(size)![key];
           rows.push({
@@ -59,7 +70,7 @@ export const benchmarks: Benchmark[] = [
             ratio: value / base[key],
             unit: 'ms (p50)',
             notes:
-              `${label === 'detail' ? `GET ${detailPath}` : `GET ${LIST_PATH}`} at ${size.toLocaleString('en')} projects vs ${SIZES[0].toLocaleString('en')}; ` +
+              `GET ${requestPath} at ${size.toLocaleString('en')} projects vs ${SIZES[0].toLocaleString('en')}; ` +
               `median of ${requests} sequential requests; ${UNTHROTTLED_NOTE}; lower is better, 1 = no slower as the org grows`,
           });
         }

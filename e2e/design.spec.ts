@@ -2,6 +2,9 @@
 // system specs, and the cash-flow chart; and the plan notice for API Access orgs.
 import { expect, test, type Page } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { apiPaths } from '../shared/api-paths.ts';
+import { decodeDesign } from '../shared/design-codec.ts';
+import type { ProjectDesign } from '../shared/design-types.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -64,6 +67,83 @@ test('a design shows a drawn 3D roof, the systems and the cash flows', async ({ 
   await screenshotBothThemes(page, 'project-design');
   await page.getByTestId('cashflow-chart').scrollIntoViewIfNeeded();
   await screenshotBothThemes(page, 'project-design-cashflow');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+/** The design a project shows, decoded here from the API (not from what the view computed). */
+async function designOf(identifier: string): Promise<ProjectDesign> {
+  const found = await app.api<Array<{ id: number }>>('GET', apiPaths.projects(1), undefined, { search: identifier });
+  const project = await app.api<{ design: string }>('GET', apiPaths.project(1, found.body[0]!.id));
+  return decodeDesign<ProjectDesign>(project.body.design);
+}
+
+/** Degrees between two compass azimuths, 0-180. */
+const angleBetween = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) % 360 - 180);
+
+test('the 3D view opens facing the panels; payback and rate of return are shown once; the chart legend reads without hovering', async ({ page }) => {
+  for (const identifier of ['SD-2026-0025', 'SD-2026-0019', 'SD-2025-0031']) {
+    const design = await designOf(identifier);
+    const system = design.systems.find((candidate) => candidate.is_sold) ?? design.systems[0]!;
+    const azimuthOf = new Map(design.site.autoFacetsGeoJson.features.map((facet) => [facet.properties.facet_id, facet.properties.azimuth]));
+    const panelFacings = design.site.auto_design_geojson.features.filter((panel) => panel.properties.system_uuid === system.uuid).map((panel) => azimuthOf.get(panel.properties.facet_id)!);
+    expect(panelFacings.length).toBeGreaterThan(0);
+
+    if (identifier === 'SD-2026-0025') await openApp(page, app);
+    // The whole list first, so the count of one project is the new search's.
+    await page.getByRole('searchbox', { name: 'Search projects' }).fill('');
+    await expect(page.getByTestId('project-count')).toHaveText('48 projects');
+    await openProjectByIdentifier(page, identifier);
+    await page.getByRole('tab', { name: 'Design' }).click();
+    const scene = page.getByTestId('roof-scene');
+    await expect(scene).toHaveAttribute('data-camera-from', /^\d+$/);
+    const cameraFrom = Number(await scene.getAttribute('data-camera-from'));
+    // Most panels sit on faces turned towards the camera (a face is seen from the side it faces).
+    const facingCamera = panelFacings.filter((azimuth) => angleBetween(azimuth, cameraFrom) < 90).length;
+    expect(facingCamera / panelFacings.length, `${identifier}: camera from ${cameraFrom}°, panels face ${panelFacings.join(', ')}`).toBeGreaterThanOrEqual(0.5);
+    // And the face with the most panels is well in view: within 60° of straight on.
+    const counts = new Map<number, number>();
+    for (const azimuth of panelFacings) counts.set(azimuth, (counts.get(azimuth) ?? 0) + 1);
+    const fullest = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+    expect(angleBetween(fullest, cameraFrom), `${identifier}: camera from ${cameraFrom}°, fullest face ${fullest}°`).toBeLessThan(60);
+
+    // Each number once: payback and rate of return are not repeated among the headline figures.
+    const terms = await page.getByTestId('design-tab').locator('dt').allTextContents();
+    expect(terms.filter((term) => /payback/i.test(term))).toHaveLength(1);
+    expect(terms.filter((term) => /rate of return|return on investment/i.test(term))).toHaveLength(1);
+    expect(terms.filter((term) => /net present value/i.test(term))).toHaveLength(1);
+  }
+
+  // The legend reads the last year before anything is hovered, with money in it, never "--" or "—".
+  const legend = page.getByTestId('cashflow-legend');
+  await expect(legend).toContainText('Year 25');
+  await expect(legend).toContainText(/That year: -?[A-Z]*\$[\d,]+/);
+  await expect(legend).toContainText(/Running total: -?[A-Z]*\$[\d,]+/);
+  await expect(legend).not.toContainText('—');
+  await expect(legend).not.toContainText('--');
+  // Pointing at the chart's left edge reads an early year; leaving it goes back to the last.
+  const chart = page.getByTestId('cashflow-chart').locator('.u-over');
+  await chart.scrollIntoViewIfNeeded();
+  const box = (await chart.boundingBox())!;
+  await page.mouse.move(box.x + 3, box.y + box.height / 2);
+  await expect(legend).toContainText(/Year [0-2]\b/);
+  await page.mouse.move(box.x + box.width / 2, box.y - 60);
+  await expect(legend).toContainText('Year 25');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('the design tab at 800x600 and 1920x1080, light and dark', async ({ page }) => {
+  await openApp(page, app);
+  await openProjectByIdentifier(page, 'SD-2026-0025');
+  await page.getByRole('tab', { name: 'Design' }).click();
+  await expect(page.getByTestId('roof-scene')).toHaveAttribute('data-camera-from', /^\d+$/);
+  for (const [width, height] of [[800, 600], [1920, 1080]] as const) {
+    await page.setViewportSize({ width, height });
+    await expect.poll(() => distinctCanvasColours(page)).toBeGreaterThan(20);
+    await screenshotBothThemes(page, `design-${width}x${height}`);
+    await page.getByTestId('cashflow-legend').scrollIntoViewIfNeeded();
+    await screenshotBothThemes(page, `design-cashflow-${width}x${height}`);
+    await page.getByTestId('design-tab').evaluate((element) => element.scrollIntoView());
+  }
   expect(pageProblems(page)).toEqual([]);
 });
 

@@ -3,7 +3,8 @@
 // once the remote gives them their real ids.
 import { sql, type Transaction } from 'kysely';
 import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
-import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes } from '../engine/projects/project-columns.ts';
+import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
+import { naturalSortKey } from '../../shared/natural-sort.ts';
 import { ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
@@ -221,6 +222,7 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
     id: project.id,
     org_id: orgId,
     title: project.title ?? '',
+    title_sort: naturalSortKey(project.title ?? ''),
     identifier: project.identifier ?? '',
     address: project.address ?? '',
     locality: project.locality ?? '',
@@ -274,7 +276,7 @@ export async function applyProjectView(trx: Trx, projectId: number, view: Record
       (columns as Record<string, unknown>)[field] = typeof value === 'boolean' ? flag(value) : value;
     } else attributes[field] = value;
   }
-  await trx.updateTable('projects').set({ ...columns, attributes: JSON.stringify(attributes) }).where('id', '=', projectId).execute();
+  await trx.updateTable('projects').set({ ...withTitleSort(columns), attributes: JSON.stringify(attributes) }).where('id', '=', projectId).execute();
 }
 
 /** Gives a record made offline the id the remote gave it, everywhere it is referred to. */

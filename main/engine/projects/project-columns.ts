@@ -3,6 +3,7 @@
 // one flat project.
 import type { RoleReferenceField } from '../../../shared/project-fields.ts';
 import type { ProjectsTable } from '../store/tables.ts';
+import { naturalSortKey } from '../../../shared/natural-sort.ts';
 
 /** Plain writable fields that have a column of the same name. */
 export const COLUMN_FIELDS = [
@@ -33,7 +34,7 @@ export const ROLE_COLUMNS = {
 
 /** Every column of `projects`; the compiler checks none is missing. */
 const PROJECT_COLUMNS = [
-  'id', 'org_id', 'title', 'identifier', 'address', 'locality', 'state', 'zip', 'country_iso2', 'lat', 'lon',
+  'id', 'org_id', 'title', 'title_sort', 'identifier', 'address', 'locality', 'state', 'zip', 'country_iso2', 'lat', 'lon',
   'business_name', 'priority', 'is_residential', 'is_lite', 'roof_type_id', 'workflow_id', 'active_stage_id',
   'assigned_role_id', 'assigned_installer_role_id', 'assigned_site_inspector_role_id', 'assigned_designer_role_id',
   'assigned_salesperson_role_id', 'usage', 'design', 'attributes', 'created_date', 'modified_date',
@@ -46,6 +47,15 @@ void everyColumnListed;
  * designed project and which no list fieldset shows.
  */
 export const PROJECT_COLUMNS_BUT_DESIGN = PROJECT_COLUMNS.filter((column): column is Exclude<(typeof PROJECT_COLUMNS)[number], 'design'> => column !== 'design');
+
+/**
+ * The columns of a project write with `title_sort` added when they set the title
+ * (shared/natural-sort.ts): every write of a title goes through this, so
+ * `ordering=title` never sorts by a stale key.
+ */
+export function withTitleSort<Columns extends { title?: string | null }>(columns: Columns): Columns & { title_sort?: string } {
+  return typeof columns.title === 'string' ? { ...columns, title_sort: naturalSortKey(columns.title) } : columns;
+}
 
 export function parseAttributes(text: string): Record<string, unknown> {
   const parsed: unknown = JSON.parse(text);

@@ -87,15 +87,17 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const shown = fieldset ?? 'list';
     // The page's ids and versions first: rows whose JSON is cached for this version are not read again.
     let query = context.db.selectFrom('projects').select(['projects.id', 'projects.modified_date']).where(visibleTo(actor));
-    if (search) query = applyProjectSearch(query, search);
+    if (search) query = applyProjectSearch(query, search, actor.org.id);
     if (activeStageId !== undefined) query = query.where('projects.active_stage_id', '=', activeStageId);
     if (stage !== undefined) {
       query = query.where('projects.active_stage_id', 'in', (builder) =>
         builder.selectFrom('workflow_stages').select('workflow_stages.id').where('workflow_stages.milestone', '=', stage),
       );
     }
+    // Titles sort naturally ("75 Macquarie" before "249 Hill"), by the key stored beside them (shared/natural-sort.ts).
+    const orderColumn = order.field === 'title' ? 'title_sort' : order.field;
     const versions = await query
-      .orderBy(`projects.${order.field}`, order.direction)
+      .orderBy(`projects.${orderColumn}`, order.direction)
       .orderBy('projects.id', order.direction)
       .limit(limit)
       .offset(pageOffset({ page, limit }))

@@ -12,6 +12,7 @@ import { encodeDesign } from '../../../shared/design-codec.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ApiPlan } from '../../../shared/plans.ts';
 import { ROLE_REFERENCE_FIELDS, type RoleReferenceField } from '../../../shared/project-fields.ts';
+import { naturalSortKey } from '../../../shared/natural-sort.ts';
 import { generateProject } from './generator.ts';
 import type { GeneratedProject } from './project-records.ts';
 import { systemsSummary } from './project-design.ts';
@@ -143,6 +144,7 @@ async function insertOne(
     .values({
       org_id: orgId,
       title: project.title,
+      title_sort: naturalSortKey(project.title),
       identifier: project.identifier,
       address: project.address,
       locality: project.locality,

@@ -19,6 +19,7 @@ import * as privateFileVersions from './migrations/0008-private-file-versions.ts
 import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
 import * as writeGenerations from './migrations/0010-write-generations.ts';
 import * as changeLog from './migrations/0011-change-log.ts';
+import * as titleSort from './migrations/0012-title-sort.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0009-throttle-admit': throttleAdmit,
   '0010-write-generations': writeGenerations,
   '0011-change-log': changeLog,
+  '0012-title-sort': titleSort,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

@@ -86,6 +86,8 @@ export interface ProjectsTable {
   id: Generated<number>;
   org_id: number;
   title: string;
+  /** shared/natural-sort.ts naturalSortKey(title): what `ordering=title` sorts by (migration 0012). */
+  title_sort: string;
   identifier: string;
   address: string;
   locality: string;

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import { formatMoney } from '../../format.ts';
 import { useResolvedTheme } from '../app/use-app-theme.ts';
@@ -31,59 +31,104 @@ function paybackMarker(paybackYear: number | null): uPlot.Plugin {
   };
 }
 
-/** Yearly cash flows (bars) and their running total (line), from the customer's side: year 0 is the upfront payment. */
+/** A scale's range that always holds zero, with a little room above and below the data. */
+function fromZero(min: number | null, max: number | null): [number, number] {
+  const low = Math.min(0, min ?? 0);
+  const high = Math.max(0, max ?? 0);
+  const pad = (high - low) * 0.05 || 1;
+  return [low < 0 ? low - pad : 0, high > 0 ? high + pad : 0];
+}
+
+function runningTotals(flows: readonly number[]): number[] {
+  const totals: number[] = [];
+  for (const flow of flows) totals.push((totals[totals.length - 1] ?? 0) + flow);
+  return totals;
+}
+
+/**
+ * Yearly cash flows (bars, left axis) and their running total (line, right axis),
+ * from the customer's side: year 0 is the upfront payment. Each has its own scale,
+ * so a year's savings are not a sliver beside a total twenty times larger (issue 20);
+ * the upfront payment is where the running total starts (the legend names it at year 0).
+ * The legend below reads the final year until a year is pointed at.
+ */
 export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows: number[]; paybackYear: number | null; currency: string }) {
   const containerRef = useRef<HTMLDivElement>(null);
   // The colours come from the theme's CSS variables, so a theme change redraws.
   const theme = useResolvedTheme();
+  const [pointedYear, setPointedYear] = useState<number | null>(null);
+  const cumulative = useMemo(() => runningTotals(cashFlows), [cashFlows]);
 
   useEffect(() => {
     const container = containerRef.current;
     if (!container) return;
     const years = cashFlows.map((_, year) => year);
-    let running = 0;
-    const cumulative = cashFlows.map((flow) => (running += flow));
+    // Year 0 (the upfront payment) is not a bar: it would dwarf every later year.
+    const yearly = cashFlows.map((flow, year) => (year === 0 ? null : flow));
     const text = cssColour('--text-muted', '#667');
     const grid = cssColour('--border', '#ddd');
+    const barColour = cssColour('--accent', '#3d7dd8');
+    const lineColour = cssColour('--warning', '#d98a1c');
     const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
+    // Axis ticks in short form (A$75K), so both axes leave the bars room in a narrow pane.
+    const short = new Intl.NumberFormat(undefined, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 });
+    const money = (_chart: uPlot, ticks: number[]) => ticks.map((tick) => short.format(tick));
     const chart = new uPlot(
       {
-        width: Math.max(container.clientWidth, 300),
+        width: Math.max(container.clientWidth, 240),
         height: CHART_HEIGHT,
         plugins: [paybackMarker(paybackYear)],
-        scales: { x: { time: false } },
+        legend: { show: false },
+        cursor: { points: { show: false } },
+        // Bars start at zero, so their heights compare; the total's own axis takes its whole range.
+        scales: { x: { time: false, range: (_chart, min, max) => [min - 0.6, max + 0.6] }, yearly: { range: (_chart, min, max) => fromZero(min, max) }, total: { range: (_chart, min, max) => fromZero(min, max) } },
         axes: [
           { ...axis, label: 'Year' },
-          { ...axis, size: 80, values: (_chart, ticks) => ticks.map((tick) => formatMoney(tick, currency)) },
+          { ...axis, scale: 'yearly', stroke: barColour, label: 'Each year', size: 66, values: money },
+          { ...axis, scale: 'total', side: 1, stroke: lineColour, label: 'Running total', size: 70, grid: { show: false }, values: money },
         ],
         series: [
-          { label: 'Year' },
-          {
-            label: 'Cash flow',
-            stroke: cssColour('--accent', '#3d7dd8'),
-            fill: cssColour('--accent-soft', 'rgba(61,125,216,0.35)'),
-            paths: uPlot.paths.bars!({ size: [0.6, 40] }),
-            points: { show: false },
-            value: (_chart, value) => (value === null ? '—' : formatMoney(value, currency)),
-          },
-          {
-            label: 'Running total',
-            stroke: cssColour('--warning', '#d98a1c'),
-            width: 2,
-            value: (_chart, value) => (value === null ? '—' : formatMoney(value, currency)),
-          },
+          {},
+          { label: 'Each year', scale: 'yearly', stroke: barColour, fill: cssColour('--accent-soft', 'rgba(61,125,216,0.35)'), paths: uPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
+          { label: 'Running total', scale: 'total', stroke: lineColour, width: 2, points: { show: false } },
         ],
+        hooks: { setCursor: [(current) => setPointedYear(current.cursor.idx ?? null)] },
       },
-      [years, cashFlows, cumulative],
+      [years, yearly, cumulative],
       container,
     );
-    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(container.clientWidth, 300), height: CHART_HEIGHT }));
+    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(container.clientWidth, 240), height: CHART_HEIGHT }));
     observer.observe(container);
     return () => {
       observer.disconnect();
       chart.destroy();
     };
-  }, [cashFlows, paybackYear, currency, theme]);
+  }, [cashFlows, cumulative, paybackYear, currency, theme]);
 
-  return <div ref={containerRef} className="cashflow-chart" data-testid="cashflow-chart" aria-label="Cash flow by year" role="img" />;
+  const finalYear = cashFlows.length - 1;
+  const year = pointedYear ?? finalYear;
+  return (
+    <div className="cashflow">
+      <div ref={containerRef} className="cashflow-chart" data-testid="cashflow-chart" aria-label="Cash flow by year" role="img" />
+      {finalYear >= 0 && (
+        <p className="cashflow-legend" data-testid="cashflow-legend">
+          <span className="cashflow-year">
+            Year {year}
+            {pointedYear === null && finalYear > 0 ? ' (the last; point at the chart for another)' : ''}
+          </span>
+          <span>
+            <i className="swatch swatch-bars" aria-hidden="true" /> {year === 0 ? 'Upfront' : 'That year'}: {formatMoney(cashFlows[year] ?? 0, currency)}
+          </span>
+          <span>
+            <i className="swatch swatch-line" aria-hidden="true" /> Running total: {formatMoney(cumulative[year] ?? 0, currency)}
+          </span>
+          {paybackYear !== null && (
+            <span className="muted">
+              <i className="swatch swatch-payback" aria-hidden="true" /> payback year
+            </span>
+          )}
+        </p>
+      )}
+    </div>
+  );
 }

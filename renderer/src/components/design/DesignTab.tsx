@@ -2,7 +2,6 @@ import { useMemo, useState } from 'react';
 import { decodeDesign } from '../../../../shared/design-codec.ts';
 import type { ProjectDesign } from '../../../../shared/design-types.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
-import { formatNumber } from '../../format.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
@@ -61,8 +60,8 @@ export function DesignTab({ project }: { project: ProjectDetailJson }) {
         <section className="design-scene" aria-label="Roof">
           <RoofScene site={design.site} systemUuid={system?.uuid ?? null} />
           <p className="muted scene-caption">
-            {design.site.autoFacetsGeoJson.features.length} roof facets · {system ? `${system.total_module_quantity} panels · ${formatNumber(system.kw_stc, 2)} kW` : 'no system'} ·
-            drag to turn, scroll to zoom
+            {/* The size is in the system's facts beside it: said once. */}
+            {design.site.autoFacetsGeoJson.features.length} roof facets · {system ? `${system.total_module_quantity} panels` : 'no system'} · drag to turn, scroll to zoom
           </p>
           {design.site.messages.length > 0 && (
             <ul className="design-messages">

@@ -1,7 +1,19 @@
 import { useState } from 'react';
-import type { DesignSystem } from '../../../../shared/design-types.ts';
+import type { DesignSystem, FeaturedFigure } from '../../../../shared/design-types.ts';
 import { formatMoney, formatNumber, formatPercent } from '../../format.ts';
 import { CashFlowChart } from './CashFlowChart.tsx';
+
+const isRateOfReturn = (figure: FeaturedFigure) => figure.unit === 'percent' && /rate of return|return on investment|\birr\b/i.test(figure.label);
+
+/**
+ * A headline figure that says again what the facts above it say (payback, rate of
+ * return, net present value): each number is shown once (issue 20).
+ */
+function repeatsAFact(figure: FeaturedFigure): boolean {
+  if (figure.unit === 'years' && /payback/i.test(figure.label)) return true;
+  if (isRateOfReturn(figure)) return true;
+  return figure.unit === 'currency' && /net present value|\bnpv\b/i.test(figure.label);
+}
 
 export function PaymentOptions({ system }: { system: DesignSystem }) {
   const [optionId, setOptionId] = useState(system.payment_options[0]?.id ?? null);
@@ -20,7 +32,7 @@ export function PaymentOptions({ system }: { system: DesignSystem }) {
           ))}
         </select>
       </div>
-      <dl className="facts">
+      <dl className="facts" data-testid="payment-facts">
         <div>
           <dt>Payback</dt>
           <dd data-testid="payback-year">{option.payback_year === null ? 'Not within 25 years' : `Year ${option.payback_year}`}</dd>
@@ -33,7 +45,7 @@ export function PaymentOptions({ system }: { system: DesignSystem }) {
           <dt>Rate of return</dt>
           <dd>{formatPercent(option.internal_rate_of_return)}</dd>
         </div>
-        {option.featured_figures.map((figure) => (
+        {option.featured_figures.filter((figure) => !repeatsAFact(figure)).map((figure) => (
           <div key={figure.label}>
             <dt>{figure.label}</dt>
             <dd>
@@ -48,7 +60,7 @@ export function PaymentOptions({ system }: { system: DesignSystem }) {
           </div>
         ))}
       </dl>
-      <CashFlowChart cashFlows={option.cash_flows} paybackYear={option.payback_year} currency={currency} />
+      <CashFlowChart key={option.id} cashFlows={option.cash_flows} paybackYear={option.payback_year} currency={currency} />
       {option.quotation_lines.length > 0 && (
         <table className="table compact">
           <tbody>

@@ -3,7 +3,7 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import type { DesignSite } from '../../../../shared/design-types.ts';
 import { useResolvedTheme } from '../app/use-app-theme.ts';
-import { boundsOf, type FacetPlane, facetPlane, type LocalPoint, openRing, toLocalMetres } from '../../design/roof-geometry.ts';
+import { boundsOf, compassAzimuth, type FacetPlane, facetPlane, type LocalPoint, openRing, panelView, toLocalMetres } from '../../design/roof-geometry.ts';
 
 // three.js is y-up; the scene maps east -> x, up -> y, north -> -z.
 const toVector = (point: LocalPoint, height: number) => new THREE.Vector3(point.east, height, -point.north);
@@ -98,12 +98,25 @@ export function RoofScene({ site, systemUuid }: { site: DesignSite; systemUuid: 
     container.appendChild(renderer.domElement);
 
     const camera = new THREE.PerspectiveCamera(45, 1, 0.1, bounds.span * 50);
-    const target = new THREE.Vector3(bounds.center.east, bounds.top / 2, -bounds.center.north);
-    camera.position.set(target.x + bounds.span * 0.9, target.y + bounds.span * 0.9, target.z + bounds.span * 1.1);
+    // The camera opens on the side the panels face, looking at them (roof-geometry.ts panelView);
+    // with no panels, on the whole roof from the south-east.
+    const view = panelView(site, systemUuid);
+    const target = view
+      ? new THREE.Vector3(view.center.east, view.height, -view.center.north)
+      : new THREE.Vector3(bounds.center.east, bounds.top / 2, -bounds.center.north);
+    const from = view ? view.facing : { east: 0.63, north: -0.77 };
+    const distance = bounds.span * 1.1;
+    camera.position.set(target.x + from.east * distance, target.y + bounds.span * 0.75, target.z - from.north * distance);
+    container.dataset.panelFacing = view ? view.azimuth.toFixed(0) : '';
     const controls = new OrbitControls(camera, renderer.domElement);
     controls.target.copy(target);
     controls.maxPolarAngle = Math.PI / 2.05; // never below the ground
-    const render = () => renderer.render(scene, camera);
+    const render = () => {
+      renderer.render(scene, camera);
+      // Where the camera stands, seen from what it looks at: compass degrees (the e2e camera check reads it).
+      const offset = camera.position.clone().sub(controls.target);
+      container.dataset.cameraFrom = compassAzimuth({ east: offset.x, north: -offset.z }).toFixed(0);
+    };
     controls.addEventListener('change', render);
     controls.update();
 
