@@ -73,6 +73,11 @@ export const syncPaths = {
   pause: (orgId: number) => `${orgPath(orgId)}sync/pause/`,
   resume: (orgId: number) => `${orgPath(orgId)}sync/resume/`,
   folder: (orgId: number) => `${orgPath(orgId)}sync/folder/`,
+  /** Files on demand (docs/sync.md): a project's files, here or on the remote; pin; record an open; fetch one file. */
+  projectContents: (orgId: number, projectId: number | string) => `${orgPath(orgId)}sync/contents/projects/${projectId}/`,
+  pinProject: (orgId: number, projectId: number | string) => `${orgPath(orgId)}sync/contents/projects/${projectId}/pin/`,
+  projectOpened: (orgId: number, projectId: number | string) => `${orgPath(orgId)}sync/contents/projects/${projectId}/opened/`,
+  fetchFileContents: (orgId: number, fileId: number | string) => `${orgPath(orgId)}sync/contents/files/${fileId}/fetch/`,
 } as const;
 
 /** A path under an org, split at its collection and (when it has one) record id. */

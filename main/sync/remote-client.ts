@@ -32,6 +32,12 @@ export interface RemoteRequest {
   timeoutMs?: number;
   /** Extra request headers (If-Match on a conditional write). */
   headers?: Record<string, string>;
+  /**
+   * Whose work this is, for the budget (issue 15): `user` for what a person asked for
+   * (a file opened or downloaded), `background` for sync's own work (polls, sweeps,
+   * prefetch). Absent: background.
+   */
+  priority?: 'user' | 'background';
 }
 
 export interface RemoteClientOptions {
