@@ -28,7 +28,7 @@ describe('files on demand: only the projects that matter keep their files here',
   let root: string;
   let adminToken: string;
   const files: Record<string, Json> = {};
-  const detailGets = (fileId: number) => h.proxy.count('GET', new RegExp(`^/api/orgs/1/private_files/${fileId}/(\\?.*)?$`));
+  const detailGets = (fileId: number) => h.proxy.count('GET', new RegExp(`^${apiPaths.privateFile(1, fileId).replace(/[/.]/g, '\\$&')}(\\?.*)?$`));
   const inFolder = (projectId: number) => fs.readdirSync(folderOfProject(root, projectId));
   const hasCopy = (projectId: number, bytes: string) => inFolder(projectId).some((name) => fs.readFileSync(path.join(folderOfProject(root, projectId), name), 'utf8') === bytes);
   const heldDeletes = async () => ((await h.local('GET', syncPaths.pending(1))).json as Json[]).filter((row) => row.status === 'held');
