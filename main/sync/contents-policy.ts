@@ -239,7 +239,9 @@ export class ContentsPolicy {
 
   async fileContents(engine: EngineContext, file: { id: number; file_hash: string | null }): Promise<FileContentsJson> {
     const here = file.file_hash === null || fs.existsSync(blobPath(engine.store.fileRoot, file.file_hash));
-    return { id: file.id, here, link_expires_at: here ? null : ((await this.freshLink(file.id))?.expires_at ?? null) };
+    const link = here ? null : await this.freshLink(file.id);
+    // Until when the agent will still use it (it stops LINK_MARGIN_MS before the link's own end).
+    return { id: file.id, here, link_expires_at: link ? new Date(Date.parse(link.expires_at) - LINK_MARGIN_MS).toISOString() : null };
   }
 
   /**
