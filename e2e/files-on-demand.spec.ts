@@ -6,6 +6,7 @@
 import { expect, test } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, type RemoteServer } from './support/remote-server.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 let app: RunningApp;
 let remote: RemoteServer;
@@ -31,7 +32,8 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });
 
   // Project 1: the member's (the admin holds no role there), with three demo files.
-  await openProjectByIdentifier(page, 'SD-2026-0001');
+  const { identifier } = (await remote.api<{ identifier: string }>('GET', apiPaths.project(1, 1))).body;
+  await openProjectByIdentifier(page, identifier);
   await page.getByRole('tab', { name: 'Files' }).click();
   const rows = page.getByTestId('file-row');
   await expect(rows).toHaveCount(3);
