@@ -248,7 +248,7 @@ export class ContentsPolicy {
    * Removes replica blobs of files whose contents are no longer kept here, but only
    * where the remote has the same bytes: every file naming the blob is a synced one
    * (not made offline), not kept, with nothing waiting in the outbox (no change, no
-   * hold), and no kept earlier version names it. Looked at after sync cycles, at most
+   * hold) and no folder copy still mapped to it, and no kept earlier version names it. Looked at after sync cycles, at most
    * every EVICTION_INTERVAL_MS unless the policy changed. Returns how many were removed.
    */
   async evictIfDue(engine: EngineContext): Promise<number> {
@@ -272,6 +272,8 @@ export class ContentsPolicy {
             ...(keptProjects.length > 0 ? [builder('project_id', 'in', keptProjects)] : []),
             ...(keptFiles.length > 0 ? [builder('id', 'in', keptFiles)] : []),
             builder.not(hasNoQueuedChange(builder)),
+            // A folder copy still mapped (the watcher has not evicted it yet, or may not: open in an editor): its blob stays with it.
+            builder.exists(builder.selectFrom('watch_files').select('file_id').whereRef('watch_files.file_id', '=', 'private_files.id')),
           ]),
         )
         .limit(1)
