@@ -226,6 +226,14 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   try {
     await ensureLocalIdentity(engine, remote, config);
     const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents));
+    // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here like one fetched:
+    // a file someone just put in a folder must not leave it once it has gone up.
+    const stopKeepingLocalWork = engine.context.changes.subscribe((changes) => {
+      for (const change of changes) {
+        if (change.model !== 'private_file' || change.op === 'delete' || change.by.kind === 'sync') continue;
+        void policy.recordFetched(change.id).catch((error: Error) => log(`files on demand: could not keep file ${change.id} here: ${error.message}`));
+      }
+    });
     const context: SyncContext = {
       engine: engine.context,
       db: engine.context.db,
@@ -282,6 +290,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       folders: startedFolders,
       contents: policy,
       async close() {
+        stopKeepingLocalWork();
         await startedFolders?.close();
         await sync.stop();
         await engine.close();

@@ -117,6 +117,18 @@ describe('files on demand: only the projects that matter keep their files here',
     assert.equal(detailGets(other.id), 1, 'here now: opening it again costs nothing');
   });
 
+  test('a file dropped into the folder of a project not kept goes up and stays in the folder', async () => {
+    const dropped = path.join(folderOfProject(root, OTHER_PROJECT), 'Dropped here.txt');
+    fs.writeFileSync(dropped, 'dropped into a project that is not kept');
+    const hash = sha256(Buffer.from('dropped into a project that is not kept'));
+    await waitFor('the dropped file on the remote', async () => ((await h.remote('GET', `${apiPaths.privateFiles(1)}?search=${hash}`)).json as Json[]).length === 1, 30_000);
+    await settleFolders(h);
+    // More passes of the folders and sync cycles (each may evict): it stays, as made here.
+    await h.local('POST', syncPaths.projectOpened(1, ROLE_PROJECT));
+    await settleFolders(h);
+    assert.equal(fs.readFileSync(dropped, 'utf8'), 'dropped into a project that is not kept');
+  });
+
   test('unpinning evicts the clean copy, keeps a modified one, and neither holds nor sends a delete', async () => {
     const folder = folderOfProject(root, PINNED_PROJECT);
     const edited = inFolder(PINNED_PROJECT).find((name) => fs.readFileSync(path.join(folder, name), 'utf8') === 'pinned bytes to be edited')!;
