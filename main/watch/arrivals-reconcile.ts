@@ -30,6 +30,8 @@ const MOVES_PER_PASS = 200;
 const NEW_CONTENTS_PER_PASS = 100;
 const ARRIVALS_PER_PASS = 200;
 const EVICTIONS_PER_PASS = 200;
+/** The "Online only" lists are looked at again at least this often when nothing asked. */
+const ONLINE_ONLY_INTERVAL_MS = 60_000;
 
 /**
  * Files on demand (issue 15): which files' contents are kept on this computer. The
@@ -76,6 +78,7 @@ export class ArrivalsReconcile {
   private fetchLoopRunning = false;
   /** Per project folder, the text its "Online only" list was last made from ('' none); unknown projects are looked at once. */
   private readonly onlineOnlyListed = new Map<number, string>();
+  private onlineOnlyDueAt = 0;
   private fetchDone: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ArrivalsReconcileOptions) {}
@@ -113,6 +116,7 @@ export class ArrivalsReconcile {
   async reconcile(): Promise<void> {
     const { folders, report } = this.options;
     this.dueAt = this.now() + this.options.reconcileIntervalMs;
+    const wasRequested = this.requested;
     this.requested = false;
     const changes = await folders.reconcile();
     for (const { projectId, folder } of changes.created) {
@@ -142,7 +146,12 @@ export class ArrivalsReconcile {
     await this.queueArrivals(kept);
     if (this.options.contents) {
       if (kept) await this.evictNotKept(kept);
-      await this.listOnlineOnly(kept);
+      // The lists change with the store, a pin or an open (each requests a pass) or the folders; else once a minute, not every pass.
+      const foldersChanged = changes.created.length + changes.adopted.length + changes.lost.length + changes.renamed.length > 0;
+      if (wasRequested || foldersChanged || this.now() >= this.onlineOnlyDueAt) {
+        this.onlineOnlyDueAt = this.now() + ONLINE_ONLY_INTERVAL_MS;
+        await this.listOnlineOnly(kept);
+      }
     }
   }
 
