@@ -85,6 +85,11 @@ export const syncPaths = {
   folder: (orgId: number) => `${orgPath(orgId)}sync/folder/`,
   budget: (orgId: number) => `${orgPath(orgId)}sync/budget/`,
   refresh: (orgId: number) => `${orgPath(orgId)}sync/refresh/`,
+  /** Files on demand (docs/sync.md): a project's files, here or on the remote; pin; record an open; fetch one file. */
+  projectContents: (orgId: number, projectId: number | string) => `${orgPath(orgId)}sync/contents/projects/${projectId}/`,
+  pinProject: (orgId: number, projectId: number | string) => `${orgPath(orgId)}sync/contents/projects/${projectId}/pin/`,
+  projectOpened: (orgId: number, projectId: number | string) => `${orgPath(orgId)}sync/contents/projects/${projectId}/opened/`,
+  fetchFileContents: (orgId: number, fileId: number | string) => `${orgPath(orgId)}sync/contents/files/${fileId}/fetch/`,
 } as const;
 
 /** A path under an org, split at its collection and (when it has one) record id. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import type { ThrottleRates } from '../../shared/throttle-rates.ts';
 import { AgentSetupError, startAgent } from '../sync/agent.ts';
+import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
 import { watchProjectFolders } from '../core/agent-folders.ts';
 import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
 
@@ -40,6 +41,14 @@ Options:
   --chunked-upload-above BYTES
                             Private files larger than this go up in resumable parts (default 16M; K, M, G)
   --upload-part-size BYTES  The size of each part (default 8M)
+  --keep-contents WHICH     Files on demand: whose file contents are kept on this computer (and written
+                            into the project folders): "relevant" (default: projects where you hold a
+                            role, that you pinned, or opened recently) or "all"; the rest are fetched
+                            when opened (docs/sync.md "Files on demand")
+  --keep-opened-days N      An opened project's files (and a file fetched on demand) are kept N days
+                            (default 14; 0: opening keeps nothing)
+  --keep-role-projects yes|no
+                            Keep the files of projects where you hold a role (default yes)
   -h, --help                Show this help
 
 Prints "local api on http://127.0.0.1:N" when ready, writes the local API's token to
@@ -65,6 +74,9 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       'stability-window-ms': { type: 'string' },
       'chunked-upload-above': { type: 'string' },
       'upload-part-size': { type: 'string' },
+      'keep-contents': { type: 'string' },
+      'keep-opened-days': { type: 'string' },
+      'keep-role-projects': { type: 'string' },
     },
     AGENT_HELP,
   );
@@ -90,6 +102,8 @@ export async function runAgentCommand(args: string[]): Promise<number> {
   const uploadPartBytes = readByteSize('--upload-part-size', values['upload-part-size']);
   if (uploadPartBytes !== undefined && uploadPartBytes < 1024) throw new CliError('--upload-part-size must be at least 1K.');
 
+  const contents = readContentsPolicy(values['keep-contents'], values['keep-opened-days'], values['keep-role-projects']);
+
   // Listen for the signals before starting, so one that lands during start-up stops the agent gracefully.
   const shutdown = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
@@ -110,6 +124,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       folders: values.folder ? watchProjectFolders(values.folder, { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs }) : undefined,
       chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),
       uploadPartBytes,
+      contents,
       log: (line) => console.log(line),
     });
   } catch (error) {
@@ -119,6 +134,25 @@ export async function runAgentCommand(args: string[]): Promise<number> {
   await shutdown;
   await agent.close();
   return 0;
+}
+
+/** --keep-contents, --keep-opened-days and --keep-role-projects as the agent's files-on-demand policy. */
+export function readContentsPolicy(keep: string | undefined, openedDays: string | undefined, roleProjects: string | undefined): ContentsPolicyOptions {
+  const policy: ContentsPolicyOptions = {};
+  if (keep !== undefined) {
+    if (keep !== 'all' && keep !== 'relevant') throw new CliError(`--keep-contents takes "relevant" or "all", not "${keep}".`);
+    policy.everything = keep === 'all';
+  }
+  if (openedDays !== undefined) {
+    const days = Number(openedDays);
+    if (!Number.isInteger(days) || days < 0 || days > 3650) throw new CliError(`--keep-opened-days takes a whole number of days from 0 to 3650, not "${openedDays}".`);
+    policy.openedDays = days;
+  }
+  if (roleProjects !== undefined) {
+    if (roleProjects !== 'yes' && roleProjects !== 'no') throw new CliError(`--keep-role-projects takes "yes" or "no", not "${roleProjects}".`);
+    policy.roles = roleProjects === 'yes';
+  }
+  return policy;
 }
 
 function readRemoteRates(file: string | undefined): ThrottleRates | undefined {

@@ -1,5 +1,6 @@
 // `solardesk web`: browser mode. Runs the same core the desktop runs and serves
 // the renderer plus the bridge over HTTP on 127.0.0.1, behind a per-launch secret.
+import { readContentsPolicy } from './agent-command.ts';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -25,6 +26,9 @@ Options:
   --sync-interval SECONDS
                      Once signed in to a remote: how often to sync when nothing
                      else wakes it (default 30)
+  --keep-contents relevant|all, --keep-opened-days N, --keep-role-projects yes|no
+                     Once signed in: whose file contents are kept on this computer,
+                     as for the agent (solardesk agent --help; docs/sync.md "Files on demand")
   --allow-private-webhook-endpoints
                      Let the embedded engine deliver webhooks to loopback and private
                      addresses (refused by default; for tests and self-hosted networks)
@@ -69,6 +73,9 @@ export async function runWebCommand(args: string[]): Promise<number> {
       'folder-root': { type: 'string' },
       open: { type: 'boolean' },
       'sync-interval': { type: 'string' },
+      'keep-contents': { type: 'string' },
+      'keep-opened-days': { type: 'string' },
+      'keep-role-projects': { type: 'string' },
       'allow-private-webhook-endpoints': { type: 'boolean' },
     },
     WEB_HELP,
@@ -91,7 +98,10 @@ export async function runWebCommand(args: string[]): Promise<number> {
       hostName: 'SolarDesk in the browser (solardesk web)',
       settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaults),
       openFolder: openWithSystem,
-      syncAgent: createSyncAgentHost({ pollIntervalSeconds: syncInterval }),
+      syncAgent: createSyncAgentHost({
+        pollIntervalSeconds: syncInterval,
+        contents: readContentsPolicy(values['keep-contents'], values['keep-opened-days'], values['keep-role-projects']),
+      }),
       allowPrivateWebhookEndpoints: values['allow-private-webhook-endpoints'] === true,
     });
   } catch (error) {

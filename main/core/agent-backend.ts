@@ -14,6 +14,7 @@ import type { LocalBackend, LocalIdentity } from './local-backend.ts';
 import type { ProjectFolderOptions } from './agent-folders.ts';
 import { syncedFolders } from './folder-session.ts';
 import { countHeldDeletes } from '../sync/outbox.ts';
+import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
 
 export const REPLICA_FOLDER = 'replica';
 const AGENT_CONFIG_FILE = 'agent.json';
@@ -38,6 +39,8 @@ export interface SyncAgentSettings {
   pollIntervalSeconds?: number;
   /** Where the remote token lives for a replica folder (default: a 0600 file in it; the desktop: safeStorage). */
   remoteTokenStore?: (replicaFolder: string) => SecretStore;
+  /** Files on demand: whose file contents are kept here (default: roles, pins, opened in the last 14 days). */
+  contents?: ContentsPolicyOptions;
 }
 
 /** What the core needs from the agent: start it, and know or forget its saved sign-in. */
@@ -154,6 +157,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           remoteTokenStore: tokenStoreFor(options.dataDir),
           folders: options.folderRoot ? syncedFolders(options.folderRoot, options.remoteUrl, options.projectFolders) : undefined,
           lockHolder: options.lockHolder,
+          contents: settings.contents,
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);

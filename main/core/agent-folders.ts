@@ -7,6 +7,7 @@ import type { AgentFolderWiring } from '../sync/agent.ts';
 import {
   confirmHeldDelete,
   dropStaleHolds,
+  hasNoQueuedChange,
   hasNoQueuedDelete,
   holdDelete,
   listFolderUploads,
@@ -28,6 +29,7 @@ export function folderOutboxOf(engine: EngineContext): FolderOutbox {
     confirmHeldDelete: (holdId, by) => confirmHeldDelete(engine, holdId, by),
     dropStaleHolds: () => dropStaleHolds(engine.db),
     hasNoQueuedDelete,
+    hasNoQueuedChange,
     listFolderUploads: (limit) => listFolderUploads(engine.db, limit),
     listHeldFileDeletes: (limit) => listHeldFileDeletes(engine.db, limit),
   };

@@ -10,6 +10,11 @@ import type { WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { FileSettings } from './files/file-settings.ts';
 import type { ChangeFeed } from './changes/change-feed.ts';
 
+/** Files on demand: `user` when someone opened or downloaded the file (the default), `background` for a prefetch. */
+export interface FetchBlobOptions {
+  requestClass?: 'user' | 'background';
+}
+
 export interface EngineContext {
   readonly store: Store;
   readonly db: Kysely<Database>;
@@ -26,7 +31,7 @@ export interface EngineContext {
    * In a replica, file rows can arrive before their bytes (content on demand): this
    * fetches a missing blob from the remote. Unset on a server, where a missing blob is a fault.
    */
-  readonly fetchMissingBlob?: (file: PrivateFileRow) => Promise<void>;
+  readonly fetchMissingBlob?: (file: PrivateFileRow, options?: FetchBlobOptions) => Promise<void>;
   /** Every committed change of a tracked record (change-feed.ts): what hosts, views and the watcher listen to. */
   readonly changes: ChangeFeed;
   /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database, PrivateFileRow } from './store/tables.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { PLAN_CHANGE_DELAY_SECONDS } from '../../shared/plans.ts';
-import { type EngineContext, OrgCache } from './context.ts';
+import { type EngineContext, type FetchBlobOptions, OrgCache } from './context.ts';
 import { type App, type TypedApp, buildApp } from './http/app.ts';
 import { Throttle, mergeThrottleRates } from './throttle/throttle.ts';
 import { DEFAULT_DELIVERY_OPTIONS, type DeliveryWorkerOptions, WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
@@ -76,7 +76,7 @@ export interface EngineOptions {
   /** More routes in the org scope (the agent's sync routes). */
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
   /** A replica's way to get a file's missing bytes (EngineContext.fetchMissingBlob); given here so the context is complete when built. */
-  fetchMissingBlob?: (context: EngineContext, file: PrivateFileRow) => Promise<void>;
+  fetchMissingBlob?: (context: EngineContext, file: PrivateFileRow, options?: FetchBlobOptions) => Promise<void>;
 }
 
 export interface Engine {
@@ -165,7 +165,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     files: fileSettings(options),
     changes: new ChangeFeed(),
     webhookWorker: null,
-    ...(fetchMissingBlob ? { fetchMissingBlob: (file: PrivateFileRow) => fetchMissingBlob(context, file) } : {}),
+    ...(fetchMissingBlob ? { fetchMissingBlob: (file: PrivateFileRow, fetchOptions?: FetchBlobOptions) => fetchMissingBlob(context, file, fetchOptions) } : {}),
   };
   for (const source of [projectSnapshots, contactSnapshots, eventSnapshots, webhookSnapshots, privateFileSnapshots]) registerSnapshotSource(context, source);
   const isServer = (options.role ?? 'server') === 'server';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createEngine, type Engine } from '../engine/engine.ts';
-import type { EngineContext } from '../engine/context.ts';
+import type { EngineContext, FetchBlobOptions } from '../engine/context.ts';
 import { addChangeCapture } from '../engine/changes/tracked-write.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
@@ -28,6 +28,7 @@ import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, ty
 import { reserveProvisionalIds } from './replica.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
+import { ContentsPolicy, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';
 
 /**
  * What the agent needs of the project folders watcher (main/watch/). Sync does not
@@ -55,6 +56,8 @@ export interface AgentFolderWiring {
   log: (line: string) => void;
   /** A file's deletion is now held for the user: the sync status (pending, held) changed. */
   onDeleteHeld: () => void;
+  /** Files on demand: which projects' (and files') contents are kept here; only those are written into folders. */
+  contents: ContentsPolicy;
 }
 
 export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
@@ -91,6 +94,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   changeFeed?: 'detect' | 'off';
   /** What this process is, for the message a second process on the same data folder prints (default "a SolarDesk agent"). */
   lockHolder?: string;
+  /** Files on demand (docs/sync.md): which projects keep their files' contents here (default: roles, pins, opened in the last 14 days). */
+  contents?: ContentsPolicyOptions;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -126,6 +131,8 @@ export interface Agent<Folders extends AgentFolders = AgentFolders> {
   readonly folders: Folders | null;
   /** The change feed listener (main/sync/feed-pull.ts); null with `changeFeed: 'off'`. */
   readonly feed: FeedPull | null;
+  /** Files on demand: what is kept here, pins and opens. */
+  readonly contents: ContentsPolicy;
   close(): Promise<void>;
 }
 
@@ -202,7 +209,8 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES, { backgroundShare: options.backgroundShare });
   const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer });
   // The sync routes are registered as the engine is built, before the sync engine that serves them exists: it is handed over once, before the local API listens.
-  let syncRoutesTarget: { sync: SyncContext; engine: SyncEngine; folders: Folders | null } | null = null;
+  let syncRoutesTarget: { sync: SyncContext; engine: SyncEngine; folders: Folders | null; contents: ContentsPolicy } | null = null;
+  let contents: ContentsPolicy | null = null;
 
   const engine = await createEngine({
     dataDir: options.dataDir,
@@ -211,7 +219,10 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     role: 'replica',
     deliverWebhooks: false,
     throttleRates: UNTHROTTLED,
-    fetchMissingBlob: (engineContext, file) => fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, file),
+    fetchMissingBlob: (engineContext, file, fetchOptions) => {
+      if (!contents) throw new Error('a file was fetched before the agent was started');
+      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, file, fetchOptions);
+    },
     extraOrgRoutes: (scope) =>
       registerSyncRoutes(scope, () => {
         if (!syncRoutesTarget) throw new Error('the sync routes answered before the agent was started');
@@ -221,6 +232,15 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   let folders: Folders | null = null;
   try {
     await ensureLocalIdentity(engine, remote, config);
+    const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents));
+    // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here like one fetched:
+    // a file someone just put in a folder must not leave it once it has gone up.
+    const stopKeepingLocalWork = engine.context.changes.subscribe((changes) => {
+      for (const change of changes) {
+        if (change.model !== 'private_file' || change.op === 'delete' || change.by.kind === 'sync') continue;
+        void policy.recordFetched(change.id).catch((error: Error) => log(`files on demand: could not keep file ${change.id} here: ${error.message}`));
+      }
+    });
     const context: SyncContext = {
       engine: engine.context,
       db: engine.context.db,
@@ -245,14 +265,22 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       onStateChange: (state: SyncState, detail) => {
         log(`sync: ${state}${detail ? ` (${detail})` : ''}`);
         // A cycle ended: pulled projects and files may need folders, renames and downloads.
-        if (state === 'idle') folders?.requestReconcile();
+        if (state === 'idle') {
+          folders?.requestReconcile();
+          void policy.evictIfDue(engine.context).then(
+            (evicted) => evicted > 0 && log(`files on demand: ${evicted} file${evicted === 1 ? '' : 's'} no longer kept here removed (the remote keeps them)`),
+            (error: Error) => log(`files on demand: eviction failed: ${error.message}`),
+          );
+        }
       },
     });
     // The watcher comes after sync, which it tells of each delete it holds for the user; sync reaches it through `folders`.
-    folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log, onDeleteHeld: () => sync.statusChanged() }) ?? null;
+    folders = options.folders?.({ engine: engine.context, orgId: config.org_id, userId: config.user_id, log, onDeleteHeld: () => sync.statusChanged(), contents: policy }) ?? null;
+    // A pin, an unpin or an open: the folders follow (arrivals, evictions, the "Online only" lists).
+    policy.onChange = () => folders?.requestReconcile();
     // Before anything can write through the engine (the local API is not listening yet): every tracked write queues its outbox row.
     addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake('local_write')));
-    syncRoutesTarget = { sync: context, engine: sync, folders };
+    syncRoutesTarget = { sync: context, engine: sync, folders, contents: policy };
     const localToken = await localApiToken(engine, options.dataDir, config.user_id);
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');
     log(`local api on ${address}`);
@@ -270,8 +298,10 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       localToken,
       folders: startedFolders,
       feed,
+      contents: policy,
       async close() {
         await feed?.stop();
+        stopKeepingLocalWork();
         await startedFolders?.close();
         await sync.stop();
         await engine.close();
@@ -287,24 +317,48 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
 
 /**
  * Content on demand: a replicated file's bytes are fetched from the remote the first
- * time someone opens it, checked against the file's hash, and kept as a blob.
+ * time someone opens it (or a prefetch for a kept project wants them), checked
+ * against the file's hash, and kept as a blob. The signed link a list or detail gave
+ * within the hour is used as it is (no request against the API's quota); otherwise,
+ * or when that link is refused, one `private_file_detail` GET gets a fresh one. A
+ * fetch a user asked for keeps the file here (contents-policy.ts recordFetched).
  */
-async function fetchBlobFromRemote(sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>, file: PrivateFileRow): Promise<void> {
+async function fetchBlobFromRemote(
+  sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>,
+  policy: ContentsPolicy,
+  file: PrivateFileRow,
+  options: FetchBlobOptions = {},
+): Promise<void> {
+  const requestClass = options.requestClass ?? 'user';
   const unavailable = (why: string) =>
     new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
-  const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail' });
-  if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
+  const receive = (url: string) => receiveToTempFile(sync.engine.store.fileRoot, downloadStream(url), sync.engine.files.maxUploadBytes, 'download');
   let received;
-  try {
-    received = await receiveToTempFile(sync.engine.store.fileRoot, downloadStream(detail.body.file_contents), sync.engine.files.maxUploadBytes, 'download');
-  } catch (error) {
-    throw unavailable((error as Error).message);
+  const link = await policy.freshLink(file.id);
+  if (link) {
+    try {
+      received = await receive(link.url);
+    } catch {
+      // Expired early, or refused (the user lost access): a detail GET says which.
+      await policy.forgetLink(file.id);
+    }
+  }
+  if (!received) {
+    const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail', requestClass });
+    if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
+    await rememberContentsLink(sync.engine.db, file.id, detail.body.file_contents, sync.engine.clock.now());
+    try {
+      received = await receive(detail.body.file_contents);
+    } catch (error) {
+      throw unavailable((error as Error).message);
+    }
   }
   if (received.sha256 !== file.file_hash) {
     await discardTempFile(received.tempPath);
     throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
   }
   await adoptBlob(sync.engine, received, async () => undefined);
+  if (requestClass === 'user') await policy.recordFetched(file.id);
 }
 
 /** The local org, user and role the local API needs, made once from what the remote says. */

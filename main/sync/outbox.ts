@@ -429,6 +429,18 @@ export function hasNoQueuedDelete({ not, exists, selectFrom }: ExpressionBuilder
   );
 }
 
+/** A condition on `private_files`: nothing of the file waits in the outbox (no create, change, delete or hold): its contents here are the synced ones. */
+export function hasNoQueuedChange({ not, exists, selectFrom }: ExpressionBuilder<Database, 'private_files'>) {
+  return not(
+    exists(
+      selectFrom('sync_outbox')
+        .select('id')
+        .where('sync_outbox.model', '=', 'private_file')
+        .whereRef('sync_outbox.record_id', '=', 'private_files.id'),
+    ),
+  );
+}
+
 /** Files created here and still waiting to reach the remote, with the project folder each is in: at most `limit`. */
 export async function listFolderUploads(db: Kysely<Database>, limit: number) {
   return db

@@ -25,6 +25,8 @@ import type {
 } from './remote-records.ts';
 import type { SyncContext } from './sync-context.ts';
 import { rekeyOutbox } from './outbox.ts';
+import { rekeyContentsState, rememberContentsLink } from './contents-policy.ts';
+import type { Clock } from '../engine/clock.ts';
 
 type Trx = Transaction<Database>;
 const EPOCH = new Date(0).toISOString();
@@ -319,6 +321,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       break;
   }
   await rekeyOutbox(trx, model, from, to);
+  if (model === 'project' || model === 'private_file') await rekeyContentsState(trx, model, from, to);
   await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
 }
@@ -353,7 +356,13 @@ export async function deleteReplicaRecord(trx: Trx, model: SyncedModel, id: numb
  * `keep` holds view values of fields with local changes still waiting. `record`
  * was read as `model` (remote-records.ts), which is what the casts rely on.
  */
-export async function writeRemoteRecord(trx: Trx, sync: Pick<SyncContext, 'orgId' | 'localUserId'>, model: SyncedModel, record: RemoteRecord, keep: RecordView): Promise<void> {
+export async function writeRemoteRecord(
+  trx: Trx,
+  sync: Pick<SyncContext, 'orgId' | 'localUserId'> & { clock?: Clock },
+  model: SyncedModel,
+  record: RemoteRecord,
+  keep: RecordView,
+): Promise<void> {
   switch (model) {
     case 'project':
       return upsertProject(trx, sync.orgId, record as RemoteProject, keep, sync.localUserId);
@@ -364,6 +373,9 @@ export async function writeRemoteRecord(trx: Trx, sync: Pick<SyncContext, 'orgId
     case 'webhook':
       return upsertWebhook(trx, sync.orgId, record as RemoteWebhook, keep);
     case 'private_file':
-      return upsertPrivateFile(trx, sync.orgId, record as RemotePrivateFile, keep);
+      await upsertPrivateFile(trx, sync.orgId, record as RemotePrivateFile, keep);
+      // Files on demand: its signed link, so a fetch within the hour needs no detail GET.
+      if (sync.clock) await rememberContentsLink(trx, record.id, (record as RemotePrivateFile).file_contents, sync.clock.now());
+      return;
   }
 }

@@ -28,6 +28,8 @@ import { documentedResponse } from '../engine/http/response-schemas.ts';
 import { BUCKET_LABELS } from '../../shared/throttle-rates.ts';
 import { filesDue } from './pull-plan.ts';
 import { describeChangeFailure } from './remote-errors.ts';
+import type { ContentsPolicy } from './contents-policy.ts';
+import { registerContentsRoutes } from './contents-routes.ts';
 
 const tags = ['sync'];
 
@@ -127,8 +129,12 @@ export function registerFolderRoutes(app: TypedApp, running: () => FolderRoutesT
 }
 
 /** `running` is read per request: the routes are registered before the sync engine exists. */
-export function registerSyncRoutes(app: TypedApp, running: () => { sync: SyncContext; engine: SyncEngine; folders?: AgentFolders | null }): void {
+export function registerSyncRoutes(
+  app: TypedApp,
+  running: () => { sync: SyncContext; engine: SyncEngine; folders?: AgentFolders | null; contents: ContentsPolicy },
+): void {
   app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state', response: { 200: syncStatusJsonSchema } } }, () => running().engine.status());
+  registerContentsRoutes(app, running);
 
   registerFolderRoutes(app, () => {
     const { sync, engine, folders } = running();

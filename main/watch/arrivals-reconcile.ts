@@ -11,7 +11,7 @@ import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import { isRealFolder, type ProjectFolders } from './project-folders.ts';
-import { nameKey } from './folder-names.ts';
+import { lockFileNamesFor, nameKey } from './folder-names.ts';
 import { headOfFile, nameWithExtension } from './file-extension.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import { agentTempDir, moveToTrash, placeArrival } from './arrivals.ts';
@@ -19,7 +19,8 @@ import type { FolderReport } from './folder-status.ts';
 import { Queue } from './event-intake.ts';
 import { lstatOrNull, type StabilityGate } from './stability-gate.ts';
 import { sameStat } from './attach.ts';
-import type { WatchStore } from './watch-store.ts';
+import type { KeptFilter, WatchStore } from './watch-store.ts';
+import { ONLINE_ONLY_FILE_NAME, type OnlineOnlyEntry, updateOnlineOnly } from './online-only.ts';
 
 /** A download that failed is tried again after this long. */
 export const DOWNLOAD_RETRY_MS = 30_000;
@@ -28,6 +29,19 @@ const DELETIONS_PER_PASS = 500;
 const MOVES_PER_PASS = 200;
 const NEW_CONTENTS_PER_PASS = 100;
 const ARRIVALS_PER_PASS = 200;
+const EVICTIONS_PER_PASS = 200;
+/** The "Online only" lists are looked at again at least this often when nothing asked. */
+const ONLINE_ONLY_INTERVAL_MS = 60_000;
+
+/**
+ * Files on demand (issue 15): which files' contents are kept on this computer. The
+ * agent's contents policy (main/sync/contents-policy.ts), handed in by the composer;
+ * without one (the embedded store) every file is kept.
+ */
+export interface ContentsKeeping {
+  /** `projects` null: every project's files. `files`: single files kept besides (fetched on demand). */
+  kept(): Promise<{ projects: ReadonlyMap<number, unknown> | null; files: ReadonlySet<number> }>;
+}
 
 export interface ArrivalsReconcileOptions {
   root: string;
@@ -45,6 +59,10 @@ export interface ArrivalsReconcileOptions {
   rescanProject: (projectId: number) => void;
   /** Bytes arrived: the worker loop should place them. */
   wake: () => void;
+  /** Files on demand: what is kept here (absent: everything). */
+  contents?: ContentsKeeping;
+  /** A folder copy this part removes (an eviction) is expected: no unlink of it may become a held delete. */
+  expectRemoval?: (projectId: number, name: string) => void;
   closed: () => boolean;
 }
 
@@ -58,6 +76,9 @@ export class ArrivalsReconcile {
   private readonly ready = new Queue<number>();
   readonly downloadProblems = new Map<number, { reason: string; retryAt: number }>();
   private fetchLoopRunning = false;
+  /** Per project folder, the text its "Online only" list was last made from ('' none); unknown projects are looked at once. */
+  private readonly onlineOnlyListed = new Map<number, string>();
+  private onlineOnlyDueAt = 0;
   private fetchDone: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ArrivalsReconcileOptions) {}
@@ -95,6 +116,7 @@ export class ArrivalsReconcile {
   async reconcile(): Promise<void> {
     const { folders, report } = this.options;
     this.dueAt = this.now() + this.options.reconcileIntervalMs;
+    const wasRequested = this.requested;
     this.requested = false;
     const changes = await folders.reconcile();
     for (const { projectId, folder } of changes.created) {
@@ -120,7 +142,114 @@ export class ArrivalsReconcile {
     await this.followDeletionsElsewhere();
     await this.followMovesElsewhere();
     await this.followContentsChangedElsewhere();
-    await this.queueArrivals();
+    const kept = await this.keptFilter();
+    await this.queueArrivals(kept);
+    if (this.options.contents) {
+      if (kept) await this.evictNotKept(kept);
+      // The lists change with the store, a pin or an open (each requests a pass) or the folders; else once a minute, not every pass.
+      const foldersChanged = changes.created.length + changes.adopted.length + changes.lost.length + changes.renamed.length > 0;
+      if (wasRequested || foldersChanged || this.now() >= this.onlineOnlyDueAt) {
+        this.onlineOnlyDueAt = this.now() + ONLINE_ONLY_INTERVAL_MS;
+        await this.listOnlineOnly(kept);
+      }
+    }
+  }
+
+  /** What files on demand keeps here, as the store's queries take it; undefined: everything. */
+  private async keptFilter(): Promise<KeptFilter | undefined> {
+    if (!this.options.contents) return undefined;
+    const kept = await this.options.contents.kept();
+    if (kept.projects === null) return undefined;
+    return { projectIds: [...kept.projects.keys()], fileIds: [...kept.files] };
+  }
+
+  /**
+   * Files on demand: folder copies of files no longer kept here (the project was
+   * unpinned, its role or recent open lapsed) leave the folder, but only a copy
+   * identical to the synced one: the mapping's hash is the record's, nothing of the
+   * file waits in the outbox (no change, no hold), the copy on disk is the one mapped
+   * (size, mtime, inode) and no editing program has it open. The mapping goes first
+   * and the deletes part is told, so the removal never becomes a held or remote delete.
+   * The copy is set aside under .solardesk/tmp/ and looked at again there: one written
+   * in between is put back, mapped, for the gate to take as an edit.
+   */
+  private async evictNotKept(kept: KeptFilter): Promise<void> {
+    const { store, folders, report, root, outbox } = this.options;
+    const rows = await store.mappingsToEvict({ kept, hasNoQueuedChange: (builder) => outbox.hasNoQueuedChange(builder), limit: EVICTIONS_PER_PASS });
+    for (const row of rows) {
+      if (this.options.closed()) return;
+      const folder = folders.folderOf(row.project_id);
+      if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
+      const file = path.join(root, folder, row.name);
+      const stat = await lstatOrNull(file);
+      if (!stat || !sameStat(row, stat)) continue;
+      let isOpen = false;
+      for (const lock of lockFileNamesFor(row.name)) if (await lstatOrNull(path.join(root, folder, lock))) isOpen = true;
+      if (isOpen) continue;
+      await fsp.mkdir(agentTempDir(root), { recursive: true });
+      const aside = path.join(agentTempDir(root), `evicted-${row.file_id}-${row.file_hash.slice(0, 16)}`);
+      await store.deleteMapping(store.db, row.project_id, row.name);
+      this.options.expectRemoval?.(row.project_id, row.name);
+      this.options.gate.forget(file);
+      try {
+        await fsp.rename(file, aside);
+      } catch (error) {
+        // Gone or locked meanwhile: mapped again as it was; the next pass looks again.
+        await store.upsertMapping(store.db, row);
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') report.note(`${folder}/${row.name}: could not be removed to free space (${(error as Error).message})`);
+        continue;
+      }
+      const after = await lstatOrNull(aside);
+      if (after && sameStat(row, after)) {
+        await fsp.rm(aside, { force: true });
+        report.note(`${folder}/${row.name}: removed from this computer (identical to the remote's copy; project not kept here: pin it to keep its files)`);
+        continue;
+      }
+      // Written in between: back in its place and mapped, so the gate sees an edit of this file.
+      try {
+        await fsp.link(aside, file);
+        await fsp.rm(aside, { force: true });
+        await store.upsertMapping(store.db, row);
+      } catch {
+        const keptAt = await moveToTrash(root, aside, folder, this.options.clock);
+        report.note(`${folder}/${row.name} changed while being removed; the changed copy is kept in ${path.relative(root, keptAt)}`);
+      }
+    }
+  }
+
+  /**
+   * Files on demand: each project folder with files kept on the remote only gets
+   * ONLINE_ONLY_FILE_NAME listing them, rewritten only when the list changes, removed
+   * (if SolarDesk wrote it) once it is empty. A file of that name the user made is
+   * never written over: the status lists it as a problem.
+   */
+  private async listOnlineOnly(kept: KeptFilter | undefined): Promise<void> {
+    const { store, folders, report, root, outbox, orgId } = this.options;
+    const rows = kept ? await store.filesOnlineOnly({ orgId, kept, hasNoQueuedDelete: (builder) => outbox.hasNoQueuedDelete(builder) }) : [];
+    const byProject = new Map<number, OnlineOnlyEntry[]>();
+    for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+    const projects = new Set([...byProject.keys(), ...folders.projectIds().filter((id) => this.onlineOnlyListed.get(id) !== '')]);
+    for (const projectId of projects) {
+      if (this.options.closed()) return;
+      const entries = byProject.get(projectId) ?? [];
+      const signature = entries.length === 0 ? '' : JSON.stringify(entries);
+      if (this.onlineOnlyListed.get(projectId) === signature) continue;
+      const folder = folders.folderOf(projectId);
+      if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
+      const label = `${folder}/${ONLINE_ONLY_FILE_NAME}`;
+      try {
+        const outcome = await updateOnlineOnly(root, path.join(root, folder), entries);
+        if (outcome === 'not_ours') {
+          report.problems.set(label, { projectId, reason: `a file of this name that SolarDesk did not write is here, so the list of the files kept on the remote only is not written (rename that file to get the list)` });
+        } else {
+          report.problems.delete(label);
+          if (outcome === 'written') report.note(`${label}: lists ${entries.length} file${entries.length === 1 ? '' : 's'} kept on the remote only`);
+        }
+        this.onlineOnlyListed.set(projectId, signature);
+      } catch (error) {
+        report.problems.set(label, { projectId, reason: `the list of the files kept on the remote only could not be written: ${(error as Error).message}` });
+      }
+    }
   }
 
   /**
@@ -148,7 +277,7 @@ export class ArrivalsReconcile {
       try {
         if (!fs.existsSync(blob)) {
           if (!engine.fetchMissingBlob) continue;
-          await engine.fetchMissingBlob(file);
+          await engine.fetchMissingBlob(file, { requestClass: 'background' });
         }
         await fsp.mkdir(agentTempDir(root), { recursive: true });
         await fsp.copyFile(blob, temp);
@@ -214,12 +343,13 @@ export class ArrivalsReconcile {
   }
 
   /** Private files of a project with a folder that the folder does not show yet (attached remotely or in the app). */
-  private async queueArrivals(): Promise<void> {
+  private async queueArrivals(kept: KeptFilter | undefined): Promise<void> {
     const ids = await this.options.store.filesToArrive({
       orgId: this.options.orgId,
       refusedProjectIds: this.options.folders.refusedProjectIds(),
       hasNoQueuedDelete: (builder) => this.options.outbox.hasNoQueuedDelete(builder),
       limit: ARRIVALS_PER_PASS,
+      ...(kept ? { kept } : {}),
     });
     const now = this.now();
     for (const id of ids) {
@@ -247,7 +377,8 @@ export class ArrivalsReconcile {
           }
           if (!fs.existsSync(blobPath(engine.store.fileRoot, file.file_hash))) {
             if (!engine.fetchMissingBlob) throw new Error('its contents are not on this machine');
-            await engine.fetchMissingBlob(file);
+            // Prefetch for a kept project: background work, paced behind what a user asked for.
+            await engine.fetchMissingBlob(file, { requestClass: 'background' });
           }
           this.downloadProblems.delete(id);
           this.ready.push(id);

@@ -87,9 +87,13 @@ export function uniqueName(name: string, isTaken: (key: string) => boolean): str
   }
 }
 
+/** Files on demand: the list of a project's files kept on the remote only, which SolarDesk writes into its folder (online-only.ts). */
+export const ONLINE_ONLY_FILE_NAME = 'Online only (SolarDesk).txt';
+
 const IGNORED_EXACT = new Map([
   ['thumbs.db', 'a Windows thumbnail cache'],
   ['desktop.ini', 'a Windows folder settings file'],
+  [ONLINE_ONLY_FILE_NAME.toLowerCase(), "SolarDesk's list of this project's files that are on the remote only (never attached)"],
 ]);
 
 /**

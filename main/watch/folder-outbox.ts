@@ -19,6 +19,8 @@ export interface FolderOutbox {
   dropStaleHolds(): Promise<number>;
   /** A condition on `private_files`: no deletion of the file is queued or held. */
   hasNoQueuedDelete(builder: ExpressionBuilder<Database, 'private_files'>): Expression<SqlBool>;
+  /** A condition on `private_files`: nothing of the file waits in the outbox (files on demand evict only such files). */
+  hasNoQueuedChange(builder: ExpressionBuilder<Database, 'private_files'>): Expression<SqlBool>;
   /** Files from the folders still waiting to reach the remote. */
   listFolderUploads(limit: number): Promise<
     Array<{ record_id: number; status: string; last_error: string | null; name: string; size: number; folder: string; project_id: number }>

@@ -5,6 +5,20 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Database, WatchFileRow } from '../engine/store/tables.ts';
 
+/** Files on demand: the projects whose files are kept on this computer, and single files kept besides. */
+export interface KeptFilter {
+  projectIds: readonly number[];
+  fileIds: readonly number[];
+}
+
+/** A condition on `private_files`: its contents are kept here (its project's are, or it is itself). */
+function isKept(builder: ExpressionBuilder<Database, 'private_files'>, kept: KeptFilter): Expression<SqlBool> {
+  const either: Expression<SqlBool>[] = [];
+  if (kept.projectIds.length > 0) either.push(builder('private_files.project_id', 'in', [...kept.projectIds]));
+  if (kept.fileIds.length > 0) either.push(builder('private_files.id', 'in', [...kept.fileIds]));
+  return either.length > 0 ? builder.or(either) : builder.lit(false);
+}
+
 /** One file of a project folder and the private file it shows: a `watch_files` row. */
 export type FileMapping = WatchFileRow;
 
@@ -108,6 +122,8 @@ export class WatchStore {
     refusedProjectIds: number[];
     hasNoQueuedDelete: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>;
     limit: number;
+    /** Files on demand: only files of these projects, or these files, are written into folders (absent: every file). */
+    kept?: KeptFilter;
   }): Promise<number[]> {
     const rows = await this.db
       .selectFrom('private_files')
@@ -131,10 +147,53 @@ export class WatchStore {
       )
       // Deleted in the folder and held, or being deleted: not brought back.
       .where((builder) => options.hasNoQueuedDelete(builder))
+      .$if(options.kept !== undefined, (query) => query.where((builder) => isKept(builder, options.kept!)))
       .orderBy('private_files.id')
       .limit(options.limit)
       .execute();
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * Files on demand: folder copies of files whose contents are no longer kept here
+   * (not in `kept`), identical to the synced copy (the mapping's hash is the record's)
+   * and with nothing of the file waiting in the outbox. The caller still checks that
+   * the copy on disk is the mapped one (size, mtime, inode).
+   */
+  mappingsToEvict(options: { kept: KeptFilter; hasNoQueuedChange: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>; limit: number }): Promise<WatchFileRow[]> {
+    return this.db
+      .selectFrom('watch_files')
+      .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
+      .selectAll('watch_files')
+      .whereRef('private_files.file_hash', '=', 'watch_files.file_hash')
+      .whereRef('private_files.project_id', '=', 'watch_files.project_id')
+      .where((builder) => builder.not(isKept(builder, options.kept)))
+      .where((builder) => options.hasNoQueuedChange(builder))
+      .limit(options.limit)
+      .execute();
+  }
+
+  /**
+   * Files on demand: per project with a folder, the files whose contents stay on the
+   * remote (not in `kept`, not in the folder), for its "Online only" list.
+   */
+  filesOnlineOnly(options: {
+    orgId: number;
+    kept: KeptFilter;
+    hasNoQueuedDelete: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>;
+  }): Promise<Array<{ id: number; project_id: number; title: string; filesize: number | null }>> {
+    return this.db
+      .selectFrom('private_files')
+      .innerJoin('watch_projects', 'watch_projects.project_id', 'private_files.project_id')
+      .select(['private_files.id', 'watch_projects.project_id', 'private_files.title', 'private_files.filesize'])
+      .where('private_files.org_id', '=', options.orgId)
+      .where('private_files.file_hash', 'is not', null)
+      .where((builder) => builder.not(isKept(builder, options.kept)))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('watch_files').select('file_id').whereRef('watch_files.file_id', '=', 'private_files.id'))))
+      .where((builder) => options.hasNoQueuedDelete(builder))
+      .orderBy('watch_projects.project_id')
+      .orderBy('private_files.title')
+      .execute();
   }
 
   // ---- what the watcher reads of other tables -------------------------------

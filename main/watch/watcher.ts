@@ -27,7 +27,7 @@ import type { StabilityGate } from './stability-gate.ts';
 import type { Attacher } from './attach.ts';
 import type { Deletes } from './deletes.ts';
 import { wireFileParts } from './file-parts.ts';
-import { ArrivalsReconcile } from './arrivals-reconcile.ts';
+import { ArrivalsReconcile, type ContentsKeeping } from './arrivals-reconcile.ts';
 import { FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
 import { WatchStore } from './watch-store.ts';
 import { systemTimers, WorkerLoop } from './worker-loop.ts';
@@ -65,6 +65,8 @@ export interface FolderWatcherOptions {
    * project's, never looked into, reported once as outside with that reason.
    */
   foreignFolders?: ReadonlyMap<string, string>;
+  /** Files on demand (issue 15): which files' contents are kept here; absent: every file is written into its folder. */
+  contents?: ContentsKeeping;
 }
 
 /**
@@ -175,6 +177,9 @@ export class FolderWatcher {
       rescanProject: (projectId) => this.intake.rescanFolders.add(projectId),
       wake,
       closed,
+      ...(options.contents ? { contents: options.contents } : {}),
+      // An eviction's removal is no deletion: any unlink of it waiting to be held goes.
+      expectRemoval: (projectId, name) => deletes.present(projectId, name),
     });
     this.scan = new FolderScan({
       root,

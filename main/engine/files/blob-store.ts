@@ -211,6 +211,33 @@ export async function releaseBlob(context: EngineContext, sha256: string | null)
 }
 
 /**
+ * A replica's eviction (files on demand, main/sync/contents-policy.ts): removes a
+ * blob that files still name, whose bytes the remote keeps, when `mayEvict` (asked
+ * under the blob's lock, with the blob set aside) still says so. True when removed.
+ */
+export async function evictBlob(context: EngineContext, sha256: string, mayEvict: () => Promise<boolean>): Promise<boolean> {
+  const { fileRoot } = context.store;
+  return withBlobLock(fileRoot, sha256, async () => {
+    const target = blobPath(fileRoot, sha256);
+    const aside = `${target}.${randomBytes(6).toString('hex')}.removing`;
+    try {
+      await fsp.rename(target, aside);
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return false;
+      throw error;
+    }
+    let evicted = false;
+    try {
+      evicted = await mayEvict();
+    } finally {
+      if (!evicted) await linkUnlessPresent(aside, target);
+      await fsp.rm(aside, { force: true });
+    }
+    return evicted;
+  });
+}
+
+/**
  * A stored blob as a received file ready to adopt again (a restored version):
  * hard-linked into ROOT/tmp/, so even a large one costs no copy. Null when the
  * blob is missing.

@@ -2,6 +2,9 @@
 // link. It needs no Authorization header (compatibility.md "Private files"); the
 // signature stands in for it, and the user it was signed for must still be allowed
 // to see the file now. Forged or expired: 403. Deleted: 404. Never the file.
+// A valid link counts against no quota (issue 15): on the hosted service it points at
+// file storage, outside the API's throttles, and so it does here. Only a link that is
+// not valid stays counted, per client address, so forging links is still throttled.
 import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
@@ -11,7 +14,6 @@ import { idParam } from '../http/list-query.ts';
 import { sendStoredFile } from './blob-response.ts';
 import { checkDownloadLink } from './download-links.ts';
 import { getVisibleFile } from './file-access.ts';
-import { enforceThrottle } from '../throttle/throttle-hook.ts';
 
 const linkQuery = z.object({ user: z.string().optional(), expires: z.string().optional(), signature: z.string().optional() });
 
@@ -19,8 +21,7 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
   app.get(
     '/downloads/private_files/:id/',
     {
-      // Per client address first (forged links cost nothing to send); the signer's
-      // own quota is counted below, once the link names a real user and org.
+      // Per client address (forged links cost nothing to send); taken back once the link is valid.
       config: { throttle: 'anonymous' },
       schema: {
         tags: ['private files'],
@@ -39,8 +40,9 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
       const user = await context.db.selectFrom('users').selectAll().where('id', '=', check.link.userId).executeTakeFirst();
       if (!user) throw forbidden('The user this link was made for no longer exists.');
       const actor = await actorInOrg(context, user, file.org_id);
-      // Downloads share the private files quota of the user who was given the link, and of their org.
-      await enforceThrottle(context.throttle, reply, 'private_file_download', { user: String(user.id), org: file.org_id });
+      // A valid link is file storage, not an API request: its count goes back.
+      await context.throttle.refund(request.throttleCounted ?? []);
+      request.throttleCounted = [];
       return sendStoredFile(context, request, reply, await getVisibleFile(context.db, actor, file.id));
     },
   );

@@ -28,6 +28,16 @@ const PROJECT_ROWS: QuotaRow[] = [
 ];
 
 /** A server with these rates; on `dataDir` (a restart) when given, and that folder is removed afterwards. */
+/** Every throttle scope's count as stored (written back first, on SQLite, where counts live in memory between checkpoints). */
+async function throttleCounts(server: TestServer): Promise<Record<string, number>> {
+  const { throttle, db } = server.engine.context;
+  await throttle.checkpoint();
+  const rows = await db.selectFrom('throttle_buckets').select(['scope_key', 'hits']).where('bucket_start', '>=', 0).execute();
+  const counts: Record<string, number> = {};
+  for (const row of rows) if (Number(row.hits) > 0) counts[row.scope_key] = (counts[row.scope_key] ?? 0) + Number(row.hits);
+  return counts;
+}
+
 async function withServer(rates: Record<string, unknown>, clock: ManualClock, run: (server: TestServer) => Promise<void>, dataDir?: string) {
   const server = await startTestServer({ throttleRates: rates, clock, dataDir });
   try {
@@ -109,7 +119,7 @@ describe('throttle quotas', () => {
     });
   });
 
-  test('private files: create, list, update and download share one count per user and per org', async () => {
+  test('private files: create, list and update share one count per user and per org; a signed download counts in none', async () => {
     const clock = new ManualClock();
     const quota = { user: '4/hour', org: '6/day' };
     const rates = Object.fromEntries(
@@ -123,13 +133,28 @@ describe('throttle quotas', () => {
       const created = await createFile(server, admin, 'quota test', 'quota.txt'); // 1
       assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: admin })).status, 200); // 2
       assert.equal((await server.request('PATCH', apiPaths.privateFile(1, created.id), { token: admin, body: { title: 'renamed' } })).status, 200); // 3
-      assert.equal((await download(created.file_contents)).status, 200); // 4: counted for the user the link was made for
+      // Issue 15: the signed link is file storage, as on the hosted service: no quota counts it.
+      for (let i = 0; i < 5; i++) assert.equal((await download(created.file_contents)).status, 200);
+      assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: admin })).status, 200); // 4
       assertThrottled(await server.request('GET', '/api/orgs/1/private_files/', { token: admin }));
-      const refused = await download(created.file_contents);
-      assert.equal(refused.status, 429);
+      assert.equal((await download(created.file_contents)).status, 200, 'a valid link still downloads with the API quota spent');
       assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: member })).status, 200); // org: 5
       assert.equal((await server.request('GET', '/api/orgs/1/private_files/', { token: member })).status, 200); // org: 6
       assertThrottled(await server.request('GET', '/api/orgs/1/private_files/', { token: member }));
+    });
+  });
+
+  test('a signed download leaves every throttle count as it was; a forged link is counted per address', async () => {
+    const clock = new ManualClock();
+    await withServer({ anonymous: { user: '3/min', org: null } }, clock, async (server) => {
+      const admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const created = await createFile(server, admin, 'free download', 'free.txt');
+      const countsBefore = await throttleCounts(server);
+      for (let i = 0; i < 10; i++) assert.equal((await download(created.file_contents)).status, 200);
+      assert.deepEqual(await throttleCounts(server), countsBefore, 'ten downloads through the link: no count moved');
+      const forged = created.file_contents.replace(/signature=[^&]+/, 'signature=forged');
+      for (let i = 0; i < 3; i++) assert.equal((await download(forged)).status, 403);
+      assert.equal((await download(forged)).status, 429, 'forged links are throttled per client address');
     });
   });
 

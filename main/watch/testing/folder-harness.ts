@@ -9,6 +9,7 @@ import type { FolderStatus } from '../watcher.ts';
 import { settleFolders } from './folder-testing.ts';
 import { watchProjectFolders } from '../../core/agent-folders.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { ContentsPolicyOptions } from '../../sync/contents-policy.ts';
 
 /** The stability window of these tests: short, so they are quick. */
 export const TEST_WINDOW_MS = 300;
@@ -24,6 +25,12 @@ export interface FolderHarnessOptions {
   log?: (line: string) => void;
   /** `off`: the agent treats the remote as one without the contents route, as the hosted service is. */
   remoteContentsReplace?: 'detect' | 'off';
+  /**
+   * Files on demand (issue 15). Default here: every project's files are kept, so the
+   * tests of arrivals, moves and edits see every file arrive; the policy itself is
+   * tested with the agent's default in tests/folder-on-demand.test.ts.
+   */
+  contents?: ContentsPolicyOptions;
 }
 
 export async function startWithFolder(root: string, options: FolderHarnessOptions = {}): Promise<SyncHarness> {
@@ -43,6 +50,7 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
         burstThreshold: 100,
         confirmDeletes: options.confirmDeletes ?? false,
       }),
+      contents: options.contents ?? { everything: true },
       chunkedUploadAboveBytes: 1024 * 1024,
       uploadPartBytes: 512 * 1024,
       ...(options.remoteContentsReplace ? { remoteContentsReplace: options.remoteContentsReplace } : {}),

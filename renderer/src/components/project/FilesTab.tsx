@@ -3,6 +3,7 @@ import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { formatBytes, formatDate } from '../../format.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
+import { fetchCostText, useContentsStore } from '../../stores/contents-store.ts';
 import { Badge } from '../common/Badge.tsx';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
@@ -20,9 +21,29 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const pending = useSyncStore((state) => state.pending);
   const pendingUploads = pending.filter((item) => item.model === 'private_file');
 
+  const contents = useContentsStore((state) => state.contents);
+  const fetching = useContentsStore((state) => state.fetching);
+
   useEffect(() => {
     void load(project.org_id, project.id);
   }, [load, project.org_id, project.id]);
+  // Files on demand: what is here and what is on the remote, again whenever the list changes.
+  useEffect(() => {
+    void useContentsStore.getState().load(project.org_id, project.id);
+  }, [files, project.org_id, project.id]);
+
+  /** Signed in: whether the file's contents are here or on the remote, and what fetching them costs. */
+  const contentsOf = (fileId: number) => {
+    const file = contents?.project_id === project.id ? contents.files.find((entry) => entry.id === fileId) : undefined;
+    if (!file) return null;
+    if (file.here) return <span className="contents-mark" data-testid="contents-here">On this computer</span>;
+    return (
+      <span className="contents-mark is-remote" data-testid="contents-remote" title="Pin the project to keep all its files on this computer and in its folder">
+        On the remote · {fetchCostText(file)}
+      </span>
+    );
+  };
+  const isOnRemote = (fileId: number) => contents?.project_id === project.id && contents.files.some((entry) => entry.id === fileId && !entry.here);
 
   const syncStateOf = (fileId: number) => {
     if (isLocalOnly) return <Badge title="No remote configured: this machine holds the only copy">Local</Badge>;
@@ -71,8 +92,21 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
                     </td>
                     <td className="numeric">{formatBytes(file.filesize)}</td>
                     <td>{formatDate(file.modified_date)}</td>
-                    <td>{syncStateOf(file.id)}</td>
                     <td>
+                      {syncStateOf(file.id)}
+                      {contentsOf(file.id)}
+                    </td>
+                    <td>
+                      {isOnRemote(file.id) && (
+                        <button
+                          type="button"
+                          className="link-button"
+                          disabled={fetching[file.id] === true}
+                          onClick={() => void useContentsStore.getState().fetch(project.org_id, file.id, file.title)}
+                        >
+                          {fetching[file.id] ? 'Fetching…' : 'Fetch'}
+                        </button>
+                      )}
                       <button type="button" className="link-button" onClick={() => void download(file)}>
                         Download
                       </button>

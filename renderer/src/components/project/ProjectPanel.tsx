@@ -11,6 +11,7 @@ import { NotesTab } from './NotesTab.tsx';
 import { SaveIndicator } from './SaveIndicator.tsx';
 import { StagePicker } from './StagePicker.tsx';
 import { WindowFileDrop } from './WindowFileDrop.tsx';
+import { PinToggle } from './PinToggle.tsx';
 
 const TABS: { tab: ProjectTab; label: string }[] = [
   { tab: 'details', label: 'Details' },
@@ -40,6 +41,7 @@ export function ProjectPanel() {
           </p>
         </div>
         <div className="header-actions">
+          <PinToggle project={project} />
           <StagePicker project={project} />
           <SaveIndicator />
         </div>

@@ -1,0 +1,62 @@
+// The "Online only" list in a project folder on the real filesystem: written,
+// rewritten only when it changes, removed when empty, and never over a file
+// SolarDesk did not write.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { makeTempDir } from '../engine/testing/test-server.ts';
+import { ONLINE_ONLY_FILE_NAME, ONLINE_ONLY_MARKER, formatBytes, updateOnlineOnly } from './online-only.ts';
+import { ignoreReason } from './folder-names.ts';
+
+describe('the Online only list', () => {
+  let root: string;
+  let folder: string;
+  before(() => {
+    root = makeTempDir('solardesk-online-only-');
+    folder = path.join(root, 'Project (1)');
+    fs.mkdirSync(folder);
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const listing = () => path.join(folder, ONLINE_ONLY_FILE_NAME);
+
+  test('is written with the marker, the titles and sizes; rewritten only when it changes; removed when empty', async () => {
+    assert.equal(await updateOnlineOnly(root, folder, [{ id: 1, title: 'Site plan', filesize: 2_500_000 }]), 'written');
+    const text = fs.readFileSync(listing(), 'utf8');
+    assert.ok(text.startsWith(`${ONLINE_ONLY_MARKER}\n`));
+    assert.match(text, /- Site plan {2}\(2\.4 MB\)/);
+    const before = fs.statSync(listing());
+    assert.equal(await updateOnlineOnly(root, folder, [{ id: 1, title: 'Site plan', filesize: 2_500_000 }]), 'unchanged');
+    assert.equal(fs.statSync(listing()).ino, before.ino);
+    assert.equal(await updateOnlineOnly(root, folder, [{ id: 1, title: 'Site plan', filesize: 2_500_000 }, { id: 2, title: '', filesize: null }]), 'written');
+    assert.match(fs.readFileSync(listing(), 'utf8'), /- file 2 {2}\(size unknown\)/);
+    assert.equal(await updateOnlineOnly(root, folder, []), 'removed');
+    assert.equal(fs.existsSync(listing()), false);
+    assert.equal(await updateOnlineOnly(root, folder, []), 'absent');
+    assert.deepEqual(fs.readdirSync(path.join(root, '.solardesk', 'tmp')), [], 'no temp file left');
+  });
+
+  test('a file of that name the user made is never written over or removed', async () => {
+    fs.writeFileSync(listing(), 'my own list');
+    assert.equal(await updateOnlineOnly(root, folder, [{ id: 1, title: 'Site plan', filesize: 10 }]), 'not_ours');
+    assert.equal(await updateOnlineOnly(root, folder, []), 'not_ours');
+    assert.equal(fs.readFileSync(listing(), 'utf8'), 'my own list');
+    fs.rmSync(listing());
+  });
+
+  test('a link of that name is not followed: its target stays as it was', async () => {
+    const target = path.join(root, 'elsewhere.txt');
+    fs.writeFileSync(target, `${ONLINE_ONLY_MARKER}\nsomeone else's`);
+    fs.symlinkSync(target, listing());
+    assert.equal(await updateOnlineOnly(root, folder, [{ id: 1, title: 'Site plan', filesize: 10 }]), 'not_ours');
+    assert.equal(fs.readFileSync(target, 'utf8'), `${ONLINE_ONLY_MARKER}\nsomeone else's`);
+    fs.rmSync(listing());
+  });
+
+  test('the watcher ignores exactly that name, in any case', () => {
+    assert.ok(ignoreReason(ONLINE_ONLY_FILE_NAME));
+    assert.ok(ignoreReason(ONLINE_ONLY_FILE_NAME.toUpperCase()));
+    assert.equal(ignoreReason('Online only.txt'), null);
+    assert.equal(formatBytes(1023), '1023 B');
+  });
+});
