@@ -32,6 +32,8 @@ import type { ContentsPolicy } from './contents-policy.ts';
 import { registerContentsRoutes } from './contents-routes.ts';
 
 const tags = ['sync'];
+/** A project opened again within this long is not read afresh (unless forced). */
+export const OPENED_PROJECT_FRESH_MS = 5 * 60_000;
 
 /**
  * Documented only (main/engine/http/response-schemas.ts): the renderer polls it
@@ -135,6 +137,8 @@ export function registerSyncRoutes(
 ): void {
   app.get('/sync/status/', { config: { throttle: 'none' }, schema: { tags, summary: 'Sync state', response: { 200: syncStatusJsonSchema } } }, () => running().engine.status());
   registerContentsRoutes(app, running);
+  /** When each project was last read afresh because someone opened it: clicking through projects must not spend the org's file quota on each. */
+  const readAfreshAt = new Map<number, number>();
 
   registerFolderRoutes(app, () => {
     const { sync, engine, folders } = running();
@@ -234,9 +238,13 @@ export function registerSyncRoutes(
       },
     },
     async (request) => {
-      const { engine } = running();
-      const ids = [...(request.body.project_ids ?? []), ...(request.body.project_id === undefined ? [] : [request.body.project_id])];
-      engine.requestPull('user', { projectIds: ids });
+      const { engine, sync } = running();
+      const now = sync.clock.now().getTime();
+      const asked = [...(request.body.project_ids ?? []), ...(request.body.project_id === undefined ? [] : [request.body.project_id])];
+      const ids = asked.filter((id) => request.body.force || now - (readAfreshAt.get(id) ?? Number.NEGATIVE_INFINITY) >= OPENED_PROJECT_FRESH_MS);
+      for (const id of ids) readAfreshAt.set(id, now);
+      // Between reads, the change feed or the budgeted polls bring what changes.
+      if (ids.length) engine.requestPull('user', { projectIds: ids });
       return engine.status();
     },
   );

@@ -84,4 +84,5 @@ export type SyncBudgetJson = z.infer<typeof syncBudgetJsonSchema>;
 export const syncRefreshBodySchema = z.object({
   project_id: z.number().int().positive().optional().describe('one project to read afresh'),
   project_ids: z.array(z.number().int().positive()).max(100).optional().describe('several'),
+  force: z.boolean().optional().describe('read even a project read afresh in the last few minutes (the user pressed refresh); without it, opening a project again soon costs nothing'),
 });

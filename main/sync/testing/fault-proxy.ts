@@ -27,6 +27,8 @@ export interface FaultRule {
 export interface ProxiedRequest {
   method: string;
   path: string;
+  /** The query string, without its "?" ("" when none). */
+  query: string;
   status: number | 'dropped' | 'offline';
 }
 
@@ -51,7 +53,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const [path = '/', query = ''] = (request.url ?? '/').split('?');
     const method = request.method ?? 'GET';
     if (offline) {
-      log.push({ method, path, status: 'offline' });
+      log.push({ method, path, query, status: 'offline' });
       request.socket.destroy();
       return;
     }
@@ -64,13 +66,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (rule) rule.used++;
     const action = rule?.action;
     if (action?.kind === 'offline') {
-      log.push({ method, path, status: 'offline' });
+      log.push({ method, path, query, status: 'offline' });
       request.socket.destroy();
       return;
     }
     if (action?.kind === 'status') {
       request.resume();
-      log.push({ method, path, status: action.status });
+      log.push({ method, path, query, status: action.status });
       response.writeHead(action.status, { 'content-type': 'application/json', ...action.headers }).end(JSON.stringify(action.body));
       return;
     }
@@ -81,12 +83,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           if (action?.kind === 'drop_response') {
             upstreamResponse.resume();
             upstreamResponse.on('end', () => {
-              log.push({ method, path, status: 'dropped' });
+              log.push({ method, path, query, status: 'dropped' });
               request.socket.destroy();
             });
             return;
           }
-          log.push({ method, path, status: upstreamResponse.statusCode ?? 0 });
+          log.push({ method, path, query, status: upstreamResponse.statusCode ?? 0 });
           response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
           upstreamResponse.pipe(response);
         },
@@ -104,7 +106,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     else if (action?.kind === 'hook') {
       request.pause(); // its body waits until the hook is done
       action.run().then(forward, (error: unknown) => {
-        log.push({ method, path, status: 'offline' });
+        log.push({ method, path, query, status: 'offline' });
         console.error('fault proxy hook failed:', error);
         request.socket.destroy();
       });

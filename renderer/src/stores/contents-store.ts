@@ -47,6 +47,8 @@ export const useContentsStore = create<ContentsState>((set, get) => ({
     if (get().projectId !== projectId) set({ projectId, contents: null, fetching: {} });
     try {
       await apiDone('POST', syncPaths.projectOpened(orgId, projectId));
+      // A person waits on this project: its record and files are read afresh, as user work (docs/sync.md "Budget").
+      await apiDone('POST', syncPaths.refresh(orgId), { body: { project_id: projectId } });
     } catch (error) {
       if (isNotSignedIn(error)) return;
     }
