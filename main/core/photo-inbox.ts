@@ -306,7 +306,9 @@ export class PhotoInbox {
       return { item: { ...base, why: 'This photo has no GPS position: choose its project.' }, match: null };
     }
     const position = { lat: exif.lat!, lon: exif.lon! };
-    base.candidates = nearestSites(sites, position, 3);
+    // The nearest three, without a far one beside near ones (a site 289 km off is no choice next to two at 50 m).
+    const nearest3 = nearestSites(sites, position, 3);
+    base.candidates = nearest3.filter((candidate) => candidate.distanceM <= Math.max(nearest3[0]!.distanceM * 3, 1000));
     const inRange = sitesInRange(sites, position);
     if (saved.returned.includes(file.hash)) return { item: { ...base, why: 'Put back here by Undo: choose its project.' }, match: null };
     if (inRange.length === 1 && !options.neverMatch) return { item: { ...base, why: '' }, match: inRange[0]! };
