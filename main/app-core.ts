@@ -32,6 +32,7 @@ import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from './engine/changes/ch
 import { countHeldDeletes, countOutbox } from './sync/outbox.ts';
 import { syncPaths } from '../shared/api-paths.ts';
 import { describeSignInFailure, describeUnsentChanges } from './sync/remote-errors.ts';
+import { createPhotoHost } from './core/photo-handlers.ts';
 import { listLocalWork, readLocalWorkState, sendLocalWork, targetKey, updateLocalWorkState } from './core/local-work.ts';
 
 export interface AppCoreOptions {
@@ -53,6 +54,8 @@ export interface AppCoreOptions {
   projectFolders?: ProjectFolderOptions;
   /** The project folders' lines worth telling a person (what was attached, held, refused). */
   logFolders?: (line: string) => void;
+  /** How often the inbox folder (Unsorted) is looked at, and its stability window (tests shorten both). */
+  photoInbox?: { intervalMs?: number; stableMs?: number };
 }
 
 export interface AppCore {
@@ -146,6 +149,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       }),
       backend.watchRecordChanges((changes) => events.emit('records.changed', describeChanges(changes))),
     ];
+    photos.started(backend);
     return backend;
   }
 
@@ -169,6 +173,15 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     return { pending: (await countOutbox(active.db)) - heldDeletes, heldDeletes };
   };
 
+  // Field photos: photos.check and the inbox folder, one inbox per backend (main/core/photo-handlers.ts).
+  const photos = createPhotoHost({
+    current: () => current,
+    callApi: (request) => callLocalApi(() => current, request),
+    folderRoot: () => options.settings.read().folderRoot,
+    onInboxChanged: (state) => events.emit('inbox.changed', state),
+    inbox: options.photoInbox,
+    log: options.logFolders,
+  });
   let current = startBackendOrFallBack();
   await current;
   const backend = () => current;
@@ -182,6 +195,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       // What has not gone up yet, so signing out from the local workspace can still say it.
       if (old?.mode === 'synced') lastUnsent = await unsentOf(old).catch(() => lastUnsent);
       syncState = LOCAL_ONLY_STATE;
+      await photos.closing();
       await old?.close();
       current = startBackend(password);
       await current;
@@ -403,6 +417,8 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       return { ...result, offer: await localWorkOffer() };
     },
 
+    ...photos.handlers,
+
     'localWork.keep': async () => {
       const state = readLocalWorkState(options.dataDir);
       if (!state.signedIn || !isSignedIn(options.settings.read())) return localWorkOffer();
@@ -420,6 +436,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     async close() {
       await restarting.catch(() => {});
       for (const unsubscribe of watchers) unsubscribe();
+      await photos.closing();
       await (await current.catch(() => null))?.close();
       lock.release();
     },

@@ -63,4 +63,8 @@ export const bridgeRequestSchemas = {
     .object({ keys: z.array(z.string().regex(/^(project|contact|private_file|webhook):\d{1,15}$/)).min(1).max(10_000) })
     .strict(),
   'localWork.keep': emptyRequest,
+  'photos.check': z.object({ projectId: positiveId }).strict(),
+  'inbox.list': emptyRequest,
+  'inbox.attach': z.object({ name: z.string().min(1).max(1024), projectId: positiveId }).strict(),
+  'inbox.undo': z.object({ entryId: z.string().uuid() }).strict(),
 } as const satisfies Record<InvokeChannel, z.ZodType>;

@@ -6,6 +6,7 @@
 // of shared/bridge-schemas.ts: the renderer is never trusted to send what its
 // types say. No zod here, so the preload bundle stays small.
 import type { SyncStateName } from './sync-api.ts';
+import type { InboxState, ProjectPhotoPlace } from './photos.ts';
 
 // ---------------------------------------------------------------------------
 // Shapes that travel over the bridge.
@@ -214,6 +215,14 @@ export interface BridgeInvokeChannels {
   'localWork.send': { request: { keys: string[] }; response: LocalWorkSendResult };
   /** "Keep on this computer": the offer is not shown on its own again for this remote; the items stay in the local workspace. */
   'localWork.keep': { request: Record<string, never> | undefined; response: LocalWorkOffer };
+  /** Where the project's photos were taken against its site (issue 17): the far ones flagged, with the one project they match. */
+  'photos.check': { request: { projectId: number }; response: ProjectPhotoPlace[] };
+  /** The inbox folder (Unsorted): what waits there with its candidates, and what it attached. Looks at the folder first. */
+  'inbox.list': { request: Record<string, never> | undefined; response: InboxState };
+  /** Attaches a waiting file to the chosen project. */
+  'inbox.attach': { request: { name: string; projectId: number }; response: InboxState };
+  /** Puts an attached file back in the inbox and deletes its private file. */
+  'inbox.undo': { request: { entryId: string }; response: InboxState };
 }
 
 /** Every event channel and its payload. Subscriptions return an unsubscribe function. */
@@ -224,6 +233,8 @@ export interface BridgeEventChannels {
   /** The session changed: sign-in, sign-out, another org, or the remote refused the token. */
   'session.changed': SessionInfo;
   'localWork.progress': LocalWorkProgress;
+  /** The inbox attached something, or what waits there changed. */
+  'inbox.changed': InboxState;
 }
 
 export type InvokeChannel = keyof BridgeInvokeChannels;
@@ -251,8 +262,12 @@ export const INVOKE_CHANNELS = [
   'localWork.list',
   'localWork.send',
   'localWork.keep',
+  'photos.check',
+  'inbox.list',
+  'inbox.attach',
+  'inbox.undo',
 ] as const satisfies readonly InvokeChannel[];
-export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress'] as const satisfies readonly EventChannel[];
+export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed'] as const satisfies readonly EventChannel[];
 
 // Compile-time checks that the two lists name every channel of the interfaces above.
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

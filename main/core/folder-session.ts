@@ -21,6 +21,7 @@ import type { EngineContext } from '../engine/context.ts';
 import { FolderWatcher } from '../watch/watcher.ts';
 import type { FolderOutbox } from '../watch/folder-outbox.ts';
 import { AGENT_FOLDER } from '../watch/project-folders.ts';
+import { INBOX_FOLDER } from '../../shared/photos.ts';
 import { folderOutboxOf, type ProjectFolderOptions, watchProjectFolders } from './agent-folders.ts';
 
 /** The embedded store's folder under the Settings folder root. */
@@ -129,6 +130,9 @@ export function embeddedFolderOutboxOf(engine: EngineContext): FolderOutbox {
   return { ...folderOutboxOf(engine), listFolderUploads: async () => [] };
 }
 
+/** The inbox (main/core/photo-inbox.ts) is not a project's folder: the watcher never looks into it. */
+const INBOX_REASON = `the inbox: photos dropped here are attached to the project whose site they were taken at, the rest wait on the Sync screen (Unsorted photos)`;
+
 /** What tells a synced root's watcher about the embedded store's folder inside it. */
 const EMBEDDED_FOLDER_REASON = `the project folders of the store on this computer (used while not signed in): never attached to the remote's projects`;
 
@@ -161,6 +165,7 @@ export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Pro
         log: options.log,
         onDeleteHeld: options.onDeleteHeld,
         outbox: embeddedFolderOutboxOf(options.engine),
+        foreignFolders: new Map([[INBOX_FOLDER, INBOX_REASON]]),
       });
   await folders.start();
   return folders;
@@ -172,7 +177,11 @@ export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Pro
  */
 export function syncedFolders(folderRoot: string, remoteUrl: string, options: ProjectFolderOptions = {}): (wiring: AgentFolderWiring) => AgentFolders {
   const root = workspaceFolderRoot('synced', folderRoot);
-  const watch = watchProjectFolders(root, { ...options, foreignFolders: new Map([[EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON]]) });
+  const watch = watchProjectFolders(root, { ...options, foreignFolders: new Map([
+      [EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON],
+      [INBOX_FOLDER, INBOX_REASON],
+    ]),
+  });
   return (wiring) => {
     const refusal = claimFolderRoot(folderRoot, root, { mode: 'synced', remote_url: remoteUrl.replace(/\/+$/, ''), data_dir: null });
     return refusal ? new RefusedFolders(root, refusal) : watch(wiring);

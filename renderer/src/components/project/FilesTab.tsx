@@ -1,4 +1,4 @@
-import { Fragment, useEffect } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { formatBytes, formatDate } from '../../format.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
@@ -10,6 +10,7 @@ import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { FileVersions } from './FileVersions.tsx';
 import { UploadProgressList } from './UploadProgressList.tsx';
+import { FileBadges, type PhotoMove, PhotoMoveNotice, usePhotoPlaces } from '../files/FileBadges.tsx';
 
 export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const files = useFilesStore((state) => state.files);
@@ -20,6 +21,8 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
   const pending = useSyncStore((state) => state.pending);
   const pendingUploads = pending.filter((item) => item.model === 'private_file');
+  const places = usePhotoPlaces(project.id, files);
+  const [lastMove, setLastMove] = useState<PhotoMove | null>(null);
 
   const contents = useContentsStore((state) => state.contents);
   const fetching = useContentsStore((state) => state.fetching);
@@ -63,6 +66,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
         </button>
       </div>
       <UploadProgressList projectId={project.id} />
+      {lastMove && <PhotoMoveNotice orgId={project.org_id} move={lastMove} onDone={() => setLastMove(null)} />}
       {status === 'loading' && <LoadingState label="Loading files…" />}
       {status === 'error' && <ErrorState message={error ?? ''} onRetry={() => void load(project.org_id, project.id)} />}
       {status === 'ready' && files.length === 0 && <EmptyState title="No files yet">Photos, bills and contracts dropped here stay with the project.</EmptyState>}
@@ -84,7 +88,10 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
               return (
                 <Fragment key={file.id}>
                   <tr data-testid="file-row" className={versionsOpen ? 'is-expanded' : undefined}>
-                    <td>{file.title}</td>
+                    <td>
+                      {file.title}
+                      <FileBadges orgId={project.org_id} projectId={project.id} file={file} place={places.get(file.id)} onMoved={setLastMove} />
+                    </td>
                     <td>
                       {file.file_tags_data.map((tag) => (
                         <Badge key={tag.id}>{tag.title}</Badge>

@@ -9,6 +9,7 @@ import { PendingChanges } from './PendingChanges.tsx';
 import { RemoteAccount } from './RemoteAccount.tsx';
 import { SyncStatusCard } from './SyncStatusCard.tsx';
 import { SyncBudget } from './SyncBudget.tsx';
+import { UnsortedPhotos } from './UnsortedPhotos.tsx';
 
 export function SyncView({ orgId }: { orgId: number }) {
   const loadState = useSyncStore((state) => state.loadState);
@@ -63,6 +64,7 @@ export function SyncView({ orgId }: { orgId: number }) {
           <SyncBudget orgId={orgId} />
         </>
       )}
+      {loadState === 'ready' && <UnsortedPhotos />}
       {session?.signedIn && <LocalWorkCard />}
       <RemoteAccount />
     </div>

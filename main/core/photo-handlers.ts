@@ -1,0 +1,93 @@
+// The bridge channels of field photos (issue 17): photos.check and the inbox. One
+// inbox runs per backend, on the workspace's project-folders root, and lives as long
+// as that backend's watcher (the core starts it after a backend starts and closes it
+// before the backend closes: sign-in, sign-out, another org, a new folder root).
+import type { ApiResponse, BridgeHandlers } from '../../shared/bridge.ts';
+import { INBOX_FOLDER, type InboxState } from '../../shared/photos.ts';
+import type { LocalBackend } from './local-backend.ts';
+import type { RawApiRequest } from './local-api.ts';
+import { workspaceFolderRoot } from './folder-session.ts';
+import { PhotoInbox } from './photo-inbox.ts';
+import { checkProjectPhotos, PhotoExifCache } from './photo-places.ts';
+
+type PhotoChannels = 'photos.check' | 'inbox.list' | 'inbox.attach' | 'inbox.undo';
+
+export interface PhotoHandlersOptions {
+  current: () => Promise<LocalBackend>;
+  callApi: (request: RawApiRequest) => Promise<ApiResponse>;
+  /** The Settings folder root now (null: none). */
+  folderRoot: () => string | null;
+  onInboxChanged: (state: InboxState) => void;
+  /** How often the inbox is looked at (default 2 s); its stability window (default 2 s). */
+  inbox?: { intervalMs?: number; stableMs?: number };
+  log?: (line: string) => void;
+}
+
+export interface PhotoHost {
+  handlers: Pick<BridgeHandlers, PhotoChannels>;
+  /** A backend started: its inbox starts (when it watches project folders). */
+  started(backend: LocalBackend): void;
+  /** The backend is about to close: its inbox stops first. */
+  closing(): Promise<void>;
+}
+
+export function createPhotoHost(options: PhotoHandlersOptions): PhotoHost {
+  let inbox: PhotoInbox | null = null;
+  const caches = new WeakMap<LocalBackend, PhotoExifCache>();
+  const cacheOf = (backend: LocalBackend) => {
+    let cache = caches.get(backend);
+    if (!cache) caches.set(backend, (cache = new PhotoExifCache(backend.db)));
+    return cache;
+  };
+  const noInbox = (): InboxState => ({
+    folder: null,
+    waiting: [],
+    log: [],
+    lastBatch: null,
+    problem: `No folder root is set, so there is no ${INBOX_FOLDER} folder: choose one in Settings.`,
+  });
+  const activeInbox = async () => {
+    await options.current();
+    return inbox;
+  };
+
+  return {
+    handlers: {
+      'photos.check': async ({ projectId }) => {
+        const backend = await options.current();
+        return checkProjectPhotos(backend.db, backend.fileRoot, cacheOf(backend), backend.identity().orgId, projectId);
+      },
+      'inbox.list': async () => (await activeInbox())?.scan() ?? noInbox(),
+      'inbox.attach': async ({ name, projectId }) => {
+        const active = await activeInbox();
+        if (!active) return noInbox();
+        return active.attach(name, projectId);
+      },
+      'inbox.undo': async ({ entryId }) => {
+        const active = await activeInbox();
+        if (!active) return noInbox();
+        return active.undo(entryId);
+      },
+    },
+    started(backend) {
+      const folderRoot = options.folderRoot();
+      if (!folderRoot || !backend.folders()) return;
+      inbox = new PhotoInbox({
+        root: workspaceFolderRoot(backend.mode, folderRoot),
+        db: backend.db,
+        fileRoot: backend.fileRoot,
+        orgId: backend.identity().orgId,
+        callApi: options.callApi,
+        stableMs: options.inbox?.stableMs,
+        onChange: options.onInboxChanged,
+        log: options.log,
+      });
+      inbox.start(options.inbox?.intervalMs);
+    },
+    async closing() {
+      const closing = inbox;
+      inbox = null;
+      await closing?.close();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// Per-file badges of the Files tab (issue 17). Field photos: "Taken 12 km from this
+// site" when a photo's GPS position is far from its project's site, with a one-click
+// move to the one project whose site it was taken at (a PATCH of the file's project
+// through the local API, so sync follows; undoable).
+import { useEffect, useState } from 'react';
+import { apiPaths } from '../../../../shared/api-paths.ts';
+import { formatDistance } from '../../../../shared/geo.ts';
+import type { ProjectPhotoPlace } from '../../../../shared/photos.ts';
+import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
+import { messageOf } from '../../api/api-client.ts';
+import { requireBridge } from '../../bridge-client.ts';
+import { useUiStore } from '../../stores/ui-store.ts';
+import { Badge } from '../common/Badge.tsx';
+
+/** Where the project's photos were taken, by file id; read again whenever the list of files changes. */
+export function usePhotoPlaces(projectId: number, files: readonly PrivateFileJson[]): Map<number, ProjectPhotoPlace> {
+  const [places, setPlaces] = useState(new Map<number, ProjectPhotoPlace>());
+  const key = files.map((file) => `${file.id}:${file.modified_date}`).join(',');
+  useEffect(() => {
+    let isCurrent = true;
+    requireBridge()
+      .invoke('photos.check', { projectId })
+      .then((list) => isCurrent && setPlaces(new Map(list.map((place) => [place.fileId, place]))))
+      .catch(() => isCurrent && setPlaces(new Map()));
+    return () => {
+      isCurrent = false;
+    };
+  }, [projectId, key]);
+  return places;
+}
+
+/** A move just made, offered for undo. */
+export interface PhotoMove {
+  file: PrivateFileJson;
+  fromProjectId: number;
+  to: { projectId: number; title: string };
+}
+
+async function patchProject(orgId: number, fileId: number, projectId: number): Promise<void> {
+  const response = await requireBridge().invoke('api.request', { method: 'PATCH', path: apiPaths.privateFile(orgId, fileId), body: { project: projectId } });
+  if (response.status !== 200) {
+    const body = response.body as { detail?: string } | null;
+    throw new Error(body?.detail ?? `The local API answered ${response.status}.`);
+  }
+}
+
+export function FileBadges({
+  orgId,
+  projectId,
+  file,
+  place,
+  onMoved,
+}: {
+  orgId: number;
+  projectId: number;
+  file: PrivateFileJson;
+  place: ProjectPhotoPlace | undefined;
+  onMoved: (move: PhotoMove) => void;
+}) {
+  const [isMoving, setMoving] = useState(false);
+  if (!place?.isFar || place.distanceM === null) return null;
+  const match = place.match;
+  const move = async () => {
+    if (!match) return;
+    setMoving(true);
+    try {
+      await patchProject(orgId, file.id, match.projectId);
+      onMoved({ file, fromProjectId: projectId, to: { projectId: match.projectId, title: match.title } });
+    } catch (error) {
+      useUiStore.getState().toast(`Could not move ${file.title} to ${match.title}: ${messageOf(error)} Try again, or move it from its project's folder.`, 'error');
+    } finally {
+      setMoving(false);
+    }
+  };
+  return (
+    <span className="file-badges" data-testid="photo-far">
+      <Badge tone="warning" title={`Where the photo was taken (its GPS position) is ${formatDistance(place.distanceM)} from this project's site.`}>
+        Taken {formatDistance(place.distanceM)} from this site
+      </Badge>
+      {match && (
+        <button type="button" className="link-button" disabled={isMoving} onClick={() => void move()} title={`Taken ${formatDistance(match.distanceM)} from ${match.title}'s site`}>
+          Move to {match.title}
+        </button>
+      )}
+    </span>
+  );
+}
+
+/** "Moved IMG_0412.jpg to 12 Smith St. Undo": the move puts the file back where it was. */
+export function PhotoMoveNotice({ orgId, move, onDone }: { orgId: number; move: PhotoMove; onDone: () => void }) {
+  const [isUndoing, setUndoing] = useState(false);
+  const undo = async () => {
+    setUndoing(true);
+    try {
+      await patchProject(orgId, move.file.id, move.fromProjectId);
+      onDone();
+    } catch (error) {
+      useUiStore.getState().toast(`Could not move ${move.file.title} back: ${messageOf(error)}`, 'error');
+      setUndoing(false);
+    }
+  };
+  return (
+    <div className="card card-row photo-move-notice" role="status" data-testid="photo-move-notice">
+      <span>
+        Moved <strong>{move.file.title}</strong> to {move.to.title}.
+      </span>
+      <span className="card-actions">
+        <button type="button" className="button" disabled={isUndoing} onClick={() => void undo()}>
+          Undo
+        </button>
+        <button type="button" className="link-button" onClick={onDone}>
+          Dismiss
+        </button>
+      </span>
+    </div>
+  );
+}
