@@ -4,41 +4,24 @@
 // workspace's store; the projects' sites; the check of a project's photos.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { Database } from '../engine/store/tables.ts';
 import { PHOTO_FAR_FROM_SITE_M, PHOTO_SITE_MATCH_M, haversineMeters, isUsablePosition, type LatLon } from '../../shared/geo.ts';
 import type { PhotoCandidate, ProjectPhotoPlace } from '../../shared/photos.ts';
 import { type PhotoExif, isPhotoName, isPhotoType, readPhotoExif } from './photo-exif.ts';
 
-/**
- * The cache: one row per contents (sha256). Not a migration: it is the core's own
- * cache, rebuilt from the blobs at will, so it is made where it is first used and
- * holds nothing the engine or sync reads.
- */
-const CACHE_TABLE = 'photo_exif';
-
+/** The cache (store migration 0013): one row per contents (sha256), rebuilt from the blobs at will. */
 export class PhotoExifCache {
-  private ready: Promise<void> | null = null;
   private readonly memory = new Map<string, PhotoExif>();
 
   constructor(private readonly db: Kysely<Database>) {}
-
-  private ensureTable(): Promise<void> {
-    this.ready ??= sql`CREATE TABLE IF NOT EXISTS ${sql.table(CACHE_TABLE)} (file_hash TEXT PRIMARY KEY, taken_at TEXT, lat REAL, lon REAL, orientation INTEGER)`
-      .execute(this.db)
-      .then(() => undefined);
-    return this.ready;
-  }
 
   /** The EXIF of these contents: from the cache, else read from `bytes()` and kept. */
   async of(hash: string, bytes: () => Promise<Uint8Array | null>): Promise<PhotoExif | null> {
     const remembered = this.memory.get(hash);
     if (remembered) return remembered;
-    await this.ensureTable();
-    const rows = await sql<{ taken_at: string | null; lat: number | null; lon: number | null; orientation: number | null }>`
-      SELECT taken_at, lat, lon, orientation FROM ${sql.table(CACHE_TABLE)} WHERE file_hash = ${hash}`.execute(this.db);
-    const row = rows.rows[0];
+    const row = await this.db.selectFrom('photo_exif').select(['taken_at', 'lat', 'lon', 'orientation']).where('file_hash', '=', hash).executeTakeFirst();
     if (row) {
       const exif = { takenAt: row.taken_at, lat: row.lat, lon: row.lon, orientation: row.orientation };
       this.memory.set(hash, exif);
@@ -47,8 +30,11 @@ export class PhotoExifCache {
     const contents = await bytes();
     if (!contents) return null; // not here (a file on demand not fetched): not read, not cached
     const exif = await readPhotoExif(contents);
-    await sql`INSERT INTO ${sql.table(CACHE_TABLE)} (file_hash, taken_at, lat, lon, orientation)
-      VALUES (${hash}, ${exif.takenAt}, ${exif.lat}, ${exif.lon}, ${exif.orientation}) ON CONFLICT (file_hash) DO NOTHING`.execute(this.db);
+    await this.db
+      .insertInto('photo_exif')
+      .values({ file_hash: hash, taken_at: exif.takenAt, lat: exif.lat, lon: exif.lon, orientation: exif.orientation })
+      .onConflict((conflict) => conflict.column('file_hash').doNothing())
+      .execute();
     this.memory.set(hash, exif);
     return exif;
   }

@@ -20,6 +20,7 @@ import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
 import * as writeGenerations from './migrations/0010-write-generations.ts';
 import * as changeLog from './migrations/0011-change-log.ts';
 import * as titleSort from './migrations/0012-title-sort.ts';
+import * as photoExif from './migrations/0013-photo-exif.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0010-write-generations': writeGenerations,
   '0011-change-log': changeLog,
   '0012-title-sort': titleSort,
+  '0013-photo-exif': photoExif,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

@@ -202,6 +202,15 @@ export interface ChangeLogTable {
   logged_at: string;
 }
 
+/** Where and when a photo was taken, by its contents' sha256 (migration 0013; main/core/photo-places.ts). */
+export interface PhotoExifTable {
+  file_hash: string;
+  taken_at: string | null;
+  lat: number | null;
+  lon: number | null;
+  orientation: number | null;
+}
+
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface WebhookDeliveriesTable {
@@ -427,6 +436,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_changes: WebhookChangesTable;
   change_log: ChangeLogTable;
+  photo_exif: PhotoExifTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_process_logs: WebhookProcessLogsTable;
   throttle_buckets: ThrottleBucketsTable;

@@ -46,6 +46,8 @@ export const BOOKKEEPING_TABLES: ReadonlySet<keyof Database> = new Set([
   'webhook_changes',
   // The change feed's log (migration 0011): read by the feed only, never part of a record's view.
   'change_log',
+  // Photos' EXIF by contents hash (migration 0013): a cache main/core rebuilds from the blobs.
+  'photo_exif',
   'webhook_deliveries',
   'webhook_process_logs',
   'file_uploads',
