@@ -168,6 +168,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
       return {
         mode: 'synced',
         db: agent.engine.context.db,
+        fileRoot: agent.engine.context.store.fileRoot,
         api: () => ({ baseUrl: agent.localApiUrl, token }),
         async renewToken() {
           token = await issueToken(agent.engine.context.db, agent.engine.context.clock, identity.user.id);

@@ -96,6 +96,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     return {
       mode: 'embedded',
       db: engine.context.db,
+      fileRoot: engine.context.store.fileRoot,
       api: () => ({ baseUrl, token }),
       async renewToken() {
         token = await issue();

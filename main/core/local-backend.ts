@@ -24,6 +24,8 @@ export interface LocalBackend {
   readonly mode: SessionMode;
   /** This backend's store: where its project folders' mapping (watch_projects) lives, so "open folder" and downloads pick the watcher's folder. */
   readonly db: Kysely<Database>;
+  /** Where this backend's file contents are (blobs/ab/cd/<sha256>): thumbnails are made from them (thumbnails.ts). */
+  readonly fileRoot: string;
   /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
   api(): { baseUrl: string; token: string };
   /** Gets a fresh token after the local API refused the current one (tokens expire). */
