@@ -6,7 +6,7 @@
 export const MEDIA_PREFIX = '/media/';
 
 export const mediaPaths = {
-  /** The thumbnail of these contents (WebP): 200, 204 when their type has none, 404 when they are not on this computer. */
+  /** The thumbnail of these contents (WebP): 200; 204 with `x-thumbnail: none` when their type has none, `not-here` when they are not on this computer; 404 for contents no file of the org has. */
   thumbnail: (sha256: string) => `${MEDIA_PREFIX}thumbnails/${sha256}`,
   /** A file's contents for the viewers (images and PDFs only); `v` is its hash, so a new version is a new URL. */
   file: (fileId: number, sha256: string | null) => `${MEDIA_PREFIX}files/${fileId}${sha256 ? `?v=${sha256}` : ''}`,

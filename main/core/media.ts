@@ -56,19 +56,21 @@ export function createMediaRoute(deps: MediaDeps): (urlPath: string, ifNoneMatch
       .where('org_id', '=', backend.identity().orgId)
       .executeTakeFirst();
     if (!known) return text(404, 'No file of this organisation has these contents.');
+    // 204s, not errors: a list of files on demand would fill the console with 404s otherwise.
+    const notHere: MediaAnswer = { status: 204, headers: { ...SAFE_HEADERS, 'x-thumbnail': 'not-here', 'cache-control': 'no-cache' }, body: '' };
     const etag = `"${sha256}.${deps.thumbnails.size}"`;
     if (ifNoneMatch === etag) return { status: 304, headers: { etag, 'cache-control': FOREVER }, body: '' };
     const blob = blobPath(backend.fileRoot, sha256);
     // Files on demand: the contents are on the remote only. No thumbnail, and no download to make one.
-    if (!fs.existsSync(blob)) return text(404, 'The contents of this file are not on this computer.', 'no-cache');
+    if (!fs.existsSync(blob)) return notHere;
     let bytes: Buffer | null;
     try {
       bytes = await deps.thumbnails.thumbnail(sha256, blob);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return text(404, 'The contents of this file are not on this computer.', 'no-cache');
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return notHere;
       throw error;
     }
-    if (!bytes) return { status: 204, headers: { ...SAFE_HEADERS, etag, 'cache-control': FOREVER }, body: '' };
+    if (!bytes) return { status: 204, headers: { ...SAFE_HEADERS, etag, 'x-thumbnail': 'none', 'cache-control': FOREVER }, body: '' };
     return { status: 200, headers: { ...SAFE_HEADERS, etag, 'content-type': THUMBNAIL_CONTENT_TYPE, 'cache-control': FOREVER }, body: bytes };
   }
 

@@ -76,7 +76,9 @@ describe('file previews', () => {
     assert.equal((await sharp(Buffer.from(await page.arrayBuffer())).metadata()).height, 256);
 
     const bill = byTitle('Electricity bill 2026 Q2');
-    assert.equal((await media(mediaPaths.thumbnail(bill.file_hash!))).status, 204);
+    const none = await media(mediaPaths.thumbnail(bill.file_hash!));
+    assert.equal(none.status, 204);
+    assert.equal(none.headers.get('x-thumbnail'), 'none');
 
     assert.equal((await fetch(`${server.baseUrl}${mediaPaths.thumbnail(photo.file_hash!)}`)).status, 401, 'no secret, no picture');
     assert.equal((await media(mediaPaths.thumbnail('0'.repeat(64)))).status, 404, 'contents no file of the org has');

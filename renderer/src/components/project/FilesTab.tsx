@@ -9,6 +9,9 @@ import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { FileVersions } from './FileVersions.tsx';
 import { UploadProgressList } from './UploadProgressList.tsx';
+import { FileThumbnail } from '../files/FileThumbnail.tsx';
+import { FileViewer } from '../files/FileViewer.tsx';
+import { useViewerStore } from '../../stores/viewer-store.ts';
 
 export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const files = useFilesStore((state) => state.files);
@@ -63,7 +66,14 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
               return (
                 <Fragment key={file.id}>
                   <tr data-testid="file-row" className={versionsOpen ? 'is-expanded' : undefined}>
-                    <td>{file.title}</td>
+                    <td>
+                      <span className="file-title-cell">
+                        <FileThumbnail file={file} />
+                        <button type="button" className="link-button" data-testid="file-open-viewer" onClick={() => useViewerStore.getState().show(file.id, files.map((shown) => shown.id))}>
+                          {file.title}
+                        </button>
+                      </span>
+                    </td>
                     <td>
                       {file.file_tags_data.map((tag) => (
                         <Badge key={tag.id}>{tag.title}</Badge>
@@ -94,6 +104,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
           </tbody>
         </table>
       )}
+      <FileViewer project={project} />
     </div>
   );
 }
