@@ -50,7 +50,7 @@ export function FileThumbnail({ file, size = 48 }: { file: Pick<PrivateFileJson,
 
   return (
     <span ref={box} className="file-thumbnail" style={{ width: size, height: size }} data-testid="file-thumbnail" data-state={url ? 'image' : url === null ? 'icon' : 'loading'}>
-      {url ? <img src={url} alt="" width={size} height={size} draggable={false} /> : url === null ? <FileIcon title={file.title} size={size} /> : null}
+      {url ? <img src={url} alt="" width={size} height={size} decoding="async" draggable={false} /> : url === null ? <FileIcon title={file.title} size={size} /> : null}
     </span>
   );
 }
