@@ -5,18 +5,37 @@
 // Download (browser mode has no "Open with the system"). Screenshots in both
 // themes at 800x600 and 1920x1080 land in test-results/screenshots/.
 import { expect, test, type Page } from '@playwright/test';
+import sharp from 'sharp';
+import piexif from 'piexifjs';
 import { apiPaths } from '../shared/api-paths.ts';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
 let identifier: string;
+let site: { lat: number; lon: number };
 test.beforeAll(async () => {
   app = await startSolarDesk();
   // The demo project that holds "Roof, north face", "Switchboard" and "Proposal".
   const files = await app.api<{ title: string; project: string | null }[]>('GET', apiPaths.privateFiles(1), undefined, { limit: 100 });
   const projectUrl = files.body.find((file) => file.title === 'Roof, north face')!.project!;
   const projectId = Number(/\/projects\/(\d+)\/$/.exec(projectUrl)![1]);
-  identifier = (await app.api<{ identifier: string }>('GET', apiPaths.project(1, projectId))).body.identifier;
+  const project = (await app.api<{ identifier: string; lat: number | null; lon: number | null }>('GET', apiPaths.project(1, projectId))).body;
+  identifier = project.identifier;
+  // The site at a known place, and a photo taken 0.05° north of it (about 5.6 km), its GPS and time written by piexifjs.
+  site = { lat: -33.8688, lon: 151.2093 };
+  await app.api('PATCH', apiPaths.project(1, projectId), { lat: site.lat, lon: site.lon });
+  const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#0ea5e9' } }).jpeg().toBuffer();
+  const exif = piexif.dump({
+    Exif: { [piexif.ExifIFD.DateTimeOriginal]: '2026:10:02 14:05:09' },
+    GPS: {
+      [piexif.GPSIFD.GPSLatitudeRef]: 'S',
+      [piexif.GPSIFD.GPSLatitude]: piexif.GPSHelper.degToDmsRational(Math.abs(site.lat + 0.05)),
+      [piexif.GPSIFD.GPSLongitudeRef]: 'E',
+      [piexif.GPSIFD.GPSLongitude]: piexif.GPSHelper.degToDmsRational(site.lon),
+    },
+  });
+  const withExif = Buffer.from(piexif.insert(exif, jpeg.toString('binary')), 'binary');
+  await app.bridge.invoke('files.upload', { uploadId: 'e2e-preview-gps', projectId, fileName: 'gps-photo.jpg', bytes: new Uint8Array(withExif) });
   // A file of a type the app does not show itself, on the same project.
   await app.bridge.invoke('files.upload', { uploadId: 'e2e-preview-csv', projectId, fileName: 'meter-readings.csv', bytes: new TextEncoder().encode('date,kwh\n2026-11-01,1234\n') });
 });
@@ -130,6 +149,19 @@ test('the image viewer: the photo, zoom, next and previous through the list, EXI
 
   await page.keyboard.press('Escape');
   await expect(viewer).toHaveCount(0);
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test("the image viewer shows a photo's EXIF date and place, and how far from the site it was taken", async ({ page }) => {
+  await openFilesTab(page);
+  await rowOf(page, 'gps-photo.jpg').getByTestId('file-open-viewer').click();
+  const facts = page.getByTestId('file-viewer').getByTestId('photo-facts');
+  await expect(facts).toContainText('Oct 2, 2026');
+  await expect(facts).toContainText(`${(site.lat + 0.05).toFixed(5)}, ${site.lon.toFixed(5)}`);
+  await expect(facts).toContainText('5.6 km from the site');
+  await page.setViewportSize({ width: 800, height: 600 });
+  await screenshotBothThemes(page, 'image-viewer-exif-800x600');
+  await page.keyboard.press('Escape');
   expect(pageProblems(page)).toEqual([]);
 });
 
