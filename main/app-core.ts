@@ -34,6 +34,16 @@ import { syncPaths } from '../shared/api-paths.ts';
 import { describeSignInFailure, describeUnsentChanges } from './sync/remote-errors.ts';
 import { createPhotoHost } from './core/photo-handlers.ts';
 import { listLocalWork, readLocalWorkState, sendLocalWork, targetKey, updateLocalWorkState } from './core/local-work.ts';
+import { ThumbnailService } from './core/thumbnails.ts';
+import { createMediaRoute, type MediaAnswer } from './core/media.ts';
+import { localCopyOf } from './core/file-open.ts';
+import { readPhotoExif } from './core/photo-exif.ts';
+import { blobPath } from './engine/files/blob-store.ts';
+import { apiPaths } from '../shared/api-paths.ts';
+import type { PrivateFileJson } from '../shared/schemas/private-file.ts';
+
+/** How much of a photo files.photoInfo reads for its EXIF. */
+const EXIF_HEAD_BYTES = 512 * 1024;
 
 export interface AppCoreOptions {
   dataDir: string;
@@ -44,6 +54,10 @@ export interface AppCoreOptions {
   openFolder: (folder: string) => Promise<boolean>;
   /** The system's folder dialog (the desktop's): the folder picked, or null when cancelled. None in browser mode. */
   chooseFolder?: (defaultPath: string | undefined) => Promise<string | null>;
+  /** The desktop's "Open" (Electron's shell.openPath): resolves false when the system has no app for it. Absent in browser mode. */
+  openFile?: (file: string) => Promise<boolean>;
+  /** The desktop's "Show in folder" (shell.showItemInFolder). Absent in browser mode. */
+  showItemInFolder?: (file: string) => void;
   /** Let the embedded engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints?: boolean;
   /** The sync agent (main/core/agent-backend.ts); without it (some tests) there is no signing in to a remote. */
@@ -64,6 +78,8 @@ export interface AppCore {
   /** Validates and runs one bridge call: what both transports call. */
   invoke(channel: unknown, request: unknown): Promise<BridgeEnvelope<unknown>>;
   session(): Promise<SessionInfo>;
+  /** The /media/ route (shared/media-paths.ts): thumbnails and the viewers' contents, for both hosts. */
+  media(urlPath: string, ifNoneMatch?: string): Promise<MediaAnswer>;
   close(): Promise<void>;
 }
 
@@ -276,6 +292,12 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     return { db: backend.db, root: workspaceFolderRoot(backend.mode, options.settings.read().folderRoot) };
   };
 
+  // One cache for every workspace: it is keyed by the contents' hash, and the data folder is private.
+  const thumbnails = new ThumbnailService({ cacheDir: path.join(options.dataDir, 'thumbnails'), concurrency: 2 });
+  const media = createMediaRoute({ backend, callApi, thumbnails });
+  const notOnDesktop = (what: string) =>
+    new BridgeError(`${what} works in the desktop app only. Here, Download saves the file into its project folder, with an extension your system opens.`, { code: 'not_available' });
+
   const handlers: BridgeHandlers = {
     'session.get': () => session(),
 
@@ -290,6 +312,44 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       downloadFileVersion(callApi, (path) => callLocalApiForBytes(backend, path), await orgId(), await workspaceFolders(), fileId, versionId),
 
     'files.replaceContents': async (request) => replaceContents(callApi, await orgId(), request),
+
+    'files.open': async ({ fileId }) => {
+      if (!options.openFile) throw notOnDesktop('Open');
+      const file = await localCopyOf(callApi, await orgId(), await workspaceFolders(), fileId);
+      return { path: file, opened: await options.openFile(file) };
+    },
+
+    'files.showInFolder': async ({ fileId }) => {
+      if (!options.showItemInFolder) throw notOnDesktop('Show in folder');
+      const file = await localCopyOf(callApi, await orgId(), await workspaceFolders(), fileId);
+      options.showItemInFolder(file);
+      return { path: file };
+    },
+
+    'files.photoInfo': async ({ fileId }) => {
+      const active = await current;
+      const described = await callApi({ method: 'GET', path: apiPaths.privateFile(active.identity().orgId, fileId) });
+      if (described.status !== 200) throw new BridgeError(`Could not find file ${fileId}.`, { status: described.status });
+      const hash = (described.body as PrivateFileJson).file_hash;
+      const nothing = { takenAt: null, latitude: null, longitude: null };
+      if (!hash) return { ...nothing, isHere: false };
+      let bytes: Uint8Array;
+      try {
+        // A JPEG's EXIF is in its first segment (at most 64 KiB); HEIC and PNG keep theirs near the start too.
+        const handle = await fsp.open(blobPath(active.fileRoot, hash), 'r');
+        try {
+          const head = Buffer.alloc(EXIF_HEAD_BYTES);
+          const { bytesRead } = await handle.read(head, 0, head.length, 0);
+          bytes = head.subarray(0, bytesRead);
+        } finally {
+          await handle.close();
+        }
+      } catch {
+        return { ...nothing, isHere: false };
+      }
+      const exif = await readPhotoExif(bytes);
+      return { takenAt: exif.takenAt, latitude: exif.lat, longitude: exif.lon, isHere: true };
+    },
 
     'folder.open': async ({ projectId }) => {
       const folders = await workspaceFolders();
@@ -433,6 +493,14 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     events,
     invoke: (channel, request) => dispatchInvoke(handlers, channel, request, logError),
     session,
+    media: async (urlPath, ifNoneMatch) => {
+      try {
+        return await media(urlPath, ifNoneMatch);
+      } catch (error) {
+        logError(`answering ${urlPath.split('?')[0]}`, error);
+        return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'SolarDesk could not answer this.' };
+      }
+    },
     async close() {
       await restarting.catch(() => {});
       for (const unsubscribe of watchers) unsubscribe();

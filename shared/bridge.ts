@@ -187,6 +187,16 @@ export interface RecordsChanged {
   source: 'local' | 'sync';
 }
 
+/** A photo's EXIF as the image viewer shows it (main/core/photo-exif.ts reads it). */
+export interface PhotoInfo {
+  /** Camera time, "YYYY-MM-DDTHH:MM:SS" (with "+HH:MM" when the camera recorded its offset). */
+  takenAt: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  /** false: the contents are on the remote only (files on demand), so nothing was read. */
+  isHere: boolean;
+}
+
 /** Every invoke channel: what it takes and what it answers. */
 export interface BridgeInvokeChannels {
   'session.get': { request: Record<string, never> | undefined; response: SessionInfo };
@@ -198,6 +208,12 @@ export interface BridgeInvokeChannels {
   'files.downloadVersion': { request: { fileId: number; versionId: number }; response: { path: string; bytes: number } };
   /** New contents for a file that keeps its id; the contents it replaces become a version. Answers the API's 200 with the file. */
   'files.replaceContents': { request: { fileId: number; fileName: string; bytes: Uint8Array }; response: ApiResponse };
+  /** Desktop only (browser mode: `not_available`): opens the file's copy in the project folder (downloaded there first if needed) with the system's default app. */
+  'files.open': { request: { fileId: number }; response: { path: string; opened: boolean } };
+  /** Desktop only (browser mode: `not_available`): shows the file's copy in the project folder in the system's file manager. */
+  'files.showInFolder': { request: { fileId: number }; response: { path: string } };
+  /** A photo's EXIF: when and where it was taken (docs/files.md "Thumbnails and viewers"); all null when the contents are not on this computer. */
+  'files.photoInfo': { request: { fileId: number }; response: PhotoInfo };
   /** Creates the folder if needed and opens it in the system's file manager when there is one. */
   'folder.open': { request: { projectId?: number }; response: { path: string; opened: boolean } };
   'settings.get': { request: Record<string, never> | undefined; response: Settings };
@@ -252,6 +268,9 @@ export const INVOKE_CHANNELS = [
   'files.download',
   'files.downloadVersion',
   'files.replaceContents',
+  'files.open',
+  'files.showInFolder',
+  'files.photoInfo',
   'folder.open',
   'settings.get',
   'settings.set',
@@ -306,9 +325,10 @@ export interface BridgeErrorPayload {
    * invalid_request: the request broke the contract; sign_in_failed: the remote refused
    * the sign-in or could not be reached (the message says which; `status` is the
    * remote's answer when there was one); not_signed_in: the channel needs a sign-in;
+   * not_available: this host cannot do it (the desktop's "Open" in browser mode);
    * failed: the handler could not do it.
    */
-  code: 'invalid_request' | 'unknown_channel' | 'sign_in_failed' | 'not_signed_in' | 'failed';
+  code: 'invalid_request' | 'unknown_channel' | 'sign_in_failed' | 'not_signed_in' | 'not_available' | 'failed';
 }
 
 export class BridgeError extends Error {

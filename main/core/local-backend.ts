@@ -24,7 +24,7 @@ export interface LocalBackend {
   readonly mode: SessionMode;
   /** This backend's store: where its project folders' mapping (watch_projects) lives, so "open folder" and downloads pick the watcher's folder. */
   readonly db: Kysely<Database>;
-  /** Where this backend's blobs are (photo EXIF is read from them, never fetched: main/core/photo-places.ts). */
+  /** Where this backend's file contents are (blobs/ab/cd/<sha256>): thumbnails and photos' EXIF are made from them, never fetched (thumbnails.ts, photo-places.ts). */
   readonly fileRoot: string;
   /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
   api(): { baseUrl: string; token: string };

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { CONTENT_SECURITY_POLICY, contentTypeOf, resolveRendererFile } from '../renderer-files.ts';
 import { isAppUrl } from './window-policy.ts';
+import { MEDIA_PREFIX } from '../../shared/media-paths.ts';
 
 export interface ProtocolAnswer {
   status: number;
@@ -17,4 +18,11 @@ export function answerAppRequest(distDir: string, url: string): ProtocolAnswer {
   const file = resolveRendererFile(distDir, new URL(url).pathname);
   if (!file) return { status: 404, headers, body: 'Not found.' };
   return { status: 200, headers: { ...headers, 'content-type': contentTypeOf(file) }, body: fs.readFileSync(file) };
+}
+
+/** The path and query of an app://solardesk/media/... request (thumbnails, the viewers' contents: main/core/media.ts), else null. */
+export function mediaPathOf(url: string): string | null {
+  if (!isAppUrl(url)) return null;
+  const parsed = new URL(url);
+  return parsed.pathname.startsWith(MEDIA_PREFIX) ? parsed.pathname + parsed.search : null;
 }

@@ -13,7 +13,7 @@ import { defaultSettings } from '../core/host-stores.ts';
 import { DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
 import { preloadBundle, rendererDist } from '../renderer-files.ts';
 import { buildMenuTemplate } from './app-menu.ts';
-import { answerAppRequest } from './app-protocol.ts';
+import { answerAppRequest, mediaPathOf } from './app-protocol.ts';
 import { openDesktopStores } from './desktop-settings.ts';
 import { DESKTOP_EXIT_CODES } from './exit-codes.ts';
 import { registerIpcBridge, windowOf } from './ipc-bridge.ts';
@@ -64,6 +64,8 @@ async function startDesktop(): Promise<void> {
       settings: stores.settings,
       openFolder: async (folder) => (await shell.openPath(folder)) === '',
       chooseFolder: folderChooser(dialog, () => mainWindow),
+      openFile: async (file) => (await shell.openPath(file)) === '',
+      showItemInFolder: (file) => shell.showItemInFolder(file),
       syncAgent: createSyncAgentHost({ remoteTokenStore: (replicaFolder) => safeStorageTokenStore(safeStorage, replicaFolder) }),
     });
   } catch (error) {
@@ -82,7 +84,12 @@ async function startDesktop(): Promise<void> {
   }
 
   session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(isPermissionGranted(permission)));
-  protocol.handle(APP_SCHEME, (request) => {
+  protocol.handle(APP_SCHEME, async (request) => {
+    const media = mediaPathOf(request.url);
+    if (media) {
+      const answer = await core.media(media, request.headers.get('if-none-match') ?? undefined);
+      return new Response(answer.status === 204 || answer.status === 304 ? null : (answer.body as ConstructorParameters<typeof Response>[0]), { status: answer.status, headers: answer.headers });
+    }
     const answer = answerAppRequest(rendererDist, request.url);
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });

@@ -9,9 +9,12 @@ import { BRIDGE_HTTP, decodeBridgeJson, encodeBridgeJson, formatServerSentEvent 
 import { EVENT_CHANNELS, type BridgeEnvelope } from '../../shared/bridge.ts';
 import type { AppCore } from '../app-core.ts';
 import { CONTENT_SECURITY_POLICY, contentTypeOf, resolveRendererFile } from '../renderer-files.ts';
+import { MEDIA_PREFIX } from '../../shared/media-paths.ts';
+import { nodeBody } from '../core/media.ts';
 
 export interface BridgeServerOptions {
-  core: Pick<AppCore, 'invoke' | 'events'>;
+  /** `media` answers /media/ (thumbnails and the viewers' contents); without it that route is 404. */
+  core: Pick<AppCore, 'invoke' | 'events'> & Partial<Pick<AppCore, 'media'>>;
   /** The built renderer; null serves the bridge only. */
   distDir: string | null;
   /** Defaults to a fresh random secret. */
@@ -70,7 +73,9 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isLocalHostHeader(request.headers.host, boundPort)) return refuse(reply, 421, 'This server answers only on its own local address.');
-    if (request.url.startsWith('/bridge/') && !isSecretValid(secret, request.headers[BRIDGE_HTTP.secretHeader])) {
+    // Media too: thumbnails and contents are the org's private files. The page fetches them with the header (renderer/src/media.ts).
+    const isPrivate = request.url.startsWith('/bridge/') || request.url.startsWith(MEDIA_PREFIX);
+    if (isPrivate && !isSecretValid(secret, request.headers[BRIDGE_HTTP.secretHeader])) {
       return refuse(reply, 401, 'Missing or wrong SolarDesk secret. Open the URL that `solardesk web` printed.');
     }
   });
@@ -102,6 +107,13 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
       clearInterval(keepAlive);
       for (const unsubscribe of unsubscribers) unsubscribe();
     });
+  });
+
+  app.get(`${MEDIA_PREFIX}*`, async (request, reply) => {
+    if (!options.core.media) return reply.code(404).send();
+    const ifNoneMatch = request.headers['if-none-match'];
+    const answer = await options.core.media(request.url, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
+    return reply.code(answer.status).headers({ 'referrer-policy': 'no-referrer', 'cross-origin-resource-policy': 'same-origin', ...answer.headers }).send(nodeBody(answer.body));
   });
 
   app.get('/*', async (request, reply) => {

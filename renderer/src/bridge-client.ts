@@ -32,6 +32,21 @@ export function onConnectionChange(listener: (isConnected: boolean) => void): ()
   return () => connectionListeners.delete(listener);
 }
 
+/** The desktop app (Electron): "Open" and "Show in folder" exist there; browser mode offers Download instead. */
+export const isDesktop = Boolean(window.solardesk);
+
+/**
+ * Fetches a /media/ path (shared/media-paths.ts) from the main process: under
+ * Electron from app://solardesk/ itself, in a browser with the secret header that
+ * the bridge's routes need. The browser's HTTP cache keeps what the route marks
+ * immutable.
+ */
+export function fetchMedia(path: string, init: RequestInit = {}): Promise<Response> {
+  if (window.solardesk) return fetch(path, init);
+  const secret = window.sessionStorage.getItem(SECRET_STORAGE_KEY) ?? '';
+  return fetch(path, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), [BRIDGE_HTTP.secretHeader]: secret } });
+}
+
 function connect(): Bridge | null {
   if (window.solardesk) return bridgeFromEnvelopes(window.solardesk);
   const secret = takeSecret();

@@ -12,7 +12,7 @@ import { createEnvelopeBridge, type IpcRendererLike } from '../../../preload/ipc
 import { type AppCore, startAppCore } from '../../app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../../core/host-stores.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
-import { answerAppRequest } from '../app-protocol.ts';
+import { answerAppRequest, mediaPathOf } from '../app-protocol.ts';
 import { buildMenuTemplate } from '../app-menu.ts';
 import { type BridgeWindow, type IpcMainLike, registerIpcBridge } from '../ipc-bridge.ts';
 import { type FolderDialogLike, folderChooser } from '../folder-dialog.ts';
@@ -88,6 +88,10 @@ describe('window hardening', () => {
       assert.match(answer.headers['content-type']!, /text\/html/);
       assert.equal(answerAppRequest(dist, 'app://solardesk/%2e%2e%2f%2e%2e%2fetc%2fpasswd').status, 404);
       assert.equal(answerAppRequest(dist, 'app://other/index.html').status, 404);
+      // /media/ goes to the core (thumbnails, the viewers' contents), from our own origin only.
+      assert.equal(mediaPathOf('app://solardesk/media/files/12?v=abc'), '/media/files/12?v=abc');
+      assert.equal(mediaPathOf('app://solardesk/index.html'), null);
+      assert.equal(mediaPathOf('app://other/media/files/12'), null);
     } finally {
       fs.rmSync(dist, { recursive: true, force: true });
     }

@@ -11,6 +11,9 @@ import { LoadingState } from '../common/LoadingState.tsx';
 import { FileVersions } from './FileVersions.tsx';
 import { UploadProgressList } from './UploadProgressList.tsx';
 import { FileBadges, type PhotoMove, PhotoMoveNotice, usePhotoPlaces } from '../files/FileBadges.tsx';
+import { FileThumbnail } from '../files/FileThumbnail.tsx';
+import { FileViewer } from '../files/FileViewer.tsx';
+import { useViewerStore } from '../../stores/viewer-store.ts';
 
 export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const files = useFilesStore((state) => state.files);
@@ -89,8 +92,13 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
                 <Fragment key={file.id}>
                   <tr data-testid="file-row" className={versionsOpen ? 'is-expanded' : undefined}>
                     <td>
-                      {file.title}
-                      <FileBadges orgId={project.org_id} projectId={project.id} file={file} place={places.get(file.id)} onMoved={setLastMove} />
+                      <span className="file-title-cell">
+                        <FileThumbnail file={file} />
+                        <button type="button" className="link-button" data-testid="file-open-viewer" onClick={() => useViewerStore.getState().show(file.id, files.map((shown) => shown.id))}>
+                          {file.title}
+                        </button>
+                        <FileBadges orgId={project.org_id} projectId={project.id} file={file} place={places.get(file.id)} onMoved={setLastMove} />
+                      </span>
                     </td>
                     <td>
                       {file.file_tags_data.map((tag) => (
@@ -135,6 +143,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
           </tbody>
         </table>
       )}
+      <FileViewer project={project} />
     </div>
   );
 }

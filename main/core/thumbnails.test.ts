@@ -1,0 +1,132 @@
+// The thumbnail service on real files: JPEG, PNG and PDF made here, the cache on
+// disk (private, read back without drawing again), and a photo far too large to
+// decode in full, thumbnailed within a small fraction of its pixels' memory.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
+import { pdf } from '../engine/seed/demo-files.ts';
+import { ThumbnailService, thumbnailSourceOf } from './thumbnails.ts';
+
+let folder: string;
+before(() => {
+  folder = fs.mkdtempSync(path.join(os.tmpdir(), 'solardesk-thumbnails-'));
+});
+after(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+/** A file as a blob: its bytes under a name, and their sha256. */
+function blob(name: string, bytes: Buffer): { file: string; sha256: string } {
+  const file = path.join(folder, name);
+  fs.writeFileSync(file, bytes);
+  return { file, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+const service = (name: string, concurrency = 2) => new ThumbnailService({ cacheDir: path.join(folder, name), concurrency });
+
+describe('thumbnails', () => {
+  test('a JPEG photo: a WebP at most 256 px on its longer side, keeping its shape, its EXIF orientation applied', async () => {
+    // 1200x800 landscape, stored with orientation 6 (rotate 90° clockwise to view): it stands 800 wide, 1200 tall.
+    const photo = blob('photo.jpg', await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3b82f6' } }).withMetadata({ orientation: 6 }).jpeg().toBuffer());
+    const thumbnails = service('jpeg');
+    const thumbnail = await thumbnails.thumbnail(photo.sha256, photo.file);
+    assert.ok(thumbnail);
+    const meta = await sharp(thumbnail).metadata();
+    assert.equal(meta.format, 'webp');
+    assert.deepEqual([meta.width, meta.height], [171, 256]);
+  });
+
+  test('a PNG chart and a PDF: the PDF is its first page, drawn with its text on white', async () => {
+    const chart = blob('chart.png', await sharp({ create: { width: 640, height: 320, channels: 4, background: { r: 0, g: 128, b: 0, alpha: 0.5 } } }).png().toBuffer());
+    const contract = blob('contract.pdf', pdf('Installation contract', ['The customer agrees to the installation of a solar system.']));
+    const thumbnails = service('png-pdf');
+    const png = await thumbnails.thumbnail(chart.sha256, chart.file);
+    assert.deepEqual([(await sharp(png!).metadata()).width, (await sharp(png!).metadata()).height], [256, 128]);
+
+    const page = await thumbnails.thumbnail(contract.sha256, contract.file);
+    assert.ok(page);
+    const meta = await sharp(page).metadata();
+    // US Letter, 612x792 points: 198x256.
+    assert.deepEqual([meta.width, meta.height], [198, 256]);
+    // Mostly white paper, with dark text: the title's line near the top has ink in it.
+    const { data, info } = await sharp(page).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const inkInRows = (from: number, to: number) => {
+      let ink = 0;
+      for (let y = from; y < to; y++) for (let x = 0; x < info.width; x++) if (data[y * info.width + x]! < 128) ink++;
+      return ink;
+    };
+    assert.ok(inkInRows(0, 40) > 20, 'the title is drawn');
+    assert.equal(inkInRows(120, 256), 0, 'the bottom of the page is blank');
+  });
+
+  test('made once per contents: a second ask reads the cache (no drawing), in this service and a new one; files are 0600', async () => {
+    const photo = blob('cached.jpg', await sharp({ create: { width: 800, height: 600, channels: 3, background: '#f97316' } }).jpeg().toBuffer());
+    const first = service('cache');
+    const [a, b] = await Promise.all([first.thumbnail(photo.sha256, photo.file), first.thumbnail(photo.sha256, photo.file)]);
+    assert.deepEqual(a, b);
+    assert.equal(first.counters.made, 1, 'two asks at once draw it once');
+    const again = await first.thumbnail(photo.sha256, photo.file);
+    assert.deepEqual(again, a);
+    assert.equal(first.counters.made, 1);
+    assert.equal(first.counters.cacheHits, 1);
+
+    // The blob may even be gone: the cache answers by hash alone.
+    fs.rmSync(photo.file);
+    const later = service('cache');
+    assert.deepEqual(await later.thumbnail(photo.sha256, photo.file), a);
+    assert.equal(later.counters.made, 0);
+    if (process.platform !== 'win32') {
+      assert.equal(fs.statSync(later.cachePath(photo.sha256)).mode & 0o777, 0o600);
+      assert.equal(fs.statSync(path.dirname(later.cachePath(photo.sha256))).mode & 0o777, 0o700);
+    }
+  });
+
+  test('other types and unreadable images get none, remembered; missing contents throw and leave nothing behind', async () => {
+    const csv = blob('bill.csv', Buffer.from('month,kwh\n2026-01,600\n'));
+    const broken = blob('broken.jpg', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(200, 7)]));
+    const thumbnails = service('none');
+    assert.equal(await thumbnails.thumbnail(csv.sha256, csv.file), null);
+    assert.equal(await thumbnails.thumbnail(broken.sha256, broken.file), null);
+    assert.equal(await thumbnails.thumbnail(broken.sha256, broken.file), null);
+    assert.equal(thumbnails.counters.none, 2, 'an unreadable file is tried once');
+
+    const absent = 'a'.repeat(64);
+    await assert.rejects(thumbnails.thumbnail(absent, path.join(folder, 'not-here.jpg')), { code: 'ENOENT' });
+    assert.equal(fs.existsSync(thumbnails.cachePath(absent)) || fs.existsSync(thumbnails.cachePath(absent, 'none')), false);
+    await assert.rejects(thumbnails.thumbnail('../../etc/passwd', csv.file), /sha256/);
+  });
+
+  test('a 10000x10000 JPEG is thumbnailed without decoding it in full (shrink-on-load): memory grows far less than its 300 MB of pixels', async () => {
+    const huge = path.join(folder, 'huge.jpg');
+    // Made as a stream of rows by libvips: the test's own set-up does not hold the pixels either.
+    await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#64748b' } })
+      .composite([{ input: { create: { width: 4000, height: 3000, channels: 3, background: '#fde047' } }, left: 3000, top: 3000 }])
+      .jpeg({ quality: 70 })
+      .toFile(huge);
+    const sha256 = createHash('sha256').update(fs.readFileSync(huge)).digest('hex');
+    sharp.cache(false);
+    global.gc?.();
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    try {
+      const thumbnail = await service('huge').thumbnail(sha256, huge);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      assert.deepEqual([(await sharp(thumbnail!).metadata()).width, (await sharp(thumbnail!).metadata()).height], [256, 256]);
+    } finally {
+      clearInterval(sampler);
+      sharp.cache(true);
+    }
+    const grewMb = (peak - baseline) / 1024 / 1024;
+    // Decoded in full, the pixels alone are 10000 x 10000 x 3 bytes = 286 MB.
+    assert.ok(grewMb < 100, `memory grew by ${grewMb.toFixed(0)} MB while thumbnailing`);
+  });
+
+  test('first bytes decide the kind', () => {
+    assert.equal(thumbnailSourceOf(Buffer.from('%PDF-1.7')), 'pdf');
+    assert.equal(thumbnailSourceOf(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a])), 'image');
+    assert.equal(thumbnailSourceOf(Buffer.from('PK\x03\x04')), null);
+  });
+});

@@ -1,0 +1,175 @@
+// Thumbnails of private files for the Files tab (docs/files.md "Thumbnails and
+// viewers"): made once per file contents, in the main process, from the blob on
+// this computer (so they cost no API quota), and kept on disk by the contents'
+// sha256. Images go through sharp, which shrinks a JPEG while decoding it, so a
+// 40-megapixel photo is never decoded in full; a PDF's first page through pdf.js
+// (pdf-render.ts). At most `concurrency` are made at once, so a list of hundreds of
+// photos does not stall the process; asking twice for one while it is being made
+// waits for the same work.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
+import { MAX_PDF_BYTES, renderFirstPdfPage } from './pdf-render.ts';
+
+/** Longest side of a thumbnail in pixels: sharp on a 2x screen for the list's boxes and the PDF viewer's page strip. */
+export const THUMBNAIL_SIZE = 256;
+export const THUMBNAIL_CONTENT_TYPE = 'image/webp';
+/** Images larger than this many pixels get their type's icon (sharp's own default guard against decompression bombs). */
+const MAX_INPUT_PIXELS = 268_402_689;
+
+export type ThumbnailSource = 'image' | 'pdf';
+
+/** What kind of thumbnail the first bytes of a file allow, or null (its type's icon instead). */
+export function thumbnailSourceOf(head: Uint8Array): ThumbnailSource | null {
+  const starts = (...bytes: number[]) => bytes.every((byte, index) => head[index] === byte);
+  const ascii = (from: number, text: string) => [...text].every((character, index) => head[from + index] === character.charCodeAt(0));
+  if (ascii(0, '%PDF-')) return 'pdf';
+  if (starts(0xff, 0xd8, 0xff)) return 'image'; // JPEG
+  if (starts(0x89, 0x50, 0x4e, 0x47)) return 'image'; // PNG
+  if (ascii(0, 'GIF8')) return 'image';
+  if (ascii(0, 'RIFF') && ascii(8, 'WEBP')) return 'image';
+  if (starts(0x49, 0x49, 0x2a, 0x00) || starts(0x4d, 0x4d, 0x00, 0x2a)) return 'image'; // TIFF
+  if (ascii(4, 'ftypavif') || ascii(4, 'ftypheic') || ascii(4, 'ftypheix') || ascii(4, 'ftypmif1')) return 'image';
+  return null;
+}
+
+export interface ThumbnailServiceOptions {
+  /** Where thumbnails are kept: a private folder (0700, files 0600) inside the data folder. */
+  cacheDir: string;
+  /** Thumbnails made at once (default 2). */
+  concurrency?: number;
+  size?: number;
+}
+
+export interface ThumbnailCounters {
+  /** Thumbnails drawn (images and PDFs). */
+  made: number;
+  /** Answers read from the cache. */
+  cacheHits: number;
+  /** Files that got no thumbnail (not an image or PDF, unreadable, too large). */
+  none: number;
+}
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+export class ThumbnailService {
+  readonly size: number;
+  readonly counters: ThumbnailCounters = { made: 0, cacheHits: 0, none: 0 };
+  private readonly concurrency: number;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly inFlight = new Map<string, Promise<Buffer | null>>();
+
+  constructor(private readonly options: ThumbnailServiceOptions) {
+    this.size = options.size ?? THUMBNAIL_SIZE;
+    this.concurrency = Math.max(1, options.concurrency ?? 2);
+  }
+
+  /** The cached thumbnail's file, whose name carries the contents' hash and the size; `.none` marks contents that have none. */
+  cachePath(sha256: string, suffix: 'webp' | 'none' = 'webp'): string {
+    return path.join(this.options.cacheDir, sha256.slice(0, 2), `${sha256}.${this.size}.${suffix}`);
+  }
+
+  /**
+   * The thumbnail (WebP) of the contents with this sha256, whose bytes are in
+   * `blobFile`, or null when they have none. Made once: later calls, in this
+   * process or the next, read it from the cache.
+   */
+  async thumbnail(sha256: string, blobFile: string): Promise<Buffer | null> {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('A thumbnail is looked up by the sha256 of its contents.');
+    const cached = await this.readCached(sha256);
+    if (cached !== undefined) return cached;
+    const running = this.inFlight.get(sha256);
+    if (running) return running;
+    const made = this.queued(() => this.make(sha256, blobFile)).finally(() => this.inFlight.delete(sha256));
+    this.inFlight.set(sha256, made);
+    return made;
+  }
+
+  /** undefined: not in the cache. */
+  private async readCached(sha256: string): Promise<Buffer | null | undefined> {
+    try {
+      const bytes = await fsp.readFile(this.cachePath(sha256));
+      this.counters.cacheHits++;
+      return bytes;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    if (fs.existsSync(this.cachePath(sha256, 'none'))) {
+      this.counters.cacheHits++;
+      return null;
+    }
+    return undefined;
+  }
+
+  private async queued<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async make(sha256: string, blobFile: string): Promise<Buffer | null> {
+    // Made meanwhile by a call that was queued first.
+    const cached = await this.readCached(sha256);
+    if (cached !== undefined) return cached;
+    let thumbnail: Buffer | null = null;
+    try {
+      thumbnail = await this.draw(blobFile);
+    } catch (error) {
+      if (isMissing(error)) throw error; // the contents are not on this computer: nothing to remember
+      thumbnail = null; // unreadable: its type's icon, and no second try for the same contents
+    }
+    if (thumbnail) this.counters.made++;
+    else this.counters.none++;
+    await this.store(sha256, thumbnail);
+    return thumbnail;
+  }
+
+  private async draw(blobFile: string): Promise<Buffer | null> {
+    const handle = await fsp.open(blobFile, 'r');
+    const head = new Uint8Array(16);
+    let fileSize: number;
+    try {
+      await handle.read(head, 0, head.length, 0);
+      fileSize = (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+    const source = thumbnailSourceOf(head);
+    if (source === 'image') return this.drawImage(blobFile);
+    if (source === 'pdf' && fileSize <= MAX_PDF_BYTES) return this.drawImage(await renderFirstPdfPage(new Uint8Array(await fsp.readFile(blobFile)), this.size));
+    return null;
+  }
+
+  /**
+   * Decoded from the file as it is read (`sequentialRead`); for a JPEG, libvips
+   * shrinks by up to 8 while decoding ("shrink-on-load"), so a large photo costs the
+   * memory of its thumbnail's neighbourhood, not of its pixels. `.rotate()` applies
+   * the EXIF orientation, so a phone photo stands as it was taken.
+   */
+  private drawImage(input: string | Buffer): Promise<Buffer> {
+    return sharp(input, { failOn: 'none', sequentialRead: true, limitInputPixels: MAX_INPUT_PIXELS, pages: 1 })
+      .rotate()
+      .resize(this.size, this.size, { fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .webp({ quality: 78, effort: 2 })
+      .toBuffer();
+  }
+
+  /** Written to a temp name and renamed, so a reader never sees half a thumbnail; private like the rest of the data folder. */
+  private async store(sha256: string, thumbnail: Buffer | null): Promise<void> {
+    const target = this.cachePath(sha256, thumbnail ? 'webp' : 'none');
+    await makePrivateFolderAsync(path.dirname(target));
+    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    await fsp.writeFile(temp, thumbnail ?? '', { mode: PRIVATE_FILE_MODE });
+    await fsp.rename(temp, target);
+  }
+}
