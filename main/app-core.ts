@@ -23,7 +23,7 @@ import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
 import { callLocalApi, callLocalApiForBytes, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, downloadFileVersion, projectFolder, replaceContents, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
+import { cancelUpload, downloadFile, downloadFileVersion, finishUpload, projectFolder, replaceContents, sendUploadPart, startUpload, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import type { ProjectFolderOptions } from './core/agent-folders.ts';
 import { workspaceFolderRoot } from './core/folder-session.ts';
@@ -262,6 +262,10 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     'api.request': (request) => callApi(request),
 
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
+    'files.uploadStart': async (request) => startUpload(callApi, await orgId(), request),
+    'files.uploadPart': async (request) => sendUploadPart(callApi, await orgId(), request),
+    'files.uploadFinish': async ({ uploadId }) => finishUpload(callApi, await orgId(), uploadId),
+    'files.uploadCancel': async ({ uploadId }) => cancelUpload(callApi, await orgId(), uploadId),
 
     'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),
 

@@ -130,6 +130,30 @@ describe('chunked uploads', () => {
     assert.equal((await putPart(server, member, uploadId, 1, randomBytes(1024 * 1024))).status, 200, 'a part may be replaced by one up to the limit');
     assert.deepEqual(tempFiles(server), []);
   });
+
+  test('cancel (DELETE) removes the parts at once; the upload is gone; a completed one is 409 and keeps its file; others 403', async () => {
+    const uploadId = (await server.request('POST', uploadsPath, { token: member, body: { filename: 'cancelled.bin', project: 1 } })).json.upload_id as string;
+    assert.equal((await putPart(server, member, uploadId, 1, randomBytes(50_000))).status, 200);
+    assert.equal((await putPart(server, member, uploadId, 2, randomBytes(50_000))).status, 200);
+    assert.ok(uploadPartFiles(server).some((file) => file.includes(uploadId)), 'the parts are on disk before the cancel');
+    assert.equal((await server.request('DELETE', `${uploadsPath}${uploadId}/`, { token: admin })).status, 403, "another user's upload");
+    assert.equal((await server.request('DELETE', `${uploadsPath}${uploadId}/`, { token: member })).status, 204);
+    assert.deepEqual(uploadPartFiles(server).filter((file) => file.includes(uploadId)), [], 'no part stays until expiry');
+    assert.equal((await server.request('GET', `${uploadsPath}${uploadId}/`, { token: member })).status, 404);
+    assert.equal((await server.request('POST', `${uploadsPath}${uploadId}/complete/`, { token: member })).status, 404, 'a cancelled upload never becomes a file');
+    assert.equal((await putPart(server, member, uploadId, 3, randomBytes(10))).status, 404);
+    const files = await server.request('GET', '/api/orgs/1/private_files/', { token: member });
+    assert.ok(!files.json.some((file: { title: string }) => file.title === 'cancelled.bin'), 'nothing half-attached');
+    assert.equal((await server.request('DELETE', `${uploadsPath}${uploadId}/`, { token: member })).status, 404, 'cancelling again');
+
+    const done = (await server.request('POST', uploadsPath, { token: member, body: { filename: 'kept.bin' } })).json.upload_id as string;
+    assert.equal((await putPart(server, member, done, 1, randomBytes(1000))).status, 200);
+    const completed = await server.request('POST', `${uploadsPath}${done}/complete/`, { token: member });
+    assert.equal(completed.status, 201);
+    assert.equal((await server.request('DELETE', `${uploadsPath}${done}/`, { token: member })).status, 409);
+    assert.equal((await server.request('GET', apiPaths.privateFile(1, completed.json.id), { token: member })).status, 200, 'the file stays');
+    assert.deepEqual(tempFiles(server), []);
+  });
 });
 
 describe('upload expiry', () => {
