@@ -43,6 +43,8 @@ export interface AppCoreOptions {
   openFolder: (folder: string) => Promise<boolean>;
   /** Let the embedded engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints?: boolean;
+  /** The embedded store's largest accepted upload (default 2 GiB; `solardesk web --max-upload-size`, tests). */
+  maxUploadBytes?: number;
   /** The sync agent (main/core/agent-backend.ts); without it (some tests) there is no signing in to a remote. */
   syncAgent?: SyncAgentHost;
   /** Where failures inside handlers are reported (they reach the renderer only as one line). */
@@ -123,6 +125,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         dataFolderLock: lock,
         orgId: isLocalWorkspace ? localWork.localOrgId : settings.orgId,
         allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+        maxUploadBytes: options.maxUploadBytes,
         folderRoot: settings.folderRoot,
         projectFolders: options.projectFolders,
         log: options.logFolders,
@@ -264,7 +267,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
     'files.uploadStart': async (request) => startUpload(callApi, await orgId(), request),
     'files.uploadPart': async (request) => sendUploadPart(callApi, await orgId(), request),
-    'files.uploadFinish': async ({ uploadId }) => finishUpload(callApi, await orgId(), uploadId),
+    'files.uploadFinish': async (request) => finishUpload(callApi, await orgId(), request),
     'files.uploadCancel': async ({ uploadId }) => cancelUpload(callApi, await orgId(), uploadId),
 
     'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),

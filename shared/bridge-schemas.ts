@@ -50,8 +50,8 @@ export const bridgeRequestSchemas = {
       title: z.string().max(255).optional(),
     })
     .strict(),
-  'files.uploadPart': z.object({ uploadId: engineUploadId, part: z.number().int().min(1).max(10_000), bytes: z.instanceof(Uint8Array) }).strict(),
-  'files.uploadFinish': z.object({ uploadId: engineUploadId }).strict(),
+  'files.uploadPart': z.object({ uploadId: engineUploadId, fileName: z.string().min(1).max(255), part: z.number().int().min(1).max(10_000), bytes: z.instanceof(Uint8Array) }).strict(),
+  'files.uploadFinish': z.object({ uploadId: engineUploadId, fileName: z.string().min(1).max(255) }).strict(),
   'files.uploadCancel': z.object({ uploadId: engineUploadId }).strict(),
   'files.download': z.object({ fileId: positiveId }).strict(),
   'files.downloadVersion': z.object({ fileId: positiveId, versionId: positiveId }).strict(),

@@ -201,9 +201,9 @@ export interface BridgeInvokeChannels {
   /** Starts a chunked upload; a refusal (too large, quota, no permission) fails with a sentence that says what to do. */
   'files.uploadStart': { request: UploadStartRequest; response: UploadStarted };
   /** Sends part n (from 1) of a started upload; sending it again replaces it. */
-  'files.uploadPart': { request: { uploadId: string; part: number; bytes: Uint8Array }; response: { part: number; size: number } };
+  'files.uploadPart': { request: { uploadId: string; fileName: string; part: number; bytes: Uint8Array }; response: { part: number; size: number } };
   /** Assembles the parts into the private file: the API's 201 (200 when already done). */
-  'files.uploadFinish': { request: { uploadId: string }; response: ApiResponse };
+  'files.uploadFinish': { request: { uploadId: string; fileName: string }; response: ApiResponse };
   /** Cancels an open upload: its parts are removed, nothing is attached. */
   'files.uploadCancel': { request: { uploadId: string }; response: { cancelled: boolean } };
   /** Saves the file in its project's folder (never over a different file) and says where. */

@@ -9,7 +9,7 @@ import { createSyncAgentHost } from '../core/agent-backend.ts';
 import { NoLocalOrgError } from '../core/embedded-backend.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-files.ts';
 import { startBridgeServer } from '../web/bridge-server.ts';
-import { CliError, parseOptions, readPort } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readPort } from './cli-args.ts';
 
 export const WEB_HELP = `Usage: solardesk web [options]
 
@@ -25,6 +25,9 @@ Options:
   --sync-interval SECONDS
                      Once signed in to a remote: how often to sync when nothing
                      else wakes it (default 30)
+  --max-upload-size BYTES
+                     The largest file the store on this machine accepts: bytes,
+                     or with a K, M or G suffix (default 2G)
   --allow-private-webhook-endpoints
                      Let the embedded engine deliver webhooks to loopback and private
                      addresses (refused by default; for tests and self-hosted networks)
@@ -70,6 +73,7 @@ export async function runWebCommand(args: string[]): Promise<number> {
       open: { type: 'boolean' },
       'sync-interval': { type: 'string' },
       'allow-private-webhook-endpoints': { type: 'boolean' },
+      'max-upload-size': { type: 'string' },
     },
     WEB_HELP,
   );
@@ -93,6 +97,7 @@ export async function runWebCommand(args: string[]): Promise<number> {
       openFolder: openWithSystem,
       syncAgent: createSyncAgentHost({ pollIntervalSeconds: syncInterval }),
       allowPrivateWebhookEndpoints: values['allow-private-webhook-endpoints'] === true,
+      maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
     });
   } catch (error) {
     if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);

@@ -63,20 +63,20 @@ export async function startUpload(callApi: CallApi, orgId: number, request: Uplo
   return { uploadId: (started.body as UploadJson).upload_id, partBytes: UPLOAD_PART_BYTES };
 }
 
-export async function sendUploadPart(callApi: CallApi, orgId: number, request: { uploadId: string; part: number; bytes: Uint8Array }): Promise<{ part: number; size: number }> {
+export async function sendUploadPart(callApi: CallApi, orgId: number, request: { uploadId: string; fileName: string; part: number; bytes: Uint8Array }): Promise<{ part: number; size: number }> {
   const sent = await callApi({ method: 'PUT', path: apiPaths.fileUploadPart(orgId, request.uploadId, request.part), bytes: request.bytes });
   if (sent.status !== 200) {
     await cancelUpload(callApi, orgId, request.uploadId).catch(() => undefined);
-    throw uploadRefused('The file', `Could not upload part ${request.part}`, sent);
+    throw uploadRefused(request.fileName, `Could not upload part ${request.part} of ${request.fileName}`, sent);
   }
   return { part: request.part, size: request.bytes.length };
 }
 
-export async function finishUpload(callApi: CallApi, orgId: number, uploadId: string): Promise<ApiResponse> {
+export async function finishUpload(callApi: CallApi, orgId: number, { uploadId, fileName }: { uploadId: string; fileName: string }): Promise<ApiResponse> {
   const completed = await callApi({ method: 'POST', path: apiPaths.fileUploadComplete(orgId, uploadId) });
   if (completed.status !== 201 && completed.status !== 200) {
     await cancelUpload(callApi, orgId, uploadId).catch(() => undefined);
-    throw uploadRefused('The file', 'Could not finish the upload', completed);
+    throw uploadRefused(fileName, `Could not finish uploading ${fileName}`, completed);
   }
   return completed;
 }

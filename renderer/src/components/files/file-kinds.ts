@@ -1,5 +1,6 @@
-// What kind of file a private file is, told by its title's extension (the file
-// JSON carries no content type): the icon, the type filter and the type sort use it.
+// What kind of file a private file is, told by its title's extension, else by a
+// tag that says it (Photo): the file JSON carries no content type. The icon, the
+// type filter and the type sort use it.
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 
 export type FileKind = 'image' | 'pdf' | 'document' | 'spreadsheet' | 'drawing' | 'archive' | 'text' | 'other';
@@ -30,6 +31,15 @@ export function extensionOf(title: string): string {
   return match ? match[1]!.toLowerCase() : '';
 }
 
-export function fileKindOf(file: Pick<PrivateFileJson, 'title'>): FileKind {
-  return KIND_BY_EXTENSION[extensionOf(file.title)] ?? 'other';
+/** Tags that say what a file is when its title has no extension ("Roof, north face"). */
+const KIND_BY_TAG: Record<string, FileKind> = { photo: 'image', 'system image': 'image' };
+
+export function fileKindOf(file: Pick<PrivateFileJson, 'title' | 'file_tags_data'>): FileKind {
+  const byExtension = KIND_BY_EXTENSION[extensionOf(file.title)];
+  if (byExtension) return byExtension;
+  for (const tag of file.file_tags_data) {
+    const byTag = KIND_BY_TAG[tag.title.toLowerCase()];
+    if (byTag) return byTag;
+  }
+  return 'other';
 }

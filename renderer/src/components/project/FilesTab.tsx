@@ -1,98 +1,95 @@
-import { Fragment, useEffect } from 'react';
+// The Files tab: a project's files to find (search, filters, sort), look at
+// (the viewer, through viewer-store), change (rename, tags, show customer), select
+// several of (tag, download, delete together) and delete with an undo window;
+// uploads with progress, time left and cancel (docs/files.md "The Files tab").
+import { useEffect, useMemo, useState } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
-import { formatBytes, formatDate } from '../../format.ts';
-import { useFilesStore } from '../../stores/files-store.ts';
-import { useSyncStore } from '../../stores/sync-store.ts';
-import { Badge } from '../common/Badge.tsx';
+import { useFilesStore, visibleFiles } from '../../stores/files-store.ts';
+import { useSessionStore } from '../../stores/session-store.ts';
+import { useViewerStore } from '../../stores/viewer-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
-import { FileVersions } from './FileVersions.tsx';
+import { DeleteFilesDialog } from '../files/DeleteFilesDialog.tsx';
+import { fileKindOf, type FileKind } from '../files/file-kinds.ts';
+import { FileList } from '../files/FileList.tsx';
+import { FileSelectionBar } from '../files/FileSelectionBar.tsx';
+import { FileToolbar } from '../files/FileToolbar.tsx';
+import { UndoDeleteBar } from '../files/UndoDeleteBar.tsx';
 import { UploadProgressList } from './UploadProgressList.tsx';
 
 export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const files = useFilesStore((state) => state.files);
+  const tags = useFilesStore((state) => state.tags);
   const status = useFilesStore((state) => state.status);
   const error = useFilesStore((state) => state.error);
-  const versions = useFilesStore((state) => state.versions);
-  const { load, upload, download, openFolder, toggleVersions } = useFilesStore.getState();
-  const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
-  const pending = useSyncStore((state) => state.pending);
-  const pendingUploads = pending.filter((item) => item.model === 'private_file');
+  const filter = useFilesStore((state) => state.filter);
+  const sort = useFilesStore((state) => state.sort);
+  const selected = useFilesStore((state) => state.selected);
+  const pendingDeletes = useFilesStore((state) => state.pendingDeletes);
+  const isSynced = useSessionStore((state) => state.session?.mode === 'synced');
+  const { load, upload, openFolder, deleteFiles } = useFilesStore.getState();
+  const [confirming, setConfirming] = useState<number[] | null>(null);
+  // Which file the viewer shows (viewer-store), for tests and styles: the viewer itself renders elsewhere.
+  const viewing = useViewerStore((state) => state.open?.fileId);
 
   useEffect(() => {
     void load(project.org_id, project.id);
   }, [load, project.org_id, project.id]);
 
-  const syncStateOf = (fileId: number) => {
-    if (isLocalOnly) return <Badge title="No remote configured: this machine holds the only copy">Local</Badge>;
-    return pendingUploads.some((item) => item.record_id === fileId) ? <Badge tone="warning">Waiting to sync</Badge> : <Badge tone="success">Synced</Badge>;
-  };
+  const hidden = useMemo(() => new Set(pendingDeletes.flatMap((item) => item.files.map((file) => file.id))), [pendingDeletes]);
+  const shown = useMemo(() => visibleFiles(files, filter, sort, hidden), [files, filter, sort, hidden]);
+  const total = files.length - files.filter((file) => hidden.has(file.id)).length;
+  const kinds = useMemo(() => [...new Set(files.map(fileKindOf))].sort() as FileKind[], [files]);
+  const selectedFiles = shown.filter((file) => selected.includes(file.id));
+  const confirmingFiles = confirming ? files.filter((file) => confirming.includes(file.id)) : [];
 
   return (
-    <div className="files-tab">
+    <div className="files-tab" data-viewing={viewing}>
       <div className="files-actions">
         <p className="muted">Drag files onto this window, or into the project folder, to attach them to the project.</p>
         <label className="button">
           Choose files…
-          <input type="file" multiple hidden onChange={(event) => event.target.files && void upload(project.id, [...event.target.files])} />
+          <input
+            type="file"
+            multiple
+            hidden
+            onChange={(event) => {
+              if (event.target.files) void upload(project.id, [...event.target.files]);
+              event.target.value = '';
+            }}
+          />
         </label>
         <button type="button" className="button" onClick={() => void openFolder(project.id)}>
           Open project folder
         </button>
       </div>
       <UploadProgressList projectId={project.id} />
+      <UndoDeleteBar projectId={project.id} />
       {status === 'loading' && <LoadingState label="Loading files…" />}
       {status === 'error' && <ErrorState message={error ?? ''} onRetry={() => void load(project.org_id, project.id)} />}
-      {status === 'ready' && files.length === 0 && <EmptyState title="No files yet">Photos, bills and contracts dropped here stay with the project.</EmptyState>}
-      {files.length > 0 && (
-        <table className="table files-table" data-testid="files-table">
-          <thead>
-            <tr>
-              <th>Title</th>
-              <th>Tags</th>
-              <th className="numeric">Size</th>
-              <th>Changed</th>
-              <th>Sync</th>
-              <th aria-label="Actions" />
-            </tr>
-          </thead>
-          <tbody>
-            {files.map((file) => {
-              const versionsOpen = versions?.fileId === file.id;
-              return (
-                <Fragment key={file.id}>
-                  <tr data-testid="file-row" className={versionsOpen ? 'is-expanded' : undefined}>
-                    <td>{file.title}</td>
-                    <td>
-                      {file.file_tags_data.map((tag) => (
-                        <Badge key={tag.id}>{tag.title}</Badge>
-                      ))}
-                    </td>
-                    <td className="numeric">{formatBytes(file.filesize)}</td>
-                    <td>{formatDate(file.modified_date)}</td>
-                    <td>{syncStateOf(file.id)}</td>
-                    <td>
-                      <button type="button" className="link-button" onClick={() => void download(file)}>
-                        Download
-                      </button>
-                      <button type="button" className="link-button" aria-expanded={versionsOpen} onClick={() => void toggleVersions(project.org_id, file.id)}>
-                        Versions
-                      </button>
-                    </td>
-                  </tr>
-                  {versionsOpen && versions && (
-                    <tr className="file-versions-row">
-                      <td colSpan={6}>
-                        <FileVersions file={file} versions={versions} />
-                      </td>
-                    </tr>
-                  )}
-                </Fragment>
-              );
-            })}
-          </tbody>
-        </table>
+      {status === 'ready' && total === 0 && <EmptyState title="No files yet">Photos, bills and contracts dropped here stay with the project.</EmptyState>}
+      {total > 0 && (
+        <>
+          <FileToolbar tags={tags} kinds={kinds} shown={shown.length} total={total} />
+          <FileSelectionBar files={selectedFiles} onDelete={setConfirming} />
+          {shown.length === 0 ? (
+            <p className="muted files-none-match">No file matches these filters.</p>
+          ) : (
+            <FileList files={shown} orgId={project.org_id} onDelete={setConfirming} />
+          )}
+        </>
+      )}
+      {confirming && confirmingFiles.length > 0 && (
+        <DeleteFilesDialog
+          files={confirmingFiles}
+          isSynced={isSynced}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            deleteFiles(confirming);
+            setConfirming(null);
+          }}
+        />
       )}
     </div>
   );
