@@ -92,6 +92,15 @@ test('rename, tag and untag, show customer', async ({ page }) => {
   await expect.poll(async () => (await fileById(file.id)).body.show_customer).toBe(true);
   await row(page, 'Site plan v2.pdf').getByRole('checkbox', { name: 'Customer' }).uncheck();
   await expect.poll(async () => (await fileById(file.id)).body.show_customer).toBe(false);
+
+  // A title without an extension still downloads as a file the system can open.
+  await row(page, 'Site plan v2.pdf').getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('textbox', { name: 'New title for Site plan v2.pdf' }).fill('Site plan');
+  await page.keyboard.press('Enter');
+  await row(page, 'Site plan').getByRole('button', { name: 'Download' }).click();
+  await expect(page.getByText(/Saved Site plan to .*Site plan\.pdf/)).toBeVisible();
+  const folder = fs.readdirSync(app.projectFoldersRoot).find((name) => name.endsWith(`(${project.id})`))!;
+  expect(fs.readFileSync(path.join(app.projectFoldersRoot, folder, 'Site plan.pdf'), 'utf8')).toBe('%PDF-1.4 site plan');
   expect(pageProblems(page)).toEqual([]);
 });
 

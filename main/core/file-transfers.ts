@@ -34,7 +34,7 @@ export function uploadRefused(fileName: string, what: string, response: ApiRespo
   const options = { status: response.status, details: response.body };
   if (response.status === 413) {
     return new BridgeError(
-      `${fileName} was not uploaded: it is too large for this server. ${detail} Make it smaller (export a photo at a lower resolution, compress or split a PDF) and add it again.`,
+      `${fileName} was not uploaded: it is too large for this server. ${detail.replace(/^The file is too large\.\s*/, '')} Make it smaller (export a photo at a lower resolution, compress or split a PDF) and add it again.`,
       options,
     );
   }

@@ -39,9 +39,7 @@ export function UploadProgressList({ projectId }: { projectId: number }) {
             <span className="upload-name">{upload.fileName}</span>
             {upload.state === 'uploading' || upload.state === 'done' ? (
               <progress max={1} value={fraction} aria-label={`Uploading ${upload.fileName}`} />
-            ) : (
-              <span />
-            )}
+            ) : null}
             <span className={upload.state === 'failed' ? 'upload-error' : 'muted'} role={upload.state === 'failed' ? 'alert' : undefined}>
               {upload.state === 'failed'
                 ? upload.error
