@@ -12,6 +12,7 @@ import { sweepExpiredUploads } from '../files/uploads.ts';
 import { multipartBody } from '../testing/multipart-upload.ts';
 import { blobNames, download, eventually, tempFiles, uploadPartFiles } from '../testing/file-testing.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const uploadsPath = '/api/orgs/1/private_files/uploads/';
@@ -153,6 +154,11 @@ describe('chunked uploads', () => {
     assert.equal((await server.request('DELETE', `${uploadsPath}${done}/`, { token: member })).status, 409);
     assert.equal((await server.request('GET', apiPaths.privateFile(1, completed.json.id), { token: member })).status, 200, 'the file stays');
     assert.deepEqual(tempFiles(server), []);
+
+    // The hosted service has no such route: the OpenAPI document says so.
+    const cancel = (await server.request('GET', '/api/schema/')).json.paths['/api/orgs/{org_id}/private_files/uploads/{upload_id}/'].delete;
+    assert.ok(cancel.tags.includes(SOLARDESK_EXTENSION_TAG));
+    assert.match(cancel.description, /^\*\*SolarDesk extension\*\*/);
   });
 });
 

@@ -39,14 +39,19 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
   const panel = useRef<HTMLDivElement>(null);
   const ids = files.map((file) => file.id);
 
+  const close = useRef(onClose);
+  useEffect(() => {
+    close.current = onClose;
+  }, [onClose]);
+  // Focus goes in once, when the menu opens; a click outside closes it.
   useEffect(() => {
     panel.current?.querySelector<HTMLInputElement>('input')?.focus();
     const onPointer = (event: PointerEvent) => {
-      if (panel.current && !panel.current.parentElement?.contains(event.target as Node)) onClose();
+      if (panel.current && !panel.current.parentElement?.contains(event.target as Node)) close.current();
     };
     document.addEventListener('pointerdown', onPointer);
     return () => document.removeEventListener('pointerdown', onPointer);
-  }, [onClose]);
+  }, []);
 
   const run = async (work: () => Promise<unknown>) => {
     setBusy(true);

@@ -53,7 +53,8 @@ export function UploadProgressList({ projectId }: { projectId: number }) {
                         ? `${formatBytes(upload.sentBytes)} of ${formatBytes(upload.totalBytes)}, ${timeLeft(upload, now)}`
                         : 'Uploading…'}
             </span>
-            {upload.state === 'uploading' && !upload.cancelRequested && (
+            {/* Once every byte is sent the file is being attached: too late to cancel (delete it instead). */}
+            {upload.state === 'uploading' && !upload.cancelRequested && (upload.sentBytes < upload.totalBytes || upload.totalBytes === 0) && (
               <button type="button" className="link-button" onClick={() => cancelUpload(upload.uploadId)}>
                 Cancel
               </button>
