@@ -49,8 +49,16 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
     const onPointer = (event: PointerEvent) => {
       if (panel.current && !panel.current.parentElement?.contains(event.target as Node)) close.current();
     };
+    // Escape closes it wherever the focus went (a disabled button drops it to the page).
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') close.current();
+    };
     document.addEventListener('pointerdown', onPointer);
-    return () => document.removeEventListener('pointerdown', onPointer);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer);
+      document.removeEventListener('keydown', onKey);
+    };
   }, []);
 
   const run = async (work: () => Promise<unknown>) => {
@@ -70,9 +78,6 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
       role="dialog"
       aria-label="Tag the selected files"
       data-testid="tag-menu"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') onClose();
-      }}
     >
       {tags.length === 0 && <p className="muted">This org has no file tags yet: make one below.</p>}
       <ul>
