@@ -102,7 +102,7 @@ test('the demo photos and PDFs show thumbnails; a CSV shows its icon', async ({ 
 
 test('the image viewer: the photo, zoom, next and previous through the list, EXIF facts, Escape closes', async ({ page }) => {
   await openFilesTab(page);
-  const titles = await page.getByTestId('file-open-viewer').allTextContents();
+  const titles = await page.getByTestId('file-row').locator('.file-title').allTextContents();
   await rowOf(page, 'Roof, north face').getByTestId('file-open-viewer').click();
   const viewer = page.getByTestId('file-viewer');
   await expect(viewer).toHaveAttribute('data-kind', 'image');

@@ -28,6 +28,14 @@ function collect<C extends EventChannel>(core: AppCore, channel: C): BridgeEvent
   return seen;
 }
 
+/** The chunked uploads' part files anywhere under a data folder (the engine's `uploads/<id>/<n>.part`). */
+function uploadParts(dataDir: string): string[] {
+  return fs
+    .readdirSync(dataDir, { recursive: true })
+    .map(String)
+    .filter((name) => name.split(path.sep).includes('uploads') && name.endsWith('.part'));
+}
+
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -181,6 +189,34 @@ describe('app core, embedded', () => {
     assert.equal(failed.ok, false);
     assert.equal(!failed.ok && failed.error.status, 400);
     assert.match(!failed.ok ? failed.error.message : '', /Could not start uploading x\.txt/);
+  });
+
+  test('a chunked upload fed by the renderer: start, parts, finish attach the file; cancel leaves no file and no part', async () => {
+    const bytes = new Uint8Array(2.5 * 1024 * 1024).map((_, index) => index % 241);
+    const started = ok<{ uploadId: string; partBytes: number }>(await core.invoke('files.uploadStart', { projectId: 7, fileName: 'drone.bin', size: bytes.length }));
+    assert.match(started.uploadId, /^[0-9a-f]{32}$/);
+    for (let part = 1; part * started.partBytes < bytes.length + started.partBytes; part++) {
+      const slice = bytes.subarray((part - 1) * started.partBytes, part * started.partBytes);
+      assert.deepEqual(ok(await core.invoke('files.uploadPart', { uploadId: started.uploadId, fileName: 'drone.bin', part, bytes: slice })), { part, size: slice.length });
+    }
+    const finished = ok<{ status: number; body: { filesize: number; project: string } }>(await core.invoke('files.uploadFinish', { uploadId: started.uploadId, fileName: 'drone.bin' }));
+    assert.equal(finished.status, 201);
+    assert.equal(finished.body.filesize, bytes.length);
+    assert.match(finished.body.project, /\/projects\/7\/$/);
+
+    const partFiles = () => uploadParts(dataDir);
+    const cancelled = ok<{ uploadId: string; partBytes: number }>(await core.invoke('files.uploadStart', { projectId: 7, fileName: 'cancelled.bin', size: bytes.length }));
+    ok(await core.invoke('files.uploadPart', { uploadId: cancelled.uploadId, fileName: 'cancelled.bin', part: 1, bytes: bytes.subarray(0, cancelled.partBytes) }));
+    assert.equal(partFiles().length, 1);
+    assert.deepEqual(ok(await core.invoke('files.uploadCancel', { uploadId: cancelled.uploadId })), { cancelled: true });
+    assert.deepEqual(partFiles(), []);
+    const late = await core.invoke('files.uploadFinish', { uploadId: cancelled.uploadId, fileName: 'cancelled.bin' });
+    assert.equal(!late.ok && late.error.status, 404);
+    const files = ok<{ body: Array<{ title: string }> }>(await core.invoke('api.request', { method: 'GET', path: apiPaths.privateFiles(1), query: { project: 7, limit: 1000 } }));
+    assert.ok(files.body.some((file) => file.title === 'drone.bin'));
+    assert.ok(!files.body.some((file) => file.title === 'cancelled.bin'), 'nothing half-attached');
+    const badId = await core.invoke('files.uploadPart', { uploadId: '../../etc', fileName: 'x', part: 1, bytes: new Uint8Array([1]) });
+    assert.equal(!badId.ok && badId.error.code, 'invalid_request');
   });
 
   test('settings persist; another org restarts the session on it; a relative folder root is refused', async () => {
@@ -387,5 +423,41 @@ describe('app core, synced: versions of a file are kept on this computer', () =>
     assert.equal(restored.status, 200, JSON.stringify(restored.body));
     assert.deepEqual([restored.body.id, restored.body.filesize], [fileId, 'meter reading 1'.length]);
     ok(await core.invoke('auth.signOut', undefined));
+  });
+});
+
+describe('app core, a small upload limit', () => {
+  const dataDir = makeTempDir('solardesk-core-limit-');
+  let core: AppCore;
+  before(async () => {
+    core = await startAppCore({
+      dataDir,
+      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
+      openFolder: async () => false,
+      maxUploadBytes: 1024 * 1024,
+    });
+  });
+  after(async () => {
+    await core.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('a file over the limit is refused before a byte is sent, in a sentence that says what to do; parts past it leave nothing behind', async () => {
+    const refused = await core.invoke('files.uploadStart', { projectId: 7, fileName: 'scan.pdf', size: 2 * 1024 * 1024 });
+    assert.equal(!refused.ok && refused.error.status, 413);
+    assert.match(!refused.ok ? refused.error.message : '', /^scan\.pdf was not uploaded: it is too large for this server\. .*at most 1 MiB.* Make it smaller/);
+
+    // The whole-file channel: the engine refuses the declared size too, and says so the same way.
+    const whole = await core.invoke('files.upload', { uploadId: 'too-big', projectId: 7, fileName: 'big.bin', bytes: new Uint8Array(1024 * 1024 + 1) });
+    assert.match(!whole.ok ? whole.error.message : '', /^big\.bin was not uploaded: it is too large/);
+
+    // A part that passes the limit (the parts' total is checked as they come): refused, and the upload's parts go.
+    const started = ok<{ uploadId: string; partBytes: number }>(await core.invoke('files.uploadStart', { projectId: 7, fileName: 'grown.bin', size: 1000 }));
+    ok(await core.invoke('files.uploadPart', { uploadId: started.uploadId, fileName: 'grown.bin', part: 1, bytes: new Uint8Array(600 * 1024) }));
+    const over = await core.invoke('files.uploadPart', { uploadId: started.uploadId, fileName: 'grown.bin', part: 2, bytes: new Uint8Array(600 * 1024) });
+    assert.equal(!over.ok && over.error.status, 413);
+    assert.deepEqual(uploadParts(dataDir), []);
+    const gone = await core.invoke('files.uploadFinish', { uploadId: started.uploadId, fileName: 'grown.bin' });
+    assert.equal(!gone.ok && gone.error.status, 404);
   });
 });

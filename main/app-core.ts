@@ -23,7 +23,7 @@ import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
 import { callLocalApi, callLocalApiForBytes, type RawApiRequest } from './core/local-api.ts';
-import { downloadFile, downloadFileVersion, projectFolder, replaceContents, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
+import { cancelUpload, downloadFile, downloadFileVersion, finishUpload, projectFolder, replaceContents, sendUploadPart, startUpload, uploadFile, type WorkspaceFolders } from './core/file-transfers.ts';
 import type { SettingsStore } from './core/host-stores.ts';
 import type { ProjectFolderOptions } from './core/agent-folders.ts';
 import { workspaceFolderRoot } from './core/folder-session.ts';
@@ -60,6 +60,8 @@ export interface AppCoreOptions {
   showItemInFolder?: (file: string) => void;
   /** Let the embedded engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints?: boolean;
+  /** The embedded store's largest accepted upload (default 2 GiB; `solardesk web --max-upload-size`, tests). */
+  maxUploadBytes?: number;
   /** The sync agent (main/core/agent-backend.ts); without it (some tests) there is no signing in to a remote. */
   syncAgent?: SyncAgentHost;
   /** Where failures inside handlers are reported (they reach the renderer only as one line). */
@@ -144,6 +146,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         dataFolderLock: lock,
         orgId: isLocalWorkspace ? localWork.localOrgId : settings.orgId,
         allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+        maxUploadBytes: options.maxUploadBytes,
         folderRoot: settings.folderRoot,
         projectFolders: options.projectFolders,
         log: options.logFolders,
@@ -305,6 +308,10 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     'api.request': (request) => callApi(request),
 
     'files.upload': async (request) => uploadFile(callApi, await orgId(), request, (progress) => events.emit('upload.progress', progress)),
+    'files.uploadStart': async (request) => startUpload(callApi, await orgId(), request),
+    'files.uploadPart': async (request) => sendUploadPart(callApi, await orgId(), request),
+    'files.uploadFinish': async (request) => finishUpload(callApi, await orgId(), request),
+    'files.uploadCancel': async ({ uploadId }) => cancelUpload(callApi, await orgId(), uploadId),
 
     'files.download': async ({ fileId }) => downloadFile(callApi, await orgId(), await workspaceFolders(), fileId),
 

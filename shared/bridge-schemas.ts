@@ -5,6 +5,7 @@ import { HTTP_METHODS, THEMES, type InvokeChannel } from './bridge.ts';
 
 const emptyRequest = z.object({}).strict().optional();
 const positiveId = z.number().int().positive();
+const engineUploadId = z.string().regex(/^[0-9a-f]{32}$/, 'uploadId must be the id files.uploadStart answered');
 
 const apiRequestSchema = z
   .object({
@@ -41,6 +42,17 @@ export const bridgeRequestSchemas = {
       title: z.string().max(255).optional(),
     })
     .strict(),
+  'files.uploadStart': z
+    .object({
+      projectId: positiveId,
+      fileName: z.string().min(1).max(255),
+      size: z.number().int().nonnegative(),
+      title: z.string().max(255).optional(),
+    })
+    .strict(),
+  'files.uploadPart': z.object({ uploadId: engineUploadId, fileName: z.string().min(1).max(255), part: z.number().int().min(1).max(10_000), bytes: z.instanceof(Uint8Array) }).strict(),
+  'files.uploadFinish': z.object({ uploadId: engineUploadId, fileName: z.string().min(1).max(255) }).strict(),
+  'files.uploadCancel': z.object({ uploadId: engineUploadId }).strict(),
   'files.download': z.object({ fileId: positiveId }).strict(),
   'files.downloadVersion': z.object({ fileId: positiveId, versionId: positiveId }).strict(),
   'files.replaceContents': z.object({ fileId: positiveId, fileName: z.string().min(1).max(255), bytes: z.instanceof(Uint8Array) }).strict(),

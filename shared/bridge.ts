@@ -107,6 +107,22 @@ export interface FileUploadRequest {
   title?: string;
 }
 
+/** files.uploadStart: a chunked upload the renderer feeds part by part, so its progress and cancel are the user's own. */
+export interface UploadStartRequest {
+  projectId: number;
+  fileName: string;
+  /** The whole file's size: a file over the server's limit is refused (413) before any byte is sent. */
+  size: number;
+  title?: string;
+}
+
+export interface UploadStarted {
+  /** The engine's upload id (32 hex digits). */
+  uploadId: string;
+  /** Send parts of exactly this many bytes (the last may be shorter), numbered from 1. */
+  partBytes: number;
+}
+
 export interface UploadProgress {
   uploadId: string;
   projectId: number;
@@ -202,6 +218,14 @@ export interface BridgeInvokeChannels {
   'session.get': { request: Record<string, never> | undefined; response: SessionInfo };
   'api.request': { request: ApiRequest; response: ApiResponse };
   'files.upload': { request: FileUploadRequest; response: ApiResponse };
+  /** Starts a chunked upload; a refusal (too large, quota, no permission) fails with a sentence that says what to do. */
+  'files.uploadStart': { request: UploadStartRequest; response: UploadStarted };
+  /** Sends part n (from 1) of a started upload; sending it again replaces it. */
+  'files.uploadPart': { request: { uploadId: string; fileName: string; part: number; bytes: Uint8Array }; response: { part: number; size: number } };
+  /** Assembles the parts into the private file: the API's 201 (200 when already done). */
+  'files.uploadFinish': { request: { uploadId: string; fileName: string }; response: ApiResponse };
+  /** Cancels an open upload: its parts are removed, nothing is attached. */
+  'files.uploadCancel': { request: { uploadId: string }; response: { cancelled: boolean } };
   /** Saves the file in its project's folder (never over a different file) and says where. */
   'files.download': { request: { fileId: number }; response: { path: string; bytes: number } };
   /** Saves one earlier version of a file beside the project folders (never inside one, where it would be attached) and says where. */
@@ -265,6 +289,10 @@ export const INVOKE_CHANNELS = [
   'session.get',
   'api.request',
   'files.upload',
+  'files.uploadStart',
+  'files.uploadPart',
+  'files.uploadFinish',
+  'files.uploadCancel',
   'files.download',
   'files.downloadVersion',
   'files.replaceContents',

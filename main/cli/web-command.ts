@@ -10,7 +10,7 @@ import { createSyncAgentHost } from '../core/agent-backend.ts';
 import { NoLocalOrgError } from '../core/embedded-backend.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-files.ts';
 import { startBridgeServer } from '../web/bridge-server.ts';
-import { CliError, parseOptions, readPort } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readPort } from './cli-args.ts';
 
 export const WEB_HELP = `Usage: solardesk web [options]
 
@@ -29,6 +29,9 @@ Options:
   --keep-contents relevant|all, --keep-opened-days N, --keep-role-projects yes|no
                      Once signed in: whose file contents are kept on this computer,
                      as for the agent (solardesk agent --help; docs/sync.md "Files on demand")
+  --max-upload-size BYTES
+                     The largest file the store on this machine accepts: bytes,
+                     or with a K, M or G suffix (default 2G)
   --allow-private-webhook-endpoints
                      Let the embedded engine deliver webhooks to loopback and private
                      addresses (refused by default; for tests and self-hosted networks)
@@ -77,6 +80,7 @@ export async function runWebCommand(args: string[]): Promise<number> {
       'keep-opened-days': { type: 'string' },
       'keep-role-projects': { type: 'string' },
       'allow-private-webhook-endpoints': { type: 'boolean' },
+      'max-upload-size': { type: 'string' },
     },
     WEB_HELP,
   );
@@ -103,6 +107,7 @@ export async function runWebCommand(args: string[]): Promise<number> {
         contents: readContentsPolicy(values['keep-contents'], values['keep-opened-days'], values['keep-role-projects']),
       }),
       allowPrivateWebhookEndpoints: values['allow-private-webhook-endpoints'] === true,
+      maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
     });
   } catch (error) {
     if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);

@@ -59,6 +59,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     logLevel: false,
     throttleRates: LOCAL_USER_THROTTLE_RATES,
     webhookDelivery: { allowPrivateEndpoints: options.allowPrivateWebhookEndpoints },
+    ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     // The same folder status and held-delete routes as the agent's (not /sync/status/: its 404 says "local only").
     extraOrgRoutes: (scope, context) =>
       registerFolderRoutes(scope, () => ({

@@ -5,7 +5,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress } from '../../shared/bridge.ts';
+import { BridgeError, type ApiResponse, type FileUploadRequest, type UploadProgress, type UploadStarted, type UploadStartRequest } from '../../shared/bridge.ts';
 import { apiPaths, parseOrgReference } from '../../shared/api-paths.ts';
 import type { PrivateFileJson, PrivateFileVersionJson, UploadJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
@@ -24,6 +24,71 @@ function failed(what: string, response: ApiResponse): BridgeError {
   return new BridgeError(`${what}: ${describeApiError(response)}`, { status: response.status, details: response.body });
 }
 
+/**
+ * Why the server refused a file, in sentences that say what to do: too large
+ * (413), over the quota (429), no permission (403). Other answers: `what` and the
+ * API's words. Nothing of the file is kept either way (the upload is cancelled).
+ */
+export function uploadRefused(fileName: string, what: string, response: ApiResponse): BridgeError {
+  const detail = describeApiError(response);
+  const options = { status: response.status, details: response.body };
+  if (response.status === 413) {
+    return new BridgeError(
+      `${fileName} was not uploaded: it is too large for this server. ${detail.replace(/^The file is too large\.\s*/, '')} Make it smaller (export a photo at a lower resolution, compress or split a PDF) and add it again.`,
+      options,
+    );
+  }
+  if (response.status === 429) {
+    const seconds = Number(response.headers['retry-after']);
+    const when = Number.isFinite(seconds) && seconds > 0 ? `in ${seconds < 120 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`}` : 'later';
+    return new BridgeError(`${fileName} was not uploaded: the upload quota is used up for now. Nothing was attached; add the file again ${when}.`, options);
+  }
+  if (response.status === 403) {
+    return new BridgeError(
+      `${fileName} was not uploaded: your account may not add files here (${detail.replace(/\.$/, '')}). Ask an admin of your org for access to private files, then add it again.`,
+      options,
+    );
+  }
+  return failed(what, response);
+}
+
+/** Starts a chunked upload for the renderer, which sends the parts itself (files.uploadPart) so its progress is what reached the engine. */
+export async function startUpload(callApi: CallApi, orgId: number, request: UploadStartRequest): Promise<UploadStarted> {
+  const started = await callApi({
+    method: 'POST',
+    path: apiPaths.fileUploads(orgId),
+    body: { filename: request.fileName, title: request.title || undefined, project: request.projectId, size: request.size },
+  });
+  if (started.status !== 201) throw uploadRefused(request.fileName, `Could not start uploading ${request.fileName}`, started);
+  return { uploadId: (started.body as UploadJson).upload_id, partBytes: UPLOAD_PART_BYTES };
+}
+
+export async function sendUploadPart(callApi: CallApi, orgId: number, request: { uploadId: string; fileName: string; part: number; bytes: Uint8Array }): Promise<{ part: number; size: number }> {
+  const sent = await callApi({ method: 'PUT', path: apiPaths.fileUploadPart(orgId, request.uploadId, request.part), bytes: request.bytes });
+  if (sent.status !== 200) {
+    await cancelUpload(callApi, orgId, request.uploadId).catch(() => undefined);
+    throw uploadRefused(request.fileName, `Could not upload part ${request.part} of ${request.fileName}`, sent);
+  }
+  return { part: request.part, size: request.bytes.length };
+}
+
+export async function finishUpload(callApi: CallApi, orgId: number, { uploadId, fileName }: { uploadId: string; fileName: string }): Promise<ApiResponse> {
+  const completed = await callApi({ method: 'POST', path: apiPaths.fileUploadComplete(orgId, uploadId) });
+  if (completed.status !== 201 && completed.status !== 200) {
+    await cancelUpload(callApi, orgId, uploadId).catch(() => undefined);
+    throw uploadRefused(fileName, `Could not finish uploading ${fileName}`, completed);
+  }
+  return completed;
+}
+
+/** Removes an open upload's parts (DELETE on the upload): nothing of it is attached or kept. An upload already gone is cancelled too. */
+export async function cancelUpload(callApi: CallApi, orgId: number, uploadId: string): Promise<{ cancelled: boolean }> {
+  const answer = await callApi({ method: 'DELETE', path: apiPaths.fileUpload(orgId, uploadId) });
+  if (answer.status === 204 || answer.status === 404) return { cancelled: true };
+  if (answer.status === 409) return { cancelled: false };
+  throw failed('Could not cancel the upload', answer);
+}
+
 export async function uploadFile(
   callApi: CallApi,
   orgId: number,
@@ -34,26 +99,29 @@ export async function uploadFile(
   const progress = (sentBytes: number, state: UploadProgress['state'], error?: string) =>
     report({ uploadId: request.uploadId, projectId: request.projectId, fileName: request.fileName, sentBytes, totalBytes, state, ...(error ? { error } : {}) });
   progress(0, 'uploading');
+  let uploadId: string | null = null;
   try {
     const started = await callApi({
       method: 'POST',
       path: apiPaths.fileUploads(orgId),
       body: { filename: request.fileName, title: request.title || undefined, project: request.projectId, size: totalBytes },
     });
-    if (started.status !== 201) throw failed(`Could not start uploading ${request.fileName}`, started);
-    const uploadId = (started.body as UploadJson).upload_id;
+    if (started.status !== 201) throw uploadRefused(request.fileName, `Could not start uploading ${request.fileName}`, started);
+    uploadId = (started.body as UploadJson).upload_id;
     const partCount = Math.max(1, Math.ceil(totalBytes / UPLOAD_PART_BYTES));
     for (let part = 1; part <= partCount; part++) {
       const bytes = request.bytes.subarray((part - 1) * UPLOAD_PART_BYTES, part * UPLOAD_PART_BYTES);
       const sent = await callApi({ method: 'PUT', path: apiPaths.fileUploadPart(orgId, uploadId, part), bytes });
-      if (sent.status !== 200) throw failed(`Could not upload part ${part} of ${request.fileName}`, sent);
+      if (sent.status !== 200) throw uploadRefused(request.fileName, `Could not upload part ${part} of ${request.fileName}`, sent);
       progress(Math.min(part * UPLOAD_PART_BYTES, totalBytes), 'uploading');
     }
     const completed = await callApi({ method: 'POST', path: apiPaths.fileUploadComplete(orgId, uploadId) });
-    if (completed.status !== 201 && completed.status !== 200) throw failed(`Could not finish uploading ${request.fileName}`, completed);
+    if (completed.status !== 201 && completed.status !== 200) throw uploadRefused(request.fileName, `Could not finish uploading ${request.fileName}`, completed);
     progress(totalBytes, 'done');
     return completed;
   } catch (error) {
+    // Nothing half-attached: the parts already sent go now, not at the upload's expiry.
+    if (uploadId) await cancelUpload(callApi, orgId, uploadId).catch(() => undefined);
     progress(0, 'failed', (error as Error).message);
     throw error instanceof BridgeError ? error : new BridgeError(`Could not upload ${request.fileName}: ${(error as Error).message}`);
   }

@@ -48,6 +48,8 @@ export interface EmbeddedStartOptions {
   orgId: number | null;
   /** Let the engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
   allowPrivateWebhookEndpoints: boolean;
+  /** The largest upload the engine accepts (default: the engine's, 2 GiB). */
+  maxUploadBytes?: number;
   /** The Settings folder root: the embedded store's project folders are in its "On this computer" folder (null: none). */
   folderRoot: string | null;
   /** Windows and rules of the project folders (tests shorten the stability window). */

@@ -125,6 +125,7 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'POST /api/orgs/{org_id}/private_files/uploads/': { expect: proOnly(201), body: () => ({ filename: 'access.bin' }) },
   // Uploads belong to the user who started them: the admin's is the member's 403.
   'GET /api/orgs/{org_id}/private_files/uploads/{upload_id}/': { expect: adminOnly(200) },
+  'DELETE /api/orgs/{org_id}/private_files/uploads/{upload_id}/': { expect: adminOnly(204), fresh: async (home) => ({ upload_id: await home.maker.make('openUpload') }) },
   'POST /api/orgs/{org_id}/private_files/uploads/{upload_id}/complete/': { expect: adminOnly(201), fresh: async (home) => ({ upload_id: await home.maker.make('openUpload') }) },
   'PUT /api/orgs/{org_id}/private_files/uploads/{upload_id}/parts/{part}/': {
     expect: adminOnly(200),

@@ -3,6 +3,7 @@
 //   PUT  .../private_files/uploads/<upload_id>/parts/<n>/    raw bytes of part n (1-based), idempotent
 //   GET  .../private_files/uploads/<upload_id>/              which parts arrived
 //   POST .../private_files/uploads/<upload_id>/complete/     assemble -> 201 private file
+//   DELETE .../private_files/uploads/<upload_id>/            cancel: parts and session removed (SolarDesk extension)
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -12,8 +13,9 @@ import { actorOf } from '../auth/actor.ts';
 import { privateFileJsonSchema, uploadCreateSchema, uploadJsonSchema, uploadPartJsonSchema } from '../../../shared/schemas/private-file.ts';
 import { requireFilesUser } from './file-access.ts';
 import { fileJson } from './file-serializer.ts';
+import { extensionDescription, SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
 import { asCutOffUpload, refuseDeclaredOversize } from './multipart-receive.ts';
-import { alreadyCompleted, completeUpload, createUpload, getOwnUpload, MAX_PART_NUMBER, receivePart, uploadJson } from './uploads.ts';
+import { alreadyCompleted, cancelUpload, completeUpload, createUpload, getOwnUpload, MAX_PART_NUMBER, receivePart, uploadJson } from './uploads.ts';
 
 const tags = ['private files'];
 const uploadParams = z.object({ org_id: z.string(), upload_id: z.string().regex(/^[0-9a-f]{32}$/) });
@@ -50,6 +52,25 @@ export function registerUploadRoutes(app: TypedApp, context: EngineContext): voi
       const actor = actorOf(request);
       requireFilesUser(actor);
       return uploadJson(context, await getOwnUpload(context, actor, request.params.upload_id));
+    },
+  );
+
+  app.delete(
+    '/private_files/uploads/:upload_id/',
+    {
+      config: { throttle: 'private_file_upload' },
+      schema: {
+        tags: [...tags, SOLARDESK_EXTENSION_TAG],
+        summary: 'Cancel an open upload',
+        description: extensionDescription('Removes the parts at once and the upload can no longer be completed; 409 once it is completed (its file exists: delete the file).'),
+        params: uploadParams,
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      requireFilesUser(actor);
+      await cancelUpload(context, await getOwnUpload(context, actor, request.params.upload_id));
+      return reply.code(204).send();
     },
   );
 

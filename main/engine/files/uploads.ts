@@ -227,6 +227,29 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
 }
 
 /**
+ * Cancels an open upload: its parts and its row go now, so nothing of a cancelled
+ * upload stays on disk until expiry and it can never be completed. A completed
+ * upload cannot be cancelled (409): its file exists, and is deleted like any file.
+ */
+export async function cancelUpload(context: EngineContext, upload: FileUploadRow): Promise<void> {
+  const { fileRoot } = context.store;
+  await uploadLock.run(upload.id, () =>
+    context.db.transaction().execute(async (trx) => {
+      // A completion running in another process commits first or sees no row.
+      await context.store.lock(trx, [uploadLockKey(upload.id)]);
+      const current = await trx.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
+      if (!current) throw notFound('No such upload, or it has expired. Start a new upload.');
+      if (current.completed_file_id !== null) {
+        throw new ApiError(409, { detail: 'This upload is already complete: its file exists. Delete the file instead.' });
+      }
+      await trx.deleteFrom('file_upload_parts').where('upload_id', '=', upload.id).execute();
+      await trx.deleteFrom('file_uploads').where('id', '=', upload.id).execute();
+    }),
+  );
+  await fsp.rm(uploadDir(fileRoot, upload.id), { recursive: true, force: true });
+}
+
+/**
  * Removes expired uploads and their parts, part folders no open upload names, and
  * part files no part row names (a crash between writing a part and recording it,
  * or between completing an upload and removing its parts). Runs at engine start

@@ -12,6 +12,7 @@ import { sweepExpiredUploads } from '../files/uploads.ts';
 import { multipartBody } from '../testing/multipart-upload.ts';
 import { blobNames, download, eventually, tempFiles, uploadPartFiles } from '../testing/file-testing.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const uploadsPath = '/api/orgs/1/private_files/uploads/';
@@ -129,6 +130,35 @@ describe('chunked uploads', () => {
     assert.deepEqual(shown.json.parts.map((part: { part: number }) => part.part), [1]);
     assert.equal((await putPart(server, member, uploadId, 1, randomBytes(1024 * 1024))).status, 200, 'a part may be replaced by one up to the limit');
     assert.deepEqual(tempFiles(server), []);
+  });
+
+  test('cancel (DELETE) removes the parts at once; the upload is gone; a completed one is 409 and keeps its file; others 403', async () => {
+    const uploadId = (await server.request('POST', uploadsPath, { token: member, body: { filename: 'cancelled.bin', project: 1 } })).json.upload_id as string;
+    assert.equal((await putPart(server, member, uploadId, 1, randomBytes(50_000))).status, 200);
+    assert.equal((await putPart(server, member, uploadId, 2, randomBytes(50_000))).status, 200);
+    assert.ok(uploadPartFiles(server).some((file) => file.includes(uploadId)), 'the parts are on disk before the cancel');
+    assert.equal((await server.request('DELETE', `${uploadsPath}${uploadId}/`, { token: admin })).status, 403, "another user's upload");
+    assert.equal((await server.request('DELETE', `${uploadsPath}${uploadId}/`, { token: member })).status, 204);
+    assert.deepEqual(uploadPartFiles(server).filter((file) => file.includes(uploadId)), [], 'no part stays until expiry');
+    assert.equal((await server.request('GET', `${uploadsPath}${uploadId}/`, { token: member })).status, 404);
+    assert.equal((await server.request('POST', `${uploadsPath}${uploadId}/complete/`, { token: member })).status, 404, 'a cancelled upload never becomes a file');
+    assert.equal((await putPart(server, member, uploadId, 3, randomBytes(10))).status, 404);
+    const files = await server.request('GET', '/api/orgs/1/private_files/', { token: member });
+    assert.ok(!files.json.some((file: { title: string }) => file.title === 'cancelled.bin'), 'nothing half-attached');
+    assert.equal((await server.request('DELETE', `${uploadsPath}${uploadId}/`, { token: member })).status, 404, 'cancelling again');
+
+    const done = (await server.request('POST', uploadsPath, { token: member, body: { filename: 'kept.bin' } })).json.upload_id as string;
+    assert.equal((await putPart(server, member, done, 1, randomBytes(1000))).status, 200);
+    const completed = await server.request('POST', `${uploadsPath}${done}/complete/`, { token: member });
+    assert.equal(completed.status, 201);
+    assert.equal((await server.request('DELETE', `${uploadsPath}${done}/`, { token: member })).status, 409);
+    assert.equal((await server.request('GET', apiPaths.privateFile(1, completed.json.id), { token: member })).status, 200, 'the file stays');
+    assert.deepEqual(tempFiles(server), []);
+
+    // The hosted service has no such route: the OpenAPI document says so.
+    const cancel = (await server.request('GET', '/api/schema/')).json.paths['/api/orgs/{org_id}/private_files/uploads/{upload_id}/'].delete;
+    assert.ok(cancel.tags.includes(SOLARDESK_EXTENSION_TAG));
+    assert.match(cancel.description, /^\*\*SolarDesk extension\*\*/);
   });
 });
 

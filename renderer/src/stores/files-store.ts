@@ -1,18 +1,23 @@
-// A project's private files, uploads in flight (with their progress events), the
-// results of downloads and folder opening, and the earlier versions of the one
-// file whose versions are open (docs/files.md "Versions").
+// A project's private files and how the Files tab shows them (sort, filter,
+// search, selection), what the user does to them (rename, tags, show customer,
+// deletes with an undo window), uploads in flight (sent part by part, with their
+// progress, time left and cancel), downloads and folder opening, and the earlier
+// versions of the one file whose versions are open (docs/files.md "The Files tab").
 import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { BridgeError, type UploadProgress } from '../../../shared/bridge.ts';
-import { ApiFailure, apiOk, apiOkUnchecked, messageOf } from '../api/api-client.ts';
+import { ApiFailure, apiDone, apiOk, apiOkUnchecked, messageOf } from '../api/api-client.ts';
 import { formatDateTime } from '../format.ts';
 import {
+  fileTagJsonSchema,
   privateFileJsonSchema,
   privateFileVersionJsonSchema,
+  type FileTagJson,
   type PrivateFileJson,
   type PrivateFileVersionJson,
 } from '../../../shared/schemas/private-file.ts';
+import { fileKindOf, extensionOf, type FileKind } from '../components/files/file-kinds.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { useUiStore } from './ui-store.ts';
 
@@ -30,14 +35,86 @@ export interface OpenVersions {
   error: string | null;
 }
 
-interface FilesState {
+export type SortKey = 'title' | 'date' | 'size' | 'type';
+export interface FileSort {
+  key: SortKey;
+  descending: boolean;
+}
+
+export interface FileFilter {
+  /** Every word must appear in the title (any case, any order). */
+  query: string;
+  tagId: number | null;
+  kind: FileKind | null;
+  /** YYYY-MM-DD, inclusive, on the date the file last changed; '' for no bound. */
+  from: string;
+  to: string;
+}
+
+export const NO_FILTER: FileFilter = { query: '', tagId: null, kind: null, from: '', to: '' };
+
+/** Files deleted in the app, hidden from the list; the delete is sent when the undo window ends. */
+export interface PendingDelete {
+  key: number;
+  orgId: number;
   projectId: number | null;
   files: PrivateFileJson[];
+  /** Date.now() when the delete is sent. */
+  sendsAt: number;
+}
+
+/** How long a delete made in the app can be undone before it is sent (docs/files.md "Deleting"). */
+export const DELETE_UNDO_MS = 10_000;
+
+export type UploadRow = Omit<UploadProgress, 'state'> & {
+  state: UploadProgress['state'] | 'cancelled';
+  /** Date.now() when the first byte went: for the time left. */
+  startedAt: number;
+  /** The engine's upload, once started: what a cancel removes. */
+  engineUploadId?: string;
+  cancelRequested?: boolean;
+};
+
+interface FilesState {
+  projectId: number | null;
+  orgId: number | null;
+  files: PrivateFileJson[];
+  /** The org's file tags (what files can be tagged with). */
+  tags: FileTagJson[];
   status: 'idle' | 'loading' | 'ready' | 'error';
   error: string | null;
-  uploads: Record<string, UploadProgress>;
+  uploads: Record<string, UploadRow>;
+  sort: FileSort;
+  filter: FileFilter;
+  /** Selected file ids (checkboxes, click, shift/ctrl click, Ctrl+A). */
+  selected: number[];
+  /** The row the keyboard is on. */
+  active: number | null;
+  /** The anchor of a shift-click range. */
+  anchor: number | null;
+  pendingDeletes: PendingDelete[];
   load(orgId: number, projectId: number): Promise<void>;
   upload(projectId: number, files: readonly File[]): Promise<void>;
+  /** Stops an upload between parts and removes what was sent: nothing is attached. */
+  cancelUpload(uploadId: string): void;
+  dismissUpload(uploadId: string): void;
+  setSort(sort: Partial<FileSort>): void;
+  setFilter(filter: Partial<FileFilter>): void;
+  /** Click on a row: alone; with ctrl/cmd: toggled; with shift: the range from the anchor, in the list's order. */
+  selectRow(fileId: number, how: 'only' | 'toggle' | 'range', visibleIds: readonly number[]): void;
+  setSelected(ids: readonly number[]): void;
+  setActive(fileId: number | null): void;
+  rename(file: PrivateFileJson, title: string): Promise<boolean>;
+  setShowCustomer(file: PrivateFileJson, show: boolean): Promise<void>;
+  /** Puts the tag on every file named, or takes it off every one when all have it. */
+  toggleTag(fileIds: readonly number[], tag: FileTagJson): Promise<void>;
+  createTag(title: string): Promise<FileTagJson | null>;
+  /** Hides the files now and deletes them when the undo window ends. */
+  deleteFiles(fileIds: readonly number[]): void;
+  undoDelete(key: number): void;
+  /** Sends a pending delete now (the undo bar's "Delete now"). */
+  sendDelete(key: number): Promise<void>;
+  downloadMany(fileIds: readonly number[]): Promise<void>;
   download(file: PrivateFileJson): Promise<void>;
   openFolder(projectId: number): Promise<void>;
   versions: OpenVersions | null;
@@ -53,44 +130,295 @@ interface FilesState {
   follow(): () => void;
 }
 
+/** Title order as people read it: "photo 2" before "photo 10". */
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/** The files the list shows, in its order: pending deletes left out, then filtered, searched and sorted. */
+export function visibleFiles(files: readonly PrivateFileJson[], filter: FileFilter, sort: FileSort, hidden: ReadonlySet<number>): PrivateFileJson[] {
+  const words = filter.query.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = files.filter((file) => {
+    if (hidden.has(file.id)) return false;
+    const title = file.title.toLowerCase();
+    if (!words.every((word) => title.includes(word))) return false;
+    if (filter.tagId !== null && !file.file_tags_data.some((tag) => tag.id === filter.tagId)) return false;
+    if (filter.kind !== null && fileKindOf(file) !== filter.kind) return false;
+    const day = localDay(file.modified_date);
+    if (filter.from && day < filter.from) return false;
+    if (filter.to && day > filter.to) return false;
+    return true;
+  });
+  const compare = (a: PrivateFileJson, b: PrivateFileJson): number => {
+    switch (sort.key) {
+      case 'date':
+        return a.modified_date.localeCompare(b.modified_date);
+      case 'size':
+        return (a.filesize ?? 0) - (b.filesize ?? 0);
+      case 'type':
+        return fileKindOf(a).localeCompare(fileKindOf(b)) || extensionOf(a.title).localeCompare(extensionOf(b.title));
+      default:
+        return 0;
+    }
+  };
+  return shown.sort((a, b) => {
+    const order = compare(a, b) || collator.compare(a.title, b.title) || a.id - b.id;
+    return sort.descending ? -order : order;
+  });
+}
+
+/** YYYY-MM-DD of an ISO time in the user's time zone, as the date inputs give it. */
+function localDay(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+const pendingTimers = new Map<number, ReturnType<typeof setTimeout>>();
+let pendingKey = 1;
+/** At most this many files go at once; the rest wait their turn (each shows its progress). */
+const PARALLEL_UPLOADS = 3;
+
 let uploadCounter = 0;
 const newUploadId = () => `u${Date.now().toString(36)}${(uploadCounter++).toString(36)}`;
 
+const patchUpload = (uploadId: string, patch: Partial<UploadRow>) => {
+  const current = useFilesStore.getState().uploads[uploadId];
+  if (current) useFilesStore.setState({ uploads: { ...useFilesStore.getState().uploads, [uploadId]: { ...current, ...patch } } });
+};
+
+const dropUploadLater = (uploadId: string, afterMs: number) =>
+  setTimeout(() => {
+    const { [uploadId]: _gone, ...rest } = useFilesStore.getState().uploads;
+    useFilesStore.setState({ uploads: rest });
+  }, afterMs);
+
+/** One file, part by part through the bridge: progress is what reached the engine; a cancel between parts removes the rest. */
+async function uploadOne(uploadId: string, projectId: number, file: File): Promise<void> {
+  const bridge = requireBridge();
+  const cancelled = () => useFilesStore.getState().uploads[uploadId]?.cancelRequested === true;
+  let engineUploadId: string | null = null;
+  try {
+    if (cancelled()) throw new UploadCancelled();
+    const started = await bridge.invoke('files.uploadStart', { projectId, fileName: file.name, size: file.size });
+    engineUploadId = started.uploadId;
+    patchUpload(uploadId, { engineUploadId, startedAt: Date.now() });
+    const partCount = Math.max(1, Math.ceil(file.size / started.partBytes));
+    for (let part = 1; part <= partCount; part++) {
+      if (cancelled()) throw new UploadCancelled();
+      const start = (part - 1) * started.partBytes;
+      const bytes = new Uint8Array(await file.slice(start, start + started.partBytes).arrayBuffer());
+      await bridge.invoke('files.uploadPart', { uploadId: engineUploadId, fileName: file.name, part, bytes });
+      patchUpload(uploadId, { sentBytes: Math.min(start + bytes.length, file.size) });
+    }
+    if (cancelled()) throw new UploadCancelled();
+    await bridge.invoke('files.uploadFinish', { uploadId: engineUploadId, fileName: file.name });
+    patchUpload(uploadId, { sentBytes: file.size, state: 'done' });
+    // Finished uploads leave the list a little later, so the user sees them complete.
+    dropUploadLater(uploadId, 2500);
+  } catch (error) {
+    if (error instanceof UploadCancelled) {
+      if (engineUploadId) await bridge.invoke('files.uploadCancel', { uploadId: engineUploadId }).catch(() => undefined);
+      patchUpload(uploadId, { state: 'cancelled' });
+      dropUploadLater(uploadId, 2500);
+      return;
+    }
+    // The core has already removed what was sent (files.uploadPart/Finish cancel on a refusal).
+    patchUpload(uploadId, { state: 'failed', error: messageOf(error) });
+  }
+}
+
+class UploadCancelled extends Error {}
+
 export const useFilesStore = create<FilesState>((set, get) => ({
   projectId: null,
+  orgId: null,
   files: [],
+  tags: [],
   status: 'idle',
   error: null,
   uploads: {},
   versions: null,
+  sort: { key: 'date', descending: true },
+  filter: NO_FILTER,
+  selected: [],
+  active: null,
+  anchor: null,
+  pendingDeletes: [],
 
   async load(orgId, projectId) {
-    if (get().projectId !== projectId) set({ projectId, files: [], status: 'loading', error: null, versions: null });
+    if (get().projectId !== projectId) {
+      set({ projectId, orgId, files: [], status: 'loading', error: null, versions: null, selected: [], active: null, anchor: null, filter: NO_FILTER });
+    }
     try {
-      const files = await apiOkUnchecked(z.array(privateFileJsonSchema), 'GET', apiPaths.privateFiles(orgId), {
-        query: { project: projectId, limit: 1000, ordering: '-modified_date' },
-      });
-      if (get().projectId === projectId) set({ files, status: 'ready', error: null });
+      const [files, tags] = await Promise.all([
+        apiOkUnchecked(z.array(privateFileJsonSchema), 'GET', apiPaths.privateFiles(orgId), {
+          query: { project: projectId, limit: 1000, ordering: '-modified_date' },
+        }),
+        // Tags are for tagging: a list that cannot load leaves the files usable.
+        apiOkUnchecked(z.array(fileTagJsonSchema), 'GET', apiPaths.fileTags(orgId)).catch(() => get().tags),
+      ]);
+      if (get().projectId === projectId) {
+        const ids = new Set(files.map((file) => file.id));
+        set({ files, tags, status: 'ready', error: null, selected: get().selected.filter((id) => ids.has(id)) });
+      }
     } catch (error) {
       if (get().projectId === projectId) set({ status: 'error', error: messageOf(error) });
     }
   },
 
   async upload(projectId, files) {
-    const bridge = requireBridge();
-    await Promise.all(
-      files.map(async (file) => {
-        const uploadId = newUploadId();
-        set({ uploads: { ...get().uploads, [uploadId]: { uploadId, projectId, fileName: file.name, sentBytes: 0, totalBytes: file.size, state: 'uploading' } } });
-        try {
-          const bytes = new Uint8Array(await file.arrayBuffer());
-          await bridge.invoke('files.upload', { uploadId, projectId, fileName: file.name, bytes });
-        } catch (error) {
-          useUiStore.getState().toast(messageOf(error), 'error');
-          set({ uploads: { ...get().uploads, [uploadId]: { ...get().uploads[uploadId]!, state: 'failed', error: messageOf(error) } } });
-        }
-      }),
+    const queued = files.map((file) => {
+      const uploadId = newUploadId();
+      const row: UploadRow = { uploadId, projectId, fileName: file.name, sentBytes: 0, totalBytes: file.size, state: 'uploading', startedAt: Date.now() };
+      set({ uploads: { ...get().uploads, [uploadId]: row } });
+      return { uploadId, file };
+    });
+    const next = async (): Promise<void> => {
+      const item = queued.shift();
+      if (!item) return;
+      await uploadOne(item.uploadId, projectId, item.file);
+      await next();
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_UPLOADS, queued.length) }, next));
+  },
+
+  cancelUpload(uploadId) {
+    patchUpload(uploadId, { cancelRequested: true });
+  },
+
+  dismissUpload(uploadId) {
+    const { [uploadId]: _gone, ...rest } = get().uploads;
+    set({ uploads: rest });
+  },
+
+  setSort(sort) {
+    set({ sort: { ...get().sort, ...sort } });
+  },
+
+  setFilter(filter) {
+    set({ filter: { ...get().filter, ...filter } });
+  },
+
+  selectRow(fileId, how, visibleIds) {
+    const { selected, anchor } = get();
+    if (how === 'toggle') {
+      set({ selected: selected.includes(fileId) ? selected.filter((id) => id !== fileId) : [...selected, fileId], anchor: fileId, active: fileId });
+    } else if (how === 'range' && anchor !== null && visibleIds.includes(anchor)) {
+      const [from, to] = [visibleIds.indexOf(anchor), visibleIds.indexOf(fileId)].sort((a, b) => a - b);
+      set({ selected: visibleIds.slice(from, to! + 1), active: fileId });
+    } else {
+      set({ selected: [fileId], anchor: fileId, active: fileId });
+    }
+  },
+
+  setSelected(ids) {
+    set({ selected: [...ids] });
+  },
+
+  setActive(fileId) {
+    set({ active: fileId });
+  },
+
+  async rename(file, title) {
+    const trimmed = title.trim();
+    if (trimmed === file.title) return true;
+    if (trimmed === '') {
+      useUiStore.getState().toast('A file needs a title: type one, or press Escape to keep the old one.', 'error');
+      return false;
+    }
+    return patchFile(file, { title: trimmed }, `Renamed to ${trimmed}`, { title: trimmed });
+  },
+
+  async setShowCustomer(file, show) {
+    await patchFile(file, { show_customer: show }, show ? `${file.title} is shown to the customer` : `${file.title} is hidden from the customer`, { show_customer: show });
+  },
+
+  async toggleTag(fileIds, tag) {
+    const files = get().files.filter((file) => fileIds.includes(file.id));
+    const allHave = files.every((file) => file.file_tags_data.some((existing) => existing.id === tag.id));
+    // Only the files whose tags change: all of them lose it, or those without it gain it.
+    const changing = files.filter((file) => file.file_tags_data.some((existing) => existing.id === tag.id) === allHave);
+    const tagsOf = (file: PrivateFileJson) => {
+      const others = file.file_tags_data.filter((existing) => existing.id !== tag.id);
+      return allHave ? others : [...others, tag];
+    };
+    // Every checkbox shows the change at once; each file goes back if its PATCH is refused.
+    const next = new Map(changing.map((file) => [file.id, { ...file, file_tags_data: tagsOf(file) }]));
+    set({ files: get().files.map((file) => next.get(file.id) ?? file) });
+    const results = await Promise.all(
+      changing.map((file) => patchFile(file, { file_tags: tagsOf(file).map((existing) => existing.url) }, null, { file_tags_data: tagsOf(file) })),
     );
+    const changed = results.filter(Boolean).length;
+    if (changed === 0) return;
+    const what = changed === 1 ? changing[results.indexOf(true)]!.title : `${changed} files`;
+    useUiStore.getState().toast(allHave ? `Took the tag ${tag.title} off ${what}` : `Tagged ${what} ${tag.title}`);
+  },
+
+  async createTag(title) {
+    const orgId = get().orgId;
+    if (orgId === null || title.trim() === '') return null;
+    try {
+      const tag = await apiOk(fileTagJsonSchema, 'POST', apiPaths.fileTags(orgId), { body: { title: title.trim() } });
+      set({ tags: [...get().tags, tag] });
+      return tag;
+    } catch (error) {
+      useUiStore.getState().toast(`Could not make the tag ${title.trim()}: ${messageOf(error)}`, 'error');
+      return null;
+    }
+  },
+
+  deleteFiles(fileIds) {
+    const orgId = get().orgId;
+    const files = get().files.filter((file) => fileIds.includes(file.id));
+    if (orgId === null || files.length === 0) return;
+    const key = pendingKey++;
+    pendingTimers.set(key, setTimeout(() => void get().sendDelete(key), DELETE_UNDO_MS));
+    set({
+      pendingDeletes: [...get().pendingDeletes, { key, orgId, projectId: get().projectId, files, sendsAt: Date.now() + DELETE_UNDO_MS }],
+      selected: get().selected.filter((id) => !fileIds.includes(id)),
+    });
+  },
+
+  undoDelete(key) {
+    clearTimeout(pendingTimers.get(key));
+    pendingTimers.delete(key);
+    set({ pendingDeletes: get().pendingDeletes.filter((pending) => pending.key !== key) });
+  },
+
+  async sendDelete(key) {
+    clearTimeout(pendingTimers.get(key));
+    pendingTimers.delete(key);
+    const pending = get().pendingDeletes.find((item) => item.key === key);
+    if (!pending) return;
+    const failed: string[] = [];
+    for (const file of pending.files) {
+      try {
+        await apiDone('DELETE', apiPaths.privateFile(pending.orgId, file.id));
+      } catch (error) {
+        // Already gone is what the user wanted.
+        if (!(error instanceof ApiFailure && error.status === 404)) failed.push(`${file.title}: ${messageOf(error)}`);
+      }
+    }
+    const deletedIds = new Set(pending.files.map((file) => file.id));
+    set({
+      pendingDeletes: get().pendingDeletes.filter((item) => item.key !== key),
+      files: failed.length === 0 ? get().files.filter((file) => !deletedIds.has(file.id)) : get().files,
+    });
+    if (failed.length > 0) useUiStore.getState().toast(`Not deleted (the file stays in the list): ${failed.join('; ')}`, 'error');
+  },
+
+  async downloadMany(fileIds) {
+    const files = get().files.filter((file) => fileIds.includes(file.id));
+    if (files.length === 1) return get().download(files[0]!);
+    const saved: string[] = [];
+    for (const file of files) {
+      try {
+        saved.push((await requireBridge().invoke('files.download', { fileId: file.id })).path);
+      } catch (error) {
+        useUiStore.getState().toast(`Could not download ${file.title}: ${messageOf(error)}`, 'error');
+      }
+    }
+    if (saved.length > 0) useUiStore.getState().toast(`Saved ${saved.length} files to the project folder`);
   },
 
   async download(file) {
@@ -166,8 +494,9 @@ export const useFilesStore = create<FilesState>((set, get) => ({
   },
 
   follow() {
+    // files.upload (a whole file in one call) reports its parts as events.
     return requireBridge().subscribe('upload.progress', (progress) => {
-      set({ uploads: { ...get().uploads, [progress.uploadId]: progress } });
+      set({ uploads: { ...get().uploads, [progress.uploadId]: { startedAt: get().uploads[progress.uploadId]?.startedAt ?? Date.now(), ...progress } } });
       // Finished uploads leave the list a little later, so the user sees them complete.
       if (progress.state === 'done') {
         setTimeout(() => {
@@ -178,3 +507,24 @@ export const useFilesStore = create<FilesState>((set, get) => ({
     });
   },
 }));
+
+/**
+ * PATCH one file. The list shows `shown` at once (a checkbox ticks when clicked)
+ * and the answer when it comes; a refusal puts the file back as it was and says why.
+ */
+async function patchFile(file: PrivateFileJson, patch: Record<string, unknown>, done: string | null, shown: Partial<PrivateFileJson>): Promise<boolean> {
+  const orgId = useFilesStore.getState().orgId;
+  if (orgId === null) return false;
+  const replace = (next: PrivateFileJson) => useFilesStore.setState({ files: useFilesStore.getState().files.map((existing) => (existing.id === next.id ? next : existing)) });
+  replace({ ...file, ...shown });
+  try {
+    const updated = await apiOk(privateFileJsonSchema, 'PATCH', apiPaths.privateFile(orgId, file.id), { body: patch });
+    useFilesStore.setState({ files: useFilesStore.getState().files.map((existing) => (existing.id === updated.id ? updated : existing)) });
+    if (done) useUiStore.getState().toast(done);
+    return true;
+  } catch (error) {
+    replace(file);
+    useUiStore.getState().toast(`Could not change ${file.title}: ${messageOf(error)}`, 'error');
+    return false;
+  }
+}

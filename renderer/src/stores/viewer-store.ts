@@ -27,3 +27,8 @@ export function neighbourOf(open: OpenViewer, step: 1 | -1): number | null {
   if (open.ids.length < 2 || index === -1) return null;
   return open.ids[(index + step + open.ids.length) % open.ids.length]!;
 }
+
+/** Opens the viewer on one file of the list; `ids` is the list as the user sees it (filtered and sorted). */
+export function openViewer(fileId: number, ids: readonly number[]): void {
+  useViewerStore.getState().show(fileId, ids);
+}

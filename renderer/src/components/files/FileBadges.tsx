@@ -1,16 +1,66 @@
-// Per-file badges of the Files tab (issue 17). Field photos: "Taken 12 km from this
-// site" when a photo's GPS position is far from its project's site, with a one-click
-// move to the one project whose site it was taken at (a PATCH of the file's project
-// through the local API, so sync follows; undoable).
-import { useEffect, useState } from 'react';
+// The per-file marks of a Files tab row (issue 17): its sync state; signed in,
+// whether its contents are on this computer or on the remote, with what fetching
+// costs (files on demand, issue 15); and for field photos, "Taken 12 km from this
+// site" with a one-click move to the one project whose site it was taken at (a
+// PATCH of the file's project through the local API, so sync follows; undoable).
+// A new mark is a small component taking the file, added to FileBadges, so FileRow
+// stays the same.
+import { createContext, useContext, useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
 import { formatDistance } from '../../../../shared/geo.ts';
 import type { ProjectPhotoPlace } from '../../../../shared/photos.ts';
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { messageOf } from '../../api/api-client.ts';
 import { requireBridge } from '../../bridge-client.ts';
+import { fetchCostText, useContentsStore } from '../../stores/contents-store.ts';
+import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { Badge } from '../common/Badge.tsx';
+
+/** What FilesTab gives the marks of its rows: the project, where its photos were taken, and where a photo's move is reported. */
+export interface ProjectOfFiles {
+  orgId: number;
+  projectId: number;
+  places: Map<number, ProjectPhotoPlace>;
+  onMoved: (move: PhotoMove) => void;
+}
+
+export const ProjectOfFilesContext = createContext<ProjectOfFiles | null>(null);
+
+export function FileSyncBadge({ file }: { file: PrivateFileJson }) {
+  const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
+  const isPending = useSyncStore((state) => state.pending.some((item) => item.model === 'private_file' && item.record_id === file.id));
+  if (isLocalOnly) return <Badge title="No remote configured: this machine holds the only copy">Local</Badge>;
+  return isPending ? <Badge tone="warning">Waiting to sync</Badge> : <Badge tone="success">Synced</Badge>;
+}
+
+/** Signed in: whether the file's contents are here or on the remote, what fetching them costs, and Fetch. */
+function ContentsMark({ file }: { file: PrivateFileJson }) {
+  const project = useContext(ProjectOfFilesContext);
+  const contents = useContentsStore((state) => state.contents);
+  const isFetching = useContentsStore((state) => state.fetching[file.id] === true);
+  const entry = project && contents?.project_id === project.projectId ? contents.files.find((item) => item.id === file.id) : undefined;
+  if (!project || !entry) return null;
+  if (entry.here) return <span className="contents-mark" data-testid="contents-here">On this computer</span>;
+  return (
+    <span className="contents-mark is-remote" data-testid="contents-remote" title="Pin the project to keep all its files on this computer and in its folder">
+      On the remote · {fetchCostText(entry)}{' '}
+      <button type="button" className="link-button" disabled={isFetching} onClick={() => void useContentsStore.getState().fetch(project.orgId, file.id, file.title)}>
+        {isFetching ? 'Fetching…' : 'Fetch'}
+      </button>
+    </span>
+  );
+}
+
+export function FileBadges({ file }: { file: PrivateFileJson }) {
+  return (
+    <span className="file-badges" data-testid="file-badges">
+      <FileSyncBadge file={file} />
+      <ContentsMark file={file} />
+      <PhotoPlaceBadge file={file} />
+    </span>
+  );
+}
 
 /** Where the project's photos were taken, by file id; read again whenever the list of files changes. */
 export function usePhotoPlaces(projectId: number, files: readonly PrivateFileJson[]): Map<number, ProjectPhotoPlace> {
@@ -44,20 +94,13 @@ async function patchProject(orgId: number, fileId: number, projectId: number): P
   }
 }
 
-export function FileBadges({
-  orgId,
-  projectId,
-  file,
-  place,
-  onMoved,
-}: {
-  orgId: number;
-  projectId: number;
-  file: PrivateFileJson;
-  place: ProjectPhotoPlace | undefined;
-  onMoved: (move: PhotoMove) => void;
-}) {
+/** Field photos: "Taken 12 km from this site", with a one-click move to the one project whose site it was taken at. */
+function PhotoPlaceBadge({ file }: { file: PrivateFileJson }) {
+  const photos = useContext(ProjectOfFilesContext);
   const [isMoving, setMoving] = useState(false);
+  if (!photos) return null;
+  const { orgId, projectId, onMoved } = photos;
+  const place = photos.places.get(file.id);
   if (!place?.isFar || place.distanceM === null) return null;
   const match = place.match;
   const move = async () => {
@@ -73,7 +116,7 @@ export function FileBadges({
     }
   };
   return (
-    <span className="file-badges" data-testid="photo-far">
+    <span className="photo-far" data-testid="photo-far">
       <Badge tone="warning" title={`Where the photo was taken (its GPS position) is ${formatDistance(place.distanceM)} from this project's site.`}>
         Taken {formatDistance(place.distanceM)} from this site
       </Badge>

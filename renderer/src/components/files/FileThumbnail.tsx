@@ -6,18 +6,28 @@
 import { useEffect, useRef, useState } from 'react';
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { knownThumbnail, thumbnailUrl } from '../../media.ts';
-import { fileKindOf, iconLabelOf } from './file-kind.ts';
+import { extensionOf, fileKindOf } from './file-kinds.ts';
 import './file-preview.css';
 
-export function FileIcon({ title, size }: { title: string; size: number }) {
+type KindOf = Pick<PrivateFileJson, 'title' | 'file_tags_data'>;
+
+/** The short label the icon shows: the title's extension, else its kind. */
+function iconLabelOf(file: KindOf): string {
+  const extension = extensionOf(file.title);
+  if (extension) return extension.toUpperCase().slice(0, 4);
+  const kind = fileKindOf(file);
+  return kind === 'other' ? 'FILE' : kind === 'image' ? 'IMG' : kind.toUpperCase().slice(0, 4);
+}
+
+export function FileIcon({ file, size }: { file: KindOf; size: number }) {
   return (
-    <span className={`file-icon file-icon-${fileKindOf(title)}`} style={{ width: size, height: size, fontSize: Math.max(9, Math.round(size / 4.5)) }} aria-hidden="true">
-      {iconLabelOf(title)}
+    <span className={`file-icon file-icon-${fileKindOf(file)}`} style={{ width: size, height: size, fontSize: Math.max(9, Math.round(size / 4.5)) }} aria-hidden="true">
+      {iconLabelOf(file)}
     </span>
   );
 }
 
-export function FileThumbnail({ file, size = 48 }: { file: Pick<PrivateFileJson, 'id' | 'title' | 'file_hash'>; size?: number }) {
+export function FileThumbnail({ file, size = 48 }: { file: Pick<PrivateFileJson, 'id' | 'title' | 'file_hash' | 'file_tags_data'>; size?: number }) {
   const hash = file.file_hash;
   // What arrived for which contents: a file given new contents shows the new thumbnail, not the old.
   const [fetched, setFetched] = useState<{ hash: string; url: string | null } | null>(null);
@@ -50,7 +60,7 @@ export function FileThumbnail({ file, size = 48 }: { file: Pick<PrivateFileJson,
 
   return (
     <span ref={box} className="file-thumbnail" style={{ width: size, height: size }} data-testid="file-thumbnail" data-state={url ? 'image' : url === null ? 'icon' : 'loading'}>
-      {url ? <img src={url} alt="" width={size} height={size} decoding="async" draggable={false} /> : url === null ? <FileIcon title={file.title} size={size} /> : null}
+      {url ? <img src={url} alt="" width={size} height={size} decoding="async" draggable={false} /> : url === null ? <FileIcon file={file} size={size} /> : null}
     </span>
   );
 }

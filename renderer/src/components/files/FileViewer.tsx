@@ -176,7 +176,7 @@ export function FileViewer({ project }: { project: Pick<ProjectDetailJson, 'lat'
           )}
           {loaded.state === 'other' && (
             <div className="viewer-other" data-testid="viewer-other">
-              <FileIcon title={file.title} size={96} />
+              <FileIcon file={file} size={96} />
               <p>
                 <strong>{file.title}</strong>
                 <br />
