@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { naturalSortKey } from '../../../shared/natural-sort.ts';
 
 describe('HTTP conventions', () => {
   let server: TestServer;
@@ -92,7 +93,9 @@ describe('HTTP conventions', () => {
   test('ordering sorts ascending and descending; an unknown field is ignored', async () => {
     const ascending = await server.request('GET', '/api/orgs/1/projects/?ordering=title&limit=100', { token });
     const titles = ascending.json.map((project: { title: string }) => project.title);
-    assert.deepEqual(titles, [...titles].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)));
+    // Titles sort naturally: "75 Macquarie" before "249 Hill" (docs/http-api.md).
+    const byKey = (a: string, b: string) => (naturalSortKey(a) < naturalSortKey(b) ? -1 : naturalSortKey(a) > naturalSortKey(b) ? 1 : 0);
+    assert.deepEqual(titles, [...titles].sort(byKey));
     const descending = await server.request('GET', '/api/orgs/1/projects/?ordering=-id&limit=100', { token });
     const ids = descending.json.map((project: { id: number }) => project.id);
     assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
