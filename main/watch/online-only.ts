@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { ONLINE_ONLY_FILE_NAME } from './folder-names.ts';
 import { agentTempDir } from './arrivals.ts';
 import { lstatOrNull } from './stability-gate.ts';
+import { formatBytes as formatByteCount } from '../../shared/format-bytes.ts';
 
 export { ONLINE_ONLY_FILE_NAME };
 
@@ -27,16 +28,7 @@ export interface OnlineOnlyEntry {
 }
 
 export function formatBytes(bytes: number | null): string {
-  if (bytes === null) return 'size unknown';
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+  return bytes === null ? 'size unknown' : formatByteCount(bytes);
 }
 
 /** The listing's text (CRLF-free, UTF-8): what is on the remote only, and how to get it. */

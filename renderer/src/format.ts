@@ -1,16 +1,8 @@
 // Numbers, sizes and dates as people read them.
+import { formatBytes as formatByteCount } from '../../shared/format-bytes.ts';
 
 export function formatBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined) return '—';
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  return bytes === null || bytes === undefined ? '—' : formatByteCount(bytes);
 }
 
 export function formatDate(iso: string | null | undefined): string {

@@ -17,6 +17,7 @@ import { useUiStore } from '../../stores/ui-store.ts';
 import { neighbourOf, useViewerStore } from '../../stores/viewer-store.ts';
 import { FileIcon } from './FileThumbnail.tsx';
 import { PdfViewer } from './PdfViewer.tsx';
+import { ZoomControls } from './ZoomControls.tsx';
 import './file-preview.css';
 
 type Loaded =
@@ -259,23 +260,11 @@ function ImageView({ url, file, project }: { url: string; file: PrivateFileJson;
         />
       </div>
       <footer className="image-footer">
-        <div className="zoom-controls" role="group" aria-label="Zoom">
-          <button type="button" className="button" onClick={() => zoomBy(-1)} aria-label="Zoom out">
-            −
-          </button>
-          <span className="zoom-level" data-testid="zoom-level">
-            {Math.round(scale * 100)}%
-          </span>
-          <button type="button" className="button" onClick={() => zoomBy(1)} aria-label="Zoom in">
-            +
-          </button>
-          <button type="button" className="button" aria-pressed={zoom === 'fit'} onClick={() => setZoom('fit')}>
-            Fit
-          </button>
+        <ZoomControls scale={scale} zoomBy={zoomBy} isFit={zoom === 'fit'} onFit={() => setZoom('fit')} fitLabel="Fit">
           <button type="button" className="button" aria-pressed={zoom === 1} onClick={() => setZoom(1)}>
             100%
           </button>
-        </div>
+        </ZoomControls>
         <dl className="photo-facts" data-testid="photo-facts">
           {natural && (
             <div>

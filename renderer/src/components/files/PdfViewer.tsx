@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type * as PdfJsModule from 'pdfjs-dist';
 import type { PDFDocumentProxy, RenderTask } from 'pdfjs-dist';
+import { ZoomControls } from './ZoomControls.tsx';
 
 type PdfJs = typeof PdfJsModule;
 let pdfjs: Promise<PdfJs> | null = null;
@@ -142,20 +143,7 @@ export function PdfViewer({ bytes, title }: { bytes: ArrayBuffer; title: string 
               ↓
             </button>
           </div>
-          <div className="zoom-controls" role="group" aria-label="Zoom">
-            <button type="button" className="button" onClick={() => zoomBy(-1)} aria-label="Zoom out">
-              −
-            </button>
-            <span className="zoom-level" data-testid="zoom-level">
-              {Math.round(scale * 100)}%
-            </span>
-            <button type="button" className="button" onClick={() => zoomBy(1)} aria-label="Zoom in">
-              +
-            </button>
-            <button type="button" className="button" aria-pressed={zoom === 'fit'} onClick={() => setZoom('fit')}>
-              Fit width
-            </button>
-          </div>
+          <ZoomControls scale={scale} zoomBy={zoomBy} isFit={zoom === 'fit'} onFit={() => setZoom('fit')} fitLabel="Fit width" />
         </footer>
       </div>
     </div>
