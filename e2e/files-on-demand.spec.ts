@@ -5,7 +5,7 @@
 // nothing here (--keep-opened-days 0), so the marks stay to be seen.
 import { expect, test } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
-import { startRemoteServer, type RemoteServer } from './support/remote-server.ts';
+import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 
 let app: RunningApp;
@@ -23,10 +23,7 @@ test.afterAll(async () => {
 test('the Files tab shows which files are here and which are on the remote, fetches one, and pins the project', async ({ page }) => {
   await openApp(page, app);
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
-  await page.getByLabel('Remote URL').fill(remote.url);
-  await page.getByLabel('Username').fill('admin@sunrise.example');
-  await page.getByLabel('Password').fill('solardesk-demo');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await submitSignIn(page, remote);
   await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
   await page.getByRole('button', { name: 'Projects' }).click();
   await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });

@@ -6,7 +6,7 @@
 // the agent and the server is faked (the fault proxy), to hold a change back.
 import { expect, test, type Page } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
-import { startRemoteServer, type RemoteServer } from './support/remote-server.ts';
+import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 
 let app: RunningApp;
 let remote: RemoteServer;
@@ -22,10 +22,7 @@ test.afterAll(async () => {
 
 async function signIn(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
-  await page.getByLabel('Remote URL').fill(remote.url);
-  await page.getByLabel('Username').fill('admin@sunrise.example');
-  await page.getByLabel('Password').fill('solardesk-demo');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await submitSignIn(page, remote);
 }
 
 test('work done here before signing in is offered after it; one item sent reaches the server', async ({ page }) => {

@@ -4,7 +4,7 @@
 // inbox. Only the network between the agent and the server is faked (a proxy).
 import { expect, test } from '@playwright/test';
 import { dropFileOnWindow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
-import { startRemoteServer, type RemoteServer } from './support/remote-server.ts';
+import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 
 let app: RunningApp;
 let remote: RemoteServer;
@@ -37,10 +37,7 @@ test('with no remote, the sync screen says local only', async ({ page }) => {
 test('signed in to a remote, an edit made offline reaches the server when the network is back', async ({ page }) => {
   await openApp(page, app);
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
-  await page.getByLabel('Remote URL').fill(remote.url);
-  await page.getByLabel('Username').fill('admin@sunrise.example');
-  await page.getByLabel('Password').fill('solardesk-demo');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await submitSignIn(page, remote);
   await expect(page.getByText(`Signed in to ${remote.url}`)).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
   await expect(page.getByTestId('sync-status')).toBeVisible();

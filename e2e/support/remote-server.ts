@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 // A real `solardesk server` with the demo data, as the remote a synced SolarDesk
 // talks to, behind the sync suite's fault proxy so a test can cut the network.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -46,4 +47,12 @@ export async function startRemoteServer(): Promise<RemoteServer> {
       await stopChild(child);
     },
   };
+}
+
+/** Fills the Sync screen's sign-in card with the demo admin of `remote` and presses Sign in (the Sync screen must be open). */
+export async function submitSignIn(page: Page, remote: RemoteServer): Promise<void> {
+  await page.getByLabel('Remote URL').fill(remote.url);
+  await page.getByLabel('Username').fill('admin@sunrise.example');
+  await page.getByLabel('Password').fill('solardesk-demo');
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }
