@@ -278,6 +278,13 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
   await page.getByLabel('Password').fill('solardesk-demo');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+  // What was done before signing in (the long title, the file, the webhook) is offered in a dialog:
+  // it must fit every window, its list scrolling inside and its buttons in sight; deciding later closes it.
+  const localWork = page.getByTestId('local-work-dialog');
+  await expect(localWork.getByTestId('local-work-item')).toHaveCount(3, { timeout: 60_000 });
+  await checkView(page, 'local-work-dialog');
+  await localWork.getByRole('button', { name: 'Decide later' }).click();
+  await expect(localWork).toHaveCount(0);
   await page.getByRole('button', { name: 'Projects', exact: true }).click();
   await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });
   remote.proxy.setOffline(true);

@@ -75,7 +75,7 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   await dialog.getByRole('button', { name: 'Keep on this computer' }).click();
   await expect(dialog).toBeHidden();
 
-  const switcher = page.getByLabel('Workspace');
+  const switcher = page.getByRole('combobox', { name: 'Workspace' });
   await expect(switcher).toHaveValue('remote');
   await switcher.selectOption({ label: 'On this computer' });
   await expect(switcher).toHaveValue('local', { timeout: 60_000 });
@@ -86,8 +86,32 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   await expect(page.getByTestId('local-only')).toContainText('On this computer — not synced');
   await screenshotBothThemes(page, 'local-work-local-workspace');
 
-  await switcher.selectOption({ index: 0 });
-  await expect(switcher).toHaveValue('remote', { timeout: 60_000 });
+  // In a narrow window the sidebar is icons: the switcher is an icon button named for the
+  // workspace, opening the two choices as a menu beside it, from the keyboard too.
+  await page.setViewportSize({ width: 800, height: 600 });
+  const sidebar = page.getByRole('navigation', { name: 'SolarDesk' });
+  const icon = sidebar.getByRole('button', { name: 'Workspace: On this computer (your sign-in stays)' });
+  await expect(icon).toHaveAttribute('title', 'Workspace: On this computer (your sign-in stays)');
+  await expect(page.locator('#workspace')).toHaveCount(0);
+  await icon.click();
+  const menu = page.getByRole('menu', { name: 'Workspace' });
+  await expect(menu.getByRole('menuitemradio', { name: 'On this computer' })).toBeFocused();
+  await expect(menu.getByRole('menuitemradio', { name: 'On this computer' })).toHaveAttribute('aria-checked', 'true');
+  await page.keyboard.press('Escape');
+  await expect(menu).toHaveCount(0);
+  await expect(icon).toBeFocused();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('ArrowDown');
+  await expect(menu.getByRole('menuitemradio', { name: /^Sunrise Solar at / })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(sidebar.getByRole('button', { name: /^Workspace: Sunrise Solar at 127\.0\.0\.1:\d+$/ })).toBeVisible({ timeout: 60_000 });
+  await expect(menu).toHaveCount(0);
+  await screenshotBothThemes(page, 'local-work-switcher-icon');
+
+  // Wide again: the select, its choice whole in its title.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(switcher).toHaveValue('remote');
+  await expect(switcher).toHaveAttribute('title', /^Workspace: Sunrise Solar at 127\.0\.0\.1:\d+$/);
   await expect(page.getByTestId('sync-pill')).toHaveText(/Synced|Syncing/, { timeout: 60_000 });
   expect(pageProblems(page)).toEqual([]);
 });

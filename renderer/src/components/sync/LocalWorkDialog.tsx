@@ -64,7 +64,9 @@ export function LocalWorkDialog() {
                   <label>
                     <input type="checkbox" checked={chosen.has(item.key)} disabled={isBusy} onChange={() => toggle(item.key)} />
                     <span className="local-work-kind">{KIND_LABELS[item.kind]}</span>
-                    <span className="local-work-title">{item.title}</span>
+                    <span className="local-work-title" title={item.title}>
+                      {item.title}
+                    </span>
                   </label>
                   <small className="muted">{describeChange(item)}</small>
                 </li>

@@ -61,13 +61,14 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
     }
   };
 
+  // In a narrow pane the table scrolls sideways on its own (data-scrolls-sideways); the pane does not.
   return (
     <section className="delivery-log" aria-label="Delivery log" data-testid="delivery-log">
       <h2>Delivery log</h2>
       {error && <ErrorState message={error} />}
       {!error && rows && rows.length === 0 && <EmptyState title="No deliveries yet">Change a field this webhook watches, or send a test delivery above, and the attempt shows here.</EmptyState>}
       {rows && rows.length > 0 && (
-        <div className="table-scroll">
+        <div className="table-scroll" data-scrolls-sideways>
           <table className="table compact">
             <thead>
               <tr>
