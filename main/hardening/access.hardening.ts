@@ -110,6 +110,11 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'POST /api/orgs/{org_id}/webhooks/{id}/test/': { expect: adminOnly(200) },
   'GET /api/orgs/{org_id}/webhook_process_logs/{id}/payload/': { expect: adminOnly(200) },
   'POST /api/orgs/{org_id}/webhook_process_logs/{id}/redeliver/': { expect: adminOnly(202) },
+  // The change feed (docs/http-api.md "Change feed"): every role of the org reads it; each
+  // sees only changes to records it may see (checked in the matrix below). The list from
+  // cursor 0, so the answer holds changes; the stream is read up to its headers, then closed.
+  'GET /api/orgs/{org_id}/changes/': { expect: all(200), query: 'after=0&limit=1000' },
+  'GET /api/orgs/{org_id}/changes/stream/': { expect: all(200) },
   'GET /api/orgs/{org_id}/private_files/': { expect: proOnly(200) },
   'POST /api/orgs/{org_id}/private_files/': { expect: proOnly(201), multipart: true },
   'GET /api/orgs/{org_id}/private_files/{id}/': { expect: adminOnly(200) },
@@ -247,6 +252,36 @@ describe('access: every route, every demo user, no token, a bad token and a fore
     return response;
   }
 
+  /**
+   * The change feed answers with record references, not text: the markers cannot see a
+   * leak there, so the log itself is asked. Every change listed is one of the caller's
+   * org, and the member (no role on the fixture project) gets none of that project's.
+   * The stream must be an event stream.
+   */
+  function checkChangeFeed(name: string, response: RawResponse, principal: Principal, home: Home, label: string): void {
+    if (name === 'GET /api/orgs/{org_id}/changes/stream/') {
+      assert.ok(response.eventStream, `${label}: a text/event-stream, got ${String(response.headers['content-type'])}`);
+      return;
+    }
+    if (name !== 'GET /api/orgs/{org_id}/changes/') return;
+    const cursors = (response.json as { changes: Array<{ cursor: string }> }).changes.map((change) => Number(change.cursor));
+    const store = new StoreInspector(server.dataDir);
+    try {
+      const rows = store.all<{ id: number; org_id: number; project_id: number | null }>(
+        `select id, org_id, project_id from change_log where id in (${cursors.map(() => '?').join(',') || 'null'})`,
+        ...cursors,
+      );
+      assert.equal(rows.length, cursors.length, `${label}: every cursor listed is a row of the change log`);
+      const foreign = rows.filter((row) => row.org_id !== home.org);
+      assert.deepEqual(foreign, [], `${label}: changes of another org`);
+      const ofProject = rows.filter((row) => row.project_id === home.records.project);
+      if (principal.role === 'member') assert.deepEqual(ofProject, [], `${label}: changes of a project the member may not see`);
+      if (principal.role === 'admin') assert.ok(ofProject.length > 0, `${label}: the admin sees the changes of the fixture project`);
+    } finally {
+      store.close();
+    }
+  }
+
   function expectStatus(response: RawResponse, expected: number, label: string): void {
     assert.equal(response.status, expected, `${label}: expected ${expected}, got ${response.status} ${response.text.slice(0, 300)}`);
   }
@@ -295,6 +330,7 @@ describe('access: every route, every demo user, no token, a bad token and a fore
           const fresh = rule.fresh && rule.expect[principal.role!] < 300 ? await rule.fresh(ownOrg) : {};
           const response = await send(operation, principal, { ...pathValues(operation, ownOrg.records), ...fresh }, rule, ownOrg);
           expectStatus(response, rule.expect[principal.role!], `${label} in its own org`);
+          if (response.status === 200) checkChangeFeed(name, response, principal, ownOrg, label);
         } else {
           expectStatus(await send(operation, principal, { ...pathValues(operation, homes[1].records), org_id: '3' }, rule, homes[1]), 403, `${label} in its lapsed org`);
         }

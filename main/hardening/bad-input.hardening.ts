@@ -124,6 +124,8 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
 
   const pathFor = (operation: ApiOperation) => fillPath(operation.template, pathValues(operation, records));
 
+  /** Answers that were event streams (read up to their headers, then closed). */
+  let eventStreams = 0;
   /** Operations at least one attack was aimed at. */
   const attacked = new Set<string>();
 
@@ -132,6 +134,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
     const version = inspector.dataVersion();
     const response = await sendChecked(server, attempt.request);
     tally.inputs++;
+    if (response.eventStream) eventStreams++;
     if (attempt.mustRefuse) {
       assert.ok(response.status >= 400, `${attempt.label}: accepted (${response.status}) ${describeRequest(attempt.request)}: ${response.text.slice(0, 300)}`);
     }
@@ -394,6 +397,17 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
         return { label: `query ${operationName(operation)}`, request: withToken({ method: 'GET', path: `${pathFor(operation)}?${query}` }), mustRefuse: false };
       });
     });
+    // The change stream never ends: each attack on it counted as answered at its headers
+    // and was closed (hardening-server.ts). Closing must give its slot back (a user may
+    // hold 4 streams, 429 beyond): once the server has seen the closes, a stream opens.
+    assert.ok(eventStreams > 0, 'the change stream was opened by some of the attacks');
+    const deadline = Date.now() + 10_000;
+    let stream: RawResponse;
+    do stream = await attack({ label: 'a stream after the attacks', request: withToken({ method: 'GET', path: apiPaths.changeStream(1) }), mustRefuse: false });
+    while (stream.status === 429 && Date.now() < deadline);
+    assert.equal(stream.status, 200, `the streams closed by the attacks were given back: ${stream.text.slice(0, 200)}`);
+    assert.ok(stream.eventStream, 'a text/event-stream');
+    tally.notes.push(`${eventStreams} change streams opened by hostile query strings, each closed at its headers`);
   });
 
   test('broken HTTP framing: the server answers 4xx or closes, and stays up', async () => {
@@ -529,6 +543,18 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
         '\u202Etxt.exe', 'ÉTÉ ☀️ 日本語.pdf', 'a'.repeat(600), 'semi;colon.txt', ' leading and trailing .txt '),
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).filter((name) => !/["\r\n]/.test(name)),
     );
+    // Each write must log exactly its own changes (docs/http-api.md "Change feed"): one
+    // change_log row per record whose view it changed, in its own transaction.
+    type Logged = { org_id: number; model: string; op: string; record_id: number; project_id: number | null };
+    const loggedRows = new Set<string>();
+    const newestLogged = () => inspector.all<{ id: number | null }>('select max(id) as id from change_log')[0]!.id ?? 0;
+    let lastLogged = newestLogged();
+    const expectLogged = (expected: Logged[], label: string) => {
+      const rows = inspector.all<Logged & { id: number }>('select id, org_id, model, op, record_id, project_id from change_log where id > ? order by id', lastLogged);
+      assert.deepEqual(rows.map(({ id: _id, ...row }) => row), expected, `${label} logged exactly its own changes`);
+      for (const row of rows) loggedRows.add(String(row.id));
+      lastLogged = rows.at(-1)?.id ?? lastLogged;
+    };
     const dataRoot = path.dirname(server.dataDir);
     const outside = () => fs.readdirSync(dataRoot).sort();
     const outsideBefore = outside();
@@ -547,6 +573,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
           const stored = (await sendChecked(server, jsonRequest('GET', apiPaths.project(1, project), undefined, token))).json[input.field];
           assert.equal(stored, input.value, `${input.field} comes back exactly as sent`);
           expectedProject[input.field] = input.value;
+          expectLogged([{ org_id: 1, model: 'project', op: 'update', record_id: project, project_id: project }], 'the project write');
           break;
         }
         case 'contact': {
@@ -556,6 +583,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
           const stored = (await sendChecked(server, jsonRequest('GET', apiPaths.contact(1, response.json.id), undefined, token))).json;
           assert.deepEqual({ first_name: stored.first_name, family_name: stored.family_name, email: stored.email }, sent);
           contacts.set(response.json.id, sent);
+          expectLogged([{ org_id: 1, model: 'contact', op: 'create', record_id: response.json.id, project_id: null }], 'the new contact');
           break;
         }
         case 'file':
@@ -571,16 +599,19 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
             const started = await attack({ label: 'chunked upload', request: jsonRequest('POST', '/api/orgs/1/private_files/uploads/', { filename: input.fileName }, token), mustRefuse: false });
             if (input.fileName.trim() === '') {
               assert.equal(started.status, 400, 'a blank file name is refused');
+              expectLogged([], 'the refused upload');
               break;
             }
             assert.equal(started.status, 201, started.text.slice(0, 300));
             uploads.add(started.json.upload_id);
             const part = await attack({ label: 'part', request: { ...withToken({ method: 'PUT', path: apiPaths.fileUploadPart(1, started.json.upload_id, 1) }), body: bytes }, mustRefuse: false });
             assert.equal(part.status, 200, part.text.slice(0, 300));
+            expectLogged([], 'an upload not yet complete');
             stored = await attack({ label: 'complete', request: withToken({ method: 'POST', path: apiPaths.fileUploadComplete(1, started.json.upload_id) }), mustRefuse: false });
             assert.equal(stored.status, 201, stored.text.slice(0, 300));
           }
           files.add(stored.json.id);
+          expectLogged([{ org_id: 1, model: 'private_file', op: 'create', record_id: stored.json.id, project_id: null }], `the ${input.kind}`);
           const row = inspector.all<{ file_name: string; file_hash: string; filesize: number }>('select file_name, file_hash, filesize from private_files where id = ?', stored.json.id)[0]!;
           // eslint-disable-next-line no-control-regex -- control characters are what must not be in a stored name
           assert.doesNotMatch(row.file_name, /[/\\\u0000-\u001f\u007f]/, `stored name ${JSON.stringify(row.file_name)} has no path or control characters`);
@@ -623,12 +654,14 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
           return !uploads.has(change.key);
         case 'file_upload_parts':
           return !uploads.has(String(change.after?.upload_id ?? change.before?.upload_id));
+        case 'change_log':
+          return change.before !== null || !loggedRows.has(change.key);
         default:
           return true;
       }
     });
     assert.deepEqual(unexplained, [], 'every change in the store was made by a valid write of this test');
-    tally.notes.push(`${Object.keys(expectedProject).length} project fields, ${contacts.size} contacts, ${files.size} files written with unusual text and names, each read back exactly`);
+    tally.notes.push(`${Object.keys(expectedProject).length} project fields, ${contacts.size} contacts, ${files.size} files written with unusual text and names, each read back exactly and each logged in change_log as exactly its own change (${loggedRows.size} rows)`);
     assert.ok(server.alive(), outputTail(server));
     assert.doesNotMatch(server.output(), /unhandled error/, 'no request ended in an unhandled error');
   });

@@ -51,6 +51,11 @@ export interface RawResponse {
   text: string;
   /** The parsed JSON body, or undefined. */
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- callers index into arbitrary answers
+  /**
+   * A `text/event-stream` answer: it never ends, so it counts as answered once its
+   * status and headers arrived, and is then closed; `body` is empty.
+   */
+  eventStream: boolean;
 }
 
 export interface HardeningServer {
@@ -126,17 +131,30 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** A `text/event-stream` answer (the change feed's stream): it stays open until the client leaves. */
+export function isEventStream(headers: http.IncomingHttpHeaders): boolean {
+  return /^text\/event-stream\b/i.test(String(headers['content-type'] ?? ''));
+}
+
 export function sendRaw(port: number, raw: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const timeoutMs = raw.timeoutMs ?? 30_000;
     const request = http.request({ host: '127.0.0.1', port, method: raw.method, path: raw.path, headers: raw.headers, agent: false }, (response) => {
+      if (isEventStream(response.headers)) {
+        // An event stream never ends: it is answered once its status and headers
+        // have arrived. The connection is closed, as a client going away would.
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.alloc(0), text: '', json: undefined, eventStream: true });
+        request.destroy();
+        return;
+      }
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         clearTimeout(timer);
         const body = Buffer.concat(chunks);
         const text = body.toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body, text, json: parseJson(text) });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body, text, json: parseJson(text), eventStream: false });
       });
       response.on('error', reject);
     });

@@ -9,7 +9,10 @@ import { DATABASE_FILE_NAME } from '../engine/store/database.ts';
  * Tables that are bookkeeping rather than data a request makes: sign-in tokens,
  * throttle counts, webhook delivery queues and logs (the consequence of a change,
  * checked on their own), the sync agent's `sync_*` tables (replicas only) and
- * migrations. Every other table, including any added later, is data.
+ * migrations. Every other table, including any added later, is data. The change
+ * feed's `change_log` is kept in the snapshots on purpose (unlike in
+ * engine/store/write-generations.ts): a refused request must log no change, and the
+ * bad-input test checks that each valid write logged exactly its own rows.
  */
 const BOOKKEEPING_TABLES = new Set([
   'tokens',
