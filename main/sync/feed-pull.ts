@@ -14,6 +14,7 @@
 // stream goes through the remote client, and so through the quota pacer.
 import { createParser } from 'eventsource-parser';
 import type { SyncContext } from './sync-context.ts';
+import type { EventStream } from './remote-client.ts';
 import { getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
 import { readRemote } from './remote-records.ts';
@@ -128,12 +129,17 @@ export class FeedPull {
 
   /** One connection of the hint stream; true when the remote answered it (then the backoff starts over). */
   private async listen(): Promise<boolean> {
-    const response = await this.sync.remote.openEventStream(apiPaths.changeStream(this.sync.orgId), this.abort.signal);
-    if (response.status === 404 || response.status === 405) throw new FeedAbsent();
-    if (response.status !== 200 || !response.body) {
-      await response.body?.cancel();
-      throw new Error(`HTTP ${response.status}`);
+    const stream = await this.sync.remote.openEventStream(apiPaths.changeStream(this.sync.orgId), this.abort.signal);
+    try {
+      return await this.read(stream);
+    } finally {
+      await stream.close();
     }
+  }
+
+  private async read(response: EventStream): Promise<boolean> {
+    if (response.status === 404 || response.status === 405) throw new FeedAbsent();
+    if (response.status !== 200 || !response.body) throw new Error(`HTTP ${response.status}`);
     this.feedState = 'listening';
     const parser = createParser({
       onEvent: (event) => {

@@ -2,6 +2,7 @@
 // (compatibility.md), paced by the quota pacer, with every answer sorted into
 // what to do next (sync-lessons.md: retryable, rejected or fatal).
 import got from 'got';
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { QuotaPacer, RequestClass } from './quota-pacer.ts';
 
@@ -20,6 +21,13 @@ export type RemoteOutcome =
   | { kind: 'retry'; status: number; message: string; retryAfterMs?: number }
   /** No answer: offline, refused, reset or timed out. The request may or may not have been applied. */
   | { kind: 'unreachable'; message: string };
+
+/** An open hint stream: `close()` ends it and its connection (always call it when done). */
+export interface EventStream {
+  status: number;
+  body: ReadableStream<Uint8Array> | null;
+  close(): Promise<void>;
+}
 
 export interface RemoteRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -123,16 +131,38 @@ export class RemoteClient {
   /**
    * Opens a long-lived GET (the change feed's hint stream, text/event-stream) with the
    * token; not paced: the stream counts against no quota on a SolarDesk server.
+   *
+   * The stream has a connection of its own, destroyed when `signal` aborts or the caller
+   * closes the stream: nothing of it outlives the agent. (Through the shared pool of
+   * `fetch`, aborting a streaming response makes undici reconnect for the aborted request
+   * and leave that never-used connection idle in the pool, where it held the remote's
+   * close until its keep-alive ran out: nodejs/undici#5845.)
    */
-  async openEventStream(path: string, signal: AbortSignal): Promise<Response> {
+  async openEventStream(path: string, signal: AbortSignal): Promise<EventStream> {
     const token = this.options.token();
     const key = 'GET stream';
     this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
-    return fetch(this.url(path), {
-      headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      signal,
-      redirect: 'manual',
-    });
+    const connection = new Agent({ connections: 1 });
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      signal.removeEventListener('abort', close);
+      closing ??= connection.destroy().catch(() => undefined);
+      return closing;
+    };
+    signal.addEventListener('abort', close, { once: true });
+    if (signal.aborted) void close();
+    try {
+      const response = await undiciFetch(this.url(path), {
+        headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        signal,
+        redirect: 'manual',
+        dispatcher: connection,
+      });
+      return { status: response.status, body: response.body, close };
+    } catch (error) {
+      await close();
+      throw error;
+    }
   }
 
   async request(request: RemoteRequest): Promise<RemoteOutcome> {
