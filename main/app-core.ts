@@ -12,6 +12,7 @@ import {
   type BridgeHandlers,
   type LocalWorkOffer,
   type RecordsChanged,
+  type LocalWorkKind,
   type SessionInfo,
   type Settings,
   type SignOutAnswer,
@@ -19,6 +20,7 @@ import {
   type Unsubscribe,
 } from '../shared/bridge.ts';
 import { BridgeEventHub, dispatchInvoke } from './bridge-dispatch.ts';
+import { currentIdOf } from './sync/replica.ts';
 import { startEmbeddedBackend } from './core/embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './core/local-backend.ts';
 import type { SyncAgentHost } from './core/agent-backend.ts';
@@ -463,6 +465,9 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         const all = await listLocalWork(store.db, store.identity().orgId);
         const sent = state.targets[target]?.sent ?? {};
         const wanted = all.filter((item) => keys.includes(item.key) && !sent[item.key]);
+        // What was sent earlier was recorded by the agent's provisional id; sync has most likely given it the remote's id since.
+        const sentIds = new Map<string, number>();
+        for (const [key, entry] of Object.entries(sent)) sentIds.set(key, await currentIdOf(active.db, key.split(':')[0] as LocalWorkKind, entry.remoteId));
         return sendLocalWork(
           {
             source: { callApi: (request) => callLocalApi(async () => store, request), orgId: store.identity().orgId },
@@ -470,7 +475,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
           },
           wanted,
           all,
-          (key) => sent[key]?.remoteId ?? null,
+          (key) => sentIds.get(key) ?? null,
           (item, remoteId) =>
             updateLocalWorkState(options.dataDir, (next) => {
               const entry = (next.targets[target] ??= { kept: false, sent: {} });

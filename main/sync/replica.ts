@@ -1,7 +1,7 @@
 // Writes what the remote says into the local replica, bypassing the outbox (a
 // pulled change must not be pushed back), and re-keys records created offline
 // once the remote gives them their real ids.
-import { sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
 import { naturalSortKey } from '../../shared/natural-sort.ts';
@@ -324,6 +324,23 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
   if (model === 'project' || model === 'private_file') await rekeyContentsState(trx, model, from, to);
   await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
+  // Remembered, so whoever kept the provisional id (local work sent from this computer) can find the record again.
+  const mark = { key: `${REKEYED_PREFIX}${model}:${from}`, value: String(to) };
+  await trx.insertInto('sync_state').values(mark).onConflict((conflict) => conflict.column('key').doUpdateSet({ value: mark.value })).execute();
+}
+
+const REKEYED_PREFIX = 'rekeyed:';
+
+/** The id a record has now: a provisional id the remote has since given an id of its own leads to that id. */
+export async function currentIdOf(db: Kysely<Database>, model: SyncedModel, id: number): Promise<number> {
+  let current = id;
+  // A provisional id is re-keyed once; the bound only guards against a loop in damaged state.
+  for (let hop = 0; hop < 4 && isProvisional(current); hop++) {
+    const next = await db.selectFrom('sync_state').select('value').where('key', '=', `${REKEYED_PREFIX}${model}:${current}`).executeTakeFirst();
+    if (!next) break;
+    current = Number(next.value);
+  }
+  return current;
 }
 
 export async function deleteReplicaRecord(trx: Trx, model: SyncedModel, id: number): Promise<void> {

@@ -15,6 +15,11 @@ import { createSyncAgentHost, REPLICA_FOLDER } from '../agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
 import { makeTempDir, startTestServer, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_PASSWORD } from '../../engine/seed/demo-seed.ts';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../../engine/store/tables.ts';
+import { DATABASE_FILE_NAME } from '../../engine/store/database.ts';
+import { currentIdOf } from '../../sync/replica.ts';
 
 const ADMIN = 'admin@sunrise.example';
 const ORG = 1;
@@ -143,6 +148,18 @@ describe('local work survives sign-in', () => {
       const replica = await api<{ id: number; title: string }[]>(core, 'GET', apiPaths.projects(ORG), undefined, { search: 'Made offline' });
       return replica.body.some((project) => project.id === remoteProject.id && project.id < PROVISIONAL_IDS);
     }, 'the replica re-keyed to the remote id');
+    // What was sent is recorded by the agent's provisional id; the replica remembers where sync moved it,
+    // so a later send (another file of this project, say) links to the project the remote has.
+    const recorded = JSON.parse(fs.readFileSync(path.join(dataDir, 'local-work.json'), 'utf8')) as { targets: Record<string, { sent: Record<string, { remoteId: number }> }> };
+    const sentProject = Object.values(recorded.targets)[0]!.sent[`project:${madeProjectId}`]!;
+    assert.ok(sentProject.remoteId >= PROVISIONAL_IDS, 'recorded by the provisional id it was made with');
+    const replicaFile = new BetterSqlite3(path.join(dataDir, REPLICA_FOLDER, DATABASE_FILE_NAME), { readonly: true });
+    const replica = new Kysely<Database>({ dialect: new SqliteDialect({ database: replicaFile }) });
+    try {
+      assert.equal(await currentIdOf(replica, 'project', sentProject.remoteId), remoteProject.id);
+    } finally {
+      await replica.destroy();
+    }
     // Sending again sends nothing twice.
     const again = ok<LocalWorkSendResult>(await core.invoke('localWork.send', { keys: [keyOf('roof-sketch.txt')] }));
     assert.deepEqual(again.sent, []);
