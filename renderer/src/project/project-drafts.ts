@@ -20,32 +20,43 @@ export interface StoredDraft {
 
 const PREFIX = 'solardesk.project-draft.';
 
-function keyOf(orgId: number, projectId: number): string {
-  return `${PREFIX}${orgId}.${projectId}`;
+/**
+ * By workspace too: "On this computer" and a signed-in org can both be org 1 with a
+ * project 4, and a draft must never come back on another workspace's project.
+ */
+function keyOf(workspace: string, orgId: number, projectId: number): string {
+  return `${PREFIX}${encodeURIComponent(workspace)}.${orgId}.${projectId}`;
 }
 
-function storage(): Storage | null {
+/** The part of the window's localStorage drafts use (also what a Node test stands in for it). */
+interface DraftStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+function storage(): DraftStorage | null {
   try {
-    return globalThis.localStorage ?? null;
+    return (globalThis as { localStorage?: DraftStorage }).localStorage ?? null;
   } catch {
     return null;
   }
 }
 
 /** Stores the project's drafts (or forgets them when there are none). */
-export function writeProjectDraft(orgId: number, projectId: number, entries: Record<string, DraftEntry>, now = new Date()): void {
+export function writeProjectDraft(workspace: string, orgId: number, projectId: number, entries: Record<string, DraftEntry>, now = new Date()): void {
   const store = storage();
   if (!store) return;
   try {
-    if (Object.keys(entries).length === 0) store.removeItem(keyOf(orgId, projectId));
-    else store.setItem(keyOf(orgId, projectId), JSON.stringify({ savedAt: now.toISOString(), entries } satisfies StoredDraft));
+    if (Object.keys(entries).length === 0) store.removeItem(keyOf(workspace, orgId, projectId));
+    else store.setItem(keyOf(workspace, orgId, projectId), JSON.stringify({ savedAt: now.toISOString(), entries } satisfies StoredDraft));
   } catch {
     // A full or unavailable storage: the drafts stay in memory for this session.
   }
 }
 
-export function readProjectDraft(orgId: number, projectId: number): StoredDraft | null {
-  const text = storage()?.getItem(keyOf(orgId, projectId));
+export function readProjectDraft(workspace: string, orgId: number, projectId: number): StoredDraft | null {
+  const text = storage()?.getItem(keyOf(workspace, orgId, projectId));
   if (!text) return null;
   try {
     const parsed = JSON.parse(text) as StoredDraft;
