@@ -19,6 +19,7 @@ import {
 } from '../../../shared/schemas/private-file.ts';
 import { fileKindOf, extensionOf, type FileKind } from '../components/files/file-kinds.ts';
 import { requireBridge } from '../bridge-client.ts';
+import { currentWorkspaceKey } from './session-store.ts';
 import { useUiStore } from './ui-store.ts';
 
 /** A 404 on a version: it aged out (docs/files.md "Versions") since the list was shown. */
@@ -56,6 +57,8 @@ export const NO_FILTER: FileFilter = { query: '', tagId: null, kind: null, from:
 /** Files deleted in the app, hidden from the list; the delete is sent when the undo window ends. */
 export interface PendingDelete {
   key: number;
+  /** The workspace it was asked in (currentWorkspaceKey): it is sent only there. */
+  workspace: string;
   orgId: number;
   projectId: number | null;
   files: PrivateFileJson[];
@@ -374,7 +377,7 @@ export const useFilesStore = create<FilesState>((set, get) => ({
     const key = pendingKey++;
     pendingTimers.set(key, setTimeout(() => void get().sendDelete(key), DELETE_UNDO_MS));
     set({
-      pendingDeletes: [...get().pendingDeletes, { key, orgId, projectId: get().projectId, files, sendsAt: Date.now() + DELETE_UNDO_MS }],
+      pendingDeletes: [...get().pendingDeletes, { key, workspace: currentWorkspaceKey(), orgId, projectId: get().projectId, files, sendsAt: Date.now() + DELETE_UNDO_MS }],
       selected: get().selected.filter((id) => !fileIds.includes(id)),
     });
   },
@@ -390,6 +393,12 @@ export const useFilesStore = create<FilesState>((set, get) => ({
     pendingTimers.delete(key);
     const pending = get().pendingDeletes.find((item) => item.key === key);
     if (!pending) return;
+    if (pending.workspace !== currentWorkspaceKey()) {
+      // Another workspace is open now, where the same ids are other files: nothing is deleted (the safe side).
+      set({ pendingDeletes: get().pendingDeletes.filter((item) => item.key !== key) });
+      useUiStore.getState().toast(`Not deleted: the workspace changed before the delete was sent, so ${pending.files.map((file) => file.title).join(', ')} stayed. Delete again there if you still want to.`, 'error');
+      return;
+    }
     const failed: string[] = [];
     for (const file of pending.files) {
       try {

@@ -17,14 +17,8 @@ import { projectDetailJsonSchema, type ProjectDetailJson } from '../../../shared
 import { checkPlainField, inputTextOf, sameInput, type RawInput } from '../project/field-validation.ts';
 import { type DraftEntry, readProjectDraft, writeProjectDraft } from '../project/project-drafts.ts';
 import { useProjectsStore } from './projects-store.ts';
-import { useSessionStore } from './session-store.ts';
+import { currentWorkspaceKey } from './session-store.ts';
 import { useUiStore } from './ui-store.ts';
-
-/** Which workspace a draft belongs to: the signed-in remote, or this computer's own store. */
-function draftWorkspace(): string {
-  const session = useSessionStore.getState().session;
-  return session?.mode === 'synced' && session.remoteUrl ? session.remoteUrl : 'on-this-computer';
-}
 
 type SaveState = 'idle' | 'saving' | 'saved' | 'error';
 
@@ -86,7 +80,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
     for (const [key, raw] of Object.entries(drafts)) {
       entries[key] = { raw, label: draftLabels[key] ?? key, body: pending[key] ?? held[key] ?? null, error: fieldErrors[key] ?? null };
     }
-    writeProjectDraft(draftWorkspace(), orgId, projectId, entries);
+    writeProjectDraft(currentWorkspaceKey(), orgId, projectId, entries);
   };
 
   const scheduleAutosave = () => {
@@ -143,7 +137,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
 
   /** Brings back the project's stored draft, minus what the project already holds. */
   const restore = (project: ProjectDetailJson) => {
-    const stored = readProjectDraft(draftWorkspace(), project.org_id, project.id);
+    const stored = readProjectDraft(currentWorkspaceKey(), project.org_id, project.id);
     if (!stored) return;
     const drafts: Record<string, unknown> = {};
     const draftLabels: Record<string, string> = {};
@@ -162,7 +156,7 @@ export const useProjectStore = create<ProjectState>((set, get) => {
       draftLabels[key] = entry.label;
     }
     if (Object.keys(drafts).length === 0) {
-      writeProjectDraft(draftWorkspace(), project.org_id, project.id, {});
+      writeProjectDraft(currentWorkspaceKey(), project.org_id, project.id, {});
       return;
     }
     set({ drafts, draftLabels, fieldErrors, held, pending: {}, restoredAt: stored.savedAt });

@@ -72,3 +72,13 @@ export const useSessionStore = create<SessionState>((set, get) => ({
     });
   },
 }));
+
+/**
+ * Which workspace the app shows now: the signed-in remote, or this computer's own
+ * store. Both can hold org 1 with a project 4, so whatever outlives a switch (a draft,
+ * a delete waiting in its undo window) is kept with this and used only where it was made.
+ */
+export function currentWorkspaceKey(): string {
+  const session = useSessionStore.getState().session;
+  return session?.mode === 'synced' && session.remoteUrl ? session.remoteUrl : 'on-this-computer';
+}
