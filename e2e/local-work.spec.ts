@@ -7,6 +7,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
+import { apiPaths } from '../shared/api-paths.ts';
 
 let app: RunningApp;
 let remote: RemoteServer;
@@ -114,6 +115,31 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   await expect(switcher).toHaveAttribute('title', /^Workspace: Sunrise Solar at 127\.0\.0\.1:\d+$/);
   await expect(page.getByTestId('sync-pill')).toHaveText(/Synced|Syncing/, { timeout: 60_000 });
   expect(pageProblems(page)).toEqual([]);
+});
+
+test('a file deleted just before switching workspace is deleted in neither: the same ids name other files there', async ({ page }) => {
+  await openApp(page, app);
+  await page.setViewportSize({ width: 1400, height: 900 });
+  const switcher = page.getByRole('combobox', { name: 'Workspace' });
+  await expect(switcher).toHaveValue('remote');
+  // The demo data is the same on both sides, so this file has the same id in both workspaces.
+  const files = (await app.api<{ id: number; title: string }[]>('GET', '/api/orgs/1/private_files/', undefined, { limit: 100 })).body;
+  const switchboard = files.find((file) => file.title === 'Switchboard')!;
+  await openProjectByIdentifier(page, 'SD-2025-0001');
+  await page.getByRole('tab', { name: 'Files' }).click();
+  const row = page.getByTestId('file-row').filter({ hasText: 'Switchboard' });
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await page.getByTestId('delete-files-dialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByTestId('undo-delete')).toContainText('Deleted Switchboard');
+  // Within the undo window, the other workspace opens.
+  await switcher.selectOption({ label: 'On this computer' });
+  await expect(switcher).toHaveValue('local', { timeout: 60_000 });
+  await expect(page.locator('.toasts')).toContainText('Not deleted: the workspace changed before the delete was sent', { timeout: 20_000 });
+  expect((await app.api('GET', apiPaths.privateFile(1, switchboard.id))).status, 'on this computer').toBe(200);
+  expect((await remote.api('GET', apiPaths.privateFile(1, switchboard.id))).status, 'on the remote').toBe(200);
+  await switcher.selectOption('remote');
+  await expect(switcher).toHaveValue('remote', { timeout: 60_000 });
+  expect((await app.api('GET', apiPaths.privateFile(1, switchboard.id))).status, 'in the signed-in workspace').toBe(200);
 });
 
 test('signing out while a change has not reached the server asks first', async ({ page }) => {

@@ -289,6 +289,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     const feed = options.changeFeed === 'off' ? null : new FeedPull(context, sync, { log });
     feed?.start();
     const startedFolders = folders;
+    let closing: Promise<void> | undefined;
     return {
       engine,
       sync,
@@ -299,13 +300,17 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       folders: startedFolders,
       feed,
       contents: policy,
-      async close() {
-        await feed?.stop();
-        stopKeepingLocalWork();
-        await startedFolders?.close();
-        await sync.stop();
-        await engine.close();
-        lock.release();
+      // Closing twice (a host and its caller both tidying up) is one close: the second waits for the first.
+      close() {
+        closing ??= (async () => {
+          await feed?.stop();
+          stopKeepingLocalWork();
+          await startedFolders?.close();
+          await sync.stop();
+          await engine.close();
+          lock.release();
+        })();
+        return closing;
       },
     };
   } catch (error) {
