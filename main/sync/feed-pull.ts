@@ -229,6 +229,9 @@ export class FeedPull {
     }
     // Local changes waiting: the cycle merges it, pulling before it pushes.
     if (await hasQueuedChanges(this.sync.db, change.model, change.id)) return;
+    // The replica has this version already (most often this computer's own push): nothing to read.
+    const known = await this.sync.db.selectFrom('sync_records').select('remote_modified').where('model', '=', change.model).where('record_id', '=', change.id).executeTakeFirst();
+    if (known && known.remote_modified === change.modified_date) return;
     if (change.model === 'private_file' && change.project_id !== null) {
       filesOfProjects.add(change.project_id);
       return;
