@@ -74,5 +74,11 @@ describe('contents policy', () => {
     await db.transaction().execute((trx) => rekeyContentsState(trx, 'private_file', 7004, 8004));
     assert.equal(await contents.freshLink(7004), null);
     assert.equal((await contents.freshLink(8004))?.url, 'https://files.example.com/7004');
+    // A pulled copy remembered a link under the new id before the re-key: the re-key does not fail on it.
+    await rememberContentsLink(db, 7005, 'https://files.example.com/7005', clock.now());
+    await rememberContentsLink(db, 8005, 'https://files.example.com/8005-pulled', clock.now());
+    await db.transaction().execute((trx) => rekeyContentsState(trx, 'private_file', 7005, 8005));
+    assert.equal((await contents.freshLink(8005))?.url, 'https://files.example.com/7005');
+    assert.equal(await contents.freshLink(7005), null);
   });
 });

@@ -80,6 +80,10 @@ export async function rememberContentsLink(trx: Db, fileId: number, url: unknown
 export async function rekeyContentsState(trx: Db, model: 'project' | 'private_file', from: number, to: number): Promise<void> {
   const prefixes = model === 'project' ? [PIN_KEY, OPENED_KEY] : [FETCHED_KEY, LINK_KEY];
   for (const prefix of prefixes) {
+    const kept = await trx.selectFrom('sync_state').select('key').where('key', '=', `${prefix}${from}`).executeTakeFirst();
+    if (!kept) continue; // nothing kept under the old id: what the new id has (a pulled copy's link) stays
+    // A pulled copy may hold state under the new id already: the local record takes its place, as in rekey.
+    await trx.deleteFrom('sync_state').where('key', '=', `${prefix}${to}`).execute();
     await trx.updateTable('sync_state').set({ key: `${prefix}${to}` }).where('key', '=', `${prefix}${from}`).execute();
   }
 }
