@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
+import { percentile, scrollFrameTimes } from './page-frames.ts';
 import { createEngine } from '../main/engine/engine.ts';
 import { DEMO_PROJECT_COUNTS, DEMO_SEED, insertGeneratedProjects, seedDemo } from '../main/engine/seed/demo-seed.ts';
 import { generateProject } from '../main/engine/seed/generator.ts';
@@ -60,29 +61,6 @@ function staticServerScript(htmlFile: string): string {
 http.createServer((q,r)=>{r.writeHead(200,{'content-type':'text/html; charset=utf-8'});r.end(html)}).listen(0,'127.0.0.1',function(){console.log('serving at http://127.0.0.1:'+this.address().port+'/')});`;
 }
 
-/**
- * Milliseconds between animation frames while the list is scrolled one step per
- * frame. A string, not a function: tsx would wrap a function's inner names in a
- * helper that does not exist in the page.
- */
-async function scrollFrameTimes(page: Page): Promise<number[]> {
-  return page.evaluate(`new Promise((resolve) => {
-    const list = document.querySelector('[data-testid="project-list"]');
-    const times = [];
-    let last = performance.now();
-    let count = 0;
-    function tick(now) {
-      times.push(now - last);
-      last = now;
-      list.scrollTop += ${SCROLL_STEP_PX};
-      if (++count < ${SCROLL_FRAMES}) requestAnimationFrame(tick);
-      else resolve(times.slice(1));
-    }
-    requestAnimationFrame(tick);
-  })`) as Promise<number[]>;
-}
-
-const percentile = (values: number[], fraction: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))]!;
 const mean = (values: number[]) => values.reduce((total, value) => total + value, 0) / values.length;
 
 interface Measured {
@@ -104,7 +82,7 @@ async function measureSolarDesk(browser: Browser, dataDir: string): Promise<Meas
     await page.getByTestId('project-count').filter({ hasText: '10,000 projects' }).waitFor({ timeout: 120_000 });
     const allRows = performance.now();
     await page.getByTestId('project-list').hover();
-    const frameTimes = await scrollFrameTimes(page);
+    const frameTimes = await scrollFrameTimes(page, '[data-testid="project-list"]', SCROLL_FRAMES, SCROLL_STEP_PX);
     await page.close();
     return { startToFirstRowMs: firstRow - started, navigationToFirstRowMs: firstRow - navigated, allRowsMs: allRows - navigated, frameTimes };
   } finally {
@@ -124,7 +102,7 @@ async function measureStaticList(browser: Browser, htmlFile: string): Promise<Me
     await page.locator('.row').first().waitFor();
     const firstRow = performance.now();
     await page.locator('#list').hover();
-    const frameTimes = await scrollFrameTimes(page);
+    const frameTimes = await scrollFrameTimes(page, '[data-testid="project-list"]', SCROLL_FRAMES, SCROLL_STEP_PX);
     await page.close();
     return { startToFirstRowMs: firstRow - started, navigationToFirstRowMs: firstRow - navigated, frameTimes };
   } finally {

@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
+import { percentile, scrollFrameTimes } from './page-frames.ts';
 import sharp from 'sharp';
 import { createEngine } from '../main/engine/engine.ts';
 import { seedDemo } from '../main/engine/seed/demo-seed.ts';
@@ -130,24 +131,6 @@ const FIRST_SCREEN_SHOWN = `new Promise((resolve) => {
   check();
 })`;
 
-/** Milliseconds between frames while `selector` is scrolled one step per frame (a string: tsx would rewrite a function). */
-function scrollFrameTimes(page: Page, selector: string): Promise<number[]> {
-  return page.evaluate(`new Promise((resolve) => {
-    const list = document.querySelector(${JSON.stringify(selector)});
-    const times = [];
-    let last = performance.now();
-    let count = 0;
-    function tick(now) {
-      times.push(now - last);
-      last = now;
-      list.scrollTop += ${SCROLL_STEP_PX};
-      if (++count < ${SCROLL_FRAMES}) requestAnimationFrame(tick);
-      else resolve(times.slice(1));
-    }
-    requestAnimationFrame(tick);
-  })`) as Promise<number[]>;
-}
-
 /** The element that scrolls the Files tab (the project pane), found by what overflows. */
 const MARK_SCROLLER = `(() => {
   let element = document.querySelector('[data-testid="files-table"]');
@@ -155,8 +138,6 @@ const MARK_SCROLLER = `(() => {
   if (!element) throw new Error('nothing scrolls the Files tab');
   element.setAttribute('data-bench-scroller', '');
 })()`;
-
-const percentile = (values: number[], fraction: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))]!;
 
 interface TabMeasure {
   firstScreenMs: number;
@@ -179,7 +160,7 @@ async function measureFilesTab(browser: Browser, url: string, scroll: boolean): 
     let frameTimes: number[] = [];
     if (scroll) {
       await page.evaluate(MARK_SCROLLER);
-      frameTimes = await scrollFrameTimes(page, '[data-bench-scroller]');
+      frameTimes = await scrollFrameTimes(page, '[data-bench-scroller]', SCROLL_FRAMES, SCROLL_STEP_PX);
     }
     return { firstScreenMs, frameTimes };
   } finally {
@@ -197,7 +178,7 @@ async function measureStaticPage(browser: Browser, folder: string): Promise<TabM
     await page.goto(url);
     await page.evaluate(FIRST_SCREEN_SHOWN);
     const firstScreenMs = performance.now() - started;
-    const frameTimes = await scrollFrameTimes(page, '#list');
+    const frameTimes = await scrollFrameTimes(page, '#list', SCROLL_FRAMES, SCROLL_STEP_PX);
     return { firstScreenMs, frameTimes };
   } finally {
     await context.close();
