@@ -62,11 +62,27 @@ export const apiPaths = {
   changeStream: (orgId: number) => `${orgPath(orgId)}changes/stream/`,
   connectedOrgs: (orgId: number) => `${orgPath(orgId)}connected_orgs/`,
   connectedOrg: (orgId: number, id: number) => `${orgPath(orgId)}connected_orgs/${id}/`,
+  /** A user (PATCH to make a machine user; GET). The hosted service names users by globalUser below; both resolve. */
   user: (userId: number) => `/auth/users/${userId}/`,
+  /** A user as the hosted service names them (a private file's `user`, facts section 15): GET. */
+  globalUser: (userId: number) => `/api/global_users/${userId}/`,
+  /** The proposal data of projects (facts section 12): GET `?project_ids=1,2`. */
+  userLogins: (projectIds?: readonly number[]) => (projectIds === undefined ? '/api/user_logins/' : `/api/user_logins/?project_ids=${projectIds.join(',')}`),
   /** A fresh token for the caller (GET), switched to the org `orgId` when given. */
   fetchToken: (orgId?: number) => (orgId === undefined ? '/api/fetch_token/' : `/api/fetch_token/?org_id=${orgId}`),
-  country: (iso2: string) => `/api/countries/${iso2}/`,
+  /** A country: by its ISO 3166 numeric code, as the hosted service names it (36), or by ISO2 ("AU"); both resolve. */
+  country: (code: string | number) => `/api/countries/${code}/`,
   roofType: (id: number | string) => `/api/roof_types/${id}/`,
+} as const;
+
+/**
+ * A project's share link: the page that shows it without signing in, with the token
+ * (projects/share-link.ts). `/share/<id>/` is the hosted service's shape (facts
+ * section 15); `/shared/projects/<id>/`, SolarDesk's earlier one, keeps working.
+ */
+export const sharePaths = {
+  link: (projectId: number, token: string) => `/share/${projectId}/?token=${encodeURIComponent(token)}`,
+  legacyLink: (projectId: number, token: string) => `/shared/projects/${projectId}/?token=${encodeURIComponent(token)}`,
 } as const;
 
 /**
@@ -176,9 +192,12 @@ export function parseRoofTypeReference(reference: unknown): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** Reads a user reference, `/auth/users/<id>/` as an absolute URL or a path; null for anything else. */
+/**
+ * Reads a user reference, `/api/global_users/<id>/` (the hosted service's) or
+ * `/auth/users/<id>/` (ours), as an absolute URL or a path; null for anything else.
+ */
 export function parseUserReference(reference: unknown): number | null {
   if (typeof reference !== 'string') return null;
-  const match = /^\/auth\/users\/(\d{1,15})\/?$/.exec(pathOf(reference.trim()) ?? '');
+  const match = /^\/(?:auth\/users|api\/global_users)\/(\d{1,15})\/?$/.exec(pathOf(reference.trim()) ?? '');
   return match ? Number(match[1]) : null;
 }

@@ -155,7 +155,6 @@ export const STORED_READ_ONLY_FIELDS = {
   configuration_override: { kind: 'any', default: null },
   costing: { kind: 'any', default: null },
   costing_override: { kind: 'any', default: null },
-  customer_proposal_data: { kind: 'any', default: {} },
   proposal_template: { kind: 'any', default: null },
   proposal_template_settings: { kind: 'any', default: null },
   premium_imagery_activations: { kind: 'array', default: [] },
@@ -169,6 +168,58 @@ export const STORED_READ_ONLY_FIELDS = {
 } as const satisfies Record<string, PlainFieldSpec>;
 
 export type StoredReadOnlyField = keyof typeof STORED_READ_ONLY_FIELDS;
+
+/**
+ * The hosted service's names of three stored fields (hosted docs: Projects; facts
+ * section 15), each shown beside ours with the same value. They are read-only under
+ * both names, as ours always were: a write to either is ignored. A remote that sends
+ * only the hosted name (the hosted service) fills ours (main/sync/replica.ts).
+ */
+export const HOSTED_FIELD_NAMES = {
+  docusign_contract_envelope_id: 'esign_contract_envelope_id',
+  greenlancer_project_id: 'marketplace_project_id',
+  brighte_role_connection_status: 'lender_role_connection_status',
+} as const satisfies Record<string, StoredReadOnlyField>;
+export type HostedFieldName = keyof typeof HOSTED_FIELD_NAMES;
+
+/**
+ * `customer_proposal_data` (hosted docs: Projects): whether the project's proposal can
+ * reach its customer, derived from the project on every read, never stored.
+ * - has_contacts_active: a contact on the project has an email address (can be sent the proposal);
+ * - has_contacts_active_with_login: one of those has a user login (contacts.user_id, or a
+ *   user with the contact's email: main/engine/contacts/contact-logins.ts);
+ * - has_customer_view: the project has a design with systems (a proposal to show);
+ * - has_customer_view_system: one of its systems has a price (what the customer is shown);
+ * - ready: has_contacts_active and has_customer_view_system.
+ */
+export const CUSTOMER_PROPOSAL_FLAGS = [
+  'has_contacts_active',
+  'has_contacts_active_with_login',
+  'has_customer_view',
+  'has_customer_view_system',
+  'ready',
+] as const;
+export type CustomerProposalData = Record<(typeof CUSTOMER_PROPOSAL_FLAGS)[number], boolean>;
+
+/** The flags from what a project holds: its contacts (email, login) and its systems summary. */
+export function customerProposalData(
+  contacts: ReadonlyArray<{ email: string; hasLogin: boolean }>,
+  systems: unknown,
+): CustomerProposalData {
+  const active = contacts.filter((contact) => contact.email.trim() !== '');
+  const systemList = Array.isArray(systems) ? (systems as unknown[]) : [];
+  const priced = systemList.some((system) => {
+    const price = (system as { price_including_tax?: unknown } | null)?.price_including_tax;
+    return typeof price === 'number' && price > 0;
+  });
+  return {
+    has_contacts_active: active.length > 0,
+    has_contacts_active_with_login: active.some((contact) => contact.hasLogin),
+    has_customer_view: systemList.length > 0,
+    has_customer_view_system: priced,
+    ready: active.length > 0 && priced,
+  };
+}
 
 /** References to the org's roles. The first three are the documented writable ones. */
 export const ROLE_REFERENCE_FIELDS = [

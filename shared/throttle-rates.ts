@@ -20,6 +20,8 @@ export const DEFAULT_THROTTLE_RATES = {
   project_detail: { user: '100/min', org: '10000/day' },
   system_details: { user: '60/min', org: '10000/day' },
   system_image: { user: '10/min', org: '10000/day' },
+  // GET /api/user_logins/ (facts section 12, hosted docs: Throttle Limits); the org is the named projects' (the first's).
+  proposal_data: { user: '100/min', org: '10000/day' },
   connected_org_create: { user: '100/day', org: '100/day' },
   connected_org_partial_update: { user: '100/day', org: '100/day' },
   connected_org_list: { user: '100/day', org: '100/day' },
@@ -120,6 +122,7 @@ export const BUCKET_LABELS: Record<string, string> = {
   project_partial_update: 'Project edits',
   system_details: 'System details',
   system_image: 'System images',
+  proposal_data: 'Proposal data',
   connected_org_create: 'New connected orgs',
   connected_org_partial_update: 'Connected org edits',
   connected_org_list: 'Connected org lists',

@@ -21,6 +21,9 @@ import { enforceThrottle, throttleActionOf } from './throttle/throttle-hook.ts';
 import { ROOF_TYPES, findRoofType } from '../../shared/roof-types.ts';
 import { absoluteUrl } from './context.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
+import { countryIso2OfNumeric, countryNumericCode } from '../../shared/countries.ts';
+import { registerShareRoutes } from './projects/share-link.ts';
+import { registerProposalDataRoutes } from './proposals/proposal-data-routes.ts';
 import { registerChangeRoutes } from './changes/change-routes.ts';
 import { answerConditionalGets } from './http/conditional-get.ts';
 
@@ -42,6 +45,8 @@ export async function registerRoutes(
   registerAuthRoutes(app, context);
   registerReferenceRoutes(app, context);
   registerDownloadRoutes(app, context);
+  registerShareRoutes(app, context);
+  registerProposalDataRoutes(app, context);
 
   await app.register(
     async (scope) => {
@@ -84,12 +89,24 @@ function registerReferenceRoutes(app: TypedApp, context: EngineContext): void {
     },
   );
   const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+  // By ISO 3166 numeric code, as the hosted service names a project's country (/api/countries/36/),
+  // or by ISO2 as ours did (/api/countries/AU/): facts section 15. `url` is the numeric one where there is one.
   app.get(
-    '/api/countries/:iso2/',
-    { schema: { tags: ['reference'], security: [], params: z.object({ iso2: z.string().regex(/^[A-Za-z]{2}$/) }) } },
+    '/api/countries/:country/',
+    {
+      schema: {
+        tags: ['reference'],
+        security: [],
+        summary: 'A country, by its ISO 3166 numeric code (36) or its ISO2 code (AU)',
+        params: z.object({ country: z.string().regex(/^(?:[A-Za-z]{2}|\d{1,3})$/) }),
+      },
+    },
     async (request) => {
-      const iso2 = request.params.iso2.toUpperCase();
-      return { iso2, name: regionNames.of(iso2) ?? iso2, url: absoluteUrl(context, apiPaths.country(iso2)) };
+      const key = request.params.country;
+      const iso2 = /^\d+$/.test(key) ? countryIso2OfNumeric(Number(key)) : key.toUpperCase();
+      if (iso2 === undefined) throw notFound('No country has this ISO 3166 numeric code.');
+      const numeric = countryNumericCode(iso2) ?? null;
+      return { id: numeric, iso2, name: regionNames.of(iso2) ?? iso2, url: absoluteUrl(context, apiPaths.country(numeric ?? iso2)) };
     },
   );
 }

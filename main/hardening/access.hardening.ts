@@ -140,10 +140,16 @@ const ORG_ROUTES: Record<string, RouteRule> = {
 };
 
 /** Routes outside the org scope that need a token: what each signed-in user gets. */
-const USER_ROUTES: Record<string, { expect: (principal: Principal) => number; body?: unknown }> = {
+const USER_ROUTES: Record<string, { expect: (principal: Principal) => number; body?: unknown; query?: (homes: Record<1 | 2, Home>) => string }> = {
   'GET /api/fetch_token/': { expect: () => 200 },
   // The target is the Sunrise admin: only they (or an admin of one of their orgs) may change them.
   'PATCH /auth/users/{user_id}/': { expect: (principal) => (principal.user === 'sunriseAdmin' ? 200 : 403), body: { is_machine_user: false } },
+  // Reading a user (facts section 15): the same rule, by either URL.
+  'GET /auth/users/{user_id}/': { expect: (principal) => (principal.user === 'sunriseAdmin' ? 200 : 403) },
+  'GET /api/global_users/{user_id}/': { expect: (principal) => (principal.user === 'sunriseAdmin' ? 200 : 403) },
+  // Proposal data of Sunrise's fixture project (facts section 12): only a Pro who may see it. The member holds
+  // no role on it, the viewer is not Pro, the other orgs' admins are not members (and no one is its customer contact).
+  'GET /api/user_logins/': { expect: (principal) => (principal.user === 'sunriseAdmin' ? 200 : 403), query: (homes) => `project_ids=${homes[1].records.project}` },
 };
 
 /** Public routes: the same answer for everyone, whatever Authorization they send. */
@@ -151,7 +157,10 @@ const PUBLIC_ROUTES: Record<string, { expect: number; body?: unknown }> = {
   'POST /api-token-auth/': { expect: 400, body: { username: 'nobody@example.com', password: 'not the password' } },
   'GET /api/roof_types/': { expect: 200 },
   'GET /api/roof_types/{id}/': { expect: 200 },
-  'GET /api/countries/{iso2}/': { expect: 200 },
+  'GET /api/countries/{country}/': { expect: 200 },
+  // A share link without its token (the engine tests show the page with it): 404 for everyone, nothing of the project.
+  'GET /share/{id}/': { expect: 404 },
+  'GET /shared/projects/{id}/': { expect: 404 },
   'GET /downloads/private_files/{id}/': { expect: 200 },
 };
 
@@ -316,8 +325,14 @@ describe('access: every route, every demo user, no token, a bad token and a fore
           continue;
         }
         if (USER_ROUTES[name]) {
-          const body = USER_ROUTES[name].body;
-          const response = await send(operation, principal, pathValues(operation, homes[1].records), { expect: all(0), body: body === undefined ? undefined : () => body }, homes[1]);
+          const { body, query } = USER_ROUTES[name];
+          const response = await send(
+            operation,
+            principal,
+            pathValues(operation, homes[1].records),
+            { expect: all(0), body: body === undefined ? undefined : () => body, query: query?.(homes) },
+            homes[1],
+          );
           expectStatus(response, USER_ROUTES[name].expect(principal), label);
           cells++;
           continue;

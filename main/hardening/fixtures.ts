@@ -199,6 +199,8 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'upload_id' ? records.upload
       : name === 'version_id' ? String(records.fileVersion)
       : name === 'iso2' ? 'AU'
+      // A country by its ISO 3166 numeric code (Australia), as the hosted service names it.
+      : name === 'country' ? '36'
       : '1';
   }
   return values;

@@ -5,7 +5,8 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
 import { naturalSortKey } from '../../shared/natural-sort.ts';
-import { ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
+import { HOSTED_FIELD_NAMES, ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
+import { parseCountryReference } from '../../shared/countries.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
@@ -76,7 +77,7 @@ export async function upsertRole(trx: Trx, orgId: number, role: RemoteRole, loca
     is_hidden: flag(role.is_hidden),
     allow_email_notifications: flag(role.allow_email_notifications ?? true),
     has_logged_in: flag(role.has_logged_in),
-    external_calendar_id: role.external_calendar_id ?? null,
+    external_calendar_id: role.external_calendar_id ?? role.google_calendar_id ?? null,
     schedule_meeting_url: role.schedule_meeting_url ?? '',
     schedule_meeting_label: role.schedule_meeting_label ?? '',
     created_date: unnamedDate(role.created_date),
@@ -216,6 +217,10 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
   for (const field of [...Object.keys(WRITABLE_PLAIN_FIELDS), ...Object.keys(STORED_READ_ONLY_FIELDS)]) {
     if (!COLUMN_FIELD_SET.has(field) && field in project) attributes[field] = project[field];
   }
+  // The hosted service sends its own names of three fields (facts section 15): kept under ours.
+  for (const [hosted, ours] of Object.entries(HOSTED_FIELD_NAMES)) {
+    if (!(ours in project) && hosted in project) attributes[ours] = (project as Record<string, unknown>)[hosted];
+  }
   if (attributes.custom_data && typeof attributes.custom_data === 'object' && CLIENT_OP_KEY in (attributes.custom_data as object)) {
     const { [CLIENT_OP_KEY]: _marker, ...rest } = attributes.custom_data as Record<string, unknown>;
     attributes.custom_data = Object.keys(rest).length ? rest : null;
@@ -230,7 +235,8 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
     locality: project.locality ?? '',
     state: project.state ?? '',
     zip: project.zip ?? '',
-    country_iso2: project.country_iso2 ?? '',
+    // A remote that names the country only by URL (/api/countries/36/) still gives its code.
+    country_iso2: project.country_iso2 ?? parseCountryReference(project.country) ?? '',
     lat: project.lat ?? null,
     lon: project.lon ?? null,
     business_name: project.business_name ?? null,

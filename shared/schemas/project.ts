@@ -4,6 +4,8 @@
 // and studio fieldsets pick theirs, in their own order, from it.
 import { z } from 'zod';
 import {
+  CUSTOMER_PROPOSAL_FLAGS,
+  HOSTED_FIELD_NAMES,
   LIST_FIELDSET,
   ROLE_REFERENCE_FIELDS,
   ROLE_SUMMARY_PREFIXES,
@@ -11,6 +13,7 @@ import {
   STUDIO_FIELDSET,
   WRITABLE_PLAIN_FIELDS,
   type FieldKind,
+  type HostedFieldName,
   type PlainFieldSpec,
   type RoleReferenceField,
 } from '../project-fields.ts';
@@ -77,9 +80,22 @@ export const usageJsonSchema = z.object({
   values: z.union([z.number(), z.array(z.number()), z.enum(USAGE_ESTIMATES)]),
 });
 
+/** `customer_proposal_data`: null, or these flags (shared/project-fields.ts customerProposalData). */
+export const customerProposalDataSchema = z
+  .object(Object.fromEntries(CUSTOMER_PROPOSAL_FLAGS.map((flag) => [flag, z.boolean()])) as Record<(typeof CUSTOMER_PROPOSAL_FLAGS)[number], z.ZodBoolean>)
+  .nullable()
+  .describe('whether the proposal can reach the customer: derived from the contacts and systems on every read');
+
+type HostedNameShape = { [Field in HostedFieldName]: KindSchema<(typeof STORED_READ_ONLY_FIELDS)[(typeof HOSTED_FIELD_NAMES)[Field]]['kind']> };
+const hostedNameShape = Object.fromEntries(
+  Object.entries(HOSTED_FIELD_NAMES).map(([hosted, ours]) => [hosted, KIND_SCHEMAS[STORED_READ_ONLY_FIELDS[ours].kind]().describe(`the hosted service's name of \`${ours}\` (same value, read-only)`)]),
+) as HostedNameShape;
+
 const projectDetailShape = {
   ...plainFieldShape(WRITABLE_PLAIN_FIELDS),
   ...plainFieldShape(STORED_READ_ONLY_FIELDS),
+  ...hostedNameShape,
+  customer_proposal_data: customerProposalDataSchema,
   country_iso2: z.string(),
   id: z.number().int(),
   url: z.string(),

@@ -24,6 +24,7 @@ export const roleJsonSchema = z.object({
   user_is_staff: z.boolean(),
   portrait_image: z.string().nullable(),
   external_calendar_id: z.string().nullable(),
+  google_calendar_id: z.string().nullable().describe("the hosted service's name of external_calendar_id: the same value"),
   schedule_meeting_url: z.string(),
   schedule_meeting_label: z.string(),
   api_key_chat: z.string().describe('always blank: this engine holds no chat key'),

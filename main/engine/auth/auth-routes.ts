@@ -11,7 +11,7 @@ import { booleanField, requiredString } from '../../../shared/schemas/coercing-f
 import { idParam } from '../http/list-query.ts';
 import { tokenJsonSchema, userJsonSchema, type TokenJson } from '../../../shared/schemas/user.ts';
 import { findUserByEmail, issueToken, serializeUser } from './accounts.ts';
-import { signIn, updateUser } from './user-service.ts';
+import { checkUserAccess, signIn, updateUser } from './user-service.ts';
 import { verifyPassword } from './passwords.ts';
 import { authenticate } from './actor.ts';
 
@@ -103,6 +103,27 @@ export function registerAuthRoutes(app: TypedApp, context: EngineContext): void 
       return { ...response, token: await issueToken(context.db, context.clock, user.id) };
     },
   );
+
+  // A user by either of its URLs: the hosted service's /api/global_users/<id>/ (a private
+  // file's `user`, facts section 15) and ours, /auth/users/<id>/. The same rule as the PATCH.
+  for (const [path, summary] of [
+    ['/api/global_users/:user_id/', 'A user, as the hosted service names them (a private file\'s `user`)'],
+    ['/auth/users/:user_id/', 'A user (the same as /api/global_users/<id>/)'],
+  ] as const) {
+    app.get(
+      path,
+      {
+        onRequest: signedIn(context),
+        schema: { tags, summary: `${summary}: the user themselves or an admin of one of their organisations`, params: z.object({ user_id: idParam }), response: { 200: userJsonSchema } },
+      },
+      async (request) => {
+        const target = await context.db.selectFrom('users').selectAll().where('id', '=', request.params.user_id).executeTakeFirst();
+        if (!target) throw notFound();
+        await checkUserAccess(context, callerOf(request), target, 'see');
+        return serializeUser(context, target);
+      },
+    );
+  }
 
   app.patch(
     '/auth/users/:user_id/',

@@ -19,10 +19,18 @@ export interface UserUpdate {
 
 /** `caller` changes `target`: allowed to the user themselves and to an admin of one of their orgs. */
 export async function updateUser(context: EngineContext, caller: UserRow, target: UserRow, input: UserUpdate): Promise<UserRow> {
-  if (caller.id !== target.id && !(await isAdminOver(context, caller.id, target.id))) {
-    throw forbidden('Only the user, or an admin of one of their organisations, may change this user.');
-  }
+  await checkUserAccess(context, caller, target, 'change');
   return input.is_machine_user === undefined ? target : setMachineUser(context.db, target.id, input.is_machine_user);
+}
+
+/**
+ * The one rule for a user record, read (GET /api/global_users/<id>/, GET /auth/users/<id>/)
+ * or changed (PATCH): the user themselves, or an admin of one of their orgs; else 403.
+ */
+export async function checkUserAccess(context: EngineContext, caller: UserRow, target: UserRow, verb: 'see' | 'change'): Promise<void> {
+  if (caller.id !== target.id && !(await isAdminOver(context, caller.id, target.id))) {
+    throw forbidden(`Only the user, or an admin of one of their organisations, may ${verb} this user.`);
+  }
 }
 
 async function isAdminOver(context: EngineContext, adminUserId: number, userId: number): Promise<boolean> {

@@ -74,7 +74,7 @@ export function serializeFile(context: EngineContext, file: FileWithTags, downlo
     id: row.id,
     org: absoluteUrl(context, apiPaths.org(row.org_id)),
     project: row.project_id === null ? null : absoluteUrl(context, apiPaths.project(row.org_id, row.project_id)),
-    user: absoluteUrl(context, apiPaths.user(row.user_id)),
+    user: absoluteUrl(context, apiPaths.globalUser(row.user_id)),
     document_template: null,
     title: row.title,
     file_contents: downloadUrl(row),

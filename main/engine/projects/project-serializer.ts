@@ -6,7 +6,8 @@ import type { Database, ProjectRow, ContactRow, EventRow } from '../store/tables
 import { loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
-import { apiPaths } from '../../../shared/api-paths.ts';
+import { apiPaths, sharePaths } from '../../../shared/api-paths.ts';
+import { countryNumericCode } from '../../../shared/countries.ts';
 import {
   LIST_FIELDSET,
   ROLE_REFERENCE_FIELDS,
@@ -15,6 +16,9 @@ import {
   STORED_READ_ONLY_FIELDS,
   STUDIO_FIELDSET,
   WRITABLE_PLAIN_FIELDS,
+  HOSTED_FIELD_NAMES,
+  customerProposalData,
+  type HostedFieldName,
   type RoleReferenceField,
   type StoredReadOnlyField,
   type WritablePlainField,
@@ -24,6 +28,7 @@ import { annualUsageOrGuess, usageTariffOf, type Usage } from '../../../shared/u
 import { API_PLANS } from '../../../shared/plans.ts';
 import { loadRoles, roleDisplayName, serializeRole, type RoleWithUser } from '../roles/roles.ts';
 import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
+import { loadContactLogins } from '../contacts/contact-logins.ts';
 import { loadOrgWorkflows, type OrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELDS, ROLE_COLUMNS, parseAttributes, type ColumnField } from './project-columns.ts';
 import { loadProjectFiles, projectFilesJson } from '../files/project-files.ts';
@@ -39,6 +44,8 @@ export interface ProjectRelations {
   workflows: OrgWorkflows;
   events: Map<number, EventRow[]>;
   files: Map<number, FileWithTags[]>;
+  /** Ids of the contacts above that have a user login (contacts/contact-logins.ts): for customer_proposal_data. */
+  contactLogins: Set<number>;
 }
 
 /** The fields a fieldset shows; every field for `detail`. */
@@ -78,13 +85,14 @@ export async function loadRelations(
   const projectIds = rows.map((row) => row.id);
   const none = <T>() => Promise.resolve(new Map<number, T>());
   const [contacts, roles, workflows, events, files] = await Promise.all([
-    showsAny(fieldset, ['contacts', 'contacts_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
+    showsAny(fieldset, ['contacts', 'contacts_data', 'customer_proposal_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
     roleIds.length > 0 ? loadRoles(db, orgId, roleIds) : none<RoleWithUser>(),
     loadOrgWorkflows(db, orgId),
     showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventRow[]>(),
     showsAny(fieldset, ['private_files', 'private_files_data']) ? loadProjectFiles(db, projectIds) : none<FileWithTags[]>(),
   ]);
-  return { contacts, roles, workflows, events, files };
+  const contactLogins = showsField(fieldset, 'customer_proposal_data') ? await loadContactLogins(db, [...contacts.values()].flat()) : new Set<number>();
+  return { contacts, roles, workflows, events, files, contactLogins };
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -95,6 +103,12 @@ function countryName(iso2: string): string {
   } catch {
     return iso2;
   }
+}
+
+/** `/api/countries/<ISO 3166 numeric>/`, as the hosted service names a country (facts section 15); ISO2 for a code with no number. */
+function countryUrl(context: EngineContext, iso2: string): string | null {
+  if (!iso2) return null;
+  return absoluteUrl(context, apiPaths.country(countryNumericCode(iso2) ?? iso2));
 }
 
 /** A share link's token: an HMAC of the project id, so it cannot be guessed or moved to another project. */
@@ -171,6 +185,15 @@ export function serializeProject<Shown extends Fieldset>(
     if (!showsField(fieldset, field)) continue;
     stored[field] = field in attributes ? attributes[field] : copyDefault(spec.default);
   }
+  // The hosted service's names of three of them, with the same values (facts section 15).
+  for (const [hosted, ours] of Object.entries(HOSTED_FIELD_NAMES)) {
+    if (showsField(fieldset, hosted)) stored[hosted] = stored[ours];
+  }
+  if (showsField(fieldset, 'customer_proposal_data')) {
+    const logins = relations.contactLogins;
+    const contacts = (relations.contacts.get(row.id) ?? []).map((contact) => ({ email: contact.email, hasLogin: logins.has(contact.id) }));
+    stored.customer_proposal_data = customerProposalData(contacts, 'systems' in attributes ? attributes.systems : []);
+  }
   const columns: Record<string, unknown> = {};
   for (const field of COLUMN_FIELDS) {
     const value = row[field];
@@ -188,20 +211,20 @@ export function serializeProject<Shown extends Fieldset>(
   // keys in the same order as one literal spreading `stored` and `columns` would
   // give, but one such literal of ~150 keys was 8 times slower to build in V8
   // (docs/benchmarks.md, issue 18).
-  const base = Object.assign(stored, columns) as Pick<ProjectDetailJson, AttributeField | ColumnField>;
+  const base = Object.assign(stored, columns) as Pick<ProjectDetailJson, AttributeField | HostedFieldName | 'customer_proposal_data' | ColumnField>;
   const rest = {
     id: row.id,
     url,
     org_id: row.org_id,
     org: absoluteUrl(context, apiPaths.org(row.org_id)),
     org_name: view.orgName,
-    country: row.country_iso2 ? absoluteUrl(context, apiPaths.country(row.country_iso2)) : null,
+    country: countryUrl(context, row.country_iso2),
     country_name: showsField(fieldset, 'country_name') ? countryName(row.country_iso2) : '',
     roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
     created_date: row.created_date,
     modified_date: row.modified_date,
     // An HMAC per row: only where the fieldset shows it (the others drop the blank).
-    share_link: showsField(fieldset, 'share_link') ? `${absoluteUrl(context, `/shared/projects/${row.id}/`)}?token=${shareToken(context, row.id)}` : '',
+    share_link: showsField(fieldset, 'share_link') ? absoluteUrl(context, sharePaths.link(row.id, shareToken(context, row.id))) : '',
     ...roleFieldsJson(context, view, row, relations),
     assigned_role_accreditation: (mainRoleId !== null && relations.roles.get(mainRoleId)?.accreditation) || '',
     contacts: contacts.map((contact) => absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id))),

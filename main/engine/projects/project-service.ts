@@ -13,6 +13,7 @@ import { findRoofType } from '../../../shared/roof-types.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { searchTerms } from '../../../shared/search-terms.ts';
+import { loadContactLogins } from '../contacts/contact-logins.ts';
 import { insertContact, loadProjectContacts } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, keptSnapshot, writeTracked } from '../changes/tracked-write.ts';
@@ -81,7 +82,7 @@ async function snapshotRelations(
     lists.has('event') ? loadProjectEvents(trx, [row.id]) : new Map<number, EventRow[]>(),
     lists.has('private_file') ? loadProjectFiles(trx, [row.id]) : new Map<number, FileWithTags[]>(),
   ]);
-  return { contacts, roles, workflows, events, files };
+  return { contacts, roles, workflows, events, files, contactLogins: await loadContactLogins(trx, contacts.get(row.id) ?? []) };
 }
 
 const SNAPSHOT_READ = Symbol('the row and relations a project snapshot was built from');

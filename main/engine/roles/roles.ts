@@ -20,8 +20,13 @@ export const roleWriteSchema = z.object({
   external_calendar_id: stringField().nullable().optional(),
   schedule_meeting_url: stringField().optional(),
   schedule_meeting_label: stringField().optional(),
-});
-export type RoleWrite = z.infer<typeof roleWriteSchema>;
+}).extend({
+  // The hosted service's name of external_calendar_id (facts section 15): the same value. Sent with it, this one wins.
+  google_calendar_id: stringField().nullable().optional(),
+}).transform(({ google_calendar_id: googleCalendarId, ...write }) =>
+  googleCalendarId === undefined ? write : { ...write, external_calendar_id: googleCalendarId },
+);
+export type RoleWrite = z.output<typeof roleWriteSchema>;
 
 export interface RoleWithUser extends RoleRow {
   user_email: string | null;
@@ -75,6 +80,7 @@ export function serializeRole(context: EngineContext, role: RoleWithUser, orgNam
     user_is_staff: role.user_is_staff === 1,
     portrait_image: null,
     external_calendar_id: role.external_calendar_id,
+    google_calendar_id: role.external_calendar_id,
     schedule_meeting_url: role.schedule_meeting_url,
     schedule_meeting_label: role.schedule_meeting_label,
     // Secret-like in the live service; this engine never holds such a key, so it never returns one.

@@ -292,7 +292,7 @@ describe('private files', () => {
     assert.equal((await server.request('GET', `${filesPath}?project=nonsense`, { token: admin })).status, 400);
 
     const all = (await server.request('GET', `${filesPath}?limit=1000`, { token: admin })).json as Array<{ id: number; user: string; file_tags_data: Array<{ title: string }>; title: string }>;
-    const byMember = all.filter((file) => file.user.endsWith('/auth/users/2/'));
+    const byMember = all.filter((file) => file.user.endsWith('/api/global_users/2/'));
     assert.ok(byMember.length > 0);
     assert.deepEqual(await projectIds('user_id=2'), ids(byMember));
 

@@ -48,6 +48,34 @@ describe('sync reads remote records with their schemas', () => {
     assert.equal((await h.agent.sync.status()).detail, null, 'nothing was skipped');
   });
 
+  test("a remote that names fields the hosted service's way (facts 15) fills ours: hosted names only, a numeric country URL, global_users", async () => {
+    const project = (await h.remote('POST', '/api/orgs/1/projects/', { title: 'Hosted names', address: '15 Facts Lane', country_iso2: 'NZ' })).json as Json;
+    const detail = (await h.remote('GET', apiPaths.project(1, project.id))).json as Json;
+    const {
+      esign_contract_envelope_id: _esign, marketplace_project_id: _marketplace, lender_role_connection_status: _lender, country_iso2: _iso2, ...rest
+    } = detail;
+    const hosted = {
+      ...rest,
+      docusign_contract_envelope_id: 'env-hosted-1',
+      greenlancer_project_id: 'gl-hosted-1',
+      brighte_role_connection_status: 'connected',
+      country: 'https://hosted.example/api/countries/554/',
+    };
+    h.proxy.addRule({ method: 'GET', path: new RegExp(`^${apiPaths.project(1, project.id)}$`), action: { kind: 'status', status: 200, body: hosted } });
+    try {
+      await h.synced();
+    } finally {
+      h.proxy.clearRules();
+    }
+    const local = (await h.local('GET', apiPaths.project(1, project.id))).json as Json;
+    assert.equal(local.esign_contract_envelope_id, 'env-hosted-1');
+    assert.equal(local.docusign_contract_envelope_id, 'env-hosted-1');
+    assert.equal(local.marketplace_project_id, 'gl-hosted-1');
+    assert.equal(local.lender_role_connection_status, 'connected');
+    assert.equal(local.country_iso2, 'NZ', 'read from the numeric country URL');
+    assert.equal((await h.agent.sync.status()).detail, null, 'nothing was skipped');
+  });
+
   test('a record that does not read as its model is reported and skipped; the others sync', async () => {
     const broken = (await h.remote('POST', '/api/orgs/1/contacts/', { first_name: 'Broken', family_name: 'Typed' })).json as Json;
     const fine = (await h.remote('POST', '/api/orgs/1/contacts/', { first_name: 'Fine', family_name: 'Alongside' })).json as Json;
