@@ -129,7 +129,7 @@ test('every GET route, as each demo user', async () => {
       const query =
         operation.template.endsWith('/image/') ? '?width=64&height=64'
         : operation.template.startsWith('/downloads/') ? `?${records.fileLink.split('?')[1]}`
-        : operation.template.startsWith('/api/orgs/{org_id}/systems/') ? '?fieldset=list'
+        : Object.keys(operation.requiredQuery).length > 0 ? `?${new URLSearchParams(operation.requiredQuery)}`
         : '';
       await record(operationName(operation), jsonRequest('GET', `${fillPath(operation.template, pathValues(operation, records))}${query}`, undefined, token), user === 'sunriseAdmin');
     }
