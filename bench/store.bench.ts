@@ -5,7 +5,8 @@
 // ones so the default list order shows a page of them at every size), and the
 // same project is fetched at every size. Requests go one at a time over one
 // kept-alive connection to `solardesk server` in its own process: latency, not throughput.
-// Besides the default order: the natural title order and word searches (issue 20).
+// Besides the default order: the natural title order and word searches (issue 20),
+// and the systems list, whole and of one project (issue 16).
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { UNTHROTTLED_NOTE, createBenchStore, growSunrise, median, sequentialLatencies, startBenchEngine } from './bench-servers.ts';
 import { apiPaths } from '../shared/api-paths.ts';
@@ -18,12 +19,17 @@ const LIST_PATH = '/api/orgs/1/projects/?limit=100';
 const TITLE_PATH = '/api/orgs/1/projects/?limit=100&ordering=title';
 const WORD_PATH = '/api/orgs/1/projects/?limit=100&search=waratah';
 const WORDS_PATH = '/api/orgs/1/projects/?limit=100&search=Waratah%20Glenelg';
+/** Issue 16: the systems resource (read from the designs) and one project's systems. */
+const SYSTEMS_PATH = '/api/orgs/1/systems/?fieldset=list&limit=100';
+const PROJECT_SYSTEMS_PATH = '/api/orgs/1/systems/?fieldset=list&project=1';
 
 const LISTS = [
   ['listMs', 'list', LIST_PATH],
   ['titleMs', 'list_title', TITLE_PATH],
   ['wordMs', 'search_word', WORD_PATH],
   ['wordsMs', 'search_words', WORDS_PATH],
+  ['systemsMs', 'systems', SYSTEMS_PATH],
+  ['projectSystemsMs', 'project_systems', PROJECT_SYSTEMS_PATH],
 ] as const;
 
 type Measured = { detailMs: number } & Record<(typeof LISTS)[number][0], number>;

@@ -39,6 +39,10 @@ export const apiPaths = {
   systemDetails: (orgId: number, projectId: number) => `${orgPath(orgId)}projects/${projectId}/systems/details/`,
   /** The rendered image of one system of a project (GET, `?width=&height=`). */
   systemImage: (orgId: number, projectId: number, uuid: string) => `${orgPath(orgId)}projects/${projectId}/systems/${uuid}/image/`,
+  /** The org's systems, from its projects' designs (GET, `?fieldset=list`). */
+  systems: (orgId: number) => `${orgPath(orgId)}systems/`,
+  /** One system of the org by the id systems/details gives (GET, `?fieldset=list`). */
+  system: (orgId: number, id: number) => `${orgPath(orgId)}systems/${id}/`,
   privateFiles: (orgId: number) => `${orgPath(orgId)}private_files/`,
   privateFile: privateFilePath,
   /** New contents for a file that keeps its id (PUT, multipart): SolarDesk's extension, not the hosted service's. */

@@ -189,7 +189,14 @@ export interface OtherComponentSpec extends ComponentSpec {
 
 export interface PriceAdder {
   title: string;
+  /** What the customer pays for it: negative for a discount, 0 for a cost the installer bears alone. */
   price: number;
+  /** What it costs the installer; designs made before issue 16 have none (read as 0). */
+  cost?: number;
+  /** The units it is priced for (the modules, for a per-module adder); absent: 1. */
+  quantity?: number;
+  /** Whether the customer's proposal shows it; absent: true. */
+  show_customer?: boolean;
 }
 
 /** A block of panels on one facet, laid out in rows. */

@@ -82,6 +82,9 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/roles/{id}/': { expect: adminOnly(200), body: () => ({ job_title: 'Access matrix' }) },
   'GET /api/orgs/{org_id}/projects/{id}/systems/details/': { expect: projectRule(200) },
   'GET /api/orgs/{org_id}/projects/{id}/systems/{uuid}/image/': { expect: projectRule(200), query: 'width=64&height=48' },
+  // The systems resource: every role lists (each sees its projects' systems); the fixture system's project is hidden from the member.
+  'GET /api/orgs/{org_id}/systems/': { expect: all(200), query: 'fieldset=list' },
+  'GET /api/orgs/{org_id}/systems/{id}/': { expect: projectRule(200), query: 'fieldset=list' },
   'GET /api/orgs/{org_id}/connected_orgs/': { expect: all(200) },
   'POST /api/orgs/{org_id}/connected_orgs/': {
     expect: adminOnly(201),

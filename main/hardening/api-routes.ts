@@ -23,6 +23,8 @@ export interface ApiOperation {
   template: string;
   pathParams: string[];
   queryParams: string[];
+  /** Query parameters the route requires that have one allowed value (`fieldset=list` of the systems resource): what a valid request sends. */
+  requiredQuery: Record<string, string>;
   /** The documented request body: JSON (with its schema), multipart, or none. */
   body: { kind: 'json'; schema: JsonSchema } | { kind: 'multipart' } | null;
   /** `security: []`: needs no token. */
@@ -34,7 +36,7 @@ export interface ApiOperation {
 export const operationName = (operation: ApiOperation) => `${operation.method} ${operation.template}`;
 
 interface OpenApiOperation {
-  parameters?: Array<{ in: string; name: string }>;
+  parameters?: Array<{ in: string; name: string; required?: boolean; schema?: JsonSchema }>;
   requestBody?: { content: Record<string, { schema?: JsonSchema }> };
   security?: unknown[];
 }
@@ -55,6 +57,11 @@ export async function listOperations(server: HardeningServer): Promise<ApiOperat
         template,
         pathParams: (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name),
         queryParams: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+        requiredQuery: Object.fromEntries(
+          (operation.parameters ?? [])
+            .filter((parameter) => parameter.in === 'query' && parameter.required && parameter.schema?.enum?.length === 1)
+            .map((parameter) => [parameter.name, String(parameter.schema!.enum![0])]),
+        ),
         body: jsonSchema ? { kind: 'json', schema: resolve(jsonSchema) } : content['multipart/form-data'] ? { kind: 'multipart' } : null,
         isPublic: Array.isArray(operation.security) && operation.security.length === 0,
         isOrgScoped: template.startsWith('/api/orgs/{org_id}'),

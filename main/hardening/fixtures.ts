@@ -11,6 +11,8 @@ export interface OrgRecords {
   /** A project with a design; in Sunrise Solar one the member holds no role on. */
   project: number;
   systemUuid: string;
+  /** That system's id in the systems resource (GET .../systems/<id>/). */
+  system: number;
   contact: number;
   /** The admin's own role. */
   role: number;
@@ -142,7 +144,7 @@ export class RecordMaker {
   async makeAll(project: number): Promise<OrgRecords> {
     const org = (await this.call('GET', apiPaths.org(this.org))).json as { role_id: number };
     const role = (await this.call('GET', apiPaths.role(this.org, org.role_id))).json as { user: string };
-    const systems = (await this.call('GET', apiPaths.systemDetails(this.org, project))).json as { systems: Array<{ uuid: string }> };
+    const systems = (await this.call('GET', apiPaths.systemDetails(this.org, project))).json as { systems: Array<{ uuid: string; id: number }> };
     if (!systems.systems[0]) throw new Error(`project ${project} of org ${this.org} has no system`);
     const file = Number(await this.make('file'));
     const link = new URL((await this.call('GET', apiPaths.privateFile(this.org, file))).json.file_contents as string);
@@ -153,6 +155,7 @@ export class RecordMaker {
       org: this.org,
       project,
       systemUuid: systems.systems[0].uuid,
+      system: systems.systems[0].id,
       contact: Number(await this.make('contact')),
       role: org.role_id,
       user: Number(/(\d+)\/?$/.exec(role.user)![1]),
@@ -178,6 +181,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   webhook_process_logs: 'webhookLog',
   private_files: 'file',
   connected_orgs: 'connection',
+  systems: 'system',
 };
 
 /**

@@ -126,7 +126,11 @@ test('every GET route, as each demo user', async () => {
     const token = await server.tokenFor(user);
     tokens.add(token);
     for (const operation of operations.filter((candidate) => candidate.method === 'GET')) {
-      const query = operation.template.endsWith('/image/') ? '?width=64&height=64' : operation.template.startsWith('/downloads/') ? `?${records.fileLink.split('?')[1]}` : '';
+      const query =
+        operation.template.endsWith('/image/') ? '?width=64&height=64'
+        : operation.template.startsWith('/downloads/') ? `?${records.fileLink.split('?')[1]}`
+        : Object.keys(operation.requiredQuery).length > 0 ? `?${new URLSearchParams(operation.requiredQuery)}`
+        : '';
       await record(operationName(operation), jsonRequest('GET', `${fillPath(operation.template, pathValues(operation, records))}${query}`, undefined, token), user === 'sunriseAdmin');
     }
   }

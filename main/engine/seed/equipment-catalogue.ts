@@ -132,8 +132,24 @@ export function chooseAdders(
 ): PriceAdder[] {
   const eligible = ADDERS.filter((rule) => rule.applies(site));
   const chosen = eligible.filter(() => rng.chance(0.25));
-  return chosen.map((rule) => ({
-    title: rule.title,
-    price: money(rule.price * profile.catalogCostScale * (rule.per === 'module' ? panels : 1)),
-  }));
+  return chosen.map((rule) => {
+    const price = money(rule.price * profile.catalogCostScale * (rule.per === 'module' ? panels : 1));
+    return { title: rule.title, price, cost: money(price * ADDER_COST_SHARE), quantity: rule.per === 'module' ? panels : 1, show_customer: true };
+  });
+}
+
+/** What an adder costs the installer, as a share of its price. */
+const ADDER_COST_SHARE = 0.7;
+
+/**
+ * A discount (a negative price) and a cost the installer bears without charging
+ * for it (price 0), each on some systems. From their own stream (`rng` is made
+ * for this alone), so the rest of the design is what it was before they existed.
+ */
+export function chooseSpecialAdders(rng: Rng, profile: CountryProfile): PriceAdder[] {
+  const scale = profile.catalogCostScale;
+  const adders: PriceAdder[] = [];
+  if (rng.chance(0.3)) adders.push({ title: 'Referral discount', price: -money(250 * scale), cost: 0, quantity: 1, show_customer: true });
+  if (rng.chance(0.3)) adders.push({ title: 'Site survey (included)', price: 0, cost: money(180 * scale), quantity: 1, show_customer: false });
+  return adders;
 }

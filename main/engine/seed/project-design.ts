@@ -3,12 +3,12 @@
 // incentives and payment options; plus the `systems` summary a project shows.
 import type { DesignDiagnostic, DesignSite, DesignSystem, EnergySeries, ModuleGroup, PanelFeature, ProjectDesign } from '../../../shared/design-types.ts';
 import { COUNTRY_PROFILES, type Country, type CountryProfile, type TariffAssumptions } from './country-economics.ts';
-import { chooseAdders, chooseBatteries, chooseInverters, chooseOthers, MODULES, type ModuleModel } from './equipment-catalogue.ts';
+import { chooseAdders, chooseBatteries, chooseSpecialAdders, chooseInverters, chooseOthers, MODULES, type ModuleModel } from './equipment-catalogue.ts';
 import { billComparison, consumptionSeries, environmentals, specificYield, systemOutput } from './energy-and-bills.ts';
 import { paymentOptions, yearlySavings } from './payment-options.ts';
 import { incentivesFor, priceSystem } from './pricing-and-incentives.ts';
 import { facetFeature, layoutSystem, offSunAngle, planRoof, type FacetPlan, type RoofShape, type SceneFrame } from './roof-layout.ts';
-import { DESIGN_STREAM, mixSeed, Rng } from './seeded-random.ts';
+import { ADDER_STREAM, DESIGN_STREAM, mixSeed, Rng } from './seeded-random.ts';
 import { clamp, money, round, sum } from './seed-math.ts';
 
 export interface DesignOptions {
@@ -70,7 +70,10 @@ function buildSystem(rng: Rng, plan: SystemPlan, index: number, ctx: DesignConte
   const inverterUnits = sum(inverters.map((part) => part.spec.quantity));
   const others = chooseOthers(ctx.country, plan.panels, inverterUnits, ctx.profile);
   const lowestPitch = Math.min(...groups.map((g) => g.pitch));
-  const adders = chooseAdders(rng, { storeys: ctx.storeys, lowestPitch }, plan.panels, ctx.profile);
+  const adders = [
+    ...chooseAdders(rng, { storeys: ctx.storeys, lowestPitch }, plan.panels, ctx.profile),
+    ...chooseSpecialAdders(new Rng(mixSeed(plan.id, ADDER_STREAM)), ctx.profile),
+  ];
   const pricing = priceSystem(rng, { module: plan.module, panels: plan.panels, inverters, batteries, others }, adders, ctx.profile);
   const batteryKwh = sum(batteries.map((part) => part.spec.capacity_kwh * part.spec.quantity));
   const incentives = incentivesFor(rng, ctx.country, kw, batteryKwh, plan.panels, ctx.lat);

@@ -85,4 +85,6 @@ export class Rng {
 export const PROJECT_STREAM = 1;
 export const DESIGN_STREAM = 2;
 export const SOLD_SYSTEM_STREAM = 3;
+/** Discount and cost-only adders (issue 16), so the designs' other values stay as they were. */
+export const ADDER_STREAM = 4;
 export const COUNTRY_STREAMS: Record<Country, number> = { AU: 0, US: 1 };

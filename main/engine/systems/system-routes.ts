@@ -1,5 +1,6 @@
 // GET .../projects/<id>/systems/details/ and .../projects/<id>/systems/<uuid>/image/
-// (service.md 4.4, compatibility.md "Systems"): read from the project's design.
+// (service.md 4.4, compatibility.md "Systems"), and the systems resource GET
+// .../systems/ and .../systems/<id>/ (hosted-docs-facts.md 1): read from the designs.
 import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
@@ -11,7 +12,10 @@ import { sendStoredFile } from '../files/blob-response.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { API_PLANS } from '../../../shared/plans.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
-import { projectDesign, systemDetails, systemDetailsQuery } from './system-details.ts';
+import { projectDesign, projectOfSystemId, systemDetails, systemDetailsQuery } from './system-details.ts';
+import { designRows, listSystems, systemDetailQuery, systemListQuery } from './system-list.ts';
+import { systemDetailsJsonSchema, systemListJsonSchema, type SystemDetailsJson } from '../../../shared/schemas/system.ts';
+import { documentedResponse } from '../http/response-schemas.ts';
 import { systemImageFile } from './system-image-file.ts';
 import { MAX_IMAGE_SIDE, MIN_IMAGE_SIDE } from './system-image.ts';
 
@@ -33,12 +37,53 @@ export function registerSystemRoutes(app: TypedApp, context: EngineContext): voi
         summary: "The systems of a project's design; `data` (custom data) only on Raw Data API Access",
         params: projectParams,
         querystring: systemDetailsQuery,
+        // Documented only (http/response-schemas.ts): designs are free-form, as a client wrote them.
+        response: { 200: documentedResponse(systemDetailsJsonSchema) },
       },
     },
     async (request) => {
       const actor = actorOf(request);
       const project = await getVisibleProject(context, actor, request.params.id);
-      return systemDetails(context, project, projectDesign(project), request.query, API_PLANS[actor.plan].includesDesignData);
+      // Only projects the org owns (hosted-docs-facts.md 5), never ones shared in through
+      // Teams: project visibility may come to include those, so this says it here too.
+      if (project.org_id !== actor.org.id) throw notFound();
+      return systemDetails(context, project, projectDesign(project), request.query, API_PLANS[actor.plan].includesDesignData) as SystemDetailsJson;
+    },
+  );
+
+  app.get(
+    '/systems/',
+    {
+      schema: {
+        tags,
+        summary: "The org's systems (fieldset=list required), from its projects' designs, by project then design order; `project` filters",
+        querystring: systemListQuery,
+        response: { 200: documentedResponse(z.array(systemListJsonSchema)) },
+      },
+    },
+    async (request) => listSystems(context, actorOf(request), request.query),
+  );
+
+  app.get(
+    '/systems/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One system of the org, by the id systems/details gives (fieldset=list required)',
+        params: z.object({ org_id: z.string(), id: idParam }),
+        querystring: systemDetailQuery,
+        response: { 200: documentedResponse(systemListJsonSchema) },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      const projectId = projectOfSystemId(request.params.id);
+      if (projectId < 1) throw notFound('No system with this id.');
+      // 404 when the project is not the org's; 403 when it is but this user may not see it.
+      const project = await getVisibleProject(context, actor, projectId);
+      const row = designRows(context, project, projectDesign(project)).find((candidate) => candidate.id === request.params.id);
+      if (!row) throw notFound('No system with this id.');
+      return row;
     },
   );
 
