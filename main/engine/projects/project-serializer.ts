@@ -2,8 +2,8 @@
 // fieldset asked for. Related records are loaded once per page, never per row.
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, ProjectRow, ContactRow, EventRow } from '../store/tables.ts';
-import { loadProjectEvents, serializeEvent } from '../events/events.ts';
+import type { Database, ProjectRow, ContactRow } from '../store/tables.ts';
+import { type EventView, loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
@@ -37,7 +37,7 @@ export interface ProjectRelations {
   contacts: Map<number, ContactRow[]>;
   roles: Map<number, RoleWithUser>;
   workflows: OrgWorkflows;
-  events: Map<number, EventRow[]>;
+  events: Map<number, EventView[]>;
   files: Map<number, FileWithTags[]>;
 }
 
@@ -81,7 +81,7 @@ export async function loadRelations(
     showsAny(fieldset, ['contacts', 'contacts_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
     roleIds.length > 0 ? loadRoles(db, orgId, roleIds) : none<RoleWithUser>(),
     loadOrgWorkflows(db, orgId),
-    showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventRow[]>(),
+    showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventView[]>(),
     showsAny(fieldset, ['private_files', 'private_files_data']) ? loadProjectFiles(db, projectIds) : none<FileWithTags[]>(),
   ]);
   return { contacts, roles, workflows, events, files };
