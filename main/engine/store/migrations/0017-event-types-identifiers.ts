@@ -27,11 +27,17 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .alterTable('events')
     .addColumn('contact_id', 'integer', (c) => c.references('contacts.id').onDelete('set null'))
     .execute();
-  await sql`update events set event_type_id = case event_type when 'note' then 31 when 'stage_changed' then 56 else 29 end`.execute(db);
+  await fillEventTypeIds(db);
   await fillBlankIdentifiers(db);
 }
 
-async function fillBlankIdentifiers(db: Kysely<unknown>): Promise<void> {
+/** Every event's id from its name (shared/event-types.ts eventTypeIdOf). Exported for its test. */
+export async function fillEventTypeIds(db: Kysely<unknown>): Promise<void> {
+  await sql`update events set event_type_id = case event_type when 'note' then 31 when 'stage_changed' then 56 else 29 end`.execute(db);
+}
+
+/** A v4 UUID for each project with a blank identifier that is not a replica's copy of a remote one. Exported for its test. */
+export async function fillBlankIdentifiers(db: Kysely<unknown>): Promise<void> {
   const now = new Date().toISOString();
   let afterId = 0;
   for (;;) {
