@@ -2,11 +2,15 @@
 // endpoints, in a project's events_data and in Event webhook deliveries. The
 // fields are the hosted Event record's (hosted-docs-facts.md 9), plus SolarDesk's
 // own `org_id`, `project_id` and `event_type` (the name the app and older clients use).
+// The facts page names the hosted fields but not the type of each; where SolarDesk
+// only ever sends null and the hosted type is not documented, the schema takes any
+// value, so that sync (main/sync/remote-records.ts parses remote events with it)
+// never skips a hosted event over a guessed type.
 import { z } from 'zod';
 
 export const eventWhoSchema = z.object({
-  display: z.string(),
-  email: z.string(),
+  display: z.string().nullable(),
+  email: z.string().nullable(),
   portrait_image_public_url: z.string().nullable(),
 });
 
@@ -25,19 +29,19 @@ export const eventJsonSchema = z.object({
   action: z.string().nullable().describe('the workflow action the event belongs to; SolarDesk links none'),
   contact: z.string().nullable().describe('URL of the contact the event is about, or null'),
   user: z.string().nullable(),
-  team_members: z.array(z.string()),
+  team_members: z.array(z.unknown()).describe('SolarDesk: always []'),
   created_date: z.string(),
   modified_date: z.string(),
   completion_date: z.string().nullable(),
   start: z.string().nullable(),
   end: z.string().nullable(),
-  duration: z.number().nullable(),
-  repeat: z.string().nullable(),
+  duration: z.union([z.number(), z.string()]).nullable(),
+  repeat: z.unknown().describe('SolarDesk: null'),
   is_complete: z.boolean(),
   is_archived: z.boolean(),
-  archive_for: z.array(z.string()).nullable(),
-  task_status: z.number().int().nullable(),
-  location_override: z.string().nullable(),
+  archive_for: z.unknown().describe('SolarDesk: null'),
+  task_status: z.unknown().describe('SolarDesk: null'),
+  location_override: z.unknown().describe('SolarDesk: null'),
   who: eventWhoSchema.nullable().describe('the person who made the event, null for one the service recorded by itself'),
 });
 export type EventJson = z.infer<typeof eventJsonSchema>;
