@@ -315,6 +315,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
     case 'contact':
       await trx.updateTable('contacts').set({ id: to }).where('id', '=', from).execute();
       await trx.updateTable('project_contacts').set({ contact_id: to }).where('contact_id', '=', from).execute();
+      await trx.updateTable('events').set({ contact_id: to }).where('contact_id', '=', from).execute();
       break;
     case 'event':
       await trx.updateTable('events').set({ id: to }).where('id', '=', from).execute();
