@@ -4,8 +4,8 @@
 // renderer's pickers explain with the same code. Also the one list of the paths
 // SolarDesk knows for each model (the pickers offer them) and the rules a webhook's
 // settings are checked by, in the form and in the engine alike.
-import { contactJsonSchema } from './schemas/contact.ts';
-import { eventJsonSchema } from './schemas/event.ts';
+import { contactJsonSchema, contactRecordSchema } from './schemas/contact.ts';
+import { eventJsonSchema, eventWhoSchema } from './schemas/event.ts';
 import { projectDetailJsonSchema } from './schemas/project.ts';
 
 export const WEBHOOK_MODELS = ['project', 'contact', 'event', 'quote', 'quoteactivitylog'] as const;
@@ -140,8 +140,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 // ---------------------------------------------------------------------------
 // Known paths, per model
 
-const CONTACT_FIELDS = Object.keys(contactJsonSchema.shape);
-const EVENT_FIELDS = Object.keys(eventJsonSchema.shape);
+/** A Contact delivery carries the contact's record (with its projects); a project's contacts_data the shorter JSON. */
+const CONTACT_FIELDS = Object.keys(contactRecordSchema.shape);
+const CONTACTS_DATA_FIELDS = Object.keys(contactJsonSchema.shape);
+const EVENT_FIELDS = [...Object.keys(eventJsonSchema.shape), ...Object.keys(eventWhoSchema.shape).map((field) => `who.${field}`)];
 /** A project's webhook view is its detail without the design (docs/webhooks.md). */
 const PROJECT_FIELDS = Object.keys(projectDetailJsonSchema.shape).filter((field) => field !== 'design');
 const ROLE_DATA_FIELDS = ['id', 'user_email', 'first_name', 'family_name', 'phone'];
@@ -158,7 +160,7 @@ export const KNOWN_WEBHOOK_PATHS: Readonly<Record<WebhookModel, readonly string[
       model === 'project'
         ? [
             ...PROJECT_FIELDS,
-            ...CONTACT_FIELDS.map((field) => `contacts_data.${field}`),
+            ...CONTACTS_DATA_FIELDS.map((field) => `contacts_data.${field}`),
             ...EVENT_FIELDS.map((field) => `events_data.${field}`),
             ...['assigned_role_data', 'assigned_installer_role_data', 'assigned_site_inspector_role_data'].flatMap((role) =>
               ROLE_DATA_FIELDS.map((field) => `${role}.${field}`),

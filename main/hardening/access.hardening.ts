@@ -75,6 +75,8 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   // Contacts follow project visibility (docs/access.md): the fixture contact is the admin's, on no project.
   'GET /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(200) },
   'PATCH /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(200), body: () => ({ phone: '+61 400 000 000' }) },
+  // hosted-docs-facts.md 6: PUT is the documented update; the same rule as PATCH.
+  'PUT /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(200), body: () => ({ phone: '+61 400 000 001' }) },
   'DELETE /api/orgs/{org_id}/contacts/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('contact') }) },
   'GET /api/orgs/{org_id}/roles/': { expect: all(200) },
   'GET /api/orgs/{org_id}/roles/{id}/': { expect: all(200) },

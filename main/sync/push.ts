@@ -566,6 +566,8 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
         title: view.title,
         notes: view.notes,
         event_type: view.event_type,
+        // The hosted service reads the kind from its id (hosted-docs-facts.md 9).
+        ...(typeof view.event_type_id === 'number' ? { event_type_id: view.event_type_id } : {}),
         ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }),
       };
     }

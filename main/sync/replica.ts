@@ -1,6 +1,7 @@
 // Writes what the remote says into the local replica, bypassing the outbox (a
 // pulled change must not be pushed back), and re-keys records created offline
 // once the remote gives them their real ids.
+import { eventTypeIdOf, eventTypeNameOf } from '../../shared/event-types.ts';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
@@ -102,12 +103,22 @@ export async function upsertContact(trx: Trx, orgId: number, contact: RemoteCont
   await trx.insertInto('contacts').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
 
+/** The contact an event names, when the replica holds it (a reference to one it lacks is left out). */
+async function replicaContactId(trx: Trx, reference: unknown): Promise<number | null> {
+  const id = typeof reference === 'string' ? (parseOrgReference(reference, 'contacts')?.id ?? null) : null;
+  if (id === null) return null;
+  return (await trx.selectFrom('contacts').select('id').where('id', '=', id).executeTakeFirst()) ? id : null;
+}
+
 export async function upsertEvent(trx: Trx, orgId: number, event: RemoteEvent): Promise<void> {
   const row = {
     id: event.id,
     org_id: orgId,
     project_id: event.project_id ?? (event.project ? (parseOrgReference(event.project, 'projects')?.id ?? null) : null),
-    event_type: event.event_type ?? 'note',
+    // A hosted event names its kind by id only (hosted-docs-facts.md 9); a SolarDesk remote sends both.
+    event_type: event.event_type ?? (typeof event.event_type_id === 'number' ? eventTypeNameOf(event.event_type_id) : 'note'),
+    event_type_id: typeof event.event_type_id === 'number' ? event.event_type_id : eventTypeIdOf(event.event_type ?? 'note'),
+    contact_id: await replicaContactId(trx, event.contact),
     title: event.title ?? '',
     notes: event.notes ?? '',
     user_id: null,
@@ -310,6 +321,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
     case 'contact':
       await trx.updateTable('contacts').set({ id: to }).where('id', '=', from).execute();
       await trx.updateTable('project_contacts').set({ contact_id: to }).where('contact_id', '=', from).execute();
+      await trx.updateTable('events').set({ contact_id: to }).where('contact_id', '=', from).execute();
       break;
     case 'event':
       await trx.updateTable('events').set({ id: to }).where('id', '=', from).execute();

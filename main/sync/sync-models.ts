@@ -17,7 +17,7 @@ const CONTACT_FIELDS = [
   'custom_contact_info_1', 'custom_contact_info_2', 'identifier', 'type', 'date_of_birth', 'gender',
 ] as const;
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
-const EVENT_FIELDS = ['title', 'notes', 'event_type', 'project_id'] as const;
+const EVENT_FIELDS = ['title', 'notes', 'event_type', 'event_type_id', 'project_id'] as const;
 
 /** Marks a create in the remote record so a create whose answer was lost can be found again. */
 export const CLIENT_OP_KEY = '_solardesk_op';

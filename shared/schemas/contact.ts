@@ -23,5 +23,17 @@ export const contactJsonSchema = z.object({
   gender: z.number().int().describe('0 unset, 1 female, 2 male'),
   created_date: z.string(),
   modified_date: z.string(),
+  org: z.string().describe('URL of the org (hosted-docs-facts.md 9, Contact payload)'),
+  user: z.string().nullable().describe('URL of the user this contact signs in as, or null'),
 });
 export type ContactJson = z.infer<typeof contactJsonSchema>;
+
+/**
+ * A contact on its own endpoints and in Contact webhook deliveries: also the URLs of
+ * its projects (those the caller may see; a delivery lists them all). A project's
+ * contacts_data leaves them out.
+ */
+export const contactRecordSchema = contactJsonSchema.extend({
+  projects: z.array(z.string()).describe("URLs of the contact's projects"),
+});
+export type ContactRecordJson = z.infer<typeof contactRecordSchema>;

@@ -27,6 +27,11 @@ export const usageSchema = z.unknown().superRefine((value, context) => {
 
 export const projectWriteSchema = z.object({
   ...plainFieldSchemas,
+  // Null is taken as blank: a create without an identifier (absent, null or "") gets a generated one (hosted-docs-facts.md 10).
+  identifier: schemaForKind('string')
+    .nullable()
+    .transform((identifier) => (identifier ?? '') as string)
+    .optional(),
   ...roleReferenceSchemas,
   country_iso2: z
     .string({ error: 'Not a valid string.' })

@@ -12,14 +12,15 @@ import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
 import type { SnapshotSource } from '../changes/record-snapshots.ts';
 import { checkPrecondition, type IfMatch, nextVersion } from '../http/preconditions.ts';
-import { insertContact, serializeContact } from './contacts.ts';
+import { insertContact, serializeContactRecords } from './contacts.ts';
 
 /** What change capture compares: the contact's API view. */
 export const contactSnapshots: SnapshotSource = {
   model: 'contact',
   async read(trx, context, orgId, id) {
     const row = await trx.selectFrom('contacts').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
-    return row ? serializeContact(context, row) : null;
+    // As Contact deliveries carry it: with the URLs of every project it is on (hosted-docs-facts.md 9).
+    return row ? (await serializeContactRecords(context, trx, [row], null))[0]! : null;
   },
   projectOf: () => null, // a contact may be on many projects
 };

@@ -4,9 +4,10 @@ import type { ContactRow, Database, NewContact } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContactWrite } from '../../../shared/schemas/contact-write.ts';
-import type { ContactJson } from '../../../shared/schemas/contact.ts';
+import type { ContactJson, ContactRecordJson } from '../../../shared/schemas/contact.ts';
 import { nowIso } from '../clock.ts';
-import type { Actor } from '../auth/actor.ts';
+import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
+import { visibleProjectIds } from '../projects/project-access.ts';
 
 export function serializeContact(context: EngineContext, contact: ContactRow): ContactJson {
   return {
@@ -29,7 +30,46 @@ export function serializeContact(context: EngineContext, contact: ContactRow): C
     gender: contact.gender,
     created_date: contact.created_date,
     modified_date: contact.modified_date,
+    org: absoluteUrl(context, apiPaths.org(contact.org_id)),
+    user: contact.user_id === null ? null : absoluteUrl(context, apiPaths.user(contact.user_id)),
   };
+}
+
+/** The contact's own record: its JSON and the URLs of its projects (`projectIds`, from loadContactProjects). */
+export function serializeContactRecord(context: EngineContext, contact: ContactRow, projectIds: readonly number[]): ContactRecordJson {
+  return { ...serializeContact(context, contact), projects: projectIds.map((id) => absoluteUrl(context, apiPaths.project(contact.org_id, id))) };
+}
+
+/**
+ * The projects each contact is on, by project id; with `actor`, only those the actor
+ * may see (a contact's record never names a project hidden from its reader).
+ */
+export async function loadContactProjects(
+  db: Kysely<Database> | Transaction<Database>,
+  contactIds: readonly number[],
+  actor: Actor | null,
+): Promise<Map<number, number[]>> {
+  const byContact = new Map<number, number[]>(contactIds.map((id) => [id, []]));
+  if (contactIds.length === 0) return byContact;
+  let query = db
+    .selectFrom('project_contacts')
+    .select(['project_contacts.contact_id', 'project_contacts.project_id'])
+    .where('project_contacts.contact_id', 'in', contactIds);
+  if (actor && !canSeeAllProjects(actor.role)) query = query.where('project_contacts.project_id', 'in', visibleProjectIds(actor));
+  const rows = await query.orderBy('project_contacts.project_id').execute();
+  for (const row of rows) byContact.get(row.contact_id)?.push(row.project_id);
+  return byContact;
+}
+
+/** Contacts as their records, with one query for all their projects. */
+export async function serializeContactRecords(
+  context: EngineContext,
+  db: Kysely<Database> | Transaction<Database>,
+  contacts: readonly ContactRow[],
+  actor: Actor | null,
+): Promise<ContactRecordJson[]> {
+  const projects = await loadContactProjects(db, contacts.map((contact) => contact.id), actor);
+  return contacts.map((contact) => serializeContactRecord(context, contact, projects.get(contact.id) ?? []));
 }
 
 /** A contact's row from its writable fields, missing ones at their defaults. */

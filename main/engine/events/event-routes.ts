@@ -6,10 +6,11 @@ import { actorOf, canSeeAllProjects } from '../auth/actor.ts';
 import { fieldError, notFound } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
-import { stringField } from '../../../shared/schemas/coercing-fields.ts';
+import { integerField, stringField } from '../../../shared/schemas/coercing-fields.ts';
+import { isEventTypeId } from '../../../shared/event-types.ts';
 import { getVisibleProject } from '../projects/project-service.ts';
 import { visibleProjectIds } from '../projects/project-access.ts';
-import { serializeEvent } from './events.ts';
+import { selectEventViews, serializeEvent } from './events.ts';
 import { createEvent } from './event-service.ts';
 import { eventJsonSchema } from '../../../shared/schemas/event.ts';
 
@@ -18,6 +19,10 @@ const eventWriteSchema = z.object({
   title: stringField().refine((title) => title.trim() !== '', 'This field may not be blank.'),
   notes: stringField().optional(),
   event_type: stringField().optional(),
+  event_type_id: integerField()
+    .refine(isEventTypeId, 'Not a known event type id (hosted-docs-facts.md 9: the fixed table of event kinds).')
+    .optional()
+    .describe('the kind, from the fixed table of event types; default: that of event_type, else 31 (Note)'),
 });
 const tags = ['events'];
 
@@ -35,7 +40,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
     async (request) => {
       const actor = actorOf(request);
       const { page, limit, project } = request.query;
-      let query = context.db.selectFrom('events').selectAll('events').where('events.org_id', '=', actor.org.id);
+      let query = selectEventViews(context.db).where('events.org_id', '=', actor.org.id);
       if (project !== undefined) {
         const reference = parseOrgReference(project, 'projects');
         if (!reference || (reference.orgId !== null && reference.orgId !== actor.org.id)) return [];
@@ -57,7 +62,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
 
   app.get('/events/:id/', { schema: { tags, summary: 'Get an event', params: z.object({ org_id: z.string(), id: idParam }), response: { 200: eventJsonSchema } } }, async (request) => {
     const actor = actorOf(request);
-    const event = await context.db.selectFrom('events').selectAll().where('org_id', '=', actor.org.id).where('id', '=', request.params.id).executeTakeFirst();
+    const event = await selectEventViews(context.db).where('events.org_id', '=', actor.org.id).where('events.id', '=', request.params.id).executeTakeFirst();
     if (!event) throw notFound();
     if (event.project_id !== null) await getVisibleProject(context, actor, event.project_id);
     return serializeEvent(context, event);
@@ -65,7 +70,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
 
   app.post('/events/', { schema: { tags, summary: 'Add an event (a note) to a project', body: eventWriteSchema, response: { 201: eventJsonSchema } } }, async (request, reply) => {
     const actor = actorOf(request);
-    const { project, title, notes, event_type: eventType } = request.body;
+    const { project, title, notes, event_type: eventType, event_type_id: eventTypeId } = request.body;
     let projectId: number | null = null;
     if (project !== undefined && project !== null && project !== '') {
       const reference = parseOrgReference(project, 'projects');
@@ -74,7 +79,7 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
       }
       projectId = (await getVisibleProject(context, actor, reference.id)).id;
     }
-    const event = await createEvent(context, actor, { projectId, title, notes, eventType });
+    const event = await createEvent(context, actor, { projectId, title, notes, eventType, eventTypeId });
     return reply.code(201).send(serializeEvent(context, event));
   });
 }

@@ -8,11 +8,37 @@ import type { EventJson } from '../../../shared/schemas/event.ts';
 import { nowIso } from '../clock.ts';
 import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
 import { projectOfSnapshot } from '../changes/record-snapshots.ts';
+import { eventTypeIdOf } from '../../../shared/event-types.ts';
 
 export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'contact_removed', 'note'] as const;
 export type EventType = (typeof ACTIVITY_EVENT_TYPES)[number];
 
-export function serializeEvent(context: EngineContext, event: EventRow): EventJson {
+/** An event's row with what its record shows of its project and of the person who made it. */
+export type EventView = EventRow & {
+  project_title: string | null;
+  who_email: string | null;
+  who_first_name: string | null;
+  who_family_name: string | null;
+};
+
+/** Events with their project's title and their user's name (selectEventViews(db).where(...)). */
+export function selectEventViews(db: Kysely<Database> | Transaction<Database>) {
+  return db
+    .selectFrom('events')
+    .leftJoin('projects', 'projects.id', 'events.project_id')
+    .leftJoin('users', 'users.id', 'events.user_id')
+    .selectAll('events')
+    .select([
+      'projects.title as project_title',
+      'users.email as who_email',
+      'users.first_name as who_first_name',
+      'users.family_name as who_family_name',
+    ]);
+}
+
+/** One event as its record (hosted-docs-facts.md 9); fields SolarDesk has no value for carry their empty one. */
+export function serializeEvent(context: EngineContext, event: EventView): EventJson {
+  const whoName = `${event.who_first_name ?? ''} ${event.who_family_name ?? ''}`.trim();
   return {
     id: event.id,
     url: absoluteUrl(context, apiPaths.event(event.org_id, event.id)),
@@ -20,33 +46,68 @@ export function serializeEvent(context: EngineContext, event: EventRow): EventJs
     org: absoluteUrl(context, apiPaths.org(event.org_id)),
     project: event.project_id === null ? null : absoluteUrl(context, apiPaths.project(event.org_id, event.project_id)),
     project_id: event.project_id,
-    event_type: event.event_type,
+    project_name: event.project_id === null ? null : (event.project_title ?? ''),
     title: event.title,
     notes: event.notes,
+    event_type_id: event.event_type_id,
+    event_type: event.event_type,
+    action: null,
+    contact: event.contact_id === null ? null : absoluteUrl(context, apiPaths.contact(event.org_id, event.contact_id)),
     user: event.user_id === null ? null : absoluteUrl(context, apiPaths.user(event.user_id)),
+    team_members: [],
     created_date: event.created_date,
     modified_date: event.modified_date,
+    completion_date: null,
+    start: null,
+    end: null,
+    duration: null,
+    repeat: null,
+    is_complete: false,
+    is_archived: false,
+    archive_for: null,
+    task_status: null,
+    location_override: null,
+    who:
+      event.user_id === null || event.who_email === null
+        ? null
+        : { display: whoName || event.who_email, email: event.who_email, portrait_image_public_url: null },
   };
 }
 
-export async function insertEvent(
-  trx: Transaction<Database>,
-  context: EngineContext,
-  event: { org_id: number; project_id: number | null; event_type: string; title: string; notes?: string; user_id?: number | null },
-): Promise<EventRow> {
+export interface NewEvent {
+  org_id: number;
+  project_id: number | null;
+  event_type: string;
+  /** Defaults to the id of `event_type` (shared/event-types.ts eventTypeIdOf). */
+  event_type_id?: number;
+  title: string;
+  notes?: string;
+  user_id?: number | null;
+  contact_id?: number | null;
+}
+
+export async function insertEvent(trx: Transaction<Database>, context: EngineContext, event: NewEvent): Promise<EventRow> {
   const now = nowIso(context.clock);
   return trx
     .insertInto('events')
-    .values({ notes: '', user_id: null, ...event, created_date: now, modified_date: now })
+    .values({
+      notes: '',
+      user_id: null,
+      contact_id: null,
+      ...event,
+      event_type_id: event.event_type_id ?? eventTypeIdOf(event.event_type),
+      created_date: now,
+      modified_date: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
 /** Events of each project, oldest first. */
-export async function loadProjectEvents(db: Kysely<Database>, projectIds: readonly number[]): Promise<Map<number, EventRow[]>> {
-  const byProject = new Map<number, EventRow[]>(projectIds.map((id) => [id, []]));
+export async function loadProjectEvents(db: Kysely<Database>, projectIds: readonly number[]): Promise<Map<number, EventView[]>> {
+  const byProject = new Map<number, EventView[]>(projectIds.map((id) => [id, []]));
   if (projectIds.length === 0) return byProject;
-  const rows = await db.selectFrom('events').selectAll().where('project_id', 'in', projectIds).orderBy('id').execute();
+  const rows = await selectEventViews(db).where('events.project_id', 'in', projectIds).orderBy('events.id').execute();
   for (const row of rows) byProject.get(row.project_id!)?.push(row);
   return byProject;
 }
@@ -71,8 +132,8 @@ export async function recordProjectActivity(
     const after = change.after as Snapshot;
     const before = change.before as Snapshot | null;
     const projectId = change.id;
-    const add = async (event_type: EventType, title: string) => {
-      const event = await insertEvent(trx, context, { org_id: orgId, project_id: projectId, event_type, title });
+    const add = async (event_type: EventType, title: string, contactId: number | null = null) => {
+      const event = await insertEvent(trx, context, { org_id: orgId, project_id: projectId, event_type, title, contact_id: contactId });
       await track.event(event.id, { created: true });
     };
     if (!before) await add('project_created', `Project created: ${String(after.title)}`);
@@ -84,10 +145,10 @@ export async function recordProjectActivity(
     // from their own tracked changes: the project's snapshot may leave its file list out.
     for (const file of filesAddedTo(context, projectId, changes)) await add('file_added', `File added: ${String(file.title ?? '')}`);
     const addedContacts = difference(asList(after.contacts_data), asList(before?.contacts_data));
-    for (const contact of addedContacts) await add('contact_added', `Contact added: ${String((contact as Snapshot).display ?? '')}`);
+    for (const contact of addedContacts) await add('contact_added', `Contact added: ${String((contact as Snapshot).display ?? '')}`, await existingContactId(trx, contact));
     // Removals the same way: a contact taken off the project (the contact itself stays in the org).
     const removedContacts = before ? difference(asList(before.contacts_data), asList(after.contacts_data)) : [];
-    for (const contact of removedContacts) await add('contact_removed', `Contact removed: ${String((contact as Snapshot).display ?? '')}`);
+    for (const contact of removedContacts) await add('contact_removed', `Contact removed: ${String((contact as Snapshot).display ?? '')}`, await existingContactId(trx, contact));
   }
 }
 
@@ -104,4 +165,12 @@ function filesAddedTo(context: EngineContext, projectId: number, changes: readon
 function difference(after: unknown[], before: unknown[]): unknown[] {
   const known = new Set(before.map((item) => (item as Snapshot).id));
   return after.filter((item) => !known.has((item as Snapshot).id));
+}
+
+/** The id of a contact in a contacts_data entry, if that contact is still in the store (a contact deleted by this write is not). */
+async function existingContactId(trx: Transaction<Database>, contact: unknown): Promise<number | null> {
+  const id = (contact as Snapshot).id;
+  if (typeof id !== 'number') return null;
+  const row = await trx.selectFrom('contacts').select('id').where('id', '=', id).executeTakeFirst();
+  return row ? id : null;
 }

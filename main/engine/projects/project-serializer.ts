@@ -2,8 +2,8 @@
 // fieldset asked for. Related records are loaded once per page, never per row.
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, ProjectRow, ContactRow, EventRow } from '../store/tables.ts';
-import { loadProjectEvents, serializeEvent } from '../events/events.ts';
+import type { Database, ProjectRow, ContactRow } from '../store/tables.ts';
+import { type EventView, loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { apiPaths, sharePaths } from '../../../shared/api-paths.ts';
@@ -42,7 +42,7 @@ export interface ProjectRelations {
   contacts: Map<number, ContactRow[]>;
   roles: Map<number, RoleWithUser>;
   workflows: OrgWorkflows;
-  events: Map<number, EventRow[]>;
+  events: Map<number, EventView[]>;
   files: Map<number, FileWithTags[]>;
   /** Ids of the contacts above that have a user login (contacts/contact-logins.ts): for customer_proposal_data. */
   contactLogins: Set<number>;
@@ -88,7 +88,7 @@ export async function loadRelations(
     showsAny(fieldset, ['contacts', 'contacts_data', 'customer_proposal_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
     roleIds.length > 0 ? loadRoles(db, orgId, roleIds) : none<RoleWithUser>(),
     loadOrgWorkflows(db, orgId),
-    showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventRow[]>(),
+    showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventView[]>(),
     showsAny(fieldset, ['private_files', 'private_files_data']) ? loadProjectFiles(db, projectIds) : none<FileWithTags[]>(),
   ]);
   const contactLogins = showsField(fieldset, 'customer_proposal_data') ? await loadContactLogins(db, [...contacts.values()].flat()) : new Set<number>();

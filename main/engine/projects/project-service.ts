@@ -1,7 +1,8 @@
 // Reading projects a user may see, and writing them: reference resolution,
 // validation that needs the store, and the one transaction per write.
+import { randomUUID } from 'node:crypto';
 import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
-import type { Database, EventRow, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
+import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { isVisibleTo } from './project-access.ts';
@@ -24,7 +25,7 @@ import { loadProjectFiles, resolveFileReferences, setProjectFiles } from '../fil
 import type { FileWithTags } from '../files/file-serializer.ts';
 import type { RecordSnapshot, SnapshotSource, TrackedModel } from '../changes/record-snapshots.ts';
 import { loadRelations, serializeProject, type ProjectRelations } from './project-serializer.ts';
-import { loadProjectEvents } from '../events/events.ts';
+import { type EventView, loadProjectEvents } from '../events/events.ts';
 import { loadRoles } from '../roles/roles.ts';
 
 /** The view's lists of other tracked records: change capture reads them only when a capture needs them. */
@@ -79,7 +80,7 @@ async function snapshotRelations(
     loadProjectContacts(trx, [row.id]),
     loadRoles(trx, orgId, roleIds),
     loadOrgWorkflows(trx, orgId),
-    lists.has('event') ? loadProjectEvents(trx, [row.id]) : new Map<number, EventRow[]>(),
+    lists.has('event') ? loadProjectEvents(trx, [row.id]) : new Map<number, EventView[]>(),
     lists.has('private_file') ? loadProjectFiles(trx, [row.id]) : new Map<number, FileWithTags[]>(),
   ]);
   return { contacts, roles, workflows, events, files, contactLogins: await loadContactLogins(trx, contacts.get(row.id) ?? []) };
@@ -348,6 +349,9 @@ export async function createProject(context: EngineContext, actor: Actor, input:
       .values({
         // Columns the write did not mention take their defaults from the schema.
         ...(columns as Omit<NewProject, 'org_id' | 'title' | 'attributes' | 'created_date' | 'modified_date'>),
+        // The client's identifier, else a generated v4 UUID (hosted-docs-facts.md 10): in the
+        // record and in every delivery. A project made offline gets it here, and sync's create sends it.
+        identifier: typeof columns.identifier === 'string' && columns.identifier !== '' ? columns.identifier : randomUUID(),
         org_id: actor.org.id,
         ...withTitleSort({ title }),
         attributes: JSON.stringify(attributes),

@@ -158,6 +158,10 @@ export interface EventsTable {
   org_id: number;
   project_id: number | null;
   event_type: string;
+  /** The hosted kind (shared/event-types.ts, migration 0017). */
+  event_type_id: Generated<number>;
+  /** The contact an activity event is about (contact_added, contact_removed), or null. */
+  contact_id: number | null;
   title: string;
   notes: string;
   user_id: number | null;

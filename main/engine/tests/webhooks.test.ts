@@ -188,6 +188,7 @@ describe('webhook delivery', () => {
     const byModel = (model: string) => calls.filter((call) => call.body.model === model);
     assert.equal(byModel('Project').length, 1);
     assert.deepEqual(byModel('Event').map((call) => call.body.fields.event_type).sort(), ['contact_added', 'project_created']);
+    assert.deepEqual(byModel('Event').map((call) => call.body.fields.event_type_id), [29, 29], 'the hosted kind: activity (hosted-docs-facts.md 9)');
     assert.equal(byModel('Project')[0]!.body.fields.events_data.length, 2, 'the project already carries its events');
 
     const workflows = (await server.request('GET', '/api/orgs/1/workflows/', { token })).json;
@@ -199,6 +200,7 @@ describe('webhook delivery', () => {
     const note = await server.request('POST', '/api/orgs/1/events/', { token, body: { project: created.url, title: 'Called the customer', notes: 'Prefers mornings' } });
     assert.equal(note.status, 201);
     assert.equal(note.json.event_type, 'note');
+    assert.equal(note.json.event_type_id, 31);
     const detail = (await server.request('GET', apiPaths.project(1, created.id), { token })).json;
     assert.equal(detail.events_data.length, 4);
     assert.equal(detail.events.length, 4);

@@ -44,6 +44,7 @@ describe('sync', () => {
     const created = await h.local('POST', '/api/orgs/1/projects/', { title: 'Made in the van', address: '5 Field Road', contacts_new: [{ first_name: 'Vera', family_name: 'Van', email: 'vera@example.com' }] });
     assert.equal(created.status, 201);
     assert.ok(created.json.id >= 1_000_000_000_000, 'a provisional id');
+    assert.match(created.json.identifier, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'its identifier is generated offline (hosted-docs-facts.md 10)');
     const contact = await h.local('POST', '/api/orgs/1/contacts/', { first_name: 'Olly', family_name: 'Offline' });
     assert.equal((await h.local('GET', apiPaths.project(1, created.json.id))).json.title, 'Made in the van', 'reads work offline');
 
@@ -77,6 +78,8 @@ describe('sync', () => {
     assert.equal(rekeyed.title, 'Made in the van');
     assert.equal(rekeyed.contacts_data[0].id, remoteMade[0].contacts_data[0].id, 'its contact re-keyed too');
     assert.equal(rekeyed.custom_data, null, 'the client op marker stays out of the local copy');
+    assert.equal((await h.remote('GET', apiPaths.project(1, remoteId))).json.identifier, created.json.identifier, 'the remote keeps the identifier made offline');
+    assert.equal(rekeyed.identifier, created.json.identifier);
     const remoteContacts = (await h.remote('GET', '/api/orgs/1/contacts/?search=Olly')).json;
     assert.equal(remoteContacts.length, 1);
     assert.equal((await h.local('GET', apiPaths.contact(1, contact.json.id))).status, 404);
