@@ -22,6 +22,7 @@ import * as changeLog from './migrations/0011-change-log.ts';
 import * as titleSort from './migrations/0012-title-sort.ts';
 import * as photoExif from './migrations/0013-photo-exif.ts';
 import * as eventTypesIdentifiers from './migrations/0017-event-types-identifiers.ts';
+import * as designedProjects from './migrations/0020-designed-projects.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0012-title-sort': titleSort,
   '0013-photo-exif': photoExif,
   '0017-event-types-identifiers': eventTypesIdentifiers,
+  '0020-designed-projects': designedProjects,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

@@ -27,6 +27,8 @@ const DC_OPTIMIZER_EFFICIENCY = 0.995;
 /** Makers whose inverters or parts put a DC optimiser on the panels. */
 const OPTIMIZER_MAKERS = ['SolarEdge', 'Tigo'];
 const PROJECT_BATCH = 200;
+/** Designs decoded at once to count the systems of projects a page skips. */
+const SKIP_CHUNK = 50;
 const MAX_CACHED_COUNTS = 500_000;
 
 const fieldsetParam = z
@@ -160,19 +162,19 @@ export async function listSystems(context: EngineContext, actor: Actor, query: S
     if (batch.length === 0) return rows;
     after = batch[batch.length - 1]!.id;
 
-    // Skipping: projects whose count is not known yet are decoded (all of this batch's at once).
-    if (skip > 0) {
-      const unknown = batch.filter((project) => cache.get(project.id)?.key !== project.design_key).map((project) => project.id);
-      if (unknown.length > 0) {
-        for (const project of await designsOf(context, unknown)) {
-          const key = batch.find((candidate) => candidate.id === project.id)?.design_key ?? '';
-          cache.set(project.id, { key, count: Math.min(projectDesign(project)?.systems.length ?? 0, SYSTEMS_PER_PROJECT) });
-        }
-      }
-    }
+    // Skipping: a project whose count is not known yet is decoded, with the next few
+    // unknown ones (about as many as the rows still to skip, at most SKIP_CHUNK).
     let index = 0;
     while (index < batch.length && skip > 0) {
-      const count = cache.get(batch[index]!.id)?.count ?? 0;
+      const project = batch[index]!;
+      if (cache.get(project.id)?.key !== project.design_key) {
+        const unknown = batch.slice(index).filter((candidate) => cache.get(candidate.id)?.key !== candidate.design_key).slice(0, Math.min(SKIP_CHUNK, skip));
+        const keys = new Map(unknown.map((candidate) => [candidate.id, candidate.design_key]));
+        for (const row of await designsOf(context, [...keys.keys()])) {
+          cache.set(row.id, { key: keys.get(row.id)!, count: Math.min(projectDesign(row)?.systems.length ?? 0, SYSTEMS_PER_PROJECT) });
+        }
+      }
+      const count = cache.get(project.id)?.count ?? 0;
       if (count > skip) break;
       skip -= count;
       index++;

@@ -328,15 +328,33 @@ describe('systems', () => {
     for (const row of basicRows) assert.equal(row.org, `${server.baseUrl}${apiPaths.org(2)}`);
   });
 
-  test('systems: two systems with the same id in a design still get ids of their own, each resolving to its system', async () => {
+  test('systems: systems with the same id in a design still get ids of their own, each resolving to its system; a changed design is counted again', async () => {
     const design = await designOf(1, 7, admin);
     const twin: ProjectDesign = structuredClone(design);
     const [first] = twin.systems;
-    twin.systems = [first!, { ...structuredClone(first!), uuid: '11111111-2222-4333-8444-555555555555', name: 'Twin' }];
+    assert.ok(design.systems.length < 3);
+    twin.systems = [
+      first!,
+      { ...structuredClone(first!), uuid: '11111111-2222-4333-8444-555555555555', name: 'Twin' },
+      { ...structuredClone(first!), uuid: '11111111-2222-4333-8444-666666666666', name: 'Triplet' },
+    ];
     await server.engine.context.db.updateTable('projects').set({ design: encodeDesign(twin) }).where('id', '=', 7).execute();
+    // A page that starts past project 7 comes first: its count of systems is read again from the changed design.
+    const later = (await systemsList(1, admin, '?fieldset=list&limit=10&page=3')).json as Array<{ uuid: string }>;
+    const paged: string[] = [];
+    for (let page = 1; ; page++) {
+      const rows = (await systemsList(1, admin, `?fieldset=list&limit=4&page=${page}`)).json as Array<{ uuid: string }>;
+      paged.push(...rows.map((row) => row.uuid));
+      if (rows.length < 4) break;
+    }
+    const whole = (await systemsList(1, admin, '?fieldset=list&limit=1000')).json as Array<{ uuid: string }>;
+    assert.deepEqual(paged, whole.map((row) => row.uuid));
+    assert.ok(whole.findIndex((row) => row.uuid === '11111111-2222-4333-8444-666666666666') < 20, 'project 7 is before page 3');
+    assert.deepEqual(later.map((row) => row.uuid), whole.slice(20, 30).map((row) => row.uuid));
+    assert.ok(paged.includes('11111111-2222-4333-8444-555555555555'), 'the new system is listed');
     const entries = (await details(1, 7, admin)).json.systems as Array<{ id: number; uuid: string }>;
-    assert.equal(entries.length, 2);
-    assert.notEqual(entries[0]!.id, entries[1]!.id);
+    assert.equal(entries.length, 3);
+    assert.equal(new Set(entries.map((entry) => entry.id)).size, 3);
     for (const entry of entries) assert.equal((await systemDetail(1, entry.id, admin)).json.uuid, entry.uuid);
     const listed = (await systemsList(1, admin, '?fieldset=list&project=7')).json as Array<{ id: number; uuid: string }>;
     assert.deepEqual(listed.map((row) => [row.id, row.uuid]), entries.map((entry) => [entry.id, entry.uuid]), 'a changed design is read again');
