@@ -54,6 +54,7 @@ test('a stage of another workflow is chosen from the picker and saved', async ({
   expect((await app.api<Project>('GET', apiPaths.project(1, 12))).body.stage).toBe(2);
   await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
   await expect(picker).toHaveValue(String(sold.id));
+  await expect(panel.locator('.stage-picker')).toContainText('Stage · Commercial');
   // The list row's badge names the new stage.
   await expect(page.getByTestId('project-row').first()).toContainText('Sold');
 

@@ -16,7 +16,11 @@ export function StagePicker({ project }: { project: ProjectDetailJson }) {
   const title = current ? `${current.workflow.title}: ${current.stage.title}` : undefined;
   return (
     <label className="stage-picker" title={title}>
-      <span>Stage</span>
+      <span>
+        Stage
+        {/* With several workflows to choose from, the chosen stage's workflow is named beside it. */}
+        {groups.length > 1 && current ? <span className="stage-picker-workflow"> · {current.workflow.title}</span> : null}
+      </span>
       <select
         aria-label="Stage"
         title={title}
