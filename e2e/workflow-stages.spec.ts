@@ -66,5 +66,15 @@ test('a stage of another workflow is chosen from the picker and saved', async ({
   const filter = page.getByRole('combobox', { name: 'Filter by stage' });
   await expect(filter.locator('optgroup[label="Commercial"] option')).toHaveCount(7);
   await expect(filter.locator('optgroup[label="Retired workflow"]')).toHaveCount(0);
+
+  // A workflow made elsewhere while the window is open (as sync brings one): a project
+  // moved to one of its stages makes the window read the workflows again.
+  const service = (await app.api<Workflow>('POST', apiPaths.workflows(1), { title: 'Service calls' })).body;
+  const qualified = service.workflow_stages.find((stage) => stage.title === 'Qualified')!;
+  const moved = await app.api('PATCH', apiPaths.project(1, 12), { workflow: { workflow_id: service.id, active_stage_id: qualified.id } });
+  expect(moved.status).toBe(200);
+  await expect(page.getByTestId('project-row').first()).toContainText('Qualified');
+  await expect(picker.locator('optgroup[label="Service calls"]')).toHaveCount(1);
+  await expect(picker).toHaveValue(String(qualified.id));
   expect(pageProblems(page)).toEqual([]);
 });

@@ -16,9 +16,18 @@ interface OrgState {
   status: 'idle' | 'loading' | 'ready' | 'error';
   error: string | null;
   load(orgId: number): Promise<void>;
+  /**
+   * Reads the workflows again when a project is at a stage this window does not
+   * know (a workflow made or changed elsewhere and pulled by sync): at most once
+   * every WORKFLOW_REFRESH_MS, one request at a time.
+   */
+  refreshWorkflowsFor(stageId: number | null | undefined): void;
 }
 
-export const useOrgStore = create<OrgState>((set) => ({
+const WORKFLOW_REFRESH_MS = 10_000;
+let lastWorkflowRefresh = 0;
+
+export const useOrgStore = create<OrgState>((set, get) => ({
   orgId: null,
   org: null,
   workflows: [],
@@ -37,6 +46,18 @@ export const useOrgStore = create<OrgState>((set) => ({
     } catch (error) {
       set({ status: 'error', error: messageOf(error) });
     }
+  },
+  refreshWorkflowsFor(stageId) {
+    const { orgId, status, workflows } = get();
+    if (stageId == null || orgId === null || status !== 'ready' || stageById(workflows, stageId)) return;
+    const now = Date.now();
+    if (now - lastWorkflowRefresh < WORKFLOW_REFRESH_MS) return;
+    lastWorkflowRefresh = now;
+    void apiOk(z.array(workflowJsonSchema), 'GET', apiPaths.workflows(orgId), { query: { limit: 1000 } })
+      .then((fresh) => {
+        if (get().orgId === orgId) set({ workflows: fresh });
+      })
+      .catch(() => undefined); // the next unknown stage asks again; the list keeps working meanwhile
   },
 }));
 
