@@ -24,6 +24,9 @@ export const apiPaths = {
   roles: (orgId: number) => `${orgPath(orgId)}roles/`,
   role: (orgId: number, id: number) => `${orgPath(orgId)}roles/${id}/`,
   workflows: (orgId: number) => `${orgPath(orgId)}workflows/`,
+  workflow: (orgId: number, id: number) => `${orgPath(orgId)}workflows/${id}/`,
+  /** A stage's action, as the hosted record's `url` names it (hosted-docs-facts.md 3); SolarDesk serves no route there. */
+  workflowAction: (orgId: number, id: number) => `${orgPath(orgId)}actions/${id}/`,
   events: (orgId: number) => `${orgPath(orgId)}events/`,
   event: (orgId: number, id: number) => `${orgPath(orgId)}events/${id}/`,
   webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,

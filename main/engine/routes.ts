@@ -17,6 +17,7 @@ import { registerConnectedOrgRoutes } from './connected-orgs/connected-org-route
 import { notFound } from './http/errors.ts';
 import { registerEventRoutes } from './events/event-routes.ts';
 import { registerWebhookRoutes } from './webhooks/webhook-routes.ts';
+import { registerWorkflowRoutes } from './workflows/workflow-routes.ts';
 import { enforceThrottle, throttleActionOf } from './throttle/throttle-hook.ts';
 import { ROOF_TYPES, findRoofType } from '../../shared/roof-types.ts';
 import { absoluteUrl } from './context.ts';
@@ -60,6 +61,7 @@ export async function registerRoutes(
       answerConditionalGets(scope, context, ORG_SCOPE_PREFIX);
       const orgScope = scope.withTypeProvider<ZodTypeProvider>();
       registerOrgRoutes(orgScope, context);
+      registerWorkflowRoutes(orgScope, context);
       registerProjectRoutes(orgScope, context);
       registerContactRoutes(orgScope, context);
       registerRoleRoutes(orgScope, context);

@@ -63,7 +63,16 @@ let tagCount = 0;
 
 const ORG_ROUTES: Record<string, RouteRule> = {
   'GET /api/orgs/{org_id}/': { expect: all(200) },
-  'GET /api/orgs/{org_id}/workflows/': { expect: all(200) },
+  // Workflows (docs/http-api.md "Workflows"): every role reads them; only admins write.
+  'GET /api/orgs/{org_id}/workflows/': { expect: all(200), query: 'is_default=false&is_archived=false' },
+  'POST /api/orgs/{org_id}/workflows/': { expect: adminOnly(201), body: () => ({ title: 'Access matrix workflow', description: 'access matrix' }) },
+  'GET /api/orgs/{org_id}/workflows/{id}/': { expect: all(200) },
+  // New stages only: the fixture workflow's old ones (no project at them) are removed.
+  'PUT /api/orgs/{org_id}/workflows/{id}/': {
+    expect: adminOnly(200),
+    body: () => ({ title: 'Access matrix workflow', workflow_stages: [{ title: 'Access', milestone: 0, actions: [{ id: 'newAction-0', title: 'Call' }] }] }),
+  },
+  'DELETE /api/orgs/{org_id}/workflows/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('workflow') }) },
   'GET /api/orgs/{org_id}/projects/': { expect: all(200) },
   'POST /api/orgs/{org_id}/projects/': { expect: all(201), body: () => ({ title: 'Access matrix project' }) },
   'GET /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200) },

@@ -31,9 +31,11 @@ export interface OrgRecords {
   connection: number;
   /** The admin's upload, completed. */
   upload: string;
+  /** A workflow the admin made (POST), not the default, no project in it. */
+  workflow: number;
 }
 
-export type RecordKind = 'project' | 'contact' | 'event' | 'webhook' | 'file' | 'connection' | 'upload' | 'openUpload';
+export type RecordKind = 'project' | 'contact' | 'event' | 'webhook' | 'file' | 'connection' | 'upload' | 'openUpload' | 'workflow';
 
 /** A multipart body as bytes, fields first, then the file part (name `file_contents` unless told). */
 export function multipartBytes(
@@ -99,6 +101,8 @@ export class RecordMaker {
         const multipart = multipartBytes({ title: label }, { fileName: `fixture-${this.org}-${this.made}.txt`, bytes: Buffer.from(`${label}\n`) });
         return String((await this.send((token) => multipartRequest(apiPaths.privateFiles(this.org), token, multipart))).json.id);
       }
+      case 'workflow':
+        return String((await this.call('POST', apiPaths.workflows(this.org), { title: label, description: 'made by the hardening suite' })).json.id);
       case 'connection': {
         // Every org asks Lapsed Solar (org 3), which can never answer: the request stays pending.
         return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { connected_org: 3, connected_org_name: 'Lapsed Solar' })).json.id);
@@ -167,6 +171,7 @@ export class RecordMaker {
       fileVersion: versions[0]!.id,
       connection: Number(await this.make('connection')),
       upload: await this.make('upload'),
+      workflow: Number(await this.make('workflow')),
     };
   }
 }
@@ -182,6 +187,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   private_files: 'file',
   connected_orgs: 'connection',
   systems: 'system',
+  workflows: 'workflow',
 };
 
 /**

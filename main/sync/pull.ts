@@ -157,7 +157,7 @@ export async function pullSmallList(sync: SyncContext, list: SmallList, removeMi
   switch (list) {
     case 'workflow': {
       const workflows = await listAll(sync, apiPaths.workflows(sync.orgId), 'workflow');
-      if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items));
+      if (workflows) await sync.db.transaction().execute((trx) => upsertWorkflows(trx, sync.orgId, workflows.items, workflows.complete));
       return { changed: 0, complete: workflows?.complete !== false };
     }
     case 'role': {

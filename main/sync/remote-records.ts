@@ -9,7 +9,7 @@ import { contactJsonSchema } from '../../shared/schemas/contact.ts';
 import { eventJsonSchema } from '../../shared/schemas/event.ts';
 import { webhookJsonSchema } from '../../shared/schemas/webhook.ts';
 import { roleJsonSchema } from '../../shared/schemas/role.ts';
-import { workflowJsonSchema, workflowStageJsonSchema } from '../../shared/schemas/org.ts';
+import { workflowActionJsonSchema, workflowJsonSchema, workflowStageJsonSchema } from '../../shared/schemas/workflow.ts';
 import { fileTagJsonSchema, privateFileJsonSchema, uploadJsonSchema } from '../../shared/schemas/private-file.ts';
 import { projectDetailJsonSchema, projectWorkflowJsonSchema } from '../../shared/schemas/project.ts';
 import { ROLE_REFERENCE_FIELDS, type RoleReferenceField } from '../../shared/project-fields.ts';
@@ -20,8 +20,13 @@ const remoteContact = contactJsonSchema.partial().required({ id: true }).loose()
 const remoteEvent = eventJsonSchema.partial().required({ id: true }).loose();
 const remoteWebhook = webhookJsonSchema.partial().required({ id: true }).loose();
 const remoteFileTag = fileTagJsonSchema.partial().required({ id: true }).loose();
+const remoteWorkflowStage = workflowStageJsonSchema
+  .extend({ actions: z.array(workflowActionJsonSchema.partial().required({ id: true }).loose()) })
+  .partial()
+  .required({ id: true })
+  .loose();
 const remoteWorkflow = workflowJsonSchema
-  .extend({ stages: z.array(workflowStageJsonSchema.partial().required({ id: true }).loose()) })
+  .extend({ workflow_stages: z.array(remoteWorkflowStage) })
   .partial()
   .required({ id: true })
   .loose();

@@ -50,14 +50,69 @@ export async function reserveProvisionalIds(trx: Trx): Promise<void> {
   }
 }
 
-export async function upsertWorkflows(trx: Trx, orgId: number, workflows: RemoteWorkflow[]): Promise<void> {
+/**
+ * The remote's workflows as it lists them (hosted-docs-facts.md 3): stages in
+ * `workflow_stages` with their `order` and actions. Within a listed workflow, the
+ * stages and actions the remote no longer sends go; a stage a replica project
+ * still points at is kept, archived, until the project's own pull moves it.
+ * `complete`: the list was read to its end, so a workflow it lacks is gone too.
+ */
+export async function upsertWorkflows(trx: Trx, orgId: number, workflows: RemoteWorkflow[], complete = false): Promise<void> {
+  const stageInUse = async (stageId: number) =>
+    (await trx.selectFrom('projects').select('id').where('active_stage_id', '=', stageId).limit(1).executeTakeFirst()) !== undefined;
+  const removeStage = async (stageId: number) => {
+    await trx.deleteFrom('workflow_actions').where('stage_id', '=', stageId).execute();
+    if (await stageInUse(stageId)) await trx.updateTable('workflow_stages').set({ is_archived: 1 }).where('id', '=', stageId).execute();
+    else await trx.deleteFrom('workflow_stages').where('id', '=', stageId).execute();
+  };
   for (const workflow of workflows) {
-    const row = { id: workflow.id, org_id: orgId, title: workflow.title ?? '', is_default: flag(workflow.is_default) };
+    const row = {
+      id: workflow.id,
+      org_id: orgId,
+      title: workflow.title ?? '',
+      description: workflow.description ?? '',
+      is_default: flag(workflow.is_default),
+      is_archived: flag(workflow.is_archived),
+      created_date: workflow.created_date ?? '',
+      modified_date: workflow.modified_date ?? '',
+    };
     await trx.insertInto('workflows').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
-    for (const [position, stage] of (workflow.stages ?? []).entries()) {
-      const stageRow = { id: stage.id, workflow_id: workflow.id, title: stage.title ?? '', milestone: stage.milestone ?? 0, position: stage.position ?? position };
+    const stages = workflow.workflow_stages ?? [];
+    const listedStageIds = new Set(stages.map((stage) => stage.id));
+    for (const [position, stage] of stages.entries()) {
+      const stageRow = {
+        id: stage.id,
+        workflow_id: workflow.id,
+        title: stage.title ?? '',
+        milestone: stage.milestone ?? 0,
+        position: stage.order ?? position,
+        is_archived: flag(stage.is_archived),
+      };
       await trx.insertInto('workflow_stages').values(stageRow).onConflict((conflict) => conflict.column('id').doUpdateSet(stageRow)).execute();
+      const actions = stage.actions ?? [];
+      for (const [actionPosition, action] of actions.entries()) {
+        const actionRow = { id: action.id, stage_id: stage.id, title: action.title ?? '', position: actionPosition };
+        await trx.insertInto('workflow_actions').values(actionRow).onConflict((conflict) => conflict.column('id').doUpdateSet(actionRow)).execute();
+      }
+      let gone = trx.deleteFrom('workflow_actions').where('stage_id', '=', stage.id);
+      if (actions.length > 0) gone = gone.where('id', 'not in', actions.map((action) => action.id));
+      await gone.execute();
     }
+    const known = await trx.selectFrom('workflow_stages').select('id').where('workflow_id', '=', workflow.id).execute();
+    for (const { id } of known) if (!listedStageIds.has(id)) await removeStage(id);
+  }
+  if (!complete) return;
+  const listedIds = new Set(workflows.map((workflow) => workflow.id));
+  const known = await trx.selectFrom('workflows').select('id').where('org_id', '=', orgId).execute();
+  for (const { id } of known) {
+    if (listedIds.has(id)) continue;
+    const inUse = await trx.selectFrom('projects').select('id').where('workflow_id', '=', id).limit(1).executeTakeFirst();
+    if (inUse) {
+      await trx.updateTable('workflows').set({ is_archived: 1, is_default: 0 }).where('id', '=', id).execute();
+      continue;
+    }
+    for (const stage of await trx.selectFrom('workflow_stages').select('id').where('workflow_id', '=', id).execute()) await removeStage(stage.id);
+    await trx.deleteFrom('workflows').where('id', '=', id).execute();
   }
 }
 

@@ -1,5 +1,5 @@
-// The organisation (GET /api/orgs/<org>/, which clients also use to test a token)
-// and its workflows, as the API answers them.
+// The organisation (GET /api/orgs/<org>/, which clients also use to test a token),
+// as the API answers it. Its workflows: shared/schemas/workflow.ts.
 import { z } from 'zod';
 
 export const orgJsonSchema = z.object({
@@ -15,21 +15,3 @@ export const orgJsonSchema = z.object({
   role_id: z.number().int().describe("the caller's role in the organisation"),
 });
 export type OrgJson = z.infer<typeof orgJsonSchema>;
-
-export const workflowStageJsonSchema = z.object({
-  id: z.number().int(),
-  title: z.string(),
-  milestone: z.number().int(),
-  position: z.number().int(),
-});
-export type WorkflowStageJson = z.infer<typeof workflowStageJsonSchema>;
-
-export const workflowJsonSchema = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  org_id: z.number().int(),
-  title: z.string(),
-  is_default: z.boolean(),
-  stages: z.array(workflowStageJsonSchema),
-});
-export type WorkflowJson = z.infer<typeof workflowJsonSchema>;

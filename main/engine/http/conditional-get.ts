@@ -26,6 +26,7 @@ export const CONDITIONAL_GET_ROUTES: readonly string[] = [
   '/roles/',
   '/roles/:id/',
   '/workflows/',
+  '/workflows/:id/',
   '/file_tags/',
   '/file_tags/:id/',
   '/webhooks/',

@@ -1,12 +1,10 @@
-// GET /api/orgs/<org>/ (clients use it to test a token) and the org's workflows.
+// GET /api/orgs/<org>/ (clients use it to test a token). Its workflows: workflows/workflow-routes.ts.
 import type { TypedApp } from '../http/app.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { API_PLANS } from '../../../shared/plans.ts';
-import { loadOrgWorkflows, serializeWorkflows } from '../workflows/workflows.ts';
-import { orgJsonSchema, workflowJsonSchema, type OrgJson } from '../../../shared/schemas/org.ts';
-import { z } from 'zod';
+import { orgJsonSchema, type OrgJson } from '../../../shared/schemas/org.ts';
 
 export function registerOrgRoutes(app: TypedApp, context: EngineContext): void {
   app.get('/', { prefixTrailingSlash: 'slash', schema: { tags: ['orgs'], summary: 'Get the organisation', response: { 200: orgJsonSchema } } }, async (request) => {
@@ -24,10 +22,5 @@ export function registerOrgRoutes(app: TypedApp, context: EngineContext): void {
       role_id: role.id,
     };
     return json;
-  });
-
-  app.get('/workflows/', { schema: { tags: ['workflows'], summary: 'List workflows and their stages', response: { 200: z.array(workflowJsonSchema) } } }, async (request) => {
-    const { org } = actorOf(request);
-    return serializeWorkflows(context, org.id, await loadOrgWorkflows(context.db, org.id));
   });
 }

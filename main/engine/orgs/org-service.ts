@@ -45,7 +45,7 @@ export async function createOrg(
     if (org.id !== undefined) await advanceIdSequence(trx, 'orgs');
     const workflow = await trx
       .insertInto('workflows')
-      .values({ org_id: created.id, title: DEFAULT_WORKFLOW.title, is_default: 1 })
+      .values({ org_id: created.id, title: DEFAULT_WORKFLOW.title, is_default: 1, created_date: created.created_date, modified_date: created.created_date })
       .returning('id')
       .executeTakeFirstOrThrow();
     await trx

@@ -280,6 +280,8 @@ async function resolveWrite(
     const workflow = workflows.workflows.find((candidate) => candidate.id === workflowId);
     if (!workflow) {
       errors.workflow = [`Workflow ${String(workflowId)} does not exist in this organisation.`];
+    } else if (workflow.is_archived === 1 && workflow.id !== existing?.workflow_id) {
+      errors.workflow = [`Workflow "${workflow.title}" is archived: choose a stage of another workflow.`];
     } else if (requestedStage === undefined) {
       const firstStage = firstStageOf(workflows, workflow.id);
       if (!firstStage) errors.workflow = ['This workflow has no stages.'];
@@ -292,6 +294,8 @@ async function resolveWrite(
       if (!stage) errors.active_stage_id = [`Stage ${requestedStage} does not exist.`];
       else if (stage.workflow_id !== workflow.id) {
         errors.active_stage_id = [`Stage ${requestedStage} belongs to another workflow than ${workflow.id}.`];
+      } else if (stage.is_archived === 1 && stage.id !== existing?.active_stage_id) {
+        errors.active_stage_id = [`Stage "${stage.title}" is archived: choose another stage.`];
       } else {
         columns.workflow_id = workflow.id;
         columns.active_stage_id = stage.id;

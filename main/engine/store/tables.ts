@@ -72,6 +72,11 @@ export interface WorkflowsTable {
   org_id: number;
   title: string;
   is_default: Flag;
+  /** Migration 0014 (issue 16): the hosted record's description, archived flag and dates. */
+  description: Generated<string>;
+  is_archived: Generated<Flag>;
+  created_date: string;
+  modified_date: string;
 }
 
 export interface WorkflowStagesTable {
@@ -79,6 +84,16 @@ export interface WorkflowStagesTable {
   workflow_id: number;
   title: string;
   milestone: number;
+  /** The API's `order`. */
+  position: number;
+  is_archived: Generated<Flag>;
+}
+
+/** A stage's actions (migration 0014): the steps a project at that stage goes through. */
+export interface WorkflowActionsTable {
+  id: Generated<number>;
+  stage_id: number;
+  title: string;
   position: number;
 }
 
@@ -450,6 +465,7 @@ export interface Database {
   tokens: TokensTable;
   workflows: WorkflowsTable;
   workflow_stages: WorkflowStagesTable;
+  workflow_actions: WorkflowActionsTable;
   projects: ProjectsTable;
   contacts: ContactsTable;
   project_contacts: ProjectContactsTable;
@@ -475,6 +491,7 @@ export type ContactRow = Selectable<ContactsTable>;
 export type NewContact = Insertable<ContactsTable>;
 export type WorkflowRow = Selectable<WorkflowsTable>;
 export type StageRow = Selectable<WorkflowStagesTable>;
+export type WorkflowActionRow = Selectable<WorkflowActionsTable>;
 export type PrivateFileRow = Selectable<PrivateFilesTable>;
 export type NewPrivateFile = Insertable<PrivateFilesTable>;
 export type PrivateFileVersionRow = Selectable<PrivateFileVersionsTable>;

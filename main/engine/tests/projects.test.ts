@@ -234,7 +234,7 @@ describe('projects', () => {
   test('the stage changes through workflow.active_stage_id; stage follows the milestone; bad stages are 400', async () => {
     const workflows = (await server.request('GET', '/api/orgs/1/workflows/', { token })).json;
     assert.equal(workflows.length, 1);
-    const stages = workflows[0].stages as Array<{ id: number; milestone: number; title: string }>;
+    const stages = workflows[0].workflow_stages as Array<{ id: number; milestone: number; title: string }>;
     assert.ok(stages.every((stage) => typeof stage.id === 'number' && typeof stage.title === 'string' && stage.milestone >= 0 && stage.milestone <= 4));
     const installed = stages.find((stage) => stage.milestone === 3)!;
     const body = { workflow: { workflow_id: workflows[0].id, active_stage_id: installed.id }, active_stage_id: installed.id };
@@ -250,9 +250,9 @@ describe('projects', () => {
     assert.equal(unknown.status, 400);
     const basicToken = await server.tokenFor(DEMO_USERS.basicAdmin);
     const basicWorkflow = (await server.request('GET', '/api/orgs/2/workflows/', { token: basicToken })).json[0];
-    const foreignStage = await server.request('PATCH', `${projectsPath}6/`, { token, body: { workflow: { workflow_id: workflows[0].id, active_stage_id: basicWorkflow.stages[0].id } } });
+    const foreignStage = await server.request('PATCH', `${projectsPath}6/`, { token, body: { workflow: { workflow_id: workflows[0].id, active_stage_id: basicWorkflow.workflow_stages[0].id } } });
     assert.equal(foreignStage.status, 400);
-    const foreignWorkflow = await server.request('PATCH', `${projectsPath}6/`, { token, body: { workflow: { workflow_id: basicWorkflow.id, active_stage_id: basicWorkflow.stages[0].id } } });
+    const foreignWorkflow = await server.request('PATCH', `${projectsPath}6/`, { token, body: { workflow: { workflow_id: basicWorkflow.id, active_stage_id: basicWorkflow.workflow_stages[0].id } } });
     assert.equal(foreignWorkflow.status, 400);
     assert.equal((await server.request('GET', `${projectsPath}6/`, { token })).json.active_stage_id, stages[0]!.id);
   });

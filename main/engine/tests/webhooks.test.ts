@@ -192,7 +192,7 @@ describe('webhook delivery', () => {
     assert.equal(byModel('Project')[0]!.body.fields.events_data.length, 2, 'the project already carries its events');
 
     const workflows = (await server.request('GET', '/api/orgs/1/workflows/', { token })).json;
-    const sold = workflows[0].stages.find((stage: { milestone: number }) => stage.milestone === 2);
+    const sold = workflows[0].workflow_stages.find((stage: { milestone: number }) => stage.milestone === 2);
     await server.request('PATCH', apiPaths.project(1, created.id), { token, body: { active_stage_id: sold.id } });
     const events = (await server.request('GET', `${apiPaths.events(1)}?project=${created.id}`, { token })).json;
     assert.deepEqual(events.map((event: { event_type: string }) => event.event_type), ['stage_changed', 'contact_added', 'project_created']);

@@ -25,7 +25,7 @@ describe('sync', () => {
     }
     assert.deepEqual(localDetail.contacts_data.map((c: { email: string }) => c.email), remoteDetail.contacts_data.map((c: { email: string }) => c.email));
     assert.equal((await h.local('GET', '/api/orgs/1/roles/')).json.length, (await h.remote('GET', '/api/orgs/1/roles/')).json.length);
-    assert.deepEqual((await h.local('GET', '/api/orgs/1/workflows/')).json[0].stages, (await h.remote('GET', '/api/orgs/1/workflows/')).json[0].stages);
+    assert.deepEqual((await h.local('GET', '/api/orgs/1/workflows/')).json[0].workflow_stages, (await h.remote('GET', '/api/orgs/1/workflows/')).json[0].workflow_stages);
     const status = (await h.local('GET', '/api/orgs/1/sync/status/')).json;
     for (const field of ['state', 'pending', 'conflicts', 'last_synced_at', 'next_attempt_at', 'remote_reachable']) assert.ok(field in status, field);
     assert.equal(status.remote_reachable, true);

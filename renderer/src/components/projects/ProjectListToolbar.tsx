@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { MILESTONES } from '../../../../shared/project-fields.ts';
-import { useOrgStore } from '../../stores/org-store.ts';
+import { pickableWorkflows, useOrgStore } from '../../stores/org-store.ts';
 import { PROJECT_ORDERINGS, type StageFilter, useProjectsStore } from '../../stores/projects-store.ts';
 
 export function ProjectListToolbar() {
@@ -54,9 +54,9 @@ export function ProjectListToolbar() {
               </option>
             ))}
           </optgroup>
-          {workflows.map((workflow) => (
+          {pickableWorkflows(workflows).map(({ workflow, stages }) => (
             <optgroup key={workflow.id} label={workflow.title}>
-              {workflow.stages.map((stage) => (
+              {stages.map((stage) => (
                 <option key={stage.id} value={`stage:${stage.id}`}>
                   {stage.title}
                 </option>

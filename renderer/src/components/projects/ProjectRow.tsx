@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useEffect } from 'react';
 import type { ProjectStudioJson } from '../../../../shared/schemas/project.ts';
 import { stageById, useOrgStore } from '../../stores/org-store.ts';
 import { formatDate } from '../../format.ts';
@@ -17,7 +17,11 @@ interface ProjectRowProps {
 }
 
 export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted, isOpen, isUnsynced, hasConflict, onOpen }: ProjectRowProps) {
-  const stage = useOrgStore((state) => stageById(state.workflows, project.workflow?.active_stage_id ?? project.active_stage_id));
+  const stageId = project.workflow?.active_stage_id ?? project.active_stage_id;
+  const stage = useOrgStore((state) => stageById(state.workflows, stageId));
+  useEffect(() => {
+    if (!stage) useOrgStore.getState().refreshWorkflowsFor(stageId);
+  }, [stage, stageId]);
   const contacts = project.contacts_data.map((contact) => contact.display).join(', ');
   const title = project.title || project.address || `Project ${project.id}`;
   const sub = [[project.locality, project.state].filter(Boolean).join(', '), contacts].filter(Boolean).join(' · ');
