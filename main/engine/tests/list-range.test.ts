@@ -55,6 +55,7 @@ describe('range on lists', () => {
       apiPaths.fileTags(1),
       apiPaths.connectedOrgs(1),
       apiPaths.webhookProcessLogs(1),
+      apiPaths.webhookQueueModels(1),
     ];
     for (const path of lists) {
       const all = await list(withQuery(path, 'fieldset=list&limit=1000'));
