@@ -28,7 +28,7 @@ export const ORG_NAME_MAX_LENGTH = 200;
  */
 export const orgWriteSchema = z.object({
   name: z
-    .union([z.string(), z.number().transform(String)], {
+    .string({
       error: (issue) => (issue.input === undefined ? 'This field is required.' : issue.input === null ? 'This field may not be null.' : 'Not a valid string.'),
     })
     .transform((name) => name.trim())

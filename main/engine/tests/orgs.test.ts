@@ -46,13 +46,14 @@ describe('the org resource', () => {
     assert.deepEqual(put.json, before);
   });
 
-  test('PUT without a name, or with a blank or too long one, is a 400 on name and changes nothing', async () => {
+  test('PUT without a name, or with a blank, too long or non-text one, is a 400 on name and changes nothing', async () => {
     const before = (await server.request('GET', apiPaths.org(1), { token: admin })).json;
     for (const [body, message] of [
       [{}, 'This field is required.'],
       [{ name: '   ' }, 'This field may not be blank.'],
       [{ name: null }, 'This field may not be null.'],
       [{ name: 'x'.repeat(201) }, 'Ensure this field has no more than 200 characters.'],
+      [{ name: 5 }, 'Not a valid string.'],
     ] as const) {
       const put = await server.request('PUT', apiPaths.org(1), { token: admin, body });
       assert.equal(put.status, 400, JSON.stringify(body));
