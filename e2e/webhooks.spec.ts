@@ -132,6 +132,37 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   const [, , resent] = await receiver.waitForCalls(3, 30_000);
   expect(resent!.body).toEqual(call!.body);
   await expect(page.getByTestId('delivery-row')).toHaveCount(2, { timeout: 20_000 });
+
+  // The log's search (the API's `search`) narrows the rows; Download CSV saves them (format=csv).
+  const search = page.getByRole('searchbox', { name: 'Search the delivery log' });
+  await search.fill('no-such-attempt');
+  await expect(page.getByText('No attempts match')).toBeVisible();
+  await search.fill('UPDATE 3');
+  await expect(page.getByTestId('delivery-row')).toHaveCount(2);
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download CSV' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^webhook-\d+-deliveries-\d{4}-\d{2}-\d{2}\.csv$/);
+  const csv = await new Promise<string>((resolve, reject) => {
+    void download.createReadStream().then((stream) => {
+      let text = '';
+      stream.on('data', (chunk) => (text += chunk));
+      stream.on('end', () => resolve(text));
+      stream.on('error', reject);
+    }, reject);
+  });
+  const lines = csv.trimEnd().split('\r\n');
+  expect(lines[0]).toMatch(/^url,org,webhook,created_date,modified_date,successful,model_name,model_pk,event_queue_name,event_id,event_name,event_timestamp,notes,id/);
+  expect(lines).toHaveLength(3);
+  for (const [width, height] of [
+    [800, 600],
+    [1920, 1080],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.getByTestId('delivery-log').scrollIntoViewIfNeeded();
+    await screenshotBothThemes(page, `webhooks-log-search-${width}x${height}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
   expect(pageProblems(page)).toEqual([]);
 });
 

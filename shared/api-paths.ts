@@ -32,6 +32,11 @@ export const apiPaths = {
   webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,
   webhook: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/`,
   webhookProcessLogs: (orgId: number) => `${orgPath(orgId)}webhook_process_logs/`,
+  /** One delivery attempt of the log: each row's `url`. */
+  webhookProcessLog: (orgId: number, id: number) => `${orgPath(orgId)}webhook_process_logs/${id}/`,
+  /** The deliveries still waiting (hosted docs: Webhooks Queue). */
+  webhookQueueModels: (orgId: number) => `${orgPath(orgId)}webhook_queue_models/`,
+  webhookQueueModel: (orgId: number, id: number) => `${orgPath(orgId)}webhook_queue_models/${id}/`,
   /** Sends a sample payload to the webhook's endpoint now and answers how it went (POST): SolarDesk's extension. */
   webhookTest: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/test/`,
   /** What one logged attempt sent and the endpoint's answer status (GET): SolarDesk's extension. */

@@ -36,6 +36,8 @@ export interface EngineContext {
   readonly changes: ChangeFeed;
   /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */
   webhookWorker: WebhookDeliveryWorker | null;
+  /** A replica (a sync agent's copy of a remote org) holds what the remote says; unset: a server. */
+  readonly role?: 'server' | 'replica';
 }
 
 /** An absolute URL for a path of this server. */

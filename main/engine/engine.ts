@@ -165,6 +165,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     files: fileSettings(options),
     changes: new ChangeFeed(),
     webhookWorker: null,
+    role: options.role ?? 'server',
     ...(fetchMissingBlob ? { fetchMissingBlob: (file: PrivateFileRow, fetchOptions?: FetchBlobOptions) => fetchMissingBlob(context, file, fetchOptions) } : {}),
   };
   for (const source of [projectSnapshots, contactSnapshots, eventSnapshots, webhookSnapshots, privateFileSnapshots]) registerSnapshotSource(context, source);

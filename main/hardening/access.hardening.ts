@@ -73,6 +73,8 @@ const ORG_ROUTES: Record<string, RouteRule> = {
     body: () => ({ title: 'Access matrix workflow', workflow_stages: [{ title: 'Access', milestone: 0, actions: [{ id: 'newAction-0', title: 'Call' }] }] }),
   },
   'DELETE /api/orgs/{org_id}/workflows/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('workflow') }) },
+  // hosted docs: Orgs. Only admins rename the org; the name is put back as it was (the matrix checks names).
+  'PUT /api/orgs/{org_id}/': { expect: adminOnly(200), body: (home) => ({ name: ORG_NAMES[home.org] }) },
   'GET /api/orgs/{org_id}/projects/': { expect: all(200) },
   'POST /api/orgs/{org_id}/projects/': { expect: all(201), body: () => ({ title: 'Access matrix project' }) },
   'GET /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200) },
@@ -120,6 +122,10 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(200), body: () => ({ enabled: false }) },
   'DELETE /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('webhook') }) },
   'GET /api/orgs/{org_id}/webhook_process_logs/': { expect: adminOnly(200) },
+  // hosted docs: Webhooks Logs, Webhooks Queue: admin-only like every webhook route.
+  'GET /api/orgs/{org_id}/webhook_process_logs/{id}/': { expect: adminOnly(200) },
+  'GET /api/orgs/{org_id}/webhook_queue_models/': { expect: adminOnly(200) },
+  'GET /api/orgs/{org_id}/webhook_queue_models/{id}/': { expect: adminOnly(200) },
   // SolarDesk's webhook set-up extension: admin-only like every webhook route.
   'POST /api/orgs/{org_id}/webhooks/{id}/test/': { expect: adminOnly(200) },
   'GET /api/orgs/{org_id}/webhook_process_logs/{id}/payload/': { expect: adminOnly(200) },

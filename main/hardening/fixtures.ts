@@ -22,6 +22,8 @@ export interface OrgRecords {
   webhook: number;
   /** A delivery attempt in the org's webhook log (refused: its endpoint is on loopback). */
   webhookLog: number;
+  /** A delivery still waiting in the webhook queue (its webhook turned off). */
+  webhookQueueModel: number;
   /** The admin's, attached to no project. */
   file: number;
   /** Its signed `file_contents` link, as a path with its query. */
@@ -144,6 +146,22 @@ export class RecordMaker {
     }
   }
 
+  /**
+   * One delivery waiting in the webhook queue: a webhook on a name that never
+   * resolves, fired by a new contact and turned off at once, so its delivery stays
+   * pending (a failed lookup is retried, never given up within the run).
+   */
+  async makeWebhookQueueEntry(): Promise<number> {
+    const webhook = (await this.call('POST', apiPaths.webhooks(this.org), { endpoint: 'https://queue.hardening.invalid/hook', enabled: true, debug: false, trigger_fields: ['contact.*'] }))
+      .json as { id: number; url: string };
+    await this.make('contact');
+    await this.call('PATCH', apiPaths.webhook(this.org, webhook.id), { enabled: false });
+    const entries = (await this.call('GET', `${apiPaths.webhookQueueModels(this.org)}?limit=1000`)).json as Array<{ id: number; webhook: string }>;
+    const entry = entries.find((candidate) => candidate.webhook === webhook.url);
+    if (!entry) throw new Error(`no waiting delivery in org ${this.org}'s webhook queue`);
+    return entry.id;
+  }
+
   /** One record of each kind, plus the ids the org already has. */
   async makeAll(project: number): Promise<OrgRecords> {
     const org = (await this.call('GET', apiPaths.org(this.org))).json as { role_id: number };
@@ -166,6 +184,7 @@ export class RecordMaker {
       event: Number(await this.make('event', project)),
       webhook: Number(await this.make('webhook')),
       webhookLog: await this.makeWebhookLog(),
+      webhookQueueModel: await this.makeWebhookQueueEntry(),
       file,
       fileLink: `${link.pathname}${link.search}`,
       fileVersion: versions[0]!.id,
@@ -184,6 +203,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   events: 'event',
   webhooks: 'webhook',
   webhook_process_logs: 'webhookLog',
+  webhook_queue_models: 'webhookQueueModel',
   private_files: 'file',
   connected_orgs: 'connection',
   systems: 'system',

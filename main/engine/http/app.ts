@@ -18,6 +18,7 @@ import { ApiError, drfFieldErrors } from './errors.ts';
 import type { EngineContext } from '../context.ts';
 import { registerRoutes } from '../routes.ts';
 import { endConnectionsOnceIdleWhenClosing } from './graceful-close.ts';
+import { useListRange } from './list-query.ts';
 
 export interface AppOptions {
   /** pino level, or false for no logging (tests). */
@@ -70,6 +71,8 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
 
   acceptJsonLikeRealClients(app);
   answerErrorsLikeDrf(app);
+  // `range=[first,last]` on every list, in one place (http/list-query.ts).
+  app.addHook('preHandler', async (request) => useListRange(request.query));
   const methodsByRoute = collectRouteMethods(app);
 
   await app.register(swagger, {

@@ -4,6 +4,8 @@ import type { Database, NewRole, OrgRow, RoleRow } from '../store/tables.ts';
 import { type Clock, nowIso, todayIso } from '../clock.ts';
 import { type ApiPlan, API_PLANS, FREE_TRIAL_DAYS } from '../../../shared/plans.ts';
 import { advanceIdSequence } from '../store/sequences.ts';
+import type { EngineContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
 
 /** Every new org gets this workflow; each stage belongs to a legacy milestone (service.md 3). */
 export const DEFAULT_WORKFLOW = {
@@ -173,4 +175,22 @@ export function findMemberRole(db: Kysely<Database>, orgId: number, userId: numb
     .where('user_id', '=', userId)
     .orderBy('id')
     .executeTakeFirst();
+}
+
+/**
+ * Renames the org (PUT /api/orgs/<org>/, admins only: the route checks). A replica
+ * refuses: its org row is the remote's, and sync carries records, not the org.
+ * Writing `orgs` bumps the auth counters (store/write-generations.ts), so every
+ * cached caller and org row is read again, and the change feed announces it
+ * (model `org`) so the app's org store reloads.
+ */
+export async function updateOrg(context: EngineContext, actor: { org: OrgRow; user: { id: number } }, input: { name: string }): Promise<OrgRow> {
+  if (context.role === 'replica') {
+    throw new ApiError(409, {
+      detail: 'This copy of the organisation is synced from a remote server: rename the organisation there; this copy shows the new name after the next sign-in.',
+    });
+  }
+  const updated = await context.db.updateTable('orgs').set({ name: input.name }).where('id', '=', actor.org.id).returningAll().executeTakeFirstOrThrow();
+  context.orgs.forget(actor.org.id);
+  return updated;
 }

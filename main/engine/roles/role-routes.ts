@@ -5,13 +5,20 @@ import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
+import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
 import { findRole, roleWriteSchema, selectRoles, serializeRole } from './roles.ts';
 import { updateRole } from './role-service.ts';
 import { roleJsonSchema } from '../../../shared/schemas/role.ts';
 
 const params = z.object({ org_id: z.string(), id: idParam });
 const tags = ['roles'];
+
+/** The roles list's orderings (hosted docs: Roles): `id` or `is_admin`, `-` for descending; ties by id. */
+const ROLE_ORDERING_FIELDS = ['id', 'is_admin'] as const;
+const listQuery = z.object({
+  ...pagingQuery,
+  fieldset: z.enum(['list']).optional().catch(undefined).describe('The list fieldset: the roles list has one shape, so it changes nothing.'),
+});
 
 export function registerRoleRoutes(app: TypedApp, context: EngineContext): void {
   const findOrgRole = async (orgId: number, id: number) => {
@@ -20,10 +27,13 @@ export function registerRoleRoutes(app: TypedApp, context: EngineContext): void 
     return role;
   };
 
-  app.get('/roles/', { schema: { tags, summary: 'List the org’s roles', querystring: z.object(pagingQuery), response: { 200: z.array(roleJsonSchema) } } }, async (request) => {
+  app.get('/roles/', { schema: { tags, summary: 'List the org’s roles', querystring: listQuery, response: { 200: z.array(roleJsonSchema) } } }, async (request) => {
     const actor = actorOf(request);
-    const { page, limit } = request.query;
-    const rows = await selectRoles(context.db, actor.org.id).orderBy('roles.id').limit(limit).offset(pageOffset({ page, limit })).execute();
+    const { page, limit, ordering } = request.query;
+    const order = readOrdering(ordering, ROLE_ORDERING_FIELDS, { field: 'id', direction: 'asc' });
+    let query = selectRoles(context.db, actor.org.id).orderBy(`roles.${order.field}`, order.direction);
+    if (order.field !== 'id') query = query.orderBy('roles.id', order.direction);
+    const rows = await query.limit(limit).offset(pageOffset({ page, limit })).execute();
     return rows.map((role) => serializeRole(context, role, actor.org.name));
   });
 

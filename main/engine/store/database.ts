@@ -21,6 +21,7 @@ import * as scaleOut from './migrations/0006-scale-out.ts';
 import * as sync from './migrations/0004-sync.ts';
 import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
 import * as titleSort from './migrations/0012-title-sort.ts';
+import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
 import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-throttles.ts';
 import * as workflows from './migrations/0014-workflows.ts';
 import * as writeGenerations from './migrations/0010-write-generations.ts';
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0013-photo-exif': photoExif,
   '0014-workflows': workflows,
   '0017-event-types-identifiers': eventTypesIdentifiers,
+  '0018-webhook-log-queue': webhookLogQueue,
   '0020-designed-projects': designedProjects,
 };
 

@@ -248,6 +248,8 @@ export interface WebhookDeliveriesTable {
   /** The process whose worker is delivering it now (its claim), and until when the claim holds. */
   claimed_by: string | null;
   claimed_until: string | null;
+  /** When the worker holding the claim took it (migration 0018); null while no worker holds it. The queue's `processing_started_at`. */
+  processing_started_at: string | null;
 }
 
 export interface WebhookProcessLogsTable {

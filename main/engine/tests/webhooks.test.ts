@@ -218,7 +218,8 @@ describe('webhook delivery', () => {
     assert.equal(log.length, 3);
     assert.deepEqual(log.map((row: { successful: boolean }) => row.successful), [true, false, false], 'newest first');
     for (const row of log) {
-      for (const field of ['webhook', 'created_date', 'successful', 'model_name', 'model_pk', 'event_id', 'event_name', 'event_timestamp', 'notes', 'id']) assert.ok(field in row, field);
+      for (const field of ['url', 'org', 'webhook', 'created_date', 'modified_date', 'successful', 'model_name', 'model_pk', 'event_queue_name', 'event_id', 'event_name', 'event_timestamp', 'notes', 'id']) assert.ok(field in row, field);
+      assert.match(row.event_timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'an ISO 8601 date-time (hosted docs: Webhooks Logs)');
       assert.equal(row.webhook, webhook.url);
       assert.equal(row.model_name, 'Project');
       assert.equal(row.model_pk, 16);

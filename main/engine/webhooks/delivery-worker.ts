@@ -131,7 +131,7 @@ export class WebhookDeliveryWorker {
    */
   async releaseStaleClaims(): Promise<void> {
     if (this.context.store.shared) return;
-    await this.context.db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null }).where('claimed_by', 'is not', null).execute();
+    await this.context.db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until: null, processing_started_at: null }).where('claimed_by', 'is not', null).execute();
   }
 
   /** Look for due deliveries now (called after a change is queued). */
@@ -323,7 +323,7 @@ export class WebhookDeliveryWorker {
     const { db, store } = this.context;
     return db
       .updateTable('webhook_deliveries')
-      .set({ claimed_by: this.workerId, claimed_until: until })
+      .set({ claimed_by: this.workerId, claimed_until: until, processing_started_at: now })
       .where('id', 'in', (builder) =>
         builder
           .selectFrom('webhook_deliveries')
@@ -349,7 +349,7 @@ export class WebhookDeliveryWorker {
   private async release(ids: number[]): Promise<void> {
     await this.context.db
       .updateTable('webhook_deliveries')
-      .set({ claimed_by: null, claimed_until: null })
+      .set({ claimed_by: null, claimed_until: null, processing_started_at: null })
       .where('id', 'in', ids)
       .where('claimed_by', '=', this.workerId)
       .execute();
@@ -380,6 +380,7 @@ export class WebhookDeliveryWorker {
             finished_at: outcome.successful || givingUp ? at.toISOString() : null,
             claimed_by: null,
             claimed_until: null,
+            processing_started_at: null,
           })
           .where('id', '=', delivery.id)
           // A claim that lapsed (this process stalled past it) belongs to another worker now; its outcome counts.

@@ -7,16 +7,21 @@ import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { type Actor, actorOf } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
-import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
+import { idParam, pageOffset, pagingQuery, searchParam } from '../http/list-query.ts';
+import { sendCsv } from '../http/csv.ts';
+import { LOG_SEARCH_WINDOW, readLogRows, readQueue, readQueueEntry } from './webhook-log.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { SOLARDESK_EXTENSION_TAG, extensionDescription } from '../http/extensions.ts';
-import { logPayload, logRowsJson, redeliver, testDelivery } from './webhook-tools.ts';
+import { findLogRow, logPayload, logRowsJson, redeliver, testDelivery } from './webhook-tools.ts';
 import { serializeWebhook, webhookCreateSchema, webhookUpdateSchema } from './webhook-settings.ts';
 import { createWebhook, deleteWebhook, updateWebhook } from './webhook-service.ts';
 import {
+  WEBHOOK_LOG_CSV_COLUMNS,
+  WEBHOOK_QUEUE_CSV_COLUMNS,
   webhookJsonSchema,
   webhookLogJsonSchema,
+  webhookQueueModelJsonSchema,
   webhookLogPayloadJsonSchema,
   webhookRedeliverJsonSchema,
   webhookTestResultJsonSchema,
@@ -71,30 +76,66 @@ export function registerWebhookRoutes(app: TypedApp, context: EngineContext): vo
     return reply.code(204).send();
   });
 
+  const formatParam = z.enum(['json', 'csv']).optional().describe('csv: the same rows as CSV (text/csv, a header row)');
+
   app.get(
     '/webhook_process_logs/',
     {
       schema: {
         tags,
-        summary: 'Delivery attempts, newest first (filter by webhook)',
-        querystring: z.object({ ...pagingQuery, webhook: z.string().optional() }),
+        summary: 'Delivery attempts, newest first (filter by webhook, search, format=csv)',
+        description:
+          `\`search\`: words found (case-insensitively) in a row's model name, event name, notes, record id, event id, row id or webhook endpoint, every word in some field; ` +
+          `it looks through the newest ${LOG_SEARCH_WINDOW} attempts. \`format=csv\` answers the same rows as text/csv.`,
+        querystring: z.object({ ...pagingQuery, webhook: z.string().optional(), search: searchParam(), format: formatParam }),
         response: { 200: z.array(webhookLogJsonSchema) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = adminOf(request);
-      const { page, limit, webhook } = request.query;
-      let query = context.db.selectFrom('webhook_process_logs').selectAll().where('org_id', '=', actor.org.id);
-      if (webhook !== undefined) {
-        // The org is the admin's whatever the reference says: the query is scoped to it already.
-        const id = parseOrgReference(webhook, 'webhooks')?.id;
-        if (id === undefined) return [];
-        query = query.where('webhook_id', '=', id);
-      }
-      const rows = await query.orderBy('id', 'desc').limit(limit).offset(pageOffset({ page, limit })).execute();
-      return logRowsJson(context, actor.org.id, rows);
+      const { page, limit, webhook, search, format } = request.query;
+      let webhookId: number | undefined;
+      let rows: Awaited<ReturnType<typeof readLogRows>> = [];
+      // The org is the admin's whatever the reference says: the query is scoped to it already.
+      if (webhook !== undefined) webhookId = parseOrgReference(webhook, 'webhooks')?.id ?? -1;
+      if (webhookId !== -1) rows = await readLogRows(context, { orgId: actor.org.id, webhookId, search, limit, offset: pageOffset({ page, limit }) });
+      const json = await logRowsJson(context, actor.org.id, rows);
+      if (format === 'csv') return sendCsv(reply, 'webhook_process_logs.csv', WEBHOOK_LOG_CSV_COLUMNS, json);
+      return json;
     },
   );
+
+  app.get('/webhook_process_logs/:id/', { schema: { tags, summary: 'One delivery attempt', params, response: { 200: webhookLogJsonSchema } } }, async (request) => {
+    const actor = adminOf(request);
+    const [row] = await logRowsJson(context, actor.org.id, [await findLogRow(context, actor.org.id, request.params.id)]);
+    return row!;
+  });
+
+  app.get(
+    '/webhook_queue_models/',
+    {
+      schema: {
+        tags,
+        summary: 'Deliveries still waiting to be sent, oldest first (format=csv)',
+        querystring: z.object({ ...pagingQuery, format: formatParam }),
+        response: { 200: z.array(webhookQueueModelJsonSchema) },
+      },
+    },
+    async (request, reply) => {
+      const actor = adminOf(request);
+      const { page, limit, format } = request.query;
+      const json = await readQueue(context, actor.org.id, { limit, offset: pageOffset({ page, limit }) });
+      if (format === 'csv') return sendCsv(reply, 'webhook_queue_models.csv', WEBHOOK_QUEUE_CSV_COLUMNS, json);
+      return json;
+    },
+  );
+
+  app.get('/webhook_queue_models/:id/', { schema: { tags, summary: 'One delivery still waiting', params, response: { 200: webhookQueueModelJsonSchema } } }, async (request) => {
+    const actor = adminOf(request);
+    const entry = await readQueueEntry(context, actor.org.id, request.params.id);
+    if (!entry) throw notFound();
+    return entry;
+  });
 
   app.post(
     '/webhooks/:id/test/',

@@ -3,15 +3,15 @@
 // title and the endpoint's answer status, a test delivery, redelivering a logged
 // attempt, and the payload each attempt sent. The routes are SolarDesk extensions
 // (webhook-routes.ts); admin-only and counted like the other webhook routes.
-import type { EngineContext } from '../context.ts';
 import type { Selectable } from 'kysely';
 import type { WebhookProcessLogsTable, WebhookRow } from '../store/tables.ts';
 import { ApiError } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
 import { snapshotRecord } from '../changes/record-snapshots.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { absoluteUrl, type EngineContext } from '../context.ts';
 import { cutToPaths } from '../../../shared/webhook-fields.ts';
-import type { WebhookLogJson, WebhookLogPayloadJson, WebhookRedeliverJson, WebhookTestResultJson } from '../../../shared/schemas/webhook.ts';
+import { WEBHOOK_EVENT_QUEUE_NAME, type WebhookLogJson, type WebhookLogPayloadJson, type WebhookRedeliverJson, type WebhookTestResultJson } from '../../../shared/schemas/webhook.ts';
 import { parseFieldList } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
 
@@ -49,26 +49,41 @@ async function recordTitles(context: EngineContext, orgId: number, rows: readonl
   return titles;
 }
 
+/**
+ * The log stores the delivery body's `timestamp` (epoch seconds, as compatibility.md
+ * has the body carry it); the log row shows it as an ISO 8601 date-time, as the
+ * hosted log does (hosted-docs-facts.md 7). Anything else stored is shown as it is.
+ */
+export function isoTimestamp(stored: string): string {
+  if (!/^\d{1,12}$/.test(stored)) return stored;
+  return new Date(Number(stored) * 1000).toISOString();
+}
+
 export async function logRowsJson(context: EngineContext, orgId: number, rows: readonly LogRow[]): Promise<WebhookLogJson[]> {
   const titles = await recordTitles(context, orgId, rows);
   return rows.map((row) => ({
-    id: row.id,
-    webhook: `${context.publicUrl}${apiPaths.webhook(row.org_id, row.webhook_id)}`,
+    url: absoluteUrl(context, apiPaths.webhookProcessLog(row.org_id, row.id)),
+    org: absoluteUrl(context, apiPaths.org(row.org_id)),
+    webhook: absoluteUrl(context, apiPaths.webhook(row.org_id, row.webhook_id)),
     created_date: row.created_date,
+    // A row is written once, when its attempt ends.
+    modified_date: row.created_date,
     successful: row.successful === 1,
     model_name: row.model_name,
     model_pk: row.model_pk,
+    event_queue_name: WEBHOOK_EVENT_QUEUE_NAME,
     event_id: row.event_id,
     event_name: row.event_name,
-    event_timestamp: row.event_timestamp,
+    event_timestamp: isoTimestamp(row.event_timestamp),
     notes: row.notes,
+    id: row.id,
     attempt: row.attempt,
     record_title: titles.get(`${row.model_name}:${row.model_pk}`) ?? null,
     response_status: responseStatusOf(row.notes),
   }));
 }
 
-async function findLogRow(context: EngineContext, orgId: number, id: number): Promise<LogRow> {
+export async function findLogRow(context: EngineContext, orgId: number, id: number): Promise<LogRow> {
   const row = await context.db.selectFrom('webhook_process_logs').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
   if (!row) throw new ApiError(404, { detail: 'Not found.' });
   return row;

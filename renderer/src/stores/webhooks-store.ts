@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { apiDone, apiOk, messageOf } from '../api/api-client.ts';
+import { ApiFailure, apiDone, apiOk, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
 import {
   webhookJsonSchema,
   webhookLogJsonSchema,
@@ -18,6 +18,9 @@ import {
 } from '../../../shared/schemas/webhook.ts';
 import type { WebhookWriteBody } from '../webhooks/webhook-draft.ts';
 
+/** The most attempts one "Download CSV" holds: the API's largest page. */
+export const LOG_CSV_ROWS = 1000;
+
 interface WebhooksState {
   orgId: number | null;
   webhooks: WebhookJson[];
@@ -29,7 +32,10 @@ interface WebhooksState {
   save(id: number | null, body: Partial<WebhookWriteBody>): Promise<WebhookJson>;
   setEnabled(id: number, enabled: boolean): Promise<void>;
   remove(id: number): Promise<void>;
-  loadLog(id: number): Promise<void>;
+  /** The webhook's newest attempts, those matching `search` (the API's log search) when given. */
+  loadLog(id: number, search?: string): Promise<void>;
+  /** The same attempts as CSV text (the API's format=csv), at most LOG_CSV_ROWS of them. */
+  logCsv(id: number, search?: string): Promise<string>;
   /** Sends a sample payload to the webhook's endpoint now (SolarDesk's extension route). */
   testDelivery(id: number): Promise<WebhookTestResultJson>;
   /** What a logged attempt sent, and the answer status. */
@@ -94,12 +100,21 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       set({ webhooks: get().webhooks.filter((webhook) => webhook.id !== id) });
     },
 
-    async loadLog(id) {
+    async loadLog(id, search) {
       const orgId = orgIdOrThrow();
       const rows = await apiOk(z.array(webhookLogJsonSchema), 'GET', apiPaths.webhookProcessLogs(orgId), {
-        query: { webhook: apiPaths.webhook(orgId, id), limit: 100 },
+        query: { webhook: apiPaths.webhook(orgId, id), limit: 100, ...(search?.trim() ? { search: search.trim() } : {}) },
       });
       set({ logs: { ...get().logs, [id]: rows } });
+    },
+
+    async logCsv(id, search) {
+      const orgId = orgIdOrThrow();
+      const response = await apiRequest<string>('GET', apiPaths.webhookProcessLogs(orgId), {
+        query: { webhook: apiPaths.webhook(orgId, id), limit: LOG_CSV_ROWS, format: 'csv', ...(search?.trim() ? { search: search.trim() } : {}) },
+      });
+      if (response.status >= 300 || typeof response.body !== 'string') throw new ApiFailure(describeFailure(response), response.status, {});
+      return response.body;
     },
 
     testDelivery(id) {

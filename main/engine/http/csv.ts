@@ -1,0 +1,31 @@
+// CSV answers (`format=csv` on the webhook log and queue, hosted docs: Webhooks
+// Logs, Webhooks Queue): RFC 4180, a header row, CRLF line ends. No CSV package is
+// a dependency, and writing CSV is small: a value is quoted when it holds a comma,
+// a quote, a CR or LF, or starts or ends with a space, and a quote inside is
+// doubled. Booleans are `true`/`false`, null is empty, objects are their JSON.
+// A value starting with =, +, - or @ is sent as it is: this is data for programs,
+// and a spreadsheet user opening it is warned by the spreadsheet.
+import type { FastifyReply } from 'fastify';
+
+export type CsvValue = string | number | boolean | null | undefined | object;
+
+export function csvField(value: CsvValue): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The rows as CSV under a header of `columns`, in that order; each line ends with CRLF. */
+export function toCsv(columns: readonly string[], rows: readonly Record<string, CsvValue>[]): string {
+  const lines = [columns.map(csvField).join(',')];
+  for (const row of rows) lines.push(columns.map((column) => csvField(row[column])).join(','));
+  return `${lines.map((line) => `${line}\r\n`).join('')}`;
+}
+
+/** Sends rows as a CSV download named `filename`. */
+export function sendCsv(reply: FastifyReply, filename: string, columns: readonly string[], rows: readonly Record<string, CsvValue>[]): FastifyReply {
+  return reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(toCsv(columns, rows));
+}
