@@ -52,7 +52,7 @@ describe('event types', () => {
   test("SolarDesk's activity maps onto the table: project created and contact added 29, stage changed 56, a note 31", async () => {
     const created = (await server.request('POST', apiPaths.projects(1), { token, body: { title: 'Mapped kinds', contacts_new: [{ first_name: 'Kim' }] } })).json;
     const workflows = (await server.request('GET', apiPaths.workflows(1), { token })).json;
-    const sold = workflows[0].stages.find((stage: { milestone: number }) => stage.milestone === 2);
+    const sold = workflows[0].workflow_stages.find((stage: { milestone: number }) => stage.milestone === 2);
     await server.request('PATCH', apiPaths.project(1, created.id), { token, body: { active_stage_id: sold.id } });
     await server.request('POST', apiPaths.events(1), { token, body: { project: created.url, title: 'A note' } });
     const kinds = (await eventsOf(created.id)).map((event) => [event.event_type, event.event_type_id]);
