@@ -82,21 +82,27 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/roles/{id}/': { expect: adminOnly(200), body: () => ({ job_title: 'Access matrix' }) },
   'GET /api/orgs/{org_id}/projects/{id}/systems/details/': { expect: projectRule(200) },
   'GET /api/orgs/{org_id}/projects/{id}/systems/{uuid}/image/': { expect: projectRule(200), query: 'width=64&height=48' },
+  // Connected orgs (facts section 4): everyone reads, admins set up and change. No connection is ever
+  // accepted here, so no project is ever shared across the two orgs (the leak checks stay meaningful).
   'GET /api/orgs/{org_id}/connected_orgs/': { expect: all(200) },
   'POST /api/orgs/{org_id}/connected_orgs/': {
     expect: adminOnly(201),
-    body: (home) => ({ connected_org: home.other, connected_org_name: ORG_NAMES[home.other] }),
-    // Any open request between the two orgs is withdrawn first, so a new one may be made.
-    prepare: async (home, server) => {
-      const token = await server.tokenFor(home.maker.admin);
-      const list = await server.request(jsonRequest('GET', apiPaths.connectedOrgs(home.org), undefined, token));
-      for (const connection of list.json as Array<{ id: number; status: string; org_id: number; connected_org_id: number }>) {
-        if (connection.status === 'declined' || ![connection.org_id, connection.connected_org_id].includes(home.other)) continue;
-        await server.request(jsonRequest('PATCH', apiPaths.connectedOrg(home.org, connection.id), { status: 'declined' }, token));
-      }
-    },
+    body: (home) => ({ org_name: ORG_NAMES[home.other] }),
+    // Any request between the two orgs is withdrawn first, so a new one may be made.
+    prepare: (home) => home.maker.withdrawConnection(ORG_NAMES[home.other]!),
   },
-  'PATCH /api/orgs/{org_id}/connected_orgs/{id}/': { expect: adminOnly(200), body: () => ({ status: 'declined' }) },
+  'GET /api/orgs/{org_id}/connected_orgs/pending/': { expect: all(200) },
+  // Lapsed Solar never asked anyone: the admin passes the access check and gets the 400 that says so.
+  'POST /api/orgs/{org_id}/connected_orgs/accept_connection/': { expect: adminOnly(400), body: () => ({ org_to_id: 3 }) },
+  'GET /api/orgs/{org_id}/connected_orgs/{id}/': { expect: all(200) },
+  'PATCH /api/orgs/{org_id}/connected_orgs/{id}/': { expect: adminOnly(200), body: () => ({ is_active: true }) },
+  'DELETE /api/orgs/{org_id}/connected_orgs/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.askPartner(ORG_NAMES[home.other]!) }) },
+  'GET /api/orgs/{org_id}/permissions_role/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/permissions_role/': {
+    expect: adminOnly(201),
+    body: () => ({ role_type: 1, title: 'Access matrix partners', permissions: JSON.stringify({ project: { project: { view: 1, create: 0, edit: 0, delete: 0 } } }) }),
+  },
+  'GET /api/orgs/{org_id}/permissions_role/{id}/': { expect: all(200) },
   'GET /api/orgs/{org_id}/events/': { expect: all(200) },
   'POST /api/orgs/{org_id}/events/': { expect: projectRule(201), body: (home) => ({ title: 'Access matrix note', project: home.records.project }) },
   'GET /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200) },

@@ -27,6 +27,8 @@ export interface OrgRecords {
   /** An earlier version of that file (its contents were replaced once). */
   fileVersion: number;
   connection: number;
+  /** A Teams permissions role (facts section 11). */
+  permissionsRole: number;
   /** The admin's upload, completed. */
   upload: string;
 }
@@ -79,6 +81,23 @@ export class RecordMaker {
     return this.send((token) => jsonRequest(method, urlPath, body, token));
   }
 
+  /**
+   * Removes any connection or request between this org and the org named `name`, either
+   * side (facts section 4: DELETE, or DELETE of a pending item_id), so a new request may be made.
+   */
+  async withdrawConnection(name: string): Promise<void> {
+    const listed = (await this.call('GET', apiPaths.connectedOrgs(this.org))).json as Array<{ id: number; org_name: string }>;
+    const pending = (await this.call('GET', apiPaths.connectedOrgsPending(this.org))).json as Array<{ item_id: number; org_from_name: string }>;
+    const ids = [...listed.filter((row) => row.org_name === name).map((row) => row.id), ...pending.filter((item) => item.org_from_name === name).map((item) => item.item_id)];
+    for (const id of ids) await this.send((token) => jsonRequest('DELETE', apiPaths.connectedOrg(this.org, id), undefined, token), [204]);
+  }
+
+  /** A fresh request from this org to the org named `name` (never accepted): its id. */
+  async askPartner(name: string): Promise<string> {
+    await this.withdrawConnection(name);
+    return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { org_name: name })).json.id);
+  }
+
   /** A fresh record of the kind; returns what a path names it by. */
   async make(kind: RecordKind, project?: number): Promise<string> {
     const label = `Hardening ${kind} ${this.org}-${++this.made}`;
@@ -99,7 +118,7 @@ export class RecordMaker {
       }
       case 'connection': {
         // Every org asks Lapsed Solar (org 3), which can never answer: the request stays pending.
-        return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { connected_org: 3, connected_org_name: 'Lapsed Solar' })).json.id);
+        return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { org_name: 'Lapsed Solar' })).json.id);
       }
       case 'openUpload':
       case 'upload': {
@@ -163,6 +182,13 @@ export class RecordMaker {
       fileLink: `${link.pathname}${link.search}`,
       fileVersion: versions[0]!.id,
       connection: Number(await this.make('connection')),
+      permissionsRole: (
+        await this.call('POST', apiPaths.permissionsRoles(this.org), {
+          role_type: 1,
+          title: `Hardening partners ${this.org}`,
+          permissions: JSON.stringify({ project: { project: { view: 1, create: 0, edit: 0, delete: 0 } } }),
+        })
+      ).json.id as number,
       upload: await this.make('upload'),
     };
   }
@@ -178,6 +204,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   webhook_process_logs: 'webhookLog',
   private_files: 'file',
   connected_orgs: 'connection',
+  permissions_role: 'permissionsRole',
 };
 
 /**
