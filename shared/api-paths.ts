@@ -5,7 +5,7 @@
 // or nowhere.
 
 /** The kinds of org-scoped record, by their path segment: `/api/orgs/<org>/<kind>/<id>/`. */
-export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events' | 'webhooks';
+export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events' | 'webhooks' | 'permissions_role';
 
 const orgPath = (orgId: number) => `/api/orgs/${orgId}/`;
 const privateFilePath = (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`;
@@ -74,6 +74,15 @@ export const apiPaths = {
   changeStream: (orgId: number) => `${orgPath(orgId)}changes/stream/`,
   connectedOrgs: (orgId: number) => `${orgPath(orgId)}connected_orgs/`,
   connectedOrg: (orgId: number, id: number) => `${orgPath(orgId)}connected_orgs/${id}/`,
+  /** Connection requests waiting for this org's answer (GET). */
+  connectedOrgsPending: (orgId: number) => `${orgPath(orgId)}connected_orgs/pending/`,
+  /** Accepts a pending request (POST {org_to_id}). */
+  connectedOrgsAccept: (orgId: number) => `${orgPath(orgId)}connected_orgs/accept_connection/`,
+  /** Partner permissions roles (GET, POST): facts section 11. */
+  permissionsRoles: (orgId: number) => `${orgPath(orgId)}permissions_role/`,
+  permissionsRole: (orgId: number, id: number) => `${orgPath(orgId)}permissions_role/${id}/`,
+  /** Shares or unshares org entities of one type with connected orgs (PUT). */
+  bulkShare: (orgId: number, entityType: string) => `${orgPath(orgId)}bulk/${entityType}/`,
   /** A user (PATCH to make a machine user; GET). The hosted service names users by globalUser below; both resolve. */
   user: (userId: number) => `/auth/users/${userId}/`,
   /** A user as the hosted service names them (a private file's `user`, facts section 15): GET. */

@@ -31,6 +31,8 @@ export interface OrgRecords {
   /** An earlier version of that file (its contents were replaced once). */
   fileVersion: number;
   connection: number;
+  /** A Teams permissions role (facts section 11). */
+  permissionsRole: number;
   /** The admin's upload, completed. */
   upload: string;
   /** A workflow the admin made (POST), not the default, no project in it. */
@@ -85,6 +87,23 @@ export class RecordMaker {
     return this.send((token) => jsonRequest(method, urlPath, body, token));
   }
 
+  /**
+   * Removes any connection or request between this org and the org named `name`, either
+   * side (facts section 4: DELETE, or DELETE of a pending item_id), so a new request may be made.
+   */
+  async withdrawConnection(name: string): Promise<void> {
+    const listed = (await this.call('GET', apiPaths.connectedOrgs(this.org))).json as Array<{ id: number; org_name: string }>;
+    const pending = (await this.call('GET', apiPaths.connectedOrgsPending(this.org))).json as Array<{ item_id: number; org_from_name: string }>;
+    const ids = [...listed.filter((row) => row.org_name === name).map((row) => row.id), ...pending.filter((item) => item.org_from_name === name).map((item) => item.item_id)];
+    for (const id of ids) await this.send((token) => jsonRequest('DELETE', apiPaths.connectedOrg(this.org, id), undefined, token), [204]);
+  }
+
+  /** A fresh request from this org to the org named `name` (never accepted): its id. */
+  async askPartner(name: string): Promise<string> {
+    await this.withdrawConnection(name);
+    return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { org_name: name })).json.id);
+  }
+
   /** A fresh record of the kind; returns what a path names it by. */
   async make(kind: RecordKind, project?: number): Promise<string> {
     const label = `Hardening ${kind} ${this.org}-${++this.made}`;
@@ -107,7 +126,7 @@ export class RecordMaker {
         return String((await this.call('POST', apiPaths.workflows(this.org), { title: label, description: 'made by the hardening suite' })).json.id);
       case 'connection': {
         // Every org asks Lapsed Solar (org 3), which can never answer: the request stays pending.
-        return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { connected_org: 3, connected_org_name: 'Lapsed Solar' })).json.id);
+        return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { org_name: 'Lapsed Solar' })).json.id);
       }
       case 'openUpload':
       case 'upload': {
@@ -189,6 +208,13 @@ export class RecordMaker {
       fileLink: `${link.pathname}${link.search}`,
       fileVersion: versions[0]!.id,
       connection: Number(await this.make('connection')),
+      permissionsRole: (
+        await this.call('POST', apiPaths.permissionsRoles(this.org), {
+          role_type: 1,
+          title: `Hardening partners ${this.org}`,
+          permissions: JSON.stringify({ project: { project: { view: 1, create: 0, edit: 0, delete: 0 } } }),
+        })
+      ).json.id as number,
       upload: await this.make('upload'),
       workflow: Number(await this.make('workflow')),
     };
@@ -208,6 +234,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   connected_orgs: 'connection',
   systems: 'system',
   workflows: 'workflow',
+  permissions_role: 'permissionsRole',
 };
 
 /**
@@ -231,6 +258,8 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'iso2' ? 'AU'
       // A country by its ISO 3166 numeric code (Australia), as the hosted service names it.
       : name === 'country' ? '36'
+      // Bulk entity sharing (facts section 11): one of the documented entity types.
+      : name === 'entity_type' ? 'pricing_schemes'
       : '1';
   }
   return values;

@@ -2,7 +2,9 @@
 // fieldset asked for. Related records are loaded once per page, never per row.
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, ProjectRow, ContactRow } from '../store/tables.ts';
+import type { Database, ProjectRow, ContactRow, ProjectShareRow } from '../store/tables.ts';
+import { loadProjectShares, partnerMayView, sharedWithJson } from '../sharing/project-shares.ts';
+import type { ProjectPermissions } from '../../../shared/schemas/permissions-role.ts';
 import { type EventView, loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -46,6 +48,8 @@ export interface ProjectRelations {
   files: Map<number, FileWithTags[]>;
   /** Ids of the contacts above that have a user login (contacts/contact-logins.ts): for customer_proposal_data. */
   contactLogins: Set<number>;
+  /** `shared_with` entries (sharing/project-shares.ts). */
+  shares: Map<number, ProjectShareRow[]>;
 }
 
 /** The fields a fieldset shows; every field for `detail`. */
@@ -84,15 +88,16 @@ export async function loadRelations(
     : [];
   const projectIds = rows.map((row) => row.id);
   const none = <T>() => Promise.resolve(new Map<number, T>());
-  const [contacts, roles, workflows, events, files] = await Promise.all([
+  const [contacts, roles, workflows, events, files, shares] = await Promise.all([
     showsAny(fieldset, ['contacts', 'contacts_data', 'customer_proposal_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
     roleIds.length > 0 ? loadRoles(db, orgId, roleIds) : none<RoleWithUser>(),
     loadOrgWorkflows(db, orgId),
     showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventView[]>(),
     showsAny(fieldset, ['private_files', 'private_files_data']) ? loadProjectFiles(db, projectIds) : none<FileWithTags[]>(),
+    showsField(fieldset, 'shared_with') ? loadProjectShares(db, projectIds) : none<ProjectShareRow[]>(),
   ]);
   const contactLogins = showsField(fieldset, 'customer_proposal_data') ? await loadContactLogins(db, [...contacts.values()].flat()) : new Set<number>();
-  return { contacts, roles, workflows, events, files, contactLogins };
+  return { contacts, roles, workflows, events, files, contactLogins, shares };
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -122,6 +127,11 @@ export interface ProjectView {
   includeDesign: boolean;
   /** Whose private files view this is; absent for the snapshots webhooks compare, which show every file. */
   fileViewer?: FileViewer;
+  /**
+   * A connected org viewing projects shared to it (docs/access.md "Teams"): its id, and
+   * the permissions role in force for each project (null: none, nothing narrowed).
+   */
+  partner?: { orgId: number; permissions: ReadonlyMap<number, ProjectPermissions | null> };
 }
 
 export function viewFor(actor: Actor): ProjectView {
@@ -245,9 +255,47 @@ export function serializeProject<Shown extends Fieldset>(
       url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
     })),
     design: view.includeDesign ? row.design : null,
+    shared_with: sharedWithJson(context, row.org_id, relations.shares.get(row.id) ?? [], view.partner?.orgId),
   } satisfies Partial<ProjectDetailJson>;
   const json: ProjectDetailJson = Object.assign(base, rest);
+  if (view.partner) narrowForPartner(json, view.partner.permissions.get(row.id) ?? null);
   return pickFieldset(json, fieldset);
+}
+
+/**
+ * What a connected org may see of a project shared to it, by the permissions role
+ * in force (docs/access.md "Teams"): contacts (info_contact_info_basic: names
+ * only; info_contact_info_full: everything), private files (info_documents), the
+ * design and systems (design), notes and activity (manage_notes_activities_actions),
+ * the assigned people (manage_assigned_users). No role: nothing is narrowed.
+ */
+function narrowForPartner(json: ProjectDetailJson, permissions: ProjectPermissions | null): void {
+  if (permissions === null) return;
+  const record = json as unknown as Record<string, unknown>;
+  const full = partnerMayView(permissions, 'info_contact_info_full');
+  if (!full) {
+    if (partnerMayView(permissions, 'info_contact_info_basic')) {
+      record.contacts_data = json.contacts_data.map((contact) => ({ id: contact.id, url: contact.url, first_name: contact.first_name, family_name: contact.family_name }));
+    } else {
+      record.contacts = [];
+      record.contacts_data = [];
+    }
+  }
+  if (!partnerMayView(permissions, 'info_documents')) {
+    record.private_files = [];
+    record.private_files_data = [];
+  }
+  if (!partnerMayView(permissions, 'design')) {
+    record.design = null;
+    record.systems = [];
+  }
+  if (!partnerMayView(permissions, 'manage_notes_activities_actions')) {
+    record.events = [];
+    record.events_data = [];
+  }
+  if (!partnerMayView(permissions, 'manage_assigned_users')) {
+    for (const field of ROLE_FIELDS) record[field] = field === 'assigned_role_accreditation' ? '' : null;
+  }
 }
 
 function pickFieldset<Shown extends Fieldset>(json: ProjectDetailJson, fieldset: Shown): ProjectJsonByFieldset[Shown] {

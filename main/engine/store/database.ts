@@ -8,23 +8,24 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 import { type Dialect, postgresColumnTypes } from './dialect.ts';
-import * as changeLog from './migrations/0011-change-log.ts';
-import * as contactCreator from './migrations/0007-contact-creator.ts';
 import * as core from './migrations/0001-core.ts';
-import * as designedProjects from './migrations/0020-designed-projects.ts';
-import * as eventTypesIdentifiers from './migrations/0017-event-types-identifiers.ts';
 import * as files from './migrations/0002-files.ts';
-import * as foldersUploads from './migrations/0005-folders-uploads.ts';
-import * as photoExif from './migrations/0013-photo-exif.ts';
-import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
-import * as scaleOut from './migrations/0006-scale-out.ts';
-import * as sync from './migrations/0004-sync.ts';
-import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
-import * as titleSort from './migrations/0012-title-sort.ts';
-import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
 import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-throttles.ts';
-import * as workflows from './migrations/0014-workflows.ts';
+import * as sync from './migrations/0004-sync.ts';
+import * as foldersUploads from './migrations/0005-folders-uploads.ts';
+import * as scaleOut from './migrations/0006-scale-out.ts';
+import * as contactCreator from './migrations/0007-contact-creator.ts';
+import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
+import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
 import * as writeGenerations from './migrations/0010-write-generations.ts';
+import * as changeLog from './migrations/0011-change-log.ts';
+import * as titleSort from './migrations/0012-title-sort.ts';
+import * as photoExif from './migrations/0013-photo-exif.ts';
+import * as workflows from './migrations/0014-workflows.ts';
+import * as teams from './migrations/0015-teams.ts';
+import * as eventTypesIdentifiers from './migrations/0017-event-types-identifiers.ts';
+import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
+import * as designedProjects from './migrations/0020-designed-projects.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0012-title-sort': titleSort,
   '0013-photo-exif': photoExif,
   '0014-workflows': workflows,
+  '0015-teams': teams,
   '0017-event-types-identifiers': eventTypesIdentifiers,
   '0018-webhook-log-queue': webhookLogQueue,
   '0020-designed-projects': designedProjects,

@@ -360,15 +360,60 @@ export interface FileUploadPartsTable {
   created_date: string;
 }
 
-/** A request from org_id to connect with connected_org_id, and its answer. */
+/**
+ * One side of a connection between two orgs (migration 0015, facts section 4): the
+ * row of org_id, whose partner is org_to_id. The other side has its own row.
+ */
 export interface ConnectedOrgsTable {
   id: Generated<number>;
   org_id: number;
-  connected_org_id: number;
-  status: 'pending' | 'accepted' | 'declined';
-  requested_by_user_id: number;
+  org_to_id: number;
+  /** This side has the connection enabled: sharing pauses both ways while either side is not. */
+  is_active: Flag;
+  /** This side agreed: the asking side at once, the asked side when it accepts. */
+  accepted: Flag;
+  /** The permissions role used by default when this org shares a project to the partner. */
+  permission_role_id: number | null;
+  /** JSON array of role ids of this org told when the partner shares a project here. */
+  notify_roles: string;
+  requested_by_user_id: number | null;
   created_date: string;
   modified_date: string;
+}
+
+/** A partner permissions role (role_type 1) or a custom role (0) of an org (facts section 11). */
+export interface PermissionsRolesTable {
+  id: Generated<number>;
+  org_id: number;
+  role_type: number;
+  title: string;
+  /** The JSON text {"project": {<area>: {view, create, edit, delete}}}. */
+  permissions: string;
+  /** permissions.project.project.view: 0 hides the projects shared with this role entirely. */
+  project_view: Flag;
+  created_date: string;
+  modified_date: string;
+}
+
+/** One entry of a project's `shared_with`: the project shown to org_id (a partner). */
+export interface ProjectSharesTable {
+  project_id: number;
+  org_id: number;
+  permission_role_id: number | null;
+  is_shared: Flag;
+  /** The entry's place in `shared_with`. */
+  position: number;
+  created_date: string;
+  modified_date: string;
+}
+
+/** An org entity (pricing scheme, action...) shared to a connected org by the bulk route. */
+export interface EntitySharesTable {
+  org_id: number;
+  entity_type: string;
+  entity_id: number;
+  shared_org_id: number;
+  created_date: string;
 }
 
 export type OutboxStatus = 'pending' | 'in_flight' | 'parked' | 'held';
@@ -479,6 +524,9 @@ export interface Database {
   file_uploads: FileUploadsTable;
   file_upload_parts: FileUploadPartsTable;
   connected_orgs: ConnectedOrgsTable;
+  permissions_roles: PermissionsRolesTable;
+  project_shares: ProjectSharesTable;
+  entity_shares: EntitySharesTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -501,6 +549,8 @@ export type FileTagRow = Selectable<FileTagsTable>;
 export type FileUploadRow = Selectable<FileUploadsTable>;
 export type FileUploadPartRow = Selectable<FileUploadPartsTable>;
 export type ConnectedOrgRow = Selectable<ConnectedOrgsTable>;
+export type PermissionsRoleRow = Selectable<PermissionsRolesTable>;
+export type ProjectShareRow = Selectable<ProjectSharesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;

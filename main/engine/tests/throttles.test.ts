@@ -110,12 +110,14 @@ describe('throttle quotas', () => {
       const basic = await server.tokenFor(DEMO_USERS.basicAdmin);
       for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', '/api/orgs/1/connected_orgs/', { token: sunrise })).status, 200);
       assertThrottled(await server.request('GET', '/api/orgs/1/connected_orgs/', { token: sunrise }));
-      const created = await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { connected_org: 2, connected_org_name: 'Basic Solar' } });
+      const created = await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { org_name: 'Basic Solar' } });
       assert.equal(created.status, 201, created.text);
-      assertThrottled(await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { connected_org: 2, connected_org_name: 'Basic Solar' } }));
-      const accepted = await server.request('PATCH', apiPaths.connectedOrg(2, created.json.id), { token: basic, body: { status: 'accepted' } });
+      assertThrottled(await server.request('POST', '/api/orgs/1/connected_orgs/', { token: sunrise, body: { org_name: 'Lapsed Solar' } }));
+      const disabled = await server.request('PATCH', apiPaths.connectedOrg(1, created.json.id), { token: sunrise, body: { is_active: false } });
+      assert.equal(disabled.status, 200, disabled.text);
+      assertThrottled(await server.request('PATCH', apiPaths.connectedOrg(1, created.json.id), { token: sunrise, body: { is_active: true } }));
+      const accepted = await server.request('POST', apiPaths.connectedOrgsAccept(2), { token: basic, body: { org_to_id: 1 } });
       assert.equal(accepted.status, 200, accepted.text);
-      assertThrottled(await server.request('PATCH', apiPaths.connectedOrg(2, created.json.id), { token: basic, body: { status: 'declined' } }));
     });
   });
 
