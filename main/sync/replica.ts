@@ -284,7 +284,7 @@ async function prepareSharedProject(trx: Trx, orgId: number, ownerOrgId: number,
   const workflowId = project.workflow?.workflow_id;
   const stageId = project.workflow?.active_stage_id ?? project.active_stage_id;
   if (workflowId !== undefined && stageId !== undefined) {
-    await trx.insertInto('workflows').values({ id: workflowId, org_id: ownerOrgId, title: '', is_default: 0 }).onConflict((conflict) => conflict.column('id').doNothing()).execute();
+    await trx.insertInto('workflows').values({ id: workflowId, org_id: ownerOrgId, title: '', is_default: 0, created_date: EPOCH, modified_date: EPOCH }).onConflict((conflict) => conflict.column('id').doNothing()).execute();
     const stage = { id: stageId, workflow_id: workflowId, title: '', milestone: project.stage ?? 0, position: 0 };
     await trx.insertInto('workflow_stages').values(stage).onConflict((conflict) => conflict.column('id').doNothing()).execute();
   }
