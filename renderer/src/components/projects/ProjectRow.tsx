@@ -3,6 +3,7 @@ import type { ProjectStudioJson } from '../../../../shared/schemas/project.ts';
 import { stageById, useOrgStore } from '../../stores/org-store.ts';
 import { formatDate } from '../../format.ts';
 import { Badge } from '../common/Badge.tsx';
+import { SharingMarker } from '../project/SharingMarker.tsx';
 
 export const PROJECT_ROW_HEIGHT = 68;
 
@@ -52,6 +53,7 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
               Unsynced
             </Badge>
           )}
+          <SharingMarker project={project} />
           {stage && <Badge tone="info">{stage.title}</Badge>}
         </span>
         <span className="row-date" title={[project.identifier, `changed ${formatDate(project.modified_date)}`].filter(Boolean).join(' · ')}>
