@@ -6,7 +6,7 @@
 // in Settings > Organisation; nothing is faked.
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, type Locator, type Page, test } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, startSolarDesk } from './support/solardesk.ts';
 
 const screenshotDir = path.join(repoRoot, 'test-results/screenshots/connections');
@@ -40,10 +40,11 @@ async function switchOrg(page: Page, name: string) {
 }
 
 /** Screenshots at 800x600 and 1920x1080, light and dark; fails when the page scrolls sideways. */
-async function shoot(page: Page, name: string) {
+async function shoot(page: Page, name: string, subject?: Locator) {
   fs.mkdirSync(screenshotDir, { recursive: true });
   for (const size of SIZES) {
     await page.setViewportSize(size);
+    await subject?.scrollIntoViewIfNeeded();
     for (const theme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: theme });
       await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
@@ -78,13 +79,13 @@ test('an admin asks a partner by its exact name, the partner accepts, and each s
   await expect(row).toContainText('Basic Solar');
   await expect(row.getByTestId('connection-state')).toHaveText('Waiting for the partner');
   await expect(name).toHaveValue('');
-  await shoot(page, 'settings-waiting');
+  await shoot(page, 'settings-waiting', row);
 
   // Basic Solar's admin sees the request and accepts it.
   await switchOrg(page, 'Basic Solar');
   const request = connections.getByTestId('connection-request');
   await expect(request).toContainText('Sunrise Solar asks to connect');
-  await shoot(page, 'settings-request');
+  await shoot(page, 'settings-request', request);
   await request.getByRole('button', { name: 'Accept' }).click();
   await expect(connections.getByTestId('connection-request')).toHaveCount(0);
   await expect(row.getByTestId('connection-state')).toHaveText('Active');
@@ -116,7 +117,7 @@ test('an admin shares a project with a connected partner, and the list and the p
   await expect(share.getByText('Every active connection already sees this project.')).toBeVisible();
   await expect(panel.getByTestId('sharing-marker')).toHaveText('Shared with Basic Solar');
   await expect(page.getByTestId('project-row').first().getByTestId('sharing-marker')).toHaveText('Shared with Basic Solar');
-  await expect(page.getByTestId('project-row').first().getByTestId('sharing-marker')).toHaveAttribute('title', 'Shared with Basic Solar');
+  await expect(page.getByTestId('project-row').first().locator('.row-sub')).toHaveAttribute('title', /^Shared with Basic Solar · /);
   await shoot(page, 'project-shared');
 
   // Stopping hides it again (is_shared false), and sharing once more brings it back.
@@ -159,7 +160,7 @@ test('removing a connection asks first, saying that all sharing with the partner
   const row = page.getByTestId('connection-row');
   await row.getByRole('button', { name: 'Remove' }).click();
   await expect(row.getByRole('alertdialog')).toContainText('All sharing with Sunrise Solar ends');
-  await shoot(page, 'settings-remove-confirm');
+  await shoot(page, 'settings-remove-confirm', row);
   await row.getByRole('button', { name: 'Cancel' }).click();
   await expect(row.getByRole('alertdialog')).toHaveCount(0);
   await row.getByRole('button', { name: 'Remove' }).click();

@@ -57,7 +57,7 @@ function ConnectionsAdmin({ orgId }: { orgId: number }) {
           <h3>Asking to connect</h3>
           <ul className="card-list" data-testid="connection-requests">
             {pending.map((request) => (
-              <li key={request.item_id} className="card-row connection-row" data-testid="connection-request">
+              <li key={request.item_id} className="card-row" data-testid="connection-request">
                 <span className="connection-name" title={request.org_from_name}>
                   <strong>{request.org_from_name}</strong> asks to connect
                 </span>
