@@ -15,7 +15,25 @@ const STATE_LABELS: Record<ConnectionState, { text: (partner: string) => string;
   disabled_by_partner: { text: (partner) => `Disabled by ${partner}`, tone: 'neutral', title: 'Sharing is paused both ways until the partner enables it again' },
 };
 
-export function ConnectionsSection({ orgId, isAdmin }: { orgId: number; isAdmin: boolean }) {
+/**
+ * Signed in, the local API is the sync agent's replica of one org: it cannot find a
+ * partner by name, and sync does not carry connections to the remote (docs/sync.md).
+ * Until it does, the panel says where connections are set up instead of failing.
+ */
+const SYNC_CARRIES_CONNECTIONS = false;
+
+export function ConnectionsSection({ orgId, isAdmin, isSynced, remoteUrl }: { orgId: number; isAdmin: boolean; isSynced: boolean; remoteUrl: string | null }) {
+  if (isSynced && !SYNC_CARRIES_CONNECTIONS) {
+    return (
+      <section className="card connections" data-testid="connections-section">
+        <h2>Connections</h2>
+        <p className="muted">
+          Connections with partner organisations are set up on {remoteUrl ?? 'the remote'} for now: signed in, SolarDesk does not carry
+          them yet.
+        </p>
+      </section>
+    );
+  }
   if (!isAdmin) {
     return (
       <section className="card connections" data-testid="connections-section">

@@ -49,7 +49,7 @@ export function SettingsView() {
           </label>
         )}
       </section>
-      <ConnectionsSection orgId={session.orgId} isAdmin={session.isAdmin} />
+      <ConnectionsSection orgId={session.orgId} isAdmin={session.isAdmin} isSynced={session.mode === 'synced'} remoteUrl={session.remoteUrl} />
       <section className="card">
         <h2>Project folders</h2>
         <p className="muted" data-testid="project-folders-root">
