@@ -16,6 +16,7 @@ import { createWebhookCapture } from './webhooks/webhook-capture.ts';
 import { addChangeCapture } from './changes/tracked-write.ts';
 import { ChangeFeed } from './changes/change-feed.ts';
 import { createChangeLogCapture } from './changes/change-log.ts';
+import { partnerFeedListener } from './sharing/project-shares.ts';
 import { registerSnapshotSource } from './changes/record-snapshots.ts';
 import { projectSnapshots } from './projects/project-service.ts';
 import { contactSnapshots } from './contacts/contact-service.ts';
@@ -177,7 +178,11 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     addChangeCapture(context, createWebhookCapture(context, () => context.webhookWorker?.wake()));
   }
   const changeFeed = isServer && options.changeFeed !== false;
-  if (changeFeed) addChangeCapture(context, createChangeLogCapture(context));
+  if (changeFeed) {
+    addChangeCapture(context, createChangeLogCapture(context));
+    // A shared project's changes are news for the connected orgs it is shared with (docs/access.md "Teams").
+    context.changes.subscribe(partnerFeedListener(context));
+  }
   await context.webhookWorker?.releaseStaleClaims();
   context.webhookWorker?.start();
   const app = await buildApp(context, { logLevel: options.logLevel ?? false, extraOrgRoutes: options.extraOrgRoutes, changeFeed });

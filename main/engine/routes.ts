@@ -15,6 +15,7 @@ import { registerDownloadRoutes } from './files/download-route.ts';
 import { registerSystemRoutes } from './systems/system-routes.ts';
 import { registerConnectedOrgRoutes } from './connected-orgs/connected-org-routes.ts';
 import { registerPermissionsRoleRoutes } from './sharing/permissions-role-routes.ts';
+import { registerBulkShareRoutes } from './sharing/bulk-share-routes.ts';
 import { notFound } from './http/errors.ts';
 import { registerEventRoutes } from './events/event-routes.ts';
 import { registerWebhookRoutes } from './webhooks/webhook-routes.ts';
@@ -63,6 +64,7 @@ export async function registerRoutes(
       registerSystemRoutes(orgScope, context);
       registerConnectedOrgRoutes(orgScope, context);
       registerPermissionsRoleRoutes(orgScope, context);
+      registerBulkShareRoutes(orgScope, context);
       registerEventRoutes(orgScope, context);
       registerWebhookRoutes(orgScope, context);
       if (features.changeFeed) registerChangeRoutes(orgScope, context);

@@ -103,6 +103,8 @@ const ORG_ROUTES: Record<string, RouteRule> = {
     body: () => ({ role_type: 1, title: 'Access matrix partners', permissions: JSON.stringify({ project: { project: { view: 1, create: 0, edit: 0, delete: 0 } } }) }),
   },
   'GET /api/orgs/{org_id}/permissions_role/{id}/': { expect: all(200) },
+  // Unsharing needs no connection (sharing does, and the fixtures have none): the admin's is a 200.
+  'PUT /api/orgs/{org_id}/bulk/{entity_type}/': { expect: adminOnly(200), body: (home) => ({ unshare_with_ids: [home.other], resource: 'pricing_schemes', ids: [1] }) },
   'GET /api/orgs/{org_id}/events/': { expect: all(200) },
   'POST /api/orgs/{org_id}/events/': { expect: projectRule(201), body: (home) => ({ title: 'Access matrix note', project: home.records.project }) },
   'GET /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200) },
@@ -346,7 +348,8 @@ describe('access: every route, every demo user, no token, a bad token and a fore
         expectStatus(await send(operation, principal, { ...pathValues(operation, foreign.records), org_id: '999' }, rule, foreign), 403, `${label} in org 999`);
         cells += 3;
         // The admin, in their own org, naming the other org's records: they do not exist here.
-        const recordParams = operation.pathParams.filter((param) => param !== 'org_id' && param !== 'part');
+        // (`entity_type` of the bulk sharing route names a kind of entity, the same in every org, not a record.)
+        const recordParams = operation.pathParams.filter((param) => param !== 'org_id' && param !== 'part' && param !== 'entity_type');
         if (ownOrg && principal.role === 'admin' && recordParams.length > 0) {
           const values = { ...pathValues(operation, foreign.records), org_id: String(ownOrg.org) };
           expectStatus(await send(operation, principal, values, rule, ownOrg), 404, `${label} with org ${foreign.org}'s record ids`);

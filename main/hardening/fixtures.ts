@@ -226,6 +226,8 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'upload_id' ? records.upload
       : name === 'version_id' ? String(records.fileVersion)
       : name === 'iso2' ? 'AU'
+      // Bulk entity sharing (facts section 11): one of the documented entity types.
+      : name === 'entity_type' ? 'pricing_schemes'
       : '1';
   }
   return values;

@@ -195,14 +195,50 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
  * it (contacts, roles, events). `keep` holds view values of fields with local
  * changes still waiting, which stay as they are locally.
  */
+/**
+ * A project a connected org shares with this one (docs/sync.md "Shared projects"):
+ * kept under its owner org, as the engine keeps shared projects, so the local engine
+ * serves it under this org's path read-only and refuses local edits (403), and the
+ * outbox never holds one. The replica gets what that needs: the owner org's row (its
+ * name), an accepted connection between the two, the share, and the owner's workflow
+ * stage as far as the project names it. Its contacts and events are the owner's;
+ * its assigned people are not copied (they are the owner's roles).
+ */
+async function prepareSharedProject(trx: Trx, orgId: number, ownerOrgId: number, project: RemoteProject): Promise<void> {
+  const owner = { id: ownerOrgId, name: project.org_name ?? '', api_plan: null, plan_starts_on: null, plan_ends_on: null, plan_is_trial: 0 as const, created_date: EPOCH };
+  await trx.insertInto('orgs').values(owner).onConflict((conflict) => conflict.column('id').doUpdateSet({ name: owner.name })).execute();
+  for (const [side, other] of [[orgId, ownerOrgId], [ownerOrgId, orgId]] as const) {
+    await trx
+      .insertInto('connected_orgs')
+      .values({ org_id: side, org_to_id: other, is_active: 1, accepted: 1, notify_roles: '[]', created_date: EPOCH, modified_date: EPOCH })
+      .onConflict((conflict) => conflict.columns(['org_id', 'org_to_id']).doUpdateSet({ is_active: 1, accepted: 1 }))
+      .execute();
+  }
+  const workflowId = project.workflow?.workflow_id;
+  const stageId = project.workflow?.active_stage_id ?? project.active_stage_id;
+  if (workflowId !== undefined && stageId !== undefined) {
+    await trx.insertInto('workflows').values({ id: workflowId, org_id: ownerOrgId, title: '', is_default: 0 }).onConflict((conflict) => conflict.column('id').doNothing()).execute();
+    const stage = { id: stageId, workflow_id: workflowId, title: '', milestone: project.stage ?? 0, position: 0 };
+    await trx.insertInto('workflow_stages').values(stage).onConflict((conflict) => conflict.column('id').doNothing()).execute();
+  }
+}
+
+/** The org that owns a pulled project, when it is not this one: a connected org sharing it here. */
+export function sharedOwnerOf(orgId: number, project: RemoteProject): number | null {
+  return typeof project.org_id === 'number' && project.org_id !== orgId ? project.org_id : null;
+}
+
 export async function upsertProject(trx: Trx, orgId: number, project: RemoteProject, keep: RecordView, localUserId: number | null): Promise<void> {
+  const ownerOrgId = sharedOwnerOf(orgId, project);
+  if (ownerOrgId !== null) await prepareSharedProject(trx, orgId, ownerOrgId, project);
+  const recordOrgId = ownerOrgId ?? orgId;
   for (const contact of project.contacts_data ?? []) {
     const exists = await trx.selectFrom('contacts').select('id').where('id', '=', contact.id).executeTakeFirst();
-    if (!exists) await upsertContact(trx, orgId, contact);
+    if (!exists) await upsertContact(trx, recordOrgId, contact);
   }
   for (const field of ROLE_REFERENCE_FIELDS) {
     const role = project[`${field}_data`];
-    if (role) await upsertRole(trx, orgId, role, localUserId);
+    if (role && ownerOrgId === null) await upsertRole(trx, orgId, role, localUserId);
   }
   const workflowId = project.workflow?.workflow_id;
   const stageId = project.workflow?.active_stage_id ?? project.active_stage_id;
@@ -222,7 +258,7 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
   }
   const row = {
     id: project.id,
-    org_id: orgId,
+    org_id: recordOrgId,
     title: project.title ?? '',
     title_sort: naturalSortKey(project.title ?? ''),
     identifier: project.identifier ?? '',
@@ -240,7 +276,7 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
     roof_type_id: project.roof_type ? parseRoofTypeReference(project.roof_type) : null,
     workflow_id: workflowId,
     active_stage_id: stageId,
-    ...Object.fromEntries(ROLE_REFERENCE_FIELDS.map((field) => [ROLE_COLUMNS[field], project[`${field}_data`]?.id ?? null])),
+    ...Object.fromEntries(ROLE_REFERENCE_FIELDS.map((field) => [ROLE_COLUMNS[field], ownerOrgId === null ? (project[`${field}_data`]?.id ?? null) : null])),
     usage: project.usage ? JSON.stringify(project.usage) : null,
     design: project.design ?? null,
     attributes: JSON.stringify(attributes),
@@ -250,7 +286,14 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
   await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
   const contactIds: number[] = (project.contacts_data ?? []).map((contact: RemoteContact) => contact.id);
   await replaceProjectContacts(trx, project.id, contactIds);
-  for (const event of project.events_data ?? []) await upsertEvent(trx, orgId, { ...event, project_id: project.id });
+  for (const event of project.events_data ?? []) await upsertEvent(trx, recordOrgId, { ...event, project_id: project.id });
+  if (ownerOrgId !== null) {
+    await trx
+      .insertInto('project_shares')
+      .values({ project_id: project.id, org_id: orgId, permission_role_id: null, is_shared: 1, position: 0, created_date: EPOCH, modified_date: EPOCH })
+      .onConflict((conflict) => conflict.columns(['project_id', 'org_id']).doUpdateSet({ is_shared: 1 }))
+      .execute();
+  }
   if (Object.keys(keep).length > 0) await applyProjectView(trx, project.id, keep);
 }
 

@@ -16,6 +16,7 @@ import { type ChangeCapture, describeChanges } from './tracked-write.ts';
 import { visibleProjectIds, visibleTo } from '../projects/project-access.ts';
 import { fileVisibleTo, isFilesUser } from '../files/file-access.ts';
 import { contactVisibleTo } from '../contacts/contact-access.ts';
+import { seesSharedProjects, sharedProjectIdsFor } from '../sharing/project-shares.ts';
 import { CHANGE_MODELS, type ChangeEntry, type ChangeModel } from '../../../shared/schemas/change-feed.ts';
 
 /** Rows older than this are pruned (a desktop away longer reads everything again). */
@@ -138,7 +139,13 @@ async function visibleChanges(db: Kysely<Database>, actor: Actor, rows: readonly
     const ids = idsOf(model);
     if (ids.length === 0) continue;
     if (model === 'project') {
-      const shown = await db.selectFrom('projects').select('projects.id').where(visibleTo(actor)).where('projects.id', 'in', ids).execute();
+      // Projects connected orgs share with this one count too (their rows are logged here by sharing/project-shares.ts).
+      const shown = await db
+        .selectFrom('projects')
+        .select('projects.id')
+        .where(seesSharedProjects(actor) ? (builder) => builder.or([visibleTo(actor)(builder), builder('projects.id', 'in', sharedProjectIdsFor(actor.org.id))]) : visibleTo(actor))
+        .where('projects.id', 'in', ids)
+        .execute();
       note(model, ids, shown.map((row) => row.id));
     } else if (model === 'private_file') {
       const shown = await db.selectFrom('private_files').select('private_files.id').where(fileVisibleTo(actor)).where('private_files.id', 'in', ids).execute();
@@ -166,8 +173,9 @@ async function visibleChanges(db: Kysely<Database>, actor: Actor, rows: readonly
     const model = row.model as ChangeModel;
     const key = `${model}:${row.record_id}`;
     if (visible.has(key) || existing.get(model)?.has(row.record_id)) continue;
-    // Still there but hidden from this actor: not theirs to hear of.
-    if (await stillExists(db, model, row.record_id)) continue;
+    // Still there in this org but hidden from this actor: not theirs to hear of. (A project
+    // of another org that is no longer shared here is gone, for this org.)
+    if (await stillExists(db, model, row.record_id, actor.org.id)) continue;
     if (model === 'webhook') {
       if (actor.role.is_admin === 1) visible.add(key);
     } else if (model === 'private_file' && !isFilesUser(actor.role)) {
@@ -189,6 +197,6 @@ const TABLE_OF: Record<ChangeModel, 'projects' | 'contacts' | 'events' | 'webhoo
   private_file: 'private_files',
 };
 
-async function stillExists(db: Kysely<Database>, model: ChangeModel, id: number): Promise<boolean> {
-  return (await db.selectFrom(TABLE_OF[model] as 'projects').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+async function stillExists(db: Kysely<Database>, model: ChangeModel, id: number, orgId: number): Promise<boolean> {
+  return (await db.selectFrom(TABLE_OF[model] as 'projects').select('id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()) !== undefined;
 }

@@ -133,7 +133,7 @@ export function registerConnectedOrgRoutes(app: TypedApp, context: EngineContext
       const actor = actorOf(request);
       const row = await getConnection(context.db, actor.org.id, request.params.id, true);
       requireOrgAdmin(actor);
-      await deleteConnection(context, row);
+      await deleteConnection(context, actor, row);
       return reply.code(204).send();
     },
   );

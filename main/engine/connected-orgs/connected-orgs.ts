@@ -13,6 +13,8 @@ import type { Actor } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
 import { fieldError, forbidden, nonFieldError, notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
+import { notifyPartners, sharesBetween } from '../sharing/project-shares.ts';
+import { byUser } from '../changes/change-feed.ts';
 import type { ConnectedOrgCreate, ConnectedOrgJson, ConnectedOrgPatch, PendingConnectionJson } from '../../../shared/schemas/connected-org.ts';
 
 export type ConnectionSide = ConnectedOrgRow & {
@@ -211,7 +213,7 @@ export async function acceptConnection(context: EngineContext, actor: Actor, org
     .set({ accepted: 1, modified_date: nowIso(context.clock) })
     .where('id', '=', row.id)
     .execute();
-  await noteSharingChange(context, [actor.org.id, orgToId]);
+  await noteSharingChange(context, [actor.org.id, orgToId], actor);
   return row.id;
 }
 
@@ -224,13 +226,13 @@ export async function updateConnection(context: EngineContext, actor: Actor, row
     .set({ ...changes, modified_date: nowIso(context.clock) })
     .where('id', '=', row.id)
     .execute();
-  if (input.is_active !== undefined && (input.is_active ? 1 : 0) !== row.is_active) await noteSharingChange(context, [row.org_id, row.org_to_id]);
+  if (input.is_active !== undefined && (input.is_active ? 1 : 0) !== row.is_active) await noteSharingChange(context, [row.org_id, row.org_to_id], actor);
 }
 
 /** Removes both sides of the connection and every sharing setting between the two orgs. */
-export async function deleteConnection(context: EngineContext, row: ConnectionSide): Promise<void> {
+export async function deleteConnection(context: EngineContext, actor: Actor, row: ConnectionSide): Promise<void> {
   const pair = [row.org_id, row.org_to_id];
-  await noteSharingChange(context, pair, async (trx) => {
+  await noteSharingChange(context, pair, actor, async (trx) => {
     await trx
       .deleteFrom('project_shares')
       .where((builder) =>
@@ -266,9 +268,11 @@ export async function deleteConnection(context: EngineContext, row: ConnectionSi
 }
 
 /**
- * Runs `write` (if any) in one transaction, and tells the change feeds of both orgs
- * that projects shared between them may have appeared or gone (section 11).
+ * Runs `write` (if any) in one transaction, then tells both orgs' change feeds that
+ * the projects shared between them may have appeared or gone (sharing/project-shares.ts).
  */
-async function noteSharingChange(context: EngineContext, _orgIds: readonly number[], write?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+async function noteSharingChange(context: EngineContext, orgIds: readonly number[], by: Actor, write?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+  const shared = await sharesBetween(context.db, orgIds[0]!, orgIds[1]!);
   if (write) await context.db.transaction().execute(write);
+  if (shared.length > 0) await notifyPartners(context, shared, byUser(by.user.id));
 }

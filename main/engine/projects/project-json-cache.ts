@@ -42,7 +42,9 @@ function cacheOf(context: EngineContext): Map<string, Entry> {
 function viewKey(context: EngineContext, view: ProjectView): string {
   const viewer = view.fileViewer;
   const files = viewer ? `${viewer.userId}:${viewer.isFilesUser ? 1 : 0}:${viewer.canExport ? 1 : 0}` : 'all';
-  return `${context.publicUrl}|${view.orgName}|${view.includeDesign ? 1 : 0}|${files}`;
+  // A connected org's view: its id and the roles in force (a role's permissions never change once made).
+  const partner = view.partner ? `|partner:${view.partner.orgId}:${JSON.stringify([...view.partner.permissions])}` : '';
+  return `${context.publicUrl}|${view.orgName}|${view.includeDesign ? 1 : 0}|${files}${partner}`;
 }
 
 /** The write count to note before reading the rows a JSON will be built from. */

@@ -20,11 +20,17 @@ import {
   createProject,
   deleteProject,
   checkVisible,
-  getVisibleProject,
+  getReadableProject,
+  getWritableProject,
   projectReadOf,
   updateProject,
 } from './project-service.ts';
 import { visibleTo } from './project-access.ts';
+import { hasSharesTo, partnerPermissions, seesSharedProjects, sharedProjectIdsFor } from '../sharing/project-shares.ts';
+import type { Actor } from '../auth/actor.ts';
+import type { ProjectRow } from '../store/tables.ts';
+import type { Fieldset, ProjectView } from './project-serializer.ts';
+import { type ProjectJson, type ProjectVersion } from './project-json-cache.ts';
 
 /** Answers are JSON text built (or kept) by project-json-cache.ts, sent as they are. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -37,6 +43,8 @@ const listQuery = z.object({
   search: searchParam(),
   stage: integerField().optional(),
   active_stage_id: integerField().optional(),
+  owner_org_id: integerField().optional().describe('only projects this organisation owns'),
+  visible_to: integerField().optional().describe("only projects shared with this organisation (this organisation's id: the projects partners share with it)"),
 });
 const projectParams = z.object({ org_id: z.string(), id: idParam });
 const tags = ['projects'];
@@ -69,24 +77,38 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
         : checkVisible(actor, written.row)
       : options.created
         ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
-        : await getVisibleProject(context, actor, id);
+        : await getReadableProject(context, actor, id);
     // The version a later If-Match names (main/engine/http/preconditions.ts).
     const etag = versionTag(row.modified_date);
     if (options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
       return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
     }
-    const [answer] = await projectJsonTexts(context, actor.org.id, viewFor(actor), [row], 'detail', generation, async () => [row], written?.relations);
+    const [answer] = await projectJsonsFor(context, actor, [{ ...row }], 'detail', generation, async () => [row], written?.relations);
     return reply.header('etag', etag).type(JSON_TYPE).send(answer!.json);
   };
 
   app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery, response: { 200: projectListAnswer } } }, async (request, reply) => {
     const actor = actorOf(request);
     const generation = readGeneration(context);
-    const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId } = request.query;
+    const { page, limit, ordering, fieldset, search, stage, active_stage_id: activeStageId, owner_org_id: ownerOrgId, visible_to: visibleToOrg } = request.query;
     const order = readOrdering(ordering, PROJECT_ORDERING_FIELDS, { field: 'modified_date', direction: 'desc' });
     const shown = fieldset ?? 'list';
     // The page's ids and versions first: rows whose JSON is cached for this version are not read again.
-    let query = context.db.selectFrom('projects').select(['projects.id', 'projects.modified_date']).where(visibleTo(actor));
+    // Projects connected orgs share with this one are listed too (docs/access.md "Teams"), when there are any.
+    const sharedIn = seesSharedProjects(actor) && (await hasSharesTo(context.db, actor.org.id));
+    let query = context.db
+      .selectFrom('projects')
+      .select(['projects.id', 'projects.modified_date', 'projects.org_id'])
+      .where(sharedIn ? (builder) => builder.or([visibleTo(actor)(builder), builder('projects.id', 'in', sharedProjectIdsFor(actor.org.id))]) : visibleTo(actor));
+    if (ownerOrgId !== undefined) query = query.where('projects.org_id', '=', ownerOrgId);
+    if (visibleToOrg !== undefined) {
+      query =
+        visibleToOrg === actor.org.id
+          ? query.where('projects.org_id', '!=', actor.org.id)
+          : query.where('projects.id', 'in', (builder) =>
+              builder.selectFrom('project_shares').select('project_shares.project_id').where('project_shares.org_id', '=', visibleToOrg).where('project_shares.is_shared', '=', 1),
+            );
+    }
     if (search) query = applyProjectSearch(query, search, actor.org.id);
     if (activeStageId !== undefined) query = query.where('projects.active_stage_id', '=', activeStageId);
     if (stage !== undefined) {
@@ -108,10 +130,10 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
         .select(PROJECT_COLUMNS_BUT_DESIGN.map((column) => `projects.${column}` as const))
         // The design is read only where the fieldset shows it.
         .select(showsField(shown, 'design') ? sql<string | null>`projects.design`.as('design') : sql<string | null>`null`.as('design'))
-        .where('projects.org_id', '=', actor.org.id)
+        // The ids come from the visibility query above: the org's own, and those shared to it.
         .where('projects.id', 'in', ids)
         .execute();
-    const answers = await projectJsonTexts(context, actor.org.id, viewFor(actor), versions, shown, generation, loadRows);
+    const answers = await projectJsonsFor(context, actor, versions, shown, generation, loadRows);
     const etag = listTag(request.url, answers);
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return answerNotModified(context.throttle, request, reply, etag);
     // Sent as text: the rows' JSON is already built (the route's schema types objects).
@@ -132,7 +154,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     reply: FastifyReply,
   ) => {
     const actor = actorOf(request);
-    const existing = await getVisibleProject(context, actor, request.params.id);
+    const existing = await getWritableProject(context, actor, request.params.id);
     await updateProject(context, actor, existing, request.body, readIfMatch(request.headers['if-match']));
     return respond(request, reply, existing.id, { written: true });
   };
@@ -142,8 +164,37 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
 
   app.delete('/projects/:id/', { schema: { tags, summary: 'Delete a project', params: projectParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const project = await getVisibleProject(context, actor, request.params.id);
+    const project = await getWritableProject(context, actor, request.params.id);
     await deleteProject(context, actor, project);
     return reply.code(204).send();
   });
+}
+
+/**
+ * The JSON of each row, in order: the org's own projects as its view; projects a
+ * connected org shares with it as the owner's, narrowed by the permissions role in
+ * force (project-serializer.ts narrowForPartner), with only this org's `shared_with` entry.
+ */
+async function projectJsonsFor(
+  context: EngineContext,
+  actor: Actor,
+  versions: ReadonlyArray<ProjectVersion & { org_id: number }>,
+  fieldset: Fieldset,
+  generation: number,
+  loadRows: (ids: number[]) => Promise<readonly ProjectRow[]>,
+  knownRelations?: Parameters<typeof projectJsonTexts>[7],
+): Promise<ProjectJson[]> {
+  const byOrg = new Map<number, Array<ProjectVersion & { org_id: number }>>();
+  for (const version of versions) byOrg.set(version.org_id, [...(byOrg.get(version.org_id) ?? []), version]);
+  const answers = new Map<number, ProjectJson>();
+  for (const [orgId, orgVersions] of byOrg) {
+    let view: ProjectView = viewFor(actor);
+    if (orgId !== actor.org.id) {
+      const owner = await context.db.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
+      const permissions = await partnerPermissions(context.db, actor.org.id, orgVersions.map((version) => version.id));
+      view = { ...view, orgName: owner.name, partner: { orgId: actor.org.id, permissions } };
+    }
+    for (const answer of await projectJsonTexts(context, orgId, view, orgVersions, fieldset, generation, loadRows, knownRelations)) answers.set(answer.id, answer);
+  }
+  return versions.flatMap((version) => answers.get(version.id) ?? []);
 }

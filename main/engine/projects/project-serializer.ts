@@ -2,7 +2,9 @@
 // fieldset asked for. Related records are loaded once per page, never per row.
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, ProjectRow, ContactRow, EventRow } from '../store/tables.ts';
+import type { Database, ProjectRow, ContactRow, EventRow, ProjectShareRow } from '../store/tables.ts';
+import { loadProjectShares, partnerMayView, sharedWithJson } from '../sharing/project-shares.ts';
+import type { ProjectPermissions } from '../../../shared/schemas/permissions-role.ts';
 import { loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -39,6 +41,8 @@ export interface ProjectRelations {
   workflows: OrgWorkflows;
   events: Map<number, EventRow[]>;
   files: Map<number, FileWithTags[]>;
+  /** `shared_with` entries (sharing/project-shares.ts). */
+  shares: Map<number, ProjectShareRow[]>;
 }
 
 /** The fields a fieldset shows; every field for `detail`. */
@@ -77,14 +81,15 @@ export async function loadRelations(
     : [];
   const projectIds = rows.map((row) => row.id);
   const none = <T>() => Promise.resolve(new Map<number, T>());
-  const [contacts, roles, workflows, events, files] = await Promise.all([
+  const [contacts, roles, workflows, events, files, shares] = await Promise.all([
     showsAny(fieldset, ['contacts', 'contacts_data']) ? loadProjectContacts(db, projectIds) : none<ContactRow[]>(),
     roleIds.length > 0 ? loadRoles(db, orgId, roleIds) : none<RoleWithUser>(),
     loadOrgWorkflows(db, orgId),
     showsAny(fieldset, ['events', 'events_data']) ? loadProjectEvents(db, projectIds) : none<EventRow[]>(),
     showsAny(fieldset, ['private_files', 'private_files_data']) ? loadProjectFiles(db, projectIds) : none<FileWithTags[]>(),
+    showsField(fieldset, 'shared_with') ? loadProjectShares(db, projectIds) : none<ProjectShareRow[]>(),
   ]);
-  return { contacts, roles, workflows, events, files };
+  return { contacts, roles, workflows, events, files, shares };
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -108,6 +113,11 @@ export interface ProjectView {
   includeDesign: boolean;
   /** Whose private files view this is; absent for the snapshots webhooks compare, which show every file. */
   fileViewer?: FileViewer;
+  /**
+   * A connected org viewing projects shared to it (docs/access.md "Teams"): its id, and
+   * the permissions role in force for each project (null: none, nothing narrowed).
+   */
+  partner?: { orgId: number; permissions: ReadonlyMap<number, ProjectPermissions | null> };
 }
 
 export function viewFor(actor: Actor): ProjectView {
@@ -222,9 +232,47 @@ export function serializeProject<Shown extends Fieldset>(
       url: typeof system.url === 'string' && system.url.startsWith('/') ? absoluteUrl(context, system.url) : system.url,
     })),
     design: view.includeDesign ? row.design : null,
+    shared_with: sharedWithJson(context, row.org_id, relations.shares.get(row.id) ?? [], view.partner?.orgId),
   } satisfies Partial<ProjectDetailJson>;
   const json: ProjectDetailJson = Object.assign(base, rest);
+  if (view.partner) narrowForPartner(json, view.partner.permissions.get(row.id) ?? null);
   return pickFieldset(json, fieldset);
+}
+
+/**
+ * What a connected org may see of a project shared to it, by the permissions role
+ * in force (docs/access.md "Teams"): contacts (info_contact_info_basic: names
+ * only; info_contact_info_full: everything), private files (info_documents), the
+ * design and systems (design), notes and activity (manage_notes_activities_actions),
+ * the assigned people (manage_assigned_users). No role: nothing is narrowed.
+ */
+function narrowForPartner(json: ProjectDetailJson, permissions: ProjectPermissions | null): void {
+  if (permissions === null) return;
+  const record = json as unknown as Record<string, unknown>;
+  const full = partnerMayView(permissions, 'info_contact_info_full');
+  if (!full) {
+    if (partnerMayView(permissions, 'info_contact_info_basic')) {
+      record.contacts_data = json.contacts_data.map((contact) => ({ id: contact.id, url: contact.url, first_name: contact.first_name, family_name: contact.family_name }));
+    } else {
+      record.contacts = [];
+      record.contacts_data = [];
+    }
+  }
+  if (!partnerMayView(permissions, 'info_documents')) {
+    record.private_files = [];
+    record.private_files_data = [];
+  }
+  if (!partnerMayView(permissions, 'design')) {
+    record.design = null;
+    record.systems = [];
+  }
+  if (!partnerMayView(permissions, 'manage_notes_activities_actions')) {
+    record.events = [];
+    record.events_data = [];
+  }
+  if (!partnerMayView(permissions, 'manage_assigned_users')) {
+    for (const field of ROLE_FIELDS) record[field] = field === 'assigned_role_accreditation' ? '' : null;
+  }
 }
 
 function pickFieldset<Shown extends Fieldset>(json: ProjectDetailJson, fieldset: Shown): ProjectJsonByFieldset[Shown] {

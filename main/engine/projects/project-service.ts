@@ -16,7 +16,7 @@ import { searchTerms } from '../../../shared/search-terms.ts';
 import { insertContact, loadProjectContacts } from '../contacts/contacts.ts';
 import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, keptSnapshot, writeTracked } from '../changes/tracked-write.ts';
-import { actorScope } from '../changes/change-feed.ts';
+import { actorScope, byUser } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from './project-columns.ts';
 import { loadProjectFiles, resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
@@ -25,6 +25,7 @@ import type { RecordSnapshot, SnapshotSource, TrackedModel } from '../changes/re
 import { loadRelations, serializeProject, type ProjectRelations } from './project-serializer.ts';
 import { loadProjectEvents } from '../events/events.ts';
 import { loadRoles } from '../roles/roles.ts';
+import { findSharedProject, loadProjectShares, notifyPartners, resolveSharedWith, setProjectShares, type ResolvedShare } from '../sharing/project-shares.ts';
 
 /** The view's lists of other tracked records: change capture reads them only when a capture needs them. */
 const PROJECT_LIST_FIELDS = {
@@ -74,14 +75,15 @@ async function snapshotRelations(
 ): Promise<ProjectRelations> {
   if (lists.has('private_file') && lists.has('event')) return loadRelations(trx, context, orgId, [row]);
   const roleIds = ROLE_REFERENCE_FIELDS.map((field) => row[ROLE_COLUMNS[field]]).filter((roleId): roleId is number => roleId !== null);
-  const [contacts, roles, workflows, events, files] = await Promise.all([
+  const [contacts, roles, workflows, events, files, shares] = await Promise.all([
     loadProjectContacts(trx, [row.id]),
     loadRoles(trx, orgId, roleIds),
     loadOrgWorkflows(trx, orgId),
     lists.has('event') ? loadProjectEvents(trx, [row.id]) : new Map<number, EventRow[]>(),
     lists.has('private_file') ? loadProjectFiles(trx, [row.id]) : new Map<number, FileWithTags[]>(),
+    loadProjectShares(trx, [row.id]),
   ]);
-  return { contacts, roles, workflows, events, files };
+  return { contacts, roles, workflows, events, files, shares };
 }
 
 const SNAPSHOT_READ = Symbol('the row and relations a project snapshot was built from');
@@ -191,6 +193,8 @@ interface ResolvedWrite {
   contactIds: number[] | undefined;
   /** The files the project's `private_files` should be (as far as the actor sees), when the write names them. */
   privateFileIds: number[] | undefined;
+  /** The project's `shared_with`, when the write names it (docs/access.md "Teams"). */
+  shares: ResolvedShare[] | undefined;
 }
 
 /** Checks every reference of a write against the store; collects all errors into one 400. */
@@ -206,7 +210,8 @@ async function resolveWrite(
   const orgId = actor.org.id;
 
   for (const field of Object.keys(WRITABLE_PLAIN_FIELDS) as WritablePlainField[]) {
-    if (!(field in input) || input[field] === undefined) continue;
+    // `shared_with` is kept in project_shares, below.
+    if (!(field in input) || input[field] === undefined || field === 'shared_with') continue;
     const value = input[field];
     if (COLUMN_FIELD_SET.has(field)) {
       (columns as Record<string, unknown>)[field] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
@@ -269,6 +274,8 @@ async function resolveWrite(
     else privateFileIds = resolved.ids;
   }
 
+  const shares = input.shared_with === undefined ? undefined : await resolveSharedWith(context, actor, input.shared_with, errors);
+
   if (input.usage !== undefined) columns.usage = input.usage === null ? null : JSON.stringify(input.usage);
 
   const requestedStage = input.workflow?.active_stage_id ?? input.active_stage_id;
@@ -298,7 +305,7 @@ async function resolveWrite(
   }
 
   if (Object.keys(errors).length > 0) throw validationError(errors);
-  return { columns, attributes, contactIds, privateFileIds };
+  return { columns, attributes, contactIds, privateFileIds, shares };
 }
 
 async function attachContacts(
@@ -335,7 +342,7 @@ async function attachContacts(
 }
 
 export async function createProject(context: EngineContext, actor: Actor, input: ProjectWrite): Promise<number> {
-  const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, undefined);
+  const { columns, attributes, contactIds, privateFileIds, shares } = await resolveWrite(context, actor, input, undefined);
   const now = nowIso(context.clock);
   // A project is found by its title in every list, so it always has one.
   const title =
@@ -358,14 +365,15 @@ export async function createProject(context: EngineContext, actor: Actor, input:
     await track.project(id, { created: true });
     await attachContacts(trx, track, context, actor, id, input, contactIds);
     if (privateFileIds) await setProjectFiles(trx, track, context, actor, id, privateFileIds);
+    if (shares) await setProjectShares(trx, context, id, shares);
     return id;
   });
 }
 
 /** `ifMatch`: the client's precondition (If-Match), checked inside the write's transaction. */
 export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite, ifMatch: IfMatch | null = null): Promise<void> {
-  const { columns, attributes, contactIds, privateFileIds } = await resolveWrite(context, actor, input, existing);
-  await writeTracked(context, actorScope(actor), async (trx, track) => {
+  const { columns, attributes, contactIds, privateFileIds, shares } = await resolveWrite(context, actor, input, existing);
+  const unshared = await writeTracked(context, actorScope(actor), async (trx, track) => {
     const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
     await track.project(existing.id);
     // Re-read inside the transaction so two concurrent writes to different fields both land.
@@ -378,14 +386,47 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
       .execute();
     await attachContacts(trx, track, context, actor, existing.id, input, contactIds);
     if (privateFileIds) await setProjectFiles(trx, track, context, actor, existing.id, privateFileIds);
+    return shares ? setProjectShares(trx, context, existing.id, shares) : [];
   });
+  // Orgs no longer listed: their feeds hear that the project is gone for them.
+  if (unshared.length > 0) await notifyPartners(context, unshared.map((partnerOrgId) => ({ partnerOrgId, projectId: existing.id })), byUser(actor.user.id));
 }
 
 /** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
 export async function deleteProject(context: EngineContext, actor: Actor, project: ProjectRow): Promise<void> {
-  await writeTracked(context, actorScope(actor), async (trx, track) => {
+  const partners = await writeTracked(context, actorScope(actor), async (trx, track) => {
     await track.project(project.id);
+    const shares = await trx.selectFrom('project_shares').select('org_id').where('project_id', '=', project.id).execute();
+    await trx.deleteFrom('project_shares').where('project_id', '=', project.id).execute();
     await trx.deleteFrom('project_contacts').where('project_id', '=', project.id).execute();
     await trx.deleteFrom('projects').where('id', '=', project.id).execute();
+    return shares.map((share) => share.org_id);
   });
+  if (partners.length > 0) await notifyPartners(context, partners.map((partnerOrgId) => ({ partnerOrgId, projectId: project.id })), byUser(actor.user.id));
+}
+
+/**
+ * A write to a project of another org shared to the actor's org: 403, saying it is
+ * read-only here. Anything else: the project as getVisibleProject finds it.
+ */
+export async function getWritableProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
+  const own = await context.db.selectFrom('projects').select('id').where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirst();
+  if (!own) {
+    const shared = await findSharedProject(context.db, actor, id);
+    if (shared) {
+      const owner = await context.db.selectFrom('orgs').select('name').where('id', '=', shared.org_id).executeTakeFirstOrThrow();
+      throw forbidden(`This project is shared with your organisation by ${owner.name} and is read-only here. Ask ${owner.name} to make the change.`);
+    }
+  }
+  return getVisibleProject(context, actor, id);
+}
+
+/** The project, in the actor's org (getVisibleProject) or shared to it by a connected org. */
+export async function getReadableProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
+  const own = await context.db.selectFrom('projects').select('id').where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirst();
+  if (!own) {
+    const shared = await findSharedProject(context.db, actor, id);
+    if (shared) return shared;
+  }
+  return getVisibleProject(context, actor, id);
 }

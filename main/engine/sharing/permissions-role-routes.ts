@@ -82,6 +82,7 @@ export function registerPermissionsRoleRoutes(app: TypedApp, context: EngineCont
           role_type: request.body.role_type,
           title: request.body.title.trim(),
           permissions: JSON.stringify({ project: parsed.permissions }),
+          project_view: parsed.permissions.project?.view === 1 ? 1 : 0,
           created_date: now,
           modified_date: now,
         })

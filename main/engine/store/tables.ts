@@ -368,6 +368,8 @@ export interface PermissionsRolesTable {
   title: string;
   /** The JSON text {"project": {<area>: {view, create, edit, delete}}}. */
   permissions: string;
+  /** permissions.project.project.view: 0 hides the projects shared with this role entirely. */
+  project_view: Flag;
   created_date: string;
   modified_date: string;
 }

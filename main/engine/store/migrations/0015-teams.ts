@@ -42,6 +42,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('title', 'text', (c) => c.notNull())
     // The JSON text the client sent ({"project": {<area>: {view, create, edit, delete}}}), validated.
     .addColumn('permissions', 'text', (c) => c.notNull())
+    // Its "project" area's view, kept beside the JSON so visibility is one SQL condition.
+    .addColumn(...flag('project_view', 1))
     .addColumn(...timestamp('created_date'))
     .addColumn(...timestamp('modified_date'))
     .execute();
