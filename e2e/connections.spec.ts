@@ -130,10 +130,7 @@ test('an admin shares a project with a connected partner, and the list and the p
   expect(pageProblems(page)).toEqual([]);
 });
 
-// Waits for the engine: a project shared here must show in the partner's own list and detail
-// (hosted-docs-facts.md section 11, the teams helper's branch i16-teams). Until then the partner's
-// list holds only its own projects; remove the fixme when the engine serves shared projects.
-test.fixme("the partner sees the shared project in its list, marked and read-only", async ({ page }) => {
+test("the partner sees the shared project in its list, marked and read-only", async ({ page }) => {
   await openApp(page, app);
   await switchOrg(page, 'Basic Solar');
   await page.getByRole('button', { name: 'Projects', exact: true }).click();
@@ -172,9 +169,7 @@ test('removing a connection asks first, saying that all sharing with the partner
   expect(pageProblems(page)).toEqual([]);
 });
 
-// Waits for the engine as above: a removed connection's sharing must be gone from the project's
-// `shared_with` (the engine still keeps shared_with in the project's stored fields, apart from project_shares).
-test.fixme('once the connection is removed, the project is no longer marked as shared', async ({ page }) => {
+test('once the connection is removed, the project is no longer marked as shared', async ({ page }) => {
   await openApp(page, app);
   await switchOrg(page, 'Sunrise Solar');
   await page.getByRole('button', { name: 'Projects', exact: true }).click();
