@@ -104,8 +104,13 @@ export const useProjectStore = create<ProjectState>((set, get) => {
   };
 
   async function patch(fragments: Record<string, Record<string, unknown>>, extra: Record<string, unknown> = {}): Promise<boolean> {
-    const { orgId, projectId } = get();
+    const { orgId, projectId, project: current } = get();
     if (orgId === null || projectId === null) return false;
+    // A partner's project (shared with this org) is read-only here; the views disable its inputs too.
+    if (current && current.org_id !== orgId) {
+      set({ saveState: 'error', saveError: `This project belongs to ${current.org_name}: it is read-only here.` });
+      return false;
+    }
     const body = Object.assign({}, ...Object.values(fragments), extra) as Record<string, unknown>;
     const sentDrafts = Object.fromEntries(Object.keys(fragments).map((key) => [key, get().drafts[key]]));
     set({ saveState: 'saving' });

@@ -1,3 +1,6 @@
+import { useState } from 'react';
+import { isPartnerProject } from '../../project/sharing.ts';
+import { useSessionStore } from '../../stores/session-store.ts';
 import { type ProjectTab, useUiStore } from '../../stores/ui-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { ErrorState } from '../common/ErrorState.tsx';
@@ -12,6 +15,8 @@ import { SaveIndicator } from './SaveIndicator.tsx';
 import { StagePicker } from './StagePicker.tsx';
 import { WindowFileDrop } from './WindowFileDrop.tsx';
 import { PinToggle } from './PinToggle.tsx';
+import { SharePanel } from './ShareControl.tsx';
+import { SharingMarker } from './SharingMarker.tsx';
 
 const TABS: { tab: ProjectTab; label: string }[] = [
   { tab: 'details', label: 'Details' },
@@ -27,12 +32,19 @@ export function ProjectPanel() {
   const error = useProjectStore((state) => state.error);
   const tab = useUiStore((state) => state.projectTab);
   const showTab = useUiStore((state) => state.showTab);
+  const session = useSessionStore((state) => state.session);
+  const [sharingProjectId, setSharingProjectId] = useState<number | null>(null);
 
   if (status === 'error') return <ErrorState message={error ?? ''} onRetry={() => void useProjectStore.getState().reload()} />;
   if (!project) return <LoadingState label="Opening the project…" />;
+  // A partner's project (shared with this org) is read-only here: its owner changes it.
+  const isReadOnly = isPartnerProject(project, session?.orgId);
+  const canShare = !isReadOnly && session?.isAdmin === true;
+  const isSharing = canShare && sharingProjectId === project.id;
+  const owner = project.org_name || `organisation ${project.org_id}`;
   return (
-    <article className="project-panel" data-testid="project-panel">
-      <WindowFileDrop projectId={project.id} projectTitle={project.title || project.address} />
+    <article className="project-panel" data-testid="project-panel" data-read-only={isReadOnly || undefined}>
+      {!isReadOnly && <WindowFileDrop projectId={project.id} projectTitle={project.title || project.address} />}
       <header className="project-header">
         <div>
           <h1>{project.title || project.address || `Project ${project.id}`}</h1>
@@ -41,12 +53,24 @@ export function ProjectPanel() {
           </p>
         </div>
         <div className="header-actions">
+          <SharingMarker project={project} />
           <PinToggle project={project} />
-          <StagePicker project={project} />
-          <SaveIndicator />
+          {!isReadOnly && <StagePicker project={project} />}
+          {canShare && (
+            <button type="button" className="button" aria-expanded={isSharing} onClick={() => setSharingProjectId(isSharing ? null : project.id)}>
+              Share…
+            </button>
+          )}
+          {!isReadOnly && <SaveIndicator />}
         </div>
       </header>
-      <DraftBanner />
+      {isReadOnly && (
+        <p className="read-only-banner" role="note" data-testid="read-only-banner">
+          {owner} shares this project with {session?.orgName ?? 'your organisation'}: it is read-only here. To change it, ask {owner}.
+        </p>
+      )}
+      {isSharing && <SharePanel project={project} onClose={() => setSharingProjectId(null)} />}
+      {!isReadOnly && <DraftBanner />}
       <div className="tabs" role="tablist" aria-label="Project sections">
         {TABS.map((item) => (
           <button
@@ -62,11 +86,14 @@ export function ProjectPanel() {
         ))}
       </div>
       <div className="tab-body" role="tabpanel">
-        {tab === 'details' && <DetailsTab project={project} />}
-        {tab === 'contacts' && <ContactsTab project={project} />}
-        {tab === 'notes' && <NotesTab project={project} />}
-        {tab === 'files' && <FilesTab project={project} />}
-        {tab === 'design' && <DesignTab project={project} />}
+        {/* A disabled fieldset disables every input and button of the tab at once. */}
+        <fieldset className="tab-fieldset" disabled={isReadOnly}>
+          {tab === 'details' && <DetailsTab project={project} />}
+          {tab === 'contacts' && <ContactsTab project={project} />}
+          {tab === 'notes' && <NotesTab project={project} />}
+          {tab === 'files' && <FilesTab project={project} />}
+          {tab === 'design' && <DesignTab project={project} />}
+        </fieldset>
       </div>
     </article>
   );

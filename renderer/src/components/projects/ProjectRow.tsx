@@ -3,6 +3,7 @@ import type { ProjectStudioJson } from '../../../../shared/schemas/project.ts';
 import { stageById, useOrgStore } from '../../stores/org-store.ts';
 import { formatDate } from '../../format.ts';
 import { Badge } from '../common/Badge.tsx';
+import { useSharingText } from '../project/SharingMarker.tsx';
 
 export const PROJECT_ROW_HEIGHT = 68;
 
@@ -25,6 +26,8 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
   const contacts = project.contacts_data.map((contact) => contact.display).join(', ');
   const title = project.title || project.address || `Project ${project.id}`;
   const sub = [[project.locality, project.state].filter(Boolean).join(', '), contacts].filter(Boolean).join(' · ');
+  // "Shared with <partners>" / "Shared by <owner>" leads the second line, which the title of the row keeps whole.
+  const sharing = useSharingText(project);
   return (
     <div
       id={`project-row-${project.id}`}
@@ -40,7 +43,12 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
         <span className="row-title" title={title}>
           {title}
         </span>
-        <span className="row-sub" title={sub}>
+        <span className="row-sub" title={[sharing?.text, sub].filter(Boolean).join(' · ')}>
+          {sharing && (
+            <span className={`row-sharing${sharing.isPartners ? ' is-partners' : ''}`} data-testid="sharing-marker" title={sharing.text}>
+              {sharing.text}
+            </span>
+          )}
           {sub}
         </span>
       </div>

@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { useConnectionsStore } from '../../stores/connections-store.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useProjectsStore } from '../../stores/projects-store.ts';
@@ -14,6 +15,8 @@ export function ProjectsView({ orgId }: { orgId: number }) {
     useProjectsStore.getState().start(orgId);
     void useOrgStore.getState().load(orgId);
     void useSyncStore.getState().load(orgId);
+    // Partner names for the "Shared with" markers (once per org; Settings and sharing load them again).
+    void useConnectionsStore.getState().ensureLoaded(orgId);
   }, [orgId]);
 
   return (

@@ -3,6 +3,7 @@ import { THEMES, type Theme } from '../../../../shared/bridge.ts';
 import { messageOf } from '../../api/api-client.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
+import { ConnectionsSection } from './ConnectionsSection.tsx';
 
 const THEME_LABELS: Record<Theme, string> = { system: 'Same as the system', light: 'Light', dark: 'Dark' };
 
@@ -48,6 +49,7 @@ export function SettingsView() {
           </label>
         )}
       </section>
+      <ConnectionsSection orgId={session.orgId} isAdmin={session.isAdmin} isSynced={session.mode === 'synced'} remoteUrl={session.remoteUrl} />
       <section className="card">
         <h2>Project folders</h2>
         <p className="muted" data-testid="project-folders-root">
