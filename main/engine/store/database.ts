@@ -21,6 +21,7 @@ import * as writeGenerations from './migrations/0010-write-generations.ts';
 import * as changeLog from './migrations/0011-change-log.ts';
 import * as titleSort from './migrations/0012-title-sort.ts';
 import * as photoExif from './migrations/0013-photo-exif.ts';
+import * as catalogues from './migrations/0016-catalogues.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -77,6 +78,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0011-change-log': changeLog,
   '0012-title-sort': titleSort,
   '0013-photo-exif': photoExif,
+  '0016-catalogues': catalogues,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
