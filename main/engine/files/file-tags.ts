@@ -9,7 +9,7 @@ import type { EngineContext } from '../context.ts';
 import { fieldError } from '../http/errors.ts';
 import type { z } from 'zod';
 import type { fileTagCreateSchema } from '../../../shared/schemas/private-file.ts';
-import { nowIso, type Clock } from '../clock.ts';
+import { nowIso } from '../clock.ts';
 import { parseFileTagReference } from '../../../shared/api-paths.ts';
 import { EXPORT_TAG_TITLE, FILE_TAG_TYPE, ORG_TAG_FIRST_ID, isExportTag } from '../../../shared/file-tags.ts';
 import { advanceIdSequence } from '../store/sequences.ts';
