@@ -29,3 +29,15 @@ export type RoofType = (typeof ROOF_TYPES)[number];
 export function findRoofType(id: number): RoofType | undefined {
   return ROOF_TYPES.find((roofType) => roofType.id === id);
 }
+
+/**
+ * SolarDesk's roof type ids before issue 16 -> the hosted id of the same roof (store
+ * migration 0016; docs/store.md, "Roof types"). 1 Tile (concrete) -> Tile Concrete;
+ * 2 Tile (terracotta) -> Tile Clay; 3 Metal (corrugated), the corrugated iron roof
+ * Australians call a tin roof -> Metal Tin; 4 Metal (standing seam) -> Metal Standing
+ * Seam; 5 Asphalt shingle -> Composition / Asphalt Shingle; 6 Flat (membrane), which
+ * never said which membrane -> Membrane EPDM, the first and most generic of the three
+ * (the material does not change how panels are mounted on it); 7 Slate -> Tile Slate;
+ * 8 Ground mount, which is no roof -> Other.
+ */
+export const PRE_HOSTED_ROOF_TYPE_IDS: Readonly<Record<number, number>> = { 1: 20, 2: 19, 3: 16, 4: 14, 5: 6, 6: 9, 7: 21, 8: 23 };

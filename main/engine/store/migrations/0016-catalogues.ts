@@ -25,15 +25,10 @@ import {
   findCatalogueTagByTitle,
 } from '../../../../shared/file-tags.ts';
 import { advanceIdSequence } from '../sequences.ts';
+import { PRE_HOSTED_ROOF_TYPE_IDS } from '../../../../shared/roof-types.ts';
 
-/**
- * Old roof type id -> hosted id (docs/store.md, "Roof types"). 3 "Metal (corrugated)"
- * is the corrugated iron roof Australians call a tin roof: 16 Metal Tin. 6 "Flat
- * (membrane)" never said which membrane: 9 Membrane EPDM, the first and most generic
- * of the three (a membrane's material does not change how panels are mounted on it).
- * 8 "Ground mount" is not a roof: 23 Other.
- */
-export const ROOF_TYPE_MOVES: Readonly<Record<number, number>> = { 1: 20, 2: 19, 3: 16, 4: 14, 5: 6, 6: 9, 7: 21, 8: 23 };
+/** Old roof type id -> hosted id: the reasons are with the table in shared/roof-types.ts. */
+const ROOF_TYPE_MOVES = PRE_HOSTED_ROOF_TYPE_IDS;
 
 const BATCH_ROWS = 500;
 
