@@ -152,6 +152,9 @@ const PUBLIC_ROUTES: Record<string, { expect: number; body?: unknown }> = {
   'GET /api/roof_types/': { expect: 200 },
   'GET /api/roof_types/{id}/': { expect: 200 },
   'GET /api/countries/{iso2}/': { expect: 200 },
+  // The shared file tag catalogue (facts section 8): public like roof types; tag 1 is a catalogue tag.
+  'GET /api/file_tags/': { expect: 200 },
+  'GET /api/file_tags/{id}/': { expect: 200 },
   'GET /downloads/private_files/{id}/': { expect: 200 },
 };
 

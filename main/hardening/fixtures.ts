@@ -199,6 +199,8 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'upload_id' ? records.upload
       : name === 'version_id' ? String(records.fileVersion)
       : name === 'iso2' ? 'AU'
+      // The hosted roof type catalogue starts at 6 (facts section 2): 19 is Tile Clay.
+      : before === 'roof_types' ? '19'
       : '1';
   }
   return values;

@@ -126,10 +126,12 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
-            const tag = await createTag(newTag);
+            // A title the list already has (the catalogue's, whatever the case) is that tag: put on, not made again.
+            const existing = tags.find((tag) => tag.title.toLowerCase() === newTag.trim().toLowerCase());
+            const tag = existing ?? (await createTag(newTag));
             if (tag) {
               setNewTag('');
-              await toggleTag(ids, tag);
+              if (!existing || countWith(existing) < files.length) await toggleTag(ids, tag);
             }
           });
         }}
