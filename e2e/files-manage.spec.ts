@@ -396,3 +396,24 @@ test.describe('a server with a small upload limit', () => {
     expect(pageProblems(page).filter((problem) => !/status of 500/.test(problem))).toEqual([]);
   });
 });
+
+test('the tag menu offers the shared catalogue, narrowed by the words typed (800x600 and 1920x1080)', async ({ page }) => {
+  const project = await demoProject(5);
+  await attach(project.id, 'catalogue check.pdf', '%PDF-1.4 catalogue');
+  for (const [width, height] of [[800, 600], [1920, 1080]] as const) {
+    await page.setViewportSize({ width, height });
+    await openFiles(page, project);
+    await row(page, 'catalogue check.pdf').click();
+    await page.getByRole('button', { name: 'Tags…' }).click();
+    const menu = page.getByTestId('tag-menu');
+    await expect(menu.getByRole('checkbox', { name: 'AC Disconnect Location', exact: true })).toBeVisible();
+    expect(await menu.getByRole('checkbox').count()).toBeGreaterThanOrEqual(53);
+    await screenshotBothThemes(page, `files-tag-menu-${width}x${height}`);
+    await menu.getByRole('searchbox', { name: 'Find a tag' }).fill("owner's manual photo");
+    await expect(menu.getByRole('checkbox')).toHaveCount(1);
+    await expect(menu.getByRole('checkbox', { name: "Owner's Manual - Post-Install Photograph", exact: true })).toBeVisible();
+    await screenshotBothThemes(page, `files-tag-menu-found-${width}x${height}`);
+    await menu.press('Escape');
+  }
+  expect(pageProblems(page)).toEqual([]);
+});

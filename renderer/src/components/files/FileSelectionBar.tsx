@@ -51,6 +51,8 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
   // Focus goes in once, when the menu opens; a click outside closes it.
   useEffect(() => {
     panel.current?.querySelector<HTMLInputElement>('input')?.focus();
+    // In a short window the menu may open below the pane's fold: the pane scrolls to show it.
+    panel.current?.scrollIntoView({ block: 'nearest' });
     const onPointer = (event: PointerEvent) => {
       if (panel.current && !panel.current.parentElement?.contains(event.target as Node)) close.current();
     };
