@@ -67,22 +67,29 @@ test('rename, tag and untag, show customer', async ({ page }) => {
   await expect(row(page, 'Site plan v2.pdf')).toBeVisible();
   await expect.poll(async () => (await fileById(file.id)).body.title).toBe('Site plan v2.pdf');
 
-  // Tag: select the row, Tags…, tick Contract.
+  // Tag: select the row, Tags…, find the catalogue's System Contract by a word and tick it.
   await row(page, 'Site plan v2.pdf').click();
   await expect(page.getByTestId('file-selection-bar')).toContainText('1 file selected');
   await page.getByRole('button', { name: 'Tags…' }).click();
   const menu = page.getByTestId('tag-menu');
-  await menu.getByRole('checkbox', { name: 'Contract' }).check();
-  await expect(row(page, 'Site plan v2.pdf')).toContainText('Contract');
-  await expect.poll(async () => (await fileById(file.id)).body.file_tags_data.map((tag) => tag.title)).toEqual(['Contract']);
-  // A new tag is made and put on at once.
-  await menu.getByRole('textbox', { name: 'New tag' }).fill('Roof plan');
+  await menu.getByRole('searchbox', { name: 'Find a tag' }).fill('contract');
+  await expect(menu.getByRole('checkbox')).toHaveCount(1);
+  await menu.getByRole('checkbox', { name: 'System Contract', exact: true }).check();
+  await expect(row(page, 'Site plan v2.pdf')).toContainText('System Contract');
+  await expect.poll(async () => (await fileById(file.id)).body.file_tags_data.map((tag) => tag.title)).toEqual(['System Contract']);
+  await menu.getByRole('searchbox', { name: 'Find a tag' }).fill('');
+  // A new tag of the org's own is made and put on at once.
+  await menu.getByRole('textbox', { name: 'New tag' }).fill('Warranty card');
   await menu.getByRole('button', { name: 'Add' }).click();
-  await expect(row(page, 'Site plan v2.pdf')).toContainText('Roof plan');
+  await expect(row(page, 'Site plan v2.pdf')).toContainText('Warranty card');
+  // A "new" tag the catalogue already has is the catalogue's: put on, not made again.
+  await menu.getByRole('textbox', { name: 'New tag' }).fill('roof plan');
+  await menu.getByRole('button', { name: 'Add' }).click();
+  await expect(row(page, 'Site plan v2.pdf')).toContainText('Roof Plan');
   // Untag.
-  await menu.getByRole('checkbox', { name: 'Contract' }).uncheck();
-  await expect(row(page, 'Site plan v2.pdf')).not.toContainText('Contract');
-  await expect.poll(async () => (await fileById(file.id)).body.file_tags_data.map((tag) => tag.title)).toEqual(['Roof plan']);
+  await menu.getByRole('checkbox', { name: 'System Contract', exact: true }).uncheck();
+  await expect(row(page, 'Site plan v2.pdf')).not.toContainText('System Contract');
+  await expect.poll(async () => (await fileById(file.id)).body.file_tags_data.map((tag) => tag.title)).toEqual(['Roof Plan', 'Warranty card']);
   await menu.press('Escape');
   await expect(menu).toBeHidden();
 
@@ -153,11 +160,11 @@ test('multi-select: tag two files at once, then delete two', async ({ page }) =>
   await row(page, 'multi c.jpg').click({ modifiers: ['ControlOrMeta'] });
   await expect(page.getByTestId('file-selection-bar')).toContainText('2 files selected');
   await page.getByRole('button', { name: 'Tags…' }).click();
-  await page.getByTestId('tag-menu').getByRole('checkbox', { name: 'Photo' }).check();
-  await expect(row(page, 'multi a.jpg')).toContainText('Photo');
-  await expect(row(page, 'multi c.jpg')).toContainText('Photo');
-  await expect(row(page, 'multi b.jpg')).not.toContainText('Photo');
-  await expect.poll(async () => (await fileById(files[2]!.id)).body.file_tags_data.map((tag) => tag.title)).toEqual(['Photo']);
+  await page.getByTestId('tag-menu').getByRole('checkbox', { name: 'Site - Photo', exact: true }).check();
+  await expect(row(page, 'multi a.jpg')).toContainText('Site - Photo');
+  await expect(row(page, 'multi c.jpg')).toContainText('Site - Photo');
+  await expect(row(page, 'multi b.jpg')).not.toContainText('Site - Photo');
+  await expect.poll(async () => (await fileById(files[2]!.id)).body.file_tags_data.map((tag) => tag.title)).toEqual(['Site - Photo']);
   await page.getByTestId('tag-menu').press('Escape');
 
   // Shift-click makes a range: a..b; the checkbox adds c.
@@ -263,14 +270,14 @@ test('sort (natural titles, size, type), filter by tag, type and date, search by
   await expect.poll(titles).toEqual(['sortcase bill.csv']);
   await page.getByRole('combobox', { name: 'Filter by type' }).selectOption({ label: 'Any type' });
 
-  // Tag filter: tag one of them Bill first.
+  // Tag filter: tag one of them Site - Utility Bill first.
   await row(page, 'sortcase bill.csv').click();
   await page.getByRole('button', { name: 'Tags…' }).click();
-  await page.getByTestId('tag-menu').getByRole('checkbox', { name: 'Bill' }).check();
-  await expect(row(page, 'sortcase bill.csv')).toContainText('Bill');
+  await page.getByTestId('tag-menu').getByRole('checkbox', { name: 'Site - Utility Bill', exact: true }).check();
+  await expect(row(page, 'sortcase bill.csv')).toContainText('Site - Utility Bill');
   await page.getByTestId('tag-menu').press('Escape');
   await page.getByRole('searchbox', { name: 'Search titles' }).fill('');
-  await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption({ label: 'Bill' });
+  await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption({ label: 'Site - Utility Bill' });
   await expect(row(page, 'sortcase bill.csv')).toBeVisible();
   await expect(row(page, 'sortcase photo')).toHaveCount(0);
   await page.getByRole('combobox', { name: 'Filter by tag' }).selectOption({ label: 'Any tag' });
@@ -388,4 +395,25 @@ test.describe('a server with a small upload limit', () => {
     // The refused files.uploadStart is the bridge's 500 answer, which Chromium logs; nothing else may be.
     expect(pageProblems(page).filter((problem) => !/status of 500/.test(problem))).toEqual([]);
   });
+});
+
+test('the tag menu offers the shared catalogue, narrowed by the words typed (800x600 and 1920x1080)', async ({ page }) => {
+  const project = await demoProject(5);
+  await attach(project.id, 'catalogue check.pdf', '%PDF-1.4 catalogue');
+  for (const [width, height] of [[800, 600], [1920, 1080]] as const) {
+    await page.setViewportSize({ width, height });
+    await openFiles(page, project);
+    await row(page, 'catalogue check.pdf').click();
+    await page.getByRole('button', { name: 'Tags…' }).click();
+    const menu = page.getByTestId('tag-menu');
+    await expect(menu.getByRole('checkbox', { name: 'AC Disconnect Location', exact: true })).toBeVisible();
+    expect(await menu.getByRole('checkbox').count()).toBeGreaterThanOrEqual(53);
+    await screenshotBothThemes(page, `files-tag-menu-${width}x${height}`);
+    await menu.getByRole('searchbox', { name: 'Find a tag' }).fill("owner's manual photo");
+    await expect(menu.getByRole('checkbox')).toHaveCount(1);
+    await expect(menu.getByRole('checkbox', { name: "Owner's Manual - Post-Install Photograph", exact: true })).toBeVisible();
+    await screenshotBothThemes(page, `files-tag-menu-found-${width}x${height}`);
+    await menu.press('Escape');
+  }
+  expect(pageProblems(page)).toEqual([]);
 });

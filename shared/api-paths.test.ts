@@ -1,7 +1,7 @@
 // The URL shapes of shared/api-paths.ts: builders, and parsers that read their paths back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiPaths, parseOrgApiPath, parseOrgReference, parseRoofTypeReference, parseUserReference, syncPaths } from './api-paths.ts';
+import { apiPaths, parseFileTagReference, parseOrgApiPath, parseOrgReference, parseRoofTypeReference, parseUserReference, syncPaths } from './api-paths.ts';
 
 test('references parse from absolute URLs, relative paths and bare ids, and nothing else', () => {
   assert.deepEqual(parseOrgReference('https://api.example.com/api/orgs/1/projects/42/', 'projects'), { orgId: 1, id: 42 });
@@ -36,7 +36,7 @@ test('every builder makes a path its parser reads back', () => {
     [apiPaths.event(1, 45), 'events'],
     [apiPaths.webhook(1, 46), 'webhooks'],
     [apiPaths.privateFile(1, 47), 'private_files'],
-    [apiPaths.fileTag(1, 48), 'file_tags'],
+    [apiPaths.orgRecord(1, 'file_tags', 48), 'file_tags'],
   ] as const;
   for (const [path, kind] of records) {
     assert.equal(parseOrgReference(`https://remote.example${path}`, kind)?.id, Number(path.split('/').at(-2)), path);
@@ -57,4 +57,16 @@ test('org API paths split into collection, record id and the rest', () => {
   assert.equal(parseOrgApiPath('/api/roof_types/3/'), null);
   assert.equal(parseOrgReference('/api/orgs/1/projects/1234567890123456/', 'projects'), null, 'ids stay safe integers');
   assert.equal(parseOrgReference('/api/orgs/1/projects/42/history/', 'projects'), null, 'a path below a record is not a reference to it');
+});
+
+test('file tag references: /api/file_tags/<id>/, a bare id, or the org-scoped form of older clients in the same org', () => {
+  assert.equal(parseFileTagReference(apiPaths.fileTag(45)), 45);
+  assert.equal(parseFileTagReference(`https://remote.example${apiPaths.fileTag(1001)}`), 1001);
+  assert.equal(parseFileTagReference('35'), 35);
+  assert.equal(parseFileTagReference(35), 35);
+  assert.equal(parseFileTagReference(apiPaths.orgRecord(1, 'file_tags', 7), 1), 7);
+  assert.equal(parseFileTagReference(apiPaths.orgRecord(2, 'file_tags', 7), 1), null);
+  assert.equal(parseFileTagReference('/api/file_tags/0/'), null);
+  assert.equal(parseFileTagReference('/api/file_tags/x/'), null);
+  assert.equal(parseFileTagReference('Site - Photo'), null);
 });

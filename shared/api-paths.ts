@@ -66,8 +66,12 @@ export const apiPaths = {
   fileUpload: uploadPath,
   fileUploadPart: (orgId: number, uploadId: string, part: number) => `${uploadPath(orgId, uploadId)}parts/${part}/`,
   fileUploadComplete: (orgId: number, uploadId: string) => `${uploadPath(orgId, uploadId)}complete/`,
+  /** The tags an org's files may carry: the shared catalogue and the org's own tags (GET; POST makes an org tag). */
   fileTags: (orgId: number) => `${orgPath(orgId)}file_tags/`,
-  fileTag: (orgId: number, id: number) => `${orgPath(orgId)}file_tags/${id}/`,
+  /** The shared file tag catalogue (GET), hosted-docs-facts.md section 8. */
+  fileTagCatalogue: () => '/api/file_tags/',
+  /** One file tag, catalogue or org tag alike: what parseFileTagReference reads back. */
+  fileTag: (id: number) => `/api/file_tags/${id}/`,
   /** SolarDesk's change feed: what changed after a cursor (GET `?after=&limit=`), docs/http-api.md "Change feed". */
   changes: (orgId: number) => `${orgPath(orgId)}changes/`,
   /** The change feed's push hint stream (GET, text/event-stream). */
@@ -211,6 +215,24 @@ export function parseRoofTypeReference(reference: unknown): number | null {
   if (typeof reference !== 'string') return null;
   const match = /(?:^|\/api\/roof_types\/)(\d{1,9})\/?$/.exec(reference.trim());
   return match ? Number(match[1]) : null;
+}
+
+/**
+ * Reads a file tag reference: `/api/file_tags/<id>/` (absolute or relative), a bare
+ * id, or the org-scoped `/api/orgs/<org>/file_tags/<id>/` SolarDesk used before
+ * issue 16 (null when `orgId` is given and the path names another org).
+ */
+export function parseFileTagReference(reference: unknown, orgId?: number): number | null {
+  if (typeof reference === 'number') return Number.isSafeInteger(reference) && reference > 0 ? reference : null;
+  if (typeof reference !== 'string') return null;
+  const trimmed = reference.trim();
+  if (/^\d{1,15}$/.test(trimmed)) return Number(trimmed) > 0 ? Number(trimmed) : null;
+  const path = pathOf(trimmed) ?? '';
+  const match = /^\/api\/file_tags\/(\d{1,15})\/?$/.exec(path);
+  if (match) return Number(match[1]) > 0 ? Number(match[1]) : null;
+  const old = parseOrgReference(trimmed, 'file_tags');
+  if (!old || (orgId !== undefined && old.orgId !== null && old.orgId !== orgId)) return null;
+  return old.id;
 }
 
 /**

@@ -21,7 +21,8 @@ import { registerEventRoutes } from './events/event-routes.ts';
 import { registerWebhookRoutes } from './webhooks/webhook-routes.ts';
 import { registerWorkflowRoutes } from './workflows/workflow-routes.ts';
 import { enforceThrottle, throttleActionOf } from './throttle/throttle-hook.ts';
-import { ROOF_TYPES, findRoofType } from '../../shared/roof-types.ts';
+import { ROOF_TYPES, type RoofType, findRoofType } from '../../shared/roof-types.ts';
+import { registerFileTagCatalogueRoutes } from './files/file-tag-routes.ts';
 import { absoluteUrl } from './context.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { countryIso2OfNumeric, countryNumericCode } from '../../shared/countries.ts';
@@ -47,6 +48,7 @@ export async function registerRoutes(
   });
   registerAuthRoutes(app, context);
   registerReferenceRoutes(app, context);
+  registerFileTagCatalogueRoutes(app, context);
   registerDownloadRoutes(app, context);
   registerShareRoutes(app, context);
   registerProposalDataRoutes(app, context);
@@ -83,11 +85,25 @@ export async function registerRoutes(
 
 /** Lookup tables that project fields refer to by URL. Public: they hold no org data. */
 function registerReferenceRoutes(app: TypedApp, context: EngineContext): void {
-  const roofTypeJson = (roofType: (typeof ROOF_TYPES)[number]) => ({ ...roofType, url: absoluteUrl(context, apiPaths.roofType(roofType.id)) });
-  app.get('/api/roof_types/', { schema: { tags: ['reference'], security: [] } }, async () => ROOF_TYPES.map(roofTypeJson));
+  // The hosted catalogue, ids 6 to 24 (hosted-docs-facts.md section 2).
+  const roofTypeJson = (roofType: RoofType) => ({ id: roofType.id, title: roofType.title, url: absoluteUrl(context, apiPaths.roofType(roofType.id)) });
+  const roofTypeJsonSchema = z.object({ id: z.number().int(), title: z.string(), url: z.string() });
+  app.get(
+    '/api/roof_types/',
+    { schema: { tags: ['reference'], security: [], summary: 'The roof types a project may name', response: { 200: z.array(roofTypeJsonSchema) } } },
+    async () => ROOF_TYPES.map(roofTypeJson),
+  );
   app.get(
     '/api/roof_types/:id/',
-    { schema: { tags: ['reference'], security: [], params: z.object({ id: z.string().regex(/^\d{1,9}$/).transform(Number) }) } },
+    {
+      schema: {
+        tags: ['reference'],
+        security: [],
+        summary: 'One roof type',
+        params: z.object({ id: z.string().regex(/^\d{1,9}$/).transform(Number) }),
+        response: { 200: roofTypeJsonSchema },
+      },
+    },
     async (request) => {
       const roofType = findRoofType(request.params.id);
       if (!roofType) throw notFound();

@@ -189,6 +189,9 @@ const PUBLIC_ROUTES: Record<string, { expect: number; body?: unknown }> = {
   // A share link without its token (the engine tests show the page with it): 404 for everyone, nothing of the project.
   'GET /share/{id}/': { expect: 404 },
   'GET /shared/projects/{id}/': { expect: 404 },
+  // The shared file tag catalogue (facts section 8): public like roof types; tag 1 is a catalogue tag.
+  'GET /api/file_tags/': { expect: 200 },
+  'GET /api/file_tags/{id}/': { expect: 200 },
   'GET /downloads/private_files/{id}/': { expect: 200 },
 };
 

@@ -260,6 +260,8 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'country' ? '36'
       // Bulk entity sharing (facts section 11): one of the documented entity types.
       : name === 'entity_type' ? 'pricing_schemes'
+      // The hosted roof type catalogue starts at 6 (facts section 2): 19 is Tile Clay.
+      : before === 'roof_types' ? '19'
       : '1';
   }
   return values;

@@ -515,7 +515,7 @@ async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly
 }
 
 const projectUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, remotePath(sync, 'project', id)));
-const fileTagUrl = (sync: SyncContext, id: number) => remoteUrl(sync, apiPaths.fileTag(sync.orgId, id));
+const fileTagUrl = (sync: SyncContext, id: number) => remoteUrl(sync, apiPaths.fileTag(id));
 
 async function updateBody(sync: SyncContext, model: SyncedModel, json: Json, fields: string[]): Promise<Json> {
   if (model === 'project') return projectFieldsBody(sync, json, fields);

@@ -11,6 +11,7 @@ import { parseCountryReference } from '../../shared/countries.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
+import { isCatalogueTagId } from '../../shared/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
 import type { ContactWrite } from '../../shared/schemas/contact-write.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
@@ -212,7 +213,8 @@ async function ensureUser(trx: Trx, userId: number): Promise<void> {
 
 export async function upsertFileTags(trx: Trx, orgId: number, tags: RemoteFileTag[]): Promise<void> {
   for (const tag of tags) {
-    const row = { id: tag.id, org_id: orgId, title: tag.title ?? '', type: tag.type ?? 'private', created_date: unnamedDate(tag.created_date) };
+    // Ids under ORG_TAG_FIRST_ID are the shared catalogue's (shared/file-tags.ts), the rest the org's own.
+    const row = { id: tag.id, org_id: isCatalogueTagId(tag.id) ? null : orgId, title: tag.title ?? '', type: tag.type ?? 'private', created_date: unnamedDate(tag.created_date) };
     await trx.insertInto('file_tags').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
   }
 }

@@ -3,7 +3,7 @@
 // compare equal whatever host they came from. Merge bases, outbox field lists and
 // conflicts are all in terms of these views.
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
-import { type OrgRecordKind, parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
+import { type OrgRecordKind, parseFileTagReference, parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 
@@ -22,7 +22,7 @@ const EVENT_FIELDS = ['title', 'notes', 'event_type', 'event_type_id', 'project_
 /** Marks a create in the remote record so a create whose answer was lost can be found again. */
 export const CLIENT_OP_KEY = '_solardesk_op';
 
-const idOf = (reference: unknown, kind: 'roles' | 'contacts' | 'projects' | 'file_tags'): number | null =>
+const idOf = (reference: unknown, kind: 'roles' | 'contacts' | 'projects'): number | null =>
   reference === null || reference === undefined || reference === '' ? null : (parseOrgReference(reference, kind)?.id ?? null);
 
 function withoutClientOp(customData: unknown): unknown {
@@ -61,7 +61,7 @@ export function viewOf(model: SyncedModel, json: Json): RecordView {
         title: json.title ?? '',
         show_customer: json.show_customer ?? false,
         project: idOf(json.project, 'projects'),
-        file_tags: Array.isArray(json.file_tags) ? json.file_tags.map((url) => idOf(url, 'file_tags')).sort() : [],
+        file_tags: Array.isArray(json.file_tags) ? json.file_tags.map((url) => parseFileTagReference(url)).sort() : [],
         // Contents are fixed at creation; the hash identifies them, it is never pushed as a change.
         file_hash: json.file_hash ?? null,
       };

@@ -24,12 +24,13 @@ import { applyFileFilters, fileListQuery, projectFilterId } from './file-list.ts
 import { downloadUrlsFor, fileJson, serializeFile, serializeFileTag, withTags } from './file-serializer.ts';
 import { byUser } from '../changes/change-feed.ts';
 import { deleteFile, type NewFileRecord, resolveProjectReference, storeNewFile, updateFile } from './file-service.ts';
-import { createFileTag, resolveTagReferences } from './file-tags.ts';
+import { createFileTag, resolveTagReferences, tagsOfOrg } from './file-tags.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
 import { type MultipartFile, receiveMultipartFile, recogniseMultipartSentAsJson } from './multipart-receive.ts';
 import { registerUploadRoutes } from './upload-routes.ts';
 import { registerVersionRoutes } from './version-routes.ts';
+import { extensionDescription, SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
 
 const fileParams = z.object({ org_id: z.string(), id: idParam });
 const tags = ['private files'];
@@ -195,17 +196,18 @@ function registerFileTagRoutes(app: TypedApp, context: EngineContext): void {
     '/file_tags/',
     {
       config: { throttle: 'default' },
-      schema: { tags: tagTags, summary: 'List file tags', querystring: z.object(pagingQuery), response: { 200: z.array(fileTagJsonSchema) } },
+      schema: {
+        tags: tagTags,
+        summary: "The tags this org's files may carry: the shared catalogue (ids under 1001), then the org's own tags",
+        querystring: z.object(pagingQuery),
+        response: { 200: z.array(fileTagJsonSchema) },
+      },
     },
     async (request) => {
       const actor = actorOf(request);
       requireFilesUser(actor);
       const { page, limit } = request.query;
-      const rows = await context.db
-        .selectFrom('file_tags')
-        .selectAll()
-        .where('org_id', '=', actor.org.id)
-        .orderBy('title')
+      const rows = await tagsOfOrg(context.db, actor.org.id)
         .orderBy('id')
         .limit(limit)
         .offset(pageOffset({ page, limit }))
@@ -216,7 +218,16 @@ function registerFileTagRoutes(app: TypedApp, context: EngineContext): void {
 
   app.post(
     '/file_tags/',
-    { config: { throttle: 'default' }, schema: { tags: tagTags, summary: 'Create a file tag', body: fileTagCreateSchema, response: { 201: fileTagJsonSchema } } },
+    {
+      config: { throttle: 'default' },
+      schema: {
+        tags: [...tagTags, SOLARDESK_EXTENSION_TAG],
+        summary: "Make a tag of this org's own, beside the catalogue",
+        description: extensionDescription('The hosted service has only the shared catalogue. The new tag gets an id from 1001 up and a URL of the same form, /api/file_tags/<id>/.'),
+        body: fileTagCreateSchema,
+        response: { 201: fileTagJsonSchema },
+      },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       requireFilesUser(actor);

@@ -52,7 +52,7 @@ export async function withTags(db: Kysely<Database>, rows: readonly PrivateFileR
 }
 
 export function serializeFileTag(context: EngineContext, tag: FileTagRow): FileTagJson {
-  return { url: absoluteUrl(context, apiPaths.fileTag(tag.org_id, tag.id)), title: tag.title, type: tag.type, id: tag.id };
+  return { url: absoluteUrl(context, apiPaths.fileTag(tag.id)), title: tag.title, type: tag.type, id: tag.id };
 }
 
 export function parseJsonColumn(text: string | null): unknown {

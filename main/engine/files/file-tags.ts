@@ -1,4 +1,7 @@
-// File tags: an org's labels for its private files ("Photo", "Bill", "Export"...).
+// File tags (hosted-docs-facts.md section 8): the catalogue every org shares (rows
+// with no org, put there by store migration 0016 from shared/file-tags.ts) and the
+// tags an org makes itself (SolarDesk's extension, ids from ORG_TAG_FIRST_ID up).
+// Every tag's URL is /api/file_tags/<id>/.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, FileTagRow } from '../store/tables.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -6,56 +9,83 @@ import type { EngineContext } from '../context.ts';
 import { fieldError } from '../http/errors.ts';
 import type { z } from 'zod';
 import type { fileTagCreateSchema } from '../../../shared/schemas/private-file.ts';
-import { nowIso, type Clock } from '../clock.ts';
-import { parseOrgReferenceIds } from '../../../shared/api-paths.ts';
-import { EXPORT_TAG_TITLE, isExportTag } from '../../../shared/file-tags.ts';
+import { nowIso } from '../clock.ts';
+import { parseFileTagReference } from '../../../shared/api-paths.ts';
+import { EXPORT_TAG_TITLE, FILE_TAG_TYPE, ORG_TAG_FIRST_ID, isExportTag } from '../../../shared/file-tags.ts';
+import { advanceIdSequence } from '../store/sequences.ts';
 
 type FileTagCreate = z.output<typeof fileTagCreateSchema>;
+type Db = Kysely<Database> | Transaction<Database>;
 
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
-export function findTagByTitle(db: Kysely<Database>, orgId: number, title: string): Promise<FileTagRow | undefined> {
-  return db
-    .selectFrom('file_tags')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where(sql<boolean>`lower(title) = ${title.toLowerCase()}`)
-    .executeTakeFirst();
+/** The tags an org's files may carry: the catalogue's and the org's own. */
+export function tagsOfOrg(db: Db, orgId: number) {
+  return db.selectFrom('file_tags').selectAll().where((eb) => eb.or([eb('org_id', 'is', null), eb('org_id', '=', orgId)]));
 }
 
-function insertTag(db: Kysely<Database>, clock: Clock, orgId: number, title: string, type: string): Promise<FileTagRow> {
-  return db.insertInto('file_tags').values({ org_id: orgId, title, type, created_date: nowIso(clock) }).returningAll().executeTakeFirstOrThrow();
+/** The tag with this title (without case) the org may use: the catalogue's first, then the org's own. */
+export async function findTagByTitle(db: Db, orgId: number, title: string): Promise<FileTagRow | undefined> {
+  const rows = await tagsOfOrg(db, orgId)
+    .where(sql<boolean>`lower(title) = ${title.trim().toLowerCase()}`)
+    .orderBy(sql`case when org_id is null then 0 else 1 end`)
+    .orderBy('id')
+    .limit(1)
+    .execute();
+  return rows[0];
 }
 
-/** The org's tag with this title, made if it does not exist yet. */
-export async function ensureTag(db: Kysely<Database>, clock: Clock, orgId: number, title: string): Promise<FileTagRow> {
-  return (await findTagByTitle(db, orgId, title)) ?? insertTag(db, clock, orgId, title, 'private');
+/** Makes an org's own tag, with an id past the catalogue's (one at a time: the lock keeps two makers apart). */
+async function insertOrgTag(context: EngineContext, orgId: number, title: string, type: string): Promise<FileTagRow> {
+  return context.db.transaction().execute(async (trx) => {
+    await context.store.lock(trx, ['file-tags']);
+    const { max } = await trx.selectFrom('file_tags').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+    const id = Math.max(Number(max ?? 0) + 1, ORG_TAG_FIRST_ID);
+    const row = await trx.insertInto('file_tags').values({ id, org_id: orgId, title, type, created_date: nowIso(context.clock) }).returningAll().executeTakeFirstOrThrow();
+    await advanceIdSequence(trx, 'file_tags');
+    return row;
+  });
+}
+
+/** The tag with this title for the org: the catalogue's, else the org's own, made if it does not exist yet. */
+export async function ensureTag(context: EngineContext, orgId: number, title: string): Promise<FileTagRow> {
+  return (await findTagByTitle(context.db, orgId, title)) ?? insertOrgTag(context, orgId, title, FILE_TAG_TYPE);
 }
 
 /**
- * A tag the actor adds to their org (POST /file_tags/). Titles are unique in an
- * org whatever their case. Tags are not tracked records, so no change capture runs.
+ * A tag the actor adds to their org (POST /file_tags/). Titles are unique among the
+ * catalogue and the org's tags whatever their case. Tags are not tracked records,
+ * so no change capture runs.
  */
 export async function createFileTag(context: EngineContext, actor: Actor, input: FileTagCreate): Promise<FileTagRow> {
   const title = input.title.trim();
   if (await findTagByTitle(context.db, actor.org.id, title)) throw fieldError('title', 'A file tag with this title already exists.');
-  return insertTag(context.db, context.clock, actor.org.id, title, input.type ?? 'private');
+  return insertOrgTag(context, actor.org.id, title, input.type ?? FILE_TAG_TYPE);
+}
+
+/** One tag by id as `orgId` sees it: a catalogue tag, or one of the org's own; undefined otherwise. */
+export async function findTagForOrg(db: Db, orgId: number | null, id: number): Promise<FileTagRow | undefined> {
+  const row = await db.selectFrom('file_tags').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return row.org_id === null || row.org_id === orgId ? row : undefined;
 }
 
 /**
- * Tag URLs or ids -> tag ids of this org, or the 400 message. Tagging a file
- * "Export" takes the projects_export permission: without it the file would
- * vanish from its own tagger.
+ * Tag URLs (`/api/file_tags/<id>/`, or the org-scoped form of older clients) or ids
+ * -> tag ids the org may use, or the 400 message. Tagging a file "Projects Export"
+ * takes the projects_export permission: without it the file would vanish from its
+ * own tagger.
  */
-export async function resolveTagReferences(
-  db: Kysely<Database>,
-  actor: Actor,
-  references: readonly unknown[],
-): Promise<{ ids: number[] } | { error: string }> {
-  const unique = parseOrgReferenceIds(references, 'file_tags', actor.org.id);
-  if (!unique) return { error: INVALID_HYPERLINK };
+export async function resolveTagReferences(db: Db, actor: Actor, references: readonly unknown[]): Promise<{ ids: number[] } | { error: string }> {
+  const ids = new Set<number>();
+  for (const reference of references) {
+    const id = parseFileTagReference(reference, actor.org.id);
+    if (id === null) return { error: INVALID_HYPERLINK };
+    ids.add(id);
+  }
+  const unique = [...ids];
   if (unique.length === 0) return { ids: [] };
-  const tags = await db.selectFrom('file_tags').selectAll().where('org_id', '=', actor.org.id).where('id', 'in', unique).execute();
+  const tags = await tagsOfOrg(db, actor.org.id).where('id', 'in', unique).execute();
   if (tags.length !== unique.length) return { error: INVALID_HYPERLINK };
   if (actor.role.can_export_projects !== 1 && tags.some((tag) => isExportTag(tag.title))) {
     return { error: `Tagging a file "${EXPORT_TAG_TITLE}" needs the projects_export permission.` };

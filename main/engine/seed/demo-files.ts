@@ -5,8 +5,7 @@
 // users, on projects the member can and cannot see, some tagged Export, some unattached.
 import sharp from 'sharp';
 import type { EngineContext } from '../context.ts';
-import { nowIso } from '../clock.ts';
-import { STANDARD_TAG_TITLES } from '../../../shared/file-tags.ts';
+import { type CatalogueTagTitle, catalogueTagId } from '../../../shared/file-tags.ts';
 import type { ProjectDesign } from '../../../shared/design-types.ts';
 import { adoptBlob, receiveBuffer } from '../files/blob-store.ts';
 import { insertFileRow } from '../files/file-service.ts';
@@ -15,7 +14,7 @@ import { projectDesign } from '../systems/system-details.ts';
 import { ROLE_COLUMNS } from '../projects/project-columns.ts';
 import { DEMO_ORGS, DEMO_USERS } from './demo-accounts.ts';
 
-type TagTitle = (typeof STANDARD_TAG_TITLES)[number];
+type TagTitle = CatalogueTagTitle;
 
 interface DemoFile {
   title: string;
@@ -29,30 +28,24 @@ interface DemoFile {
 
 // Functions, not constants: demo-seed.ts imports this module, so its exports are only read once seeding runs.
 const sunriseFiles = (): DemoFile[] => [
-  { title: 'Roof, north face', fileName: 'roof-north-face.jpg', user: DEMO_USERS.sunriseAdmin, place: { memberSees: 0 }, tags: ['Photo'], contents: () => photoJpeg(1) },
-  { title: 'Switchboard', fileName: 'switchboard.jpg', user: DEMO_USERS.sunriseMember, place: { memberSees: 0 }, tags: ['Photo'], contents: () => photoJpeg(2) },
-  { title: 'Proposal', fileName: 'proposal.pdf', user: DEMO_USERS.sunriseAdmin, place: { memberSees: 0 }, tags: ['Export'], contents: () => pdf('Solar proposal', ['System: 6.6 kW with 15 panels', 'Price including tax: $8,950', 'Valid for 30 days']) },
-  { title: 'Monthly output chart', fileName: 'monthly-output.png', user: DEMO_USERS.sunriseAdmin, place: { memberSees: 1 }, tags: ['Export'], contents: (design) => outputChartPng(design) },
-  { title: 'Electricity bill 2026 Q2', fileName: 'electricity-bill-2026-q2.csv', user: DEMO_USERS.sunriseMember, place: { memberSees: 1 }, tags: ['Bill'], contents: () => billCsv(2) },
-  { title: 'Signed contract', fileName: 'signed-contract.pdf', user: DEMO_USERS.sunriseAdmin, place: { hidden: 0 }, tags: ['Contract', 'Export'], contents: () => pdf('Installation contract', ['The customer agrees to the installation of a solar system.', 'Signed by both parties.']) },
-  { title: 'Meter photo', fileName: 'meter.jpg', user: DEMO_USERS.sunriseViewer, place: { hidden: 0 }, tags: ['Photo'], contents: () => photoJpeg(3) },
-  { title: 'Electricity bill 2026 Q1', fileName: 'electricity-bill-2026-q1.csv', user: DEMO_USERS.sunriseViewer, place: { hidden: 1 }, tags: ['Bill'], contents: () => billCsv(1) },
+  { title: 'Roof, north face', fileName: 'roof-north-face.jpg', user: DEMO_USERS.sunriseAdmin, place: { memberSees: 0 }, tags: ['Site - Photo'], contents: () => photoJpeg(1) },
+  { title: 'Switchboard', fileName: 'switchboard.jpg', user: DEMO_USERS.sunriseMember, place: { memberSees: 0 }, tags: ['Site - Photo'], contents: () => photoJpeg(2) },
+  { title: 'Proposal', fileName: 'proposal.pdf', user: DEMO_USERS.sunriseAdmin, place: { memberSees: 0 }, tags: ['Projects Export'], contents: () => pdf('Solar proposal', ['System: 6.6 kW with 15 panels', 'Price including tax: $8,950', 'Valid for 30 days']) },
+  { title: 'Monthly output chart', fileName: 'monthly-output.png', user: DEMO_USERS.sunriseAdmin, place: { memberSees: 1 }, tags: ['Projects Export'], contents: (design) => outputChartPng(design) },
+  { title: 'Electricity bill 2026 Q2', fileName: 'electricity-bill-2026-q2.csv', user: DEMO_USERS.sunriseMember, place: { memberSees: 1 }, tags: ['Site - Utility Bill'], contents: () => billCsv(2) },
+  { title: 'Signed contract', fileName: 'signed-contract.pdf', user: DEMO_USERS.sunriseAdmin, place: { hidden: 0 }, tags: ['System Contract', 'Projects Export'], contents: () => pdf('Installation contract', ['The customer agrees to the installation of a solar system.', 'Signed by both parties.']) },
+  { title: 'Meter photo', fileName: 'meter.jpg', user: DEMO_USERS.sunriseViewer, place: { hidden: 0 }, tags: ['Site - Photo'], contents: () => photoJpeg(3) },
+  { title: 'Electricity bill 2026 Q1', fileName: 'electricity-bill-2026-q1.csv', user: DEMO_USERS.sunriseViewer, place: { hidden: 1 }, tags: ['Site - Utility Bill'], contents: () => billCsv(1) },
   { title: 'Van stock list', fileName: 'van-stock-list.csv', user: DEMO_USERS.sunriseMember, place: null, tags: [], contents: () => 'item,quantity\nMC4 connector pairs,40\nDC isolator,3\nRoof hooks,60\n' },
   { title: 'Price list 2026', fileName: 'price-list-2026.pdf', user: DEMO_USERS.sunriseAdmin, place: null, tags: [], contents: () => pdf('Price list 2026', ['Panels from $180 each', 'Batteries from $7,400']) },
 ];
 
 const basicFiles = (): DemoFile[] => [
-  { title: 'Site photo', fileName: 'site.jpg', user: DEMO_USERS.basicAdmin, place: { memberSees: 0 }, tags: ['Photo'], contents: () => photoJpeg(4) },
+  { title: 'Site photo', fileName: 'site.jpg', user: DEMO_USERS.basicAdmin, place: { memberSees: 0 }, tags: ['Site - Photo'], contents: () => photoJpeg(4) },
 ];
 
-/** Tags for every demo org; files for Sunrise Solar and one for Basic Solar. */
+/** Files for Sunrise Solar and one for Basic Solar, tagged from the shared catalogue (store migration 0016 put it there). */
 export async function seedDemoFiles(context: EngineContext): Promise<void> {
-  for (const orgId of Object.values(DEMO_ORGS)) {
-    await context.db
-      .insertInto('file_tags')
-      .values(STANDARD_TAG_TITLES.map((title) => ({ org_id: orgId, title, type: 'private', created_date: nowIso(context.clock) })))
-      .execute();
-  }
   await seedOrgFiles(context, DEMO_ORGS.sunrise, DEMO_USERS.sunriseMember, sunriseFiles());
   await seedOrgFiles(context, DEMO_ORGS.basic, DEMO_USERS.basicAdmin, basicFiles());
 }
@@ -65,7 +58,6 @@ async function seedOrgFiles(context: EngineContext, orgId: number, memberEmail: 
   const projects = await context.db.selectFrom('projects').selectAll().where('org_id', '=', orgId).orderBy('id').execute();
   const memberSees = projects.filter((project) => Object.values(ROLE_COLUMNS).some((column) => project[column] === memberRole.id));
   const hidden = projects.filter((project) => !memberSees.includes(project));
-  const tags = await context.db.selectFrom('file_tags').selectAll().where('org_id', '=', orgId).execute();
 
   for (const file of files) {
     const project = file.place === null ? null : 'memberSees' in file.place ? memberSees[file.place.memberSees] : hidden[file.place.hidden];
@@ -81,7 +73,7 @@ async function seedOrgFiles(context: EngineContext, orgId: number, memberEmail: 
           title: file.title,
           fileName: file.fileName,
           mimeType: contentTypeFor(file.fileName, bytes),
-          tagIds: tags.filter((tag) => (file.tags as string[]).includes(tag.title)).map((tag) => tag.id),
+          tagIds: file.tags.map(catalogueTagId),
         }),
       ),
     );

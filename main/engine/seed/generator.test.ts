@@ -8,6 +8,7 @@ import { decodeDesign, encodeDesign } from '../../../shared/design-codec.ts';
 import type { LinearRing, LonLat, PaymentOption, ProjectDesign } from '../../../shared/design-types.ts';
 import { DEFAULT_WORKFLOW } from '../orgs/org-service.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { findRoofType } from '../../../shared/roof-types.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const COUNTRIES: Country[] = ['AU', 'US'];
@@ -113,7 +114,7 @@ test('projects look real: matching places, example emails, stages and dates in o
       assert.ok(project.contacts.length === 1 || project.contacts.length === 2);
       for (const contact of project.contacts) assert.match(contact.email, /^[a-z0-9.]+@example\.(com|net|org)$/);
       assert.ok(project.priority >= 1 && project.priority <= 3);
-      assert.ok(project.roof_type_id === null || (project.roof_type_id >= 1 && project.roof_type_id <= 8));
+      assert.ok(project.roof_type_id === null || findRoofType(project.roof_type_id), 'a hosted roof type id (6 to 24)');
 
       const stage = DEFAULT_WORKFLOW.stages[project.stage_index];
       assert.ok(stage, `stage index ${project.stage_index}`);

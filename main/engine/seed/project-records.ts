@@ -4,6 +4,7 @@
 import type { ProjectDesign } from '../../../shared/design-types.ts';
 import type { Usage } from '../../../shared/usage.ts';
 import { DEFAULT_WORKFLOW } from '../orgs/org-service.ts';
+import { PRE_HOSTED_ROOF_TYPE_IDS } from '../../../shared/roof-types.ts';
 import type { Country } from './country-economics.ts';
 import { localityFrom, LOCALITY_ROWS, STATE_UTC_OFFSETS, streetAddress } from './localities-and-addresses.ts';
 import { businessName, generateContact, type GeneratedContact } from './people-and-businesses.ts';
@@ -166,7 +167,8 @@ export function generateProjectRecord(seed: number, index: number, country: Coun
     is_residential: !commercial,
     number_of_phases: rng.chance(0.1) ? null : commercial || (country === 'AU' && rng.chance(0.2)) ? 3 : 1,
     number_of_storeys: rng.chance(0.1) ? null : storeys,
-    roof_type_id: rng.chance(0.1) ? null : rng.int(1, 8),
+    // The draw of the ids before issue 16, moved as store migration 0016 moves them: the demo stays the same demo.
+    roof_type_id: rng.chance(0.1) ? null : PRE_HOSTED_ROOF_TYPE_IDS[rng.int(1, 8)]!,
     priority: rng.int(1, 3),
     notes: rng.pick(PROJECT_NOTES),
     site_notes: rng.pick(SITE_NOTES[country]),

@@ -23,6 +23,7 @@ import * as titleSort from './migrations/0012-title-sort.ts';
 import * as photoExif from './migrations/0013-photo-exif.ts';
 import * as workflows from './migrations/0014-workflows.ts';
 import * as teams from './migrations/0015-teams.ts';
+import * as catalogues from './migrations/0016-catalogues.ts';
 import * as eventTypesIdentifiers from './migrations/0017-event-types-identifiers.ts';
 import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
 import * as designedProjects from './migrations/0020-designed-projects.ts';
@@ -64,6 +65,8 @@ export interface StoreOptions {
   database?: string;
   /** A folder for file contents shared by every process on the same database. */
   blobDir?: string;
+  /** Tests of a migration only: stop after this migration, leaving the store as an older SolarDesk did. */
+  migrateUpTo?: string;
 }
 
 type MigrationModule = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
@@ -84,6 +87,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0013-photo-exif': photoExif,
   '0014-workflows': workflows,
   '0015-teams': teams,
+  '0016-catalogues': catalogues,
   '0017-event-types-identifiers': eventTypesIdentifiers,
   '0018-webhook-log-queue': webhookLogQueue,
   '0020-designed-projects': designedProjects,
@@ -103,11 +107,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw new Error(`--database must be a postgres://USER:PASS@HOST:PORT/DB address (got "${redactUrl(options.database)}"); leave it out to use the SQLite file in the data folder`);
   }
   return options.database
-    ? openPostgresStore(options.database, options.dataDir, fileRoot)
-    : openSqliteStore(options.dataDir, fileRoot);
+    ? openPostgresStore(options.database, options.dataDir, fileRoot, options.migrateUpTo)
+    : openSqliteStore(options.dataDir, fileRoot, options.migrateUpTo);
 }
 
-export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Promise<Store> {
+export async function openSqliteStore(dataDir: string, fileRoot = dataDir, migrateUpTo?: string): Promise<Store> {
   makePrivateFolder(dataDir);
   const file = path.join(dataDir, DATABASE_FILE_NAME);
   // SQLite would create it 0644 less the umask; its -wal, -shm and -journal files
@@ -125,7 +129,7 @@ export async function openSqliteStore(dataDir: string, fileRoot = dataDir): Prom
   const writes = new WriteGenerations(() => dataVersion.get() as number);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [writes.plugin] });
   try {
-    await migrate(db, 'sqlite');
+    await migrate(db, 'sqlite', undefined, migrateUpTo);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -183,7 +187,7 @@ const pgTypes = {
 /** Connections per process. Requests wait for one rather than fail; PostgreSQL's default max_connections (100) fits several processes. */
 const POOL_SIZE = 16;
 
-export async function openPostgresStore(url: string, dataDir: string, fileRoot: string): Promise<Store> {
+export async function openPostgresStore(url: string, dataDir: string, fileRoot: string, migrateUpTo?: string): Promise<Store> {
   const { connectionString, schema } = splitSchema(url);
   const location = `PostgreSQL ${redactUrl(connectionString)}${schema ? ` (schema ${schema})` : ''}`;
   const pool = new pg.Pool({ connectionString, max: POOL_SIZE, types: pgTypes, connectionTimeoutMillis: 30_000 });
@@ -211,7 +215,7 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
     const { rows } = await sql<{ current: string | null }>`select current_schema() as current`.execute(db);
     const current = rows[0]?.current;
     if (!current) throw new Error('the database has no schema this user may create tables in (check search_path and grants)');
-    await migrate(db, 'postgres', current);
+    await migrate(db, 'postgres', current, migrateUpTo);
   } catch (error) {
     await db.destroy();
     throw new StoreOpenError(
@@ -261,7 +265,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSchema?: string): Promise<void> {
+async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSchema?: string, upTo?: string): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const migrations: Record<string, Migration> = {};
@@ -273,14 +277,15 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSch
     },
   };
   // Several processes may start at once on one PostgreSQL; the migrator holds a lock while it works.
-  let { error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
+  const run = (migrator: Migrator) => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
+  let { error, results } = await run(new Migrator({ db, provider, migrationTableSchema }));
   // Before it migrates, Kysely's migrator lists the tables of every schema in the database
   // (its PostgreSQL introspection), naming each by schema: a schema another store drops in
   // that moment (the test suite gives each server its own and drops it after) fails the
   // listing with "schema ... does not exist" (3F000), though nothing of this store is
   // wrong. Nothing was migrated then; the listing is simply taken again.
   for (let attempt = 1; error && results === undefined && isSchemaDroppedMeanwhile(error, migrationTableSchema) && attempt <= 3; attempt++) {
-    ({ error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest());
+    ({ error, results } = await run(new Migrator({ db, provider, migrationTableSchema })));
   }
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';

@@ -185,14 +185,34 @@ export async function compareSchemas(target: AnyKysely, tables: readonly CopiedT
   return problems;
 }
 
-/** The target's tables that hold rows, with their counts. */
+/**
+ * Rows a new store has before anyone wrote to it: the file tag catalogue store
+ * migration 0016 inserts (no org, on no file). They are not data: an empty target
+ * has them, and the copy replaces them with the source's (the same catalogue).
+ */
+const MIGRATION_ROWS: Record<string, ReturnType<typeof sql>> = {
+  file_tags: sql`org_id is null and id not in (select tag_id from private_file_tags)`,
+};
+
+/** The target's tables that hold rows, with their counts (the rows migrations made not counted). */
 export async function tablesWithRows(db: AnyKysely, tables: readonly CopiedTable[]): Promise<{ table: string; rows: number }[]> {
   const found: { table: string; rows: number }[] = [];
   for (const table of tables) {
-    const rows = await countRows(db, table.name);
+    const made = MIGRATION_ROWS[table.name];
+    const rows = made
+      ? Number((await sql<{ count: number | string }>`select count(*) as count from ${sql.table(table.name)} where not (${made})`.execute(db)).rows[0]?.count ?? 0)
+      : await countRows(db, table.name);
     if (rows > 0) found.push({ table: table.name, rows });
   }
   return found;
+}
+
+/** Removes the rows migrations made from an otherwise empty target, so the source's own take their place. */
+async function clearMigrationRows(db: AnyKysely, tables: readonly CopiedTable[]): Promise<void> {
+  for (const table of tables) {
+    const made = MIGRATION_ROWS[table.name];
+    if (made) await sql`delete from ${sql.table(table.name)} where ${made}`.execute(db);
+  }
 }
 
 async function countRows(db: AnyKysely, table: string): Promise<number> {
@@ -302,6 +322,7 @@ export async function copyRows(source: AnyKysely, target: AnyKysely, tables: rea
     }
     const occupied = await tablesWithRows(trx, tables);
     if (occupied.length > 0) throw targetNotEmpty(occupied);
+    await clearMigrationRows(trx, tables);
 
     const sourceSums = new Map<string, bigint>();
     let rowsDone = 0;

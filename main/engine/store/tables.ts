@@ -324,7 +324,8 @@ export interface PrivateFileVersionsTable {
 
 export interface FileTagsTable {
   id: Generated<number>;
-  org_id: number;
+  /** Null for a tag of the shared catalogue (shared/file-tags.ts); else the org that made it (migration 0016). */
+  org_id: number | null;
   title: string;
   type: string;
   created_date: string;

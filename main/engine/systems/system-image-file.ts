@@ -71,7 +71,7 @@ export async function systemImageFile(
     if (existing) {
       await storeRerenderedContents(context, existing, received, { inputData: input, inputDataHash: hash }, byUser(actor.user.id));
     } else {
-      const tag = await ensureTag(context.db, context.clock, project.org_id, SYSTEM_IMAGE_TAG_TITLE);
+      const tag = await ensureTag(context, project.org_id, SYSTEM_IMAGE_TAG_TITLE);
       await storeNewFile(context, received, {
         orgId: project.org_id,
         userId: actor.user.id,

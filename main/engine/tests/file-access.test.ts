@@ -35,7 +35,7 @@ type Kind =
 
 /**
  * Expected status of GET on the file's URL in its own org. The admin has every
- * permission; the member is Pro but sees only their projects and no Export files;
+ * permission; the member is Pro but sees only their projects and no Projects Export files;
  * the viewer is not Pro; the Basic admin and the lapsed admin are not members of
  * Sunrise Solar (and Lapsed Solar's plan has ended).
  */
@@ -111,8 +111,8 @@ describe('private file access', () => {
       tokens[user] = await server.tokenFor(EMAILS[user]);
       userIds[user] = (await server.engine.context.db.selectFrom('users').select('id').where('email', '=', EMAILS[user]).executeTakeFirstOrThrow()).id;
     }
-    const tags = await server.request('GET', '/api/orgs/1/file_tags/', { token: tokens.admin });
-    exportTagId = tags.json.find((tag: { title: string }) => tag.title === 'Export').id;
+    const tags = await server.request('GET', '/api/orgs/1/file_tags/?limit=1000', { token: tokens.admin });
+    exportTagId = tags.json.find((tag: { title: string }) => tag.title === 'Projects Export').id;
     for (const kind of KINDS) fixtures[kind] = await makeFile(kind);
   });
   after(() => server.close());
@@ -151,11 +151,11 @@ describe('private file access', () => {
     }
   });
 
-  test('list filters never widen access: the member filtering by a hidden project, by Export, by another user', async () => {
+  test('list filters never widen access: the member filtering by a hidden project, by Projects Export, by another user', async () => {
     const list = async (query: string) =>
       ((await server.request('GET', `${apiPaths.privateFiles(1)}?limit=1000&${query}`, { token: tokens.member })).json as Array<{ id: number }>).map((file) => file.id);
     assert.deepEqual(await list(`project=${HIDDEN_FROM_MEMBER}`), [fixtures.memberOwnOnHiddenProject.id], 'only their own file there');
-    assert.deepEqual(await list('file_tags=Export'), []);
+    assert.deepEqual(await list(`file_tags=${encodeURIComponent('Projects Export')}`), []);
     const byAdmin = await list(`user_id=${userIds.admin}`);
     assert.ok(byAdmin.includes(fixtures.onVisibleProject.id));
     assert.ok(!byAdmin.includes(fixtures.othersUnattached.id) && !byAdmin.includes(fixtures.onHiddenProject.id));
@@ -194,7 +194,7 @@ describe('private file access', () => {
     assert.equal((await download(memberLink)).status, 200);
 
     await server.request('PATCH', file.path, { token: tokens.admin, body: { file_tags: [exportTagId] } });
-    assert.equal((await download(memberLink)).status, 403, 'tagged Export: the member may no longer see it');
+    assert.equal((await download(memberLink)).status, 403, 'tagged Projects Export: the member may no longer see it');
     assert.equal((await download(adminLink)).status, 200);
     await server.request('PATCH', file.path, { token: tokens.admin, body: { file_tags: [] } });
     assert.equal((await download(memberLink)).status, 200);

@@ -73,8 +73,8 @@ describe('private files', () => {
   });
 
   test('a title part, a project and tags may come with the file', async () => {
-    const tags = await server.request('GET', '/api/orgs/1/file_tags/', { token: admin });
-    const photo = tags.json.find((tag: { title: string }) => tag.title === 'Photo');
+    const tags = await server.request('GET', '/api/orgs/1/file_tags/?limit=1000', { token: admin });
+    const photo = tags.json.find((tag: { title: string }) => tag.title === 'Site - Photo');
     const file = await createFile(server, admin, 'jpeg-ish', 'IMG_0001.JPG', { title: 'Gutter', project: '/api/orgs/1/projects/5/', file_tags: photo.url });
     assert.equal(file.title, 'Gutter');
     assert.equal(file.project, `${server.baseUrl}${apiPaths.project(1, 5)}`);
@@ -234,16 +234,16 @@ describe('private files', () => {
     assert.ok(blank.json.title);
   });
 
-  test('tagging a file Export takes projects_export; tags are set by URL or id', async () => {
-    const tags = (await server.request('GET', '/api/orgs/1/file_tags/', { token: admin })).json as Array<{ id: number; url: string; title: string }>;
+  test('tagging a file Projects Export takes projects_export; tags are set by URL or id', async () => {
+    const tags = (await server.request('GET', '/api/orgs/1/file_tags/?limit=1000', { token: admin })).json as Array<{ id: number; url: string; title: string }>;
     const byTitle = (title: string) => tags.find((tag) => tag.title === title)!;
     const file = await createFile(server, member, 'bill', 'bill.csv');
-    const denied = await server.request('PATCH', `${filesPath}${file.id}/`, { token: member, body: { file_tags: [byTitle('Export').id] } });
+    const denied = await server.request('PATCH', `${filesPath}${file.id}/`, { token: member, body: { file_tags: [byTitle('Projects Export').id] } });
     assert.equal(denied.status, 400);
     assert.match(denied.json.file_tags[0], /projects_export/);
-    const tagged = await server.request('PATCH', `${filesPath}${file.id}/`, { token: member, body: { file_tags: [byTitle('Bill').url, byTitle('Photo').id] } });
+    const tagged = await server.request('PATCH', `${filesPath}${file.id}/`, { token: member, body: { file_tags: [byTitle('Site - Utility Bill').url, byTitle('Site - Photo').id] } });
     assert.equal(tagged.status, 200);
-    assert.deepEqual(tagged.json.file_tags_data.map((tag: { title: string }) => tag.title).sort(), ['Bill', 'Photo']);
+    assert.deepEqual(tagged.json.file_tags_data.map((tag: { title: string }) => tag.title).sort(), ['Site - Photo', 'Site - Utility Bill']);
     const cleared = await server.request('PATCH', `${filesPath}${file.id}/`, { token: member, body: { file_tags: [] } });
     assert.deepEqual(cleared.json.file_tags, []);
   });
@@ -270,7 +270,7 @@ describe('private files', () => {
   });
 
   test('a project write by the member leaves files they cannot see where they are', async () => {
-    // Project 1 holds a seeded Export-tagged proposal that the member may not see.
+    // Project 1 holds a seeded Projects Export-tagged proposal that the member may not see.
     const before = (await server.request('GET', '/api/orgs/1/projects/1/', { token: admin })).json.private_files as string[];
     const mine = await createFile(server, member, 'mine', 'mine.txt');
     const patched = await server.request('PATCH', '/api/orgs/1/projects/1/', { token: member, body: { private_files: [mine.url] } });
@@ -278,7 +278,7 @@ describe('private files', () => {
     assert.deepEqual(patched.json.private_files, [mine.url]);
     const after = (await server.request('GET', '/api/orgs/1/projects/1/', { token: admin })).json;
     const proposal = after.private_files_data.find((file: { title: string }) => file.title === 'Proposal');
-    assert.ok(proposal, 'the Export-tagged file is still attached');
+    assert.ok(proposal, 'the Projects Export-tagged file is still attached');
     assert.equal(after.private_files.length, before.filter((url) => url === proposal.url).length + 1);
   });
 
@@ -297,12 +297,12 @@ describe('private files', () => {
     assert.deepEqual(await projectIds('user_id=2'), ids(byMember));
 
     const withTag = (...titles: string[]) => all.filter((file) => file.file_tags_data.some((tag) => titles.includes(tag.title)));
-    assert.deepEqual(await projectIds('file_tags=Photo'), ids(withTag('Photo')));
-    assert.deepEqual(await projectIds('file_tags=Photo,Bill'), ids(withTag('Photo', 'Bill')));
-    assert.deepEqual(await projectIds('file_tags=Photo&file_tags=Bill'), ids(withTag('Photo', 'Bill')));
+    assert.deepEqual(await projectIds(`file_tags=${encodeURIComponent('Site - Photo')}`), ids(withTag('Site - Photo')));
+    assert.deepEqual(await projectIds(`file_tags=${encodeURIComponent('Site - Photo,Site - Utility Bill')}`), ids(withTag('Site - Photo', 'Site - Utility Bill')));
+    assert.deepEqual(await projectIds(`file_tags=${encodeURIComponent('Site - Photo')}&file_tags=${encodeURIComponent('Site - Utility Bill')}`), ids(withTag('Site - Photo', 'Site - Utility Bill')));
     assert.deepEqual(await projectIds(`file_tags=${encodeURIComponent('System Image')}`), ids(withTag('System Image')));
-    const notExport = all.filter((file) => !file.file_tags_data.some((tag) => tag.title === 'Export'));
-    assert.deepEqual(await projectIds('file_tags_exclude=Export'), ids(notExport));
+    const notExport = all.filter((file) => !file.file_tags_data.some((tag) => tag.title === 'Projects Export'));
+    assert.deepEqual(await projectIds(`file_tags_exclude=${encodeURIComponent('Projects Export')}`), ids(notExport));
 
     const special = await createFile(server, admin, 'x', 'x.txt', { title: '100%_done' });
     await createFile(server, admin, 'y', 'y.txt', { title: '1000 done' });
@@ -329,12 +329,12 @@ describe('private files', () => {
   });
 
   test('file tags: the demo tags, {url, title, type, id}; create, and no duplicate titles', async () => {
-    const tags = (await server.request('GET', '/api/orgs/1/file_tags/', { token: admin })).json as Array<Record<string, unknown>>;
-    for (const title of ['Export', 'Photo', 'Bill', 'Contract', 'System Image']) assert.ok(tags.some((tag) => tag.title === title), title);
+    const tags = (await server.request('GET', '/api/orgs/1/file_tags/?limit=1000', { token: admin })).json as Array<Record<string, unknown>>;
+    for (const title of ['Projects Export', 'Site - Photo', 'Site - Utility Bill', 'System Contract', 'System Image']) assert.ok(tags.some((tag) => tag.title === title), title);
     for (const tag of tags) assert.deepEqual(Object.keys(tag).sort(), ['id', 'title', 'type', 'url']);
     const created = await server.request('POST', '/api/orgs/1/file_tags/', { token: admin, body: { title: 'Warranty' } });
     assert.equal(created.status, 201);
-    assert.deepEqual(created.json, { url: `${server.baseUrl}${apiPaths.fileTag(1, created.json.id)}`, title: 'Warranty', type: 'private', id: created.json.id });
+    assert.deepEqual(created.json, { url: `${server.baseUrl}${apiPaths.fileTag(created.json.id)}`, title: 'Warranty', type: 'private', id: created.json.id });
     const again = await server.request('POST', '/api/orgs/1/file_tags/', { token: admin, body: { title: 'Warranty' } });
     assert.equal(again.status, 400);
     assert.ok(again.json.title);

@@ -140,7 +140,7 @@ describe('projects', () => {
         country_iso2: 'au',
         zip: '2000',
         number_of_phases: '1',
-        roof_type: `${server.baseUrl}/api/roof_types/3/`,
+        roof_type: `${server.baseUrl}/api/roof_types/19/`,
         assigned_role: apiPaths.role(1, installer.id),
         assigned_installer_role: installer.url,
         contacts_new: [{ first_name: 'Ada', family_name: 'Byron', email: 'ada@example.com', phone: '0400 000 000', date_of_birth: '1990-12-10', gender: '1' }],
@@ -158,7 +158,7 @@ describe('projects', () => {
     assert.equal(project.country_iso2, 'AU');
     assert.equal(project.country_name, 'Australia');
     assert.equal(project.title, '1 Test Street', 'an untitled project is named by its address');
-    assert.equal(project.roof_type, `${server.baseUrl}/api/roof_types/3/`);
+    assert.equal(project.roof_type, `${server.baseUrl}/api/roof_types/19/`);
     assert.equal(project.assigned_role, installer.url);
     assert.equal(project.assigned_role_data.id, installer.id);
     assert.equal(project.assigned_role_name, `${installer.first_name} ${installer.family_name}`);

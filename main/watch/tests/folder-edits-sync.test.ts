@@ -149,7 +149,7 @@ describe('edits in place, synced to a remote without the contents route (remoteC
     const uploaded = await dropAndSync(h, root, 7, 'Datasheet.txt', first);
     const [tag] = (await h.remote('GET', apiPaths.fileTags(1))).json as Json[];
     assert.ok(tag, 'the demo org has file tags');
-    const patched = await h.remote('PATCH', apiPaths.privateFile(1, uploaded.id), { file_tags: [`${h.server.baseUrl}${apiPaths.fileTag(1, tag.id)}`], show_customer: true });
+    const patched = await h.remote('PATCH', apiPaths.privateFile(1, uploaded.id), { file_tags: [`${h.server.baseUrl}${apiPaths.fileTag(tag.id as number)}`], show_customer: true });
     assert.equal(patched.status, 200);
     await h.synced();
     const counts = () => ({ posts: h.proxy.count('POST', CREATE_PATH), deletes: h.proxy.count('DELETE', FILE_PATH), puts: h.proxy.count('PUT', CONTENTS_PATH) });

@@ -258,7 +258,8 @@ export const useFilesStore = create<FilesState>((set, get) => ({
           query: { project: projectId, limit: 1000, ordering: '-modified_date' },
         }),
         // Tags are for tagging: a list that cannot load leaves the files usable.
-        apiOkUnchecked(z.array(fileTagJsonSchema), 'GET', apiPaths.fileTags(orgId)).catch(() => get().tags),
+        // The shared catalogue (53 tags) and the org's own: one page holds them all.
+        apiOkUnchecked(z.array(fileTagJsonSchema), 'GET', apiPaths.fileTags(orgId), { query: { limit: 1000 } }).catch(() => get().tags),
       ]);
       if (get().projectId === projectId) {
         const ids = new Set(files.map((file) => file.id));

@@ -30,11 +30,16 @@ export function FileSelectionBar({ files, onDelete }: { files: PrivateFileJson[]
   );
 }
 
-/** The org's tags with a checkbox each: checked when every selected file has it, mixed when some do. */
+/**
+ * The tags (the shared catalogue and the org's own) with a checkbox each: checked
+ * when every selected file has it, mixed when some do. Tags some selected file
+ * carries come first; "Find a tag" narrows the list to titles holding every word typed.
+ */
 function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void }) {
   const tags = useFilesStore((state) => state.tags);
   const { toggleTag, createTag } = useFilesStore.getState();
   const [newTag, setNewTag] = useState('');
+  const [find, setFind] = useState('');
   const [busy, setBusy] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
   const ids = files.map((file) => file.id);
@@ -46,6 +51,8 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
   // Focus goes in once, when the menu opens; a click outside closes it.
   useEffect(() => {
     panel.current?.querySelector<HTMLInputElement>('input')?.focus();
+    // In a short window the menu may open below the pane's fold: the pane scrolls to show it.
+    panel.current?.scrollIntoView({ block: 'nearest' });
     const onPointer = (event: PointerEvent) => {
       if (panel.current && !panel.current.parentElement?.contains(event.target as Node)) close.current();
     };
@@ -70,6 +77,10 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
     }
   };
   const countWith = (tag: FileTagJson) => files.filter((file) => file.file_tags_data.some((existing) => existing.id === tag.id)).length;
+  const words = find.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = tags
+    .filter((tag) => words.every((word) => tag.title.toLowerCase().includes(word)))
+    .sort((a, b) => Number(countWith(b) > 0) - Number(countWith(a) > 0));
 
   return (
     <div
@@ -80,8 +91,19 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
       data-testid="tag-menu"
     >
       {tags.length === 0 && <p className="muted">This org has no file tags yet: make one below.</p>}
+      {tags.length > 0 && (
+        <input
+          type="search"
+          className="tag-menu-find"
+          aria-label="Find a tag"
+          placeholder="Find a tag"
+          value={find}
+          onChange={(event) => setFind(event.target.value)}
+        />
+      )}
+      {tags.length > 0 && shown.length === 0 && <p className="muted">No tag holds “{find.trim()}”: make it below.</p>}
       <ul>
-        {tags.map((tag) => {
+        {shown.map((tag) => {
           const count = countWith(tag);
           return (
             <li key={tag.id}>
@@ -106,10 +128,12 @@ function TagMenu({ files, onClose }: { files: PrivateFileJson[]; onClose(): void
         onSubmit={(event) => {
           event.preventDefault();
           void run(async () => {
-            const tag = await createTag(newTag);
+            // A title the list already has (the catalogue's, whatever the case) is that tag: put on, not made again.
+            const existing = tags.find((tag) => tag.title.toLowerCase() === newTag.trim().toLowerCase());
+            const tag = existing ?? (await createTag(newTag));
             if (tag) {
               setNewTag('');
-              await toggleTag(ids, tag);
+              if (!existing || countWith(existing) < files.length) await toggleTag(ids, tag);
             }
           });
         }}

@@ -30,7 +30,12 @@ export function FileToolbar({ tags, kinds, shown, total }: { tags: FileTagJson[]
         value={filter.query}
         onChange={(event) => setFilter({ query: event.target.value })}
       />
-      <select aria-label="Filter by tag" value={filter.tagId ?? ''} onChange={(event) => setFilter({ tagId: event.target.value === '' ? null : Number(event.target.value) })}>
+      <select
+        aria-label="Filter by tag"
+        title={tags.find((tag) => tag.id === filter.tagId)?.title ?? 'Any tag'}
+        value={filter.tagId ?? ''}
+        onChange={(event) => setFilter({ tagId: event.target.value === '' ? null : Number(event.target.value) })}
+      >
         <option value="">Any tag</option>
         {tags.map((tag) => (
           <option key={tag.id} value={tag.id}>

@@ -32,7 +32,15 @@ export function extensionOf(title: string): string {
 }
 
 /** Tags that say what a file is when its title has no extension ("Roof, north face"). */
-const KIND_BY_TAG: Record<string, FileKind> = { photo: 'image', 'system image': 'image' };
+const KIND_BY_TAG: Record<string, FileKind> = {
+  photo: 'image',
+  'site - photo': 'image',
+  'mounting plane photo': 'image',
+  "owner's manual - post-install photograph": 'image',
+  'project thumbnail': 'image',
+  screenshot: 'image',
+  'system image': 'image',
+};
 
 export function fileKindOf(file: Pick<PrivateFileJson, 'title' | 'file_tags_data'>): FileKind {
   const byExtension = KIND_BY_EXTENSION[extensionOf(file.title)];

@@ -52,6 +52,11 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const total = files.length - files.filter((file) => hidden.has(file.id)).length;
   const kinds = useMemo(() => [...new Set(files.map(fileKindOf))].sort() as FileKind[], [files]);
   const selectedFiles = shown.filter((file) => selected.includes(file.id));
+  // The tag filter offers the tags this project's files carry (of the catalogue's 53 and the org's own), and the one picked.
+  const usedTags = useMemo(() => {
+    const used = new Set(files.flatMap((file) => file.file_tags_data.map((tag) => tag.id)));
+    return tags.filter((tag) => used.has(tag.id) || tag.id === filter.tagId);
+  }, [files, tags, filter.tagId]);
   const confirmingFiles = confirming ? files.filter((file) => confirming.includes(file.id)) : [];
 
   return (
@@ -83,7 +88,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
         {status === 'ready' && total === 0 && <EmptyState title="No files yet">Photos, bills and contracts dropped here stay with the project.</EmptyState>}
         {total > 0 && (
           <>
-            <FileToolbar tags={tags} kinds={kinds} shown={shown.length} total={total} />
+            <FileToolbar tags={usedTags} kinds={kinds} shown={shown.length} total={total} />
             <FileSelectionBar files={selectedFiles} onDelete={setConfirming} />
             {shown.length === 0 ? (
               <p className="muted files-none-match">No file matches these filters.</p>
