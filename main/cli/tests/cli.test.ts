@@ -177,8 +177,10 @@ describe('solardesk command', () => {
 describe('README', () => {
   test('the curl examples work against the demo seed', async () => {
     const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const block = /<!-- curl-examples:start -->\s*```sh\n([\s\S]*?)```\s*<!-- curl-examples:end -->/.exec(readme)?.[1];
-    assert.ok(block, 'the README has the marked curl block');
+    const marked = /<!-- curl-examples:start -->([\s\S]*?)<!-- curl-examples:end -->/.exec(readme)?.[1] ?? '';
+    // Every sh block between the markers, in order, as one script (later blocks use the first one's $TOKEN).
+    const block = [...marked.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]).join('\n');
+    assert.ok(block, 'the README has the marked curl blocks');
     const dir = makeTempDir('solardesk-readme-');
     const server = await startServer(['--data', dir, '--seed', 'demo']);
     try {
@@ -190,6 +192,15 @@ describe('README', () => {
       assert.match(result.stdout, /"address":"12 Example Street"/);
       assert.match(result.stdout, /kwh_quarterly/);
       assert.match(result.stdout, /\d+(\.\d+)? kW/);
+      // Issue 16's examples: the systems list, a workflow PUT, and a shared project read by the partner org.
+      assert.match(result.stdout, /"uuid":"[0-9a-f-]{36}","order":0/);
+      assert.match(result.stdout, /share page: HTTP 200/);
+      assert.match(result.stdout, /"title":"First call"/);
+      assert.match(result.stdout, /"actions":\[\{"id":\d+,"title":"Phone the customer"/);
+      assert.match(result.stdout, /"org_name":"Sunrise Solar"[^\n]*"shared_with":\[\{"org_id":2/);
+      // The last answer: Basic Solar's list of projects shared with it holds Sunrise's project 1 and nothing else.
+      const partnerList = JSON.parse(result.stdout.trimEnd().split('\n').at(-1) ?? '') as { id: number; org_id: number }[];
+      assert.deepEqual(partnerList.map((project) => [project.id, project.org_id]), [[1, 1]]);
     } finally {
       await stop(server);
       fs.rmSync(dir, { recursive: true, force: true });
