@@ -12,8 +12,9 @@ import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
 import { fieldError, forbidden, nonFieldError, notFound, validationError, type FieldErrors } from '../http/errors.ts';
-import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
 import { notifyPartners, sharesBetween } from '../sharing/project-shares.ts';
+import { resolvePermissionRole } from './connection-state.ts';
 import { byUser } from '../changes/change-feed.ts';
 import type { ConnectedOrgCreate, ConnectedOrgJson, ConnectedOrgPatch, PendingConnectionJson } from '../../../shared/schemas/connected-org.ts';
 
@@ -91,33 +92,6 @@ export function activeConnectionBetween<DB extends Database, TB extends keyof DB
         where side_a.org_id = ${a} and side_a.org_to_id = ${b}
           and side_a.accepted = 1 and side_a.is_active = 1 and side_b.accepted = 1 and side_b.is_active = 1)`,
   );
-}
-
-/** Whether the two orgs have an active connection now. */
-export async function isConnectionActive(db: Kysely<Database>, orgId: number, partnerId: number): Promise<boolean> {
-  const rows = await db
-    .selectFrom('connected_orgs')
-    .select(['org_id', 'accepted', 'is_active'])
-    .where((builder) =>
-      builder.or([
-        builder.and([builder('org_id', '=', orgId), builder('org_to_id', '=', partnerId)]),
-        builder.and([builder('org_id', '=', partnerId), builder('org_to_id', '=', orgId)]),
-      ]),
-    )
-    .execute();
-  return rows.length === 2 && rows.every((row) => row.accepted === 1 && row.is_active === 1);
-}
-
-/** The id of a permissions role of this org named by URL (or id), or an error message. */
-export async function resolvePermissionRole(db: Kysely<Database>, orgId: number, reference: unknown): Promise<number | string> {
-  const parsed = parseOrgReference(reference, 'permissions_role');
-  if (!parsed || (parsed.orgId !== null && parsed.orgId !== orgId)) {
-    return 'Send the URL of a permissions role of this organisation (/api/orgs/<org>/permissions_role/<id>/), or null.';
-  }
-  const role = await db.selectFrom('permissions_roles').select(['id', 'role_type']).where('org_id', '=', orgId).where('id', '=', parsed.id).executeTakeFirst();
-  if (!role) return 'Invalid hyperlink - Object does not exist.';
-  if (role.role_type !== 1) return 'This permissions role is an ordinary custom role (role_type 0): a connection needs a Teams role (role_type 1).';
-  return role.id;
 }
 
 /** Checks this side's settings of a create or PATCH; collects every error into one 400. */

@@ -3,54 +3,19 @@
 // (pricing schemes, actions...) with connected orgs. The settings are rows of
 // entity_shares (migration 0015). SolarDesk stores most of these entities nowhere
 // yet, so their ids are kept as sent (positive integers); the workflow stage
-// actions are checked against the org's own when the store has them.
+// actions are checked against the org's own (entity-shares.ts).
 import { z } from 'zod';
-import type { Kysely } from 'kysely';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
-import type { Database } from '../store/tables.ts';
 import { actorOf } from '../auth/actor.ts';
 import { notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
-import { isConnectionActive, requireOrgAdmin } from '../connected-orgs/connected-orgs.ts';
+import { requireOrgAdmin } from '../connected-orgs/connected-orgs.ts';
+import { isConnectionActive } from '../connected-orgs/connection-state.ts';
+import { entitySharedWith, foreignActionIds } from './entity-shares.ts';
 import { BULK_ENTITY_TYPES, bulkShareJsonSchema, bulkShareSchema, type BulkEntityType } from '../../../shared/schemas/sharing.ts';
 
 const tags = ['connected orgs'];
-
-/** For each entity id: the orgs it is shared with now (what a record's share_with_orgs shows). */
-export async function entitySharedWith(db: Kysely<Database>, orgId: number, entityType: BulkEntityType, ids: readonly number[]): Promise<Map<number, number[]>> {
-  const shared = new Map<number, number[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return shared;
-  const rows = await db
-    .selectFrom('entity_shares')
-    .select(['entity_id', 'shared_org_id'])
-    .where('org_id', '=', orgId)
-    .where('entity_type', '=', entityType)
-    .where('entity_id', 'in', [...ids])
-    .orderBy('entity_id')
-    .orderBy('shared_org_id')
-    .execute();
-  for (const row of rows) shared.get(row.entity_id)?.push(row.shared_org_id);
-  return shared;
-}
-
-/** The ids of `ids` that are not the org's workflow actions, when the store has workflow actions (migration 0014); else none. */
-async function foreignActionIds(db: Kysely<Database>, orgId: number, ids: readonly number[]): Promise<number[]> {
-  const tables = await db.introspection.getTables();
-  if (!tables.some((table) => table.name === 'workflow_actions')) return [];
-  // Read only, by name: the workflows part owns this table (its migration 0014).
-  const loose = db as unknown as Kysely<Record<string, { id: number; stage_id: number; workflow_id: number; org_id: number }>>;
-  const found = await loose
-    .selectFrom('workflow_actions')
-    .innerJoin('workflow_stages', 'workflow_stages.id', 'workflow_actions.stage_id')
-    .innerJoin('workflows', 'workflows.id', 'workflow_stages.workflow_id')
-    .select('workflow_actions.id')
-    .where('workflows.org_id', '=', orgId)
-    .where('workflow_actions.id', 'in', [...ids])
-    .execute();
-  const own = new Set(found.map((row) => Number(row.id)));
-  return ids.filter((id) => !own.has(id));
-}
 
 export function registerBulkShareRoutes(app: TypedApp, context: EngineContext): void {
   app.put(

@@ -13,7 +13,7 @@ import type { Actor } from '../auth/actor.ts';
 import { canSeeAllProjects } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
 import type { FieldErrors } from '../http/errors.ts';
-import { isConnectionActive, resolvePermissionRole } from '../connected-orgs/connected-orgs.ts';
+import { isConnectionActive, resolvePermissionRole } from '../connected-orgs/connection-state.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { sharedWithSchema, type SharedWithJson } from '../../../shared/schemas/sharing.ts';
 import { parsePermissions, type ProjectPermissions } from '../../../shared/schemas/permissions-role.ts';

@@ -250,6 +250,24 @@ describe('sharing with connected orgs (facts section 11)', () => {
     assert.equal((await server.request('PUT', path, { token: member, body: { share_with_ids: [BASIC], resource: 'pricing_schemes', ids: [1] } })).status, 403);
   });
 
+  test("bulk sharing of actions shows in the workflow stage actions' share_with_orgs; an action of no workflow of the org is 400", async () => {
+    const [workflow] = (await server.request('GET', `${apiPaths.workflows(SUNRISE)}?is_default=true`, { token: sunrise })).json;
+    workflow.workflow_stages[0].actions.push({ id: `newAction-${workflow.workflow_stages[0].actions.length}`, title: 'Shared checklist' });
+    const put = await server.request('PUT', apiPaths.workflow(SUNRISE, workflow.id), { token: sunrise, body: { title: workflow.title, workflow_stages: workflow.workflow_stages } });
+    assert.equal(put.status, 200, put.text);
+    const action = put.json.workflow_stages[0].actions.find((candidate: { title: string }) => candidate.title === 'Shared checklist');
+    assert.deepEqual(action.share_with_orgs, []);
+    const path = apiPaths.bulkShare(SUNRISE, 'actions');
+    const shared = await server.request('PUT', path, { token: sunrise, body: { share_with_ids: [BASIC], resource: 'actions', ids: [action.id] } });
+    assert.equal(shared.status, 200, shared.text);
+    const after = (await server.request('GET', apiPaths.workflow(SUNRISE, workflow.id), { token: sunrise })).json;
+    const sharedAction = after.workflow_stages[0].actions.find((candidate: { id: number }) => candidate.id === action.id);
+    assert.deepEqual(sharedAction.share_with_orgs, [`${server.baseUrl}${apiPaths.org(BASIC)}`]);
+    const foreign = await server.request('PUT', path, { token: sunrise, body: { share_with_ids: [BASIC], resource: 'actions', ids: [999_999] } });
+    assert.equal(foreign.status, 400, foreign.text);
+    assert.ok(foreign.json.ids, foreign.text);
+  });
+
   test('deleting the connection hides the project and removes every sharing setting', async () => {
     const start = await headOf(basic, BASIC);
     assert.equal((await server.request('DELETE', apiPaths.connectedOrg(SUNRISE, sunriseSide), { token: sunrise })).status, 204);

@@ -6,6 +6,7 @@ import type { Database, StageRow, WorkflowActionRow, WorkflowRow } from '../stor
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { WorkflowJson } from '../../../shared/schemas/workflow.ts';
+import { entitySharedWith } from '../sharing/entity-shares.ts';
 
 type Reader = Kysely<Database> | Transaction<Database>;
 
@@ -89,6 +90,9 @@ export async function serializeWorkflowRows(context: EngineContext, db: Reader, 
     .orderBy('id')
     .execute();
   const actions = await loadStageActions(db, stages.map((stage) => stage.id));
+  // Actions shared with connected orgs by the bulk route (facts section 11), as org URLs; the rows are one org's.
+  const actionIds = [...actions.values()].flat().map((action) => action.id);
+  const actionShares = await entitySharedWith(db, workflows[0]!.org_id, 'actions', actionIds);
   return workflows.map((workflow) => ({
     url: absoluteUrl(context, apiPaths.workflow(workflow.org_id, workflow.id)),
     org: absoluteUrl(context, apiPaths.org(workflow.org_id)),
@@ -114,7 +118,7 @@ export async function serializeWorkflowRows(context: EngineContext, db: Reader, 
           id: action.id,
           title: action.title,
           url: absoluteUrl(context, apiPaths.workflowAction(workflow.org_id, action.id)),
-          share_with_orgs: [],
+          share_with_orgs: (actionShares.get(action.id) ?? []).map((orgId) => absoluteUrl(context, apiPaths.org(orgId))),
         })),
       })),
   }));
