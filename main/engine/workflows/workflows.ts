@@ -17,18 +17,22 @@ export interface OrgWorkflows {
   readonly defaultWorkflow: WorkflowRow | undefined;
 }
 
+/** The stages of these workflows, each workflow's in its order (ties by id). */
+async function loadStagesOf(db: Reader, workflows: readonly WorkflowRow[]): Promise<StageRow[]> {
+  if (workflows.length === 0) return [];
+  return db
+    .selectFrom('workflow_stages')
+    .selectAll()
+    .where('workflow_id', 'in', workflows.map((workflow) => workflow.id))
+    .orderBy('workflow_id')
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+}
+
 export async function loadOrgWorkflows(db: Reader, orgId: number): Promise<OrgWorkflows> {
   const workflows = await db.selectFrom('workflows').selectAll().where('org_id', '=', orgId).orderBy('id').execute();
-  const stages = workflows.length
-    ? await db
-        .selectFrom('workflow_stages')
-        .selectAll()
-        .where('workflow_id', 'in', workflows.map((workflow) => workflow.id))
-        .orderBy('workflow_id')
-        .orderBy('position')
-        .orderBy('id')
-        .execute()
-    : [];
+  const stages = await loadStagesOf(db, workflows);
   return {
     workflows,
     stagesById: new Map(stages.map((stage) => [stage.id, stage])),
@@ -81,14 +85,7 @@ export async function findWorkflow(db: Reader, orgId: number, id: number): Promi
 
 export async function serializeWorkflowRows(context: EngineContext, db: Reader, workflows: readonly WorkflowRow[]): Promise<WorkflowJson[]> {
   if (workflows.length === 0) return [];
-  const stages = await db
-    .selectFrom('workflow_stages')
-    .selectAll()
-    .where('workflow_id', 'in', workflows.map((workflow) => workflow.id))
-    .orderBy('workflow_id')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
+  const stages = await loadStagesOf(db, workflows);
   const actions = await loadStageActions(db, stages.map((stage) => stage.id));
   // Actions shared with connected orgs by the bulk route (facts section 11), as org URLs; the rows are one org's.
   const actionIds = [...actions.values()].flat().map((action) => action.id);
