@@ -130,7 +130,7 @@ describe('solardesk migrate-store', () => {
     assert.match(result.stdout, /^file_upload_parts +1 +1 +- +ok$/m);
     assert.doesNotMatch(result.stdout, /DIFFERS/);
     assert.ok(!`${result.stdout}${result.stderr}`.includes(`:${password}@`), 'the password is never printed');
-    assert.match(result.stdout, /^Copied 32 tables \(\d+ rows\) and 13 files \([\d.]+ KiB: 13 copied, 0 already in place\): every row count, largest id and checksum matches\.$/m);
+    assert.match(result.stdout, /^Copied 36 tables \(\d+ rows\) and 13 files \([\d.]+ KiB: 13 copied, 0 already in place\): every row count, largest id and checksum matches\.$/m);
     // Progress as it goes: files and bytes, then rows.
     assert.match(result.stderr, /^file contents: 13\/13 files, ([\d.]+ KiB)\/\1$/m);
     assert.match(result.stderr, /^rows: (\d+)\/\1 /m);
@@ -226,7 +226,7 @@ describe('solardesk migrate-store', () => {
     assert.equal(result.status, 1, `${result.stdout}\n${result.stderr}`);
     assert.match(result.stderr, new RegExp(`error: the contents of 1 file could not be copied .*\\n  ${lost} \\(missing\\)`));
     assert.match(result.stdout, /^private_files +\d+ +\d+ +\d+ +ok$/m, 'the rows are still copied and checked');
-    assert.match(result.stdout, /^Copied 32 tables .* and 13 files .*12 copied/m);
+    assert.match(result.stdout, /^Copied 36 tables .* and 13 files .*12 copied/m);
     assert.equal(fs.readdirSync(path.join(otherBlobDir, 'blobs'), { recursive: true }).filter((name) => /[0-9a-f]{64}$/.test(String(name))).length, 11);
   });
 });
