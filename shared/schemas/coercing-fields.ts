@@ -37,6 +37,9 @@ export const booleanField = () =>
     { error: message('Must be a valid boolean.') },
   );
 
+/** An optional boolean query parameter: `?flag=` (empty) counts as not sent. */
+export const booleanQueryParam = () => z.preprocess((value) => (value === '' ? undefined : value), booleanField().optional());
+
 export const dateField = () =>
   z.string({ error: message('Date has wrong format. Use one of these formats instead: YYYY-MM-DD.') }).refine(
     (text) => DATE_TEXT.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text),

@@ -3,15 +3,13 @@
 // query, the answer and the nested `proposal_data` payload are defined once here: the
 // engine's route is typed by them and the OpenAPI document shows them.
 import { z } from 'zod';
-import { booleanField } from './coercing-fields.ts';
+import { booleanQueryParam } from './coercing-fields.ts';
 import { contactJsonSchema } from './contact.ts';
 import { roleJsonSchema } from './role.ts';
 import { customerProposalDataSchema, usageJsonSchema } from './project.ts';
 
 /** At most this many projects per request. */
 export const MAX_PROPOSAL_PROJECTS = 100;
-
-const emptyAsMissing = (value: unknown) => (value === '' ? undefined : value);
 
 export const proposalDataQuerySchema = z.object({
   project_ids: z
@@ -31,13 +29,9 @@ export const proposalDataQuerySchema = z.object({
       return ids;
     })
     .describe('comma-separated project ids; the caller must reach every one'),
-  expo_enabled: z.preprocess(emptyAsMissing, booleanField().optional()).describe('accepted for the hosted service\'s clients; SolarDesk has no Expo pages, so it changes nothing'),
-  compress_data: z
-    .preprocess(emptyAsMissing, booleanField().optional())
-    .describe('true: each proposal_data is base64 of gzipped JSON (as `design` is), not an object'),
-  include_unsold: z
-    .preprocess(emptyAsMissing, booleanField().optional())
-    .describe('true: every system of a sold project, not only the sold one (unsold projects always show every system)'),
+  expo_enabled: booleanQueryParam().describe('accepted for the hosted service\'s clients; SolarDesk has no Expo pages, so it changes nothing'),
+  compress_data: booleanQueryParam().describe('true: each proposal_data is base64 of gzipped JSON (as `design` is), not an object'),
+  include_unsold: booleanQueryParam().describe('true: every system of a sold project, not only the sold one (unsold projects always show every system)'),
   language: z
     .string()
     .regex(/^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/, 'Enter a language code such as en, en-AU or pt_BR.')

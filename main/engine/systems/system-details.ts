@@ -8,17 +8,15 @@ import { fieldError, nonFieldError } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { decodeDesign } from '../../../shared/design-codec.ts';
 import type { DesignSystem, PanelOrientation, ProjectDesign } from '../../../shared/design-types.ts';
-import { booleanField } from '../../../shared/schemas/coercing-fields.ts';
+import { booleanQueryParam } from '../../../shared/schemas/coercing-fields.ts';
 import type { SystemAdderJson, SystemIncentiveJson, SystemMcsJson, SystemModuleGroupJson } from '../../../shared/schemas/system.ts';
 
 /** The part of `data` SolarDesk derives from the design (hosted-docs-facts.md 5); the rest is the system's custom data. */
 export const MCS_PART = 'mcs';
 const PART_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-const emptyAsMissing = (value: unknown) => (value === '' ? undefined : value);
-
 export const systemDetailsQuery = z.object({
-  limit_to_sold: z.preprocess(emptyAsMissing, booleanField().optional()).describe('only the sold system'),
+  limit_to_sold: booleanQueryParam().describe('only the sold system'),
   include_parts: z.string().optional().describe("comma list of the parts of each system's `data` to keep (e.g. mcs); the other fields always stay"),
   exclude_parts: z.string().optional().describe("comma list of the parts of each system's `data` to leave out (not with include_parts)"),
 });
