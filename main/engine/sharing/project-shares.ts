@@ -216,14 +216,14 @@ export async function notifyPartners(context: EngineContext, entries: ReadonlyAr
     const projectIds = [...projectSet];
     const events = await context.db.transaction().execute(async (trx) => {
       await context.store.lock(trx, [`org-writes:${partnerOrgId}`]);
-      const visible = new Set(
-        (await trx.selectFrom('projects').select('projects.id').where('projects.id', 'in', projectIds).where(sql<boolean>`projects.id in ${sharedProjectIdsFor(partnerOrgId)}`).execute()).map(
-          (row) => row.id,
-        ),
-      );
-      const modified = new Map(
-        (await trx.selectFrom('projects').select(['id', 'modified_date']).where('id', 'in', projectIds).execute()).map((row) => [row.id, row.modified_date]),
-      );
+      // One read: each project's date, and whether the partner still sees it (SQLite answers 0/1, PostgreSQL a boolean).
+      const found = await trx
+        .selectFrom('projects')
+        .select(['projects.id', 'projects.modified_date', sql<boolean | number>`projects.id in ${sharedProjectIdsFor(partnerOrgId)}`.as('visible')])
+        .where('projects.id', 'in', projectIds)
+        .execute();
+      const visible = new Set(found.filter((row) => Boolean(row.visible)).map((row) => row.id));
+      const modified = new Map(found.map((row) => [row.id, row.modified_date]));
       const now = nowIso(context.clock);
       const rows = projectIds.map((projectId) => ({
         org_id: partnerOrgId,
