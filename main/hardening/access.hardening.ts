@@ -6,6 +6,7 @@
 // answer may carry another org's data (names, project titles and addresses,
 // contact and user emails, file titles, webhook endpoints). Then the signed
 // download link, tampered with in each of its parts.
+import { withLastCharacterChanged } from '../engine/testing/tamper.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -422,7 +423,7 @@ describe('access: every route, every demo user, no token, a bad token and a fore
     expectStatus(untouched, 200, 'the link as issued');
 
     const signature = params.signature;
-    const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    const flipped = withLastCharacterChanged(signature);
     const tampered: Array<[string, string]> = [
       ['id: another file of the org', linkTo(otherFile, params)],
       ["id: the other org's file", linkTo(homes[2].records.file, params)],
