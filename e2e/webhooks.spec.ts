@@ -199,3 +199,39 @@ test('turning a webhook off in the list while its editor is open: Save keeps it 
   await expect(enabled).toBeChecked();
   expect(pageProblems(page)).toEqual([]);
 });
+
+test("a webhook an integration made with paths SolarDesk does not know: the editor marks them and still saves (issue 25, item 12)", async ({ page }) => {
+  // The paths of compatibility.md "Webhooks": no model (event_type_id), a model the service does not list (customer.email), an unknown field.
+  const created = await app.api<{ id: number }>('POST', '/api/orgs/1/webhooks/', {
+    endpoint: 'https://example.com/integration',
+    enabled: false,
+    debug: false,
+    trigger_fields: ['project.*', 'project.updated_at', 'event_type_id'],
+    payload_fields: ['id', 'project.id', 'customer.email'],
+    secret: 'ignored',
+  });
+  expect(created.status).toBe(201);
+  await openWebhooks(page);
+  await page.getByTestId('webhook-item').filter({ hasText: 'example.com/integration' }).getByRole('button').first().click();
+  const editor = page.getByTestId('webhook-editor');
+  const triggers = editor.getByTestId('picker-trigger-fields');
+  const noModel = triggers.getByTestId('path-chip').filter({ hasText: 'event_type_id' });
+  await expect(noModel).toHaveClass(/chip-unknown/);
+  await expect(noModel).toContainText('not a model: never fires');
+  await expect(triggers.getByTestId('path-chip').filter({ hasText: 'project.updated_at' })).toContainText('not known to SolarDesk');
+  await expect(triggers.getByTestId('path-chip').filter({ hasText: 'project.*' })).not.toHaveClass(/chip-unknown/);
+  await expect(editor.getByTestId('picker-payload-fields').getByTestId('path-chip').filter({ hasText: 'customer.email' })).toContainText('not a model: never fires');
+  await expect(editor.getByRole('alert')).toHaveCount(0);
+
+  // Marked, never refused: an edit of the endpoint saves, and the paths stay as the integration sent them.
+  await editor.getByLabel('Endpoint').fill('https://example.com/integration-moved');
+  await editor.getByRole('button', { name: 'Save webhook' }).click();
+  await expect(editor.getByText('No unsaved changes')).toBeVisible();
+  const stored = await app.api<{ endpoint: string; trigger_fields: string[]; payload_fields: string[] }>('GET', apiPaths.webhook(1, created.body.id));
+  expect(stored.body).toMatchObject({
+    endpoint: 'https://example.com/integration-moved',
+    trigger_fields: ['project.*', 'project.updated_at', 'event_type_id'],
+    payload_fields: ['id', 'project.id', 'customer.email'],
+  });
+  expect(pageProblems(page)).toEqual([]);
+});

@@ -19,6 +19,8 @@ export const apiPaths = {
   orgRecord: (orgId: number, kind: OrgRecordKind, id: number) => `${orgPath(orgId)}${kind}/${id}/`,
   projects: (orgId: number) => `${orgPath(orgId)}projects/`,
   project: (orgId: number, id: number) => `${orgPath(orgId)}projects/${id}/`,
+  /** SolarDesk extension: POST ends every share link of the project (main/engine/projects/share-token.ts). */
+  projectShareLinkRevoke: (orgId: number, id: number) => `${orgPath(orgId)}projects/${id}/share_link/revoke/`,
   contacts: (orgId: number) => `${orgPath(orgId)}contacts/`,
   contact: (orgId: number, id: number) => `${orgPath(orgId)}contacts/${id}/`,
   roles: (orgId: number) => `${orgPath(orgId)}roles/`,

@@ -189,15 +189,15 @@ export function isWebhookModel(name: string): name is WebhookModel {
 }
 
 /**
- * Why a path cannot be a trigger or payload path, or null. Only a model the service
- * does not have is refused: unknown fields of a known model are accepted, since the
- * hosted service has more fields than SolarDesk (compatibility.md "Webhooks").
+ * What the app's forms say of a path whose first segment is not a model webhooks
+ * watch (`id`, `event_type_id`, `customer.email`), or null. It is a mark, never a
+ * refusal: the API takes any path string, stores it as sent, and such a path never
+ * fires and adds nothing to a payload (compatibility.md "Webhooks", issue 25 item 12).
  */
-export function webhookPathProblem(path: string): string | null {
+export function webhookPathModelNote(path: string): string | null {
   const model = path.trim().split('.')[0] ?? '';
   if (isWebhookModel(model)) return null;
-  if (model === '') return `A path starts with a model: ${WEBHOOK_MODELS.join(', ')}.`;
-  return `${model} is not a model webhooks can watch: ${WEBHOOK_MODELS.join(', ')}.`;
+  return `${model || 'This path'} is not a model webhooks watch (${WEBHOOK_MODELS.join(', ')}): the path is kept as written, but it never fires and adds nothing to a payload.`;
 }
 
 // ---------------------------------------------------------------------------

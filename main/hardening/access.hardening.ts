@@ -82,6 +82,8 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200), body: () => ({ notes: 'access matrix' }) },
   'PUT /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(200), body: () => ({ notes: 'access matrix put' }) },
   'DELETE /api/orgs/{org_id}/projects/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('project') }) },
+  // SolarDesk extension (issue 25, item 5): whoever may edit the project revokes its share links.
+  'POST /api/orgs/{org_id}/projects/{id}/share_link/revoke/': { expect: projectRule(200) },
   'GET /api/orgs/{org_id}/contacts/': { expect: all(200) },
   'POST /api/orgs/{org_id}/contacts/': { expect: all(201), body: () => ({ first_name: 'Access' }) },
   // Contacts follow project visibility (docs/access.md): the fixture contact is the admin's, on no project.

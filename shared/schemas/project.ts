@@ -107,7 +107,7 @@ const projectDetailShape = {
   roof_type: z.string().nullable(),
   created_date: z.string(),
   modified_date: z.string(),
-  share_link: z.string().describe('a link that shows the project without signing in'),
+  share_link: z.string().describe('a link that shows the project without signing in; "" for a connected org whose permissions role does not grant the design'),
   ...roleReferenceShape,
   ...roleSummaryShape,
   assigned_role_accreditation: z.string(),

@@ -200,7 +200,11 @@ export async function updateConnection(context: EngineContext, actor: Actor, row
     .set({ ...changes, modified_date: nowIso(context.clock) })
     .where('id', '=', row.id)
     .execute();
-  if (input.is_active !== undefined && (input.is_active ? 1 : 0) !== row.is_active) await noteSharingChange(context, [row.org_id, row.org_to_id], actor);
+  const activeChanged = input.is_active !== undefined && (input.is_active ? 1 : 0) !== row.is_active;
+  // The default permissions role narrows (or widens) what the partner sees of every
+  // project shared without a role of its own: its feed must hear it (issue 25, item 6).
+  const permissionChanged = settings.permission_role_id !== undefined && settings.permission_role_id !== row.permission_role_id;
+  if (activeChanged || permissionChanged) await noteSharingChange(context, [row.org_id, row.org_to_id], actor);
 }
 
 /** Removes both sides of the connection and every sharing setting between the two orgs. */

@@ -3,6 +3,12 @@
 // was made for and its expiry, and carries an HMAC-SHA256 of all three under the
 // data folder's secret, so changing any part of it breaks the signature. At
 // download time the user must still be allowed to see the file.
+//
+// A file of a project a connected org is shown (docs/access.md "Teams") is seen by
+// a user of that org, who is no member of the file's org: its link also names the
+// org it is seen through (`org=`, signed too; issue 25, item 7), and the download
+// checks that org's sharing and permissions role then. Links without `org` are the
+// same text, signed the same way, as before.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 
@@ -15,10 +21,13 @@ export interface DownloadLink {
   userId: number;
   /** Unix seconds. */
   expires: number;
+  /** The connected org the file is seen through, when it is not the file's own org. */
+  viaOrgId?: number | undefined;
 }
 
 function signature(context: EngineContext, link: DownloadLink): Buffer {
-  return createHmac('sha256', context.signingSecret).update(`private-file-download\n${link.fileId}\n${link.userId}\n${link.expires}`).digest();
+  const via = link.viaOrgId === undefined ? '' : `\nvia-org:${link.viaOrgId}`;
+  return createHmac('sha256', context.signingSecret).update(`private-file-download\n${link.fileId}\n${link.userId}\n${link.expires}${via}`).digest();
 }
 
 /**
@@ -26,12 +35,18 @@ function signature(context: EngineContext, link: DownloadLink): Buffer {
  * links expire on the first whole minute at least an hour ahead, so the two
  * snapshots of a project taken in one write (webhooks compare them) carry the same URL.
  */
-export function signedDownloadUrl(context: EngineContext, fileId: number, userId: number, options: { stable?: boolean } = {}): string {
+export function signedDownloadUrl(context: EngineContext, fileId: number, userId: number, options: { stable?: boolean; viaOrgId?: number | undefined } = {}): string {
   const nowSeconds = Math.floor(context.clock.now().getTime() / 1000);
   const exact = nowSeconds + DOWNLOAD_LINK_LIFETIME_SECONDS;
   const expires = options.stable ? Math.ceil(exact / 60) * 60 : exact;
-  const link = { fileId, userId, expires };
-  const query = new URLSearchParams({ user: String(userId), expires: String(expires), signature: signature(context, link).toString('base64url') });
+  const link = { fileId, userId, expires, viaOrgId: options.viaOrgId };
+  // `org` first: the conditional GETs' hash (http/conditional-get.ts) leaves out what follows `user=`.
+  const query = new URLSearchParams({
+    ...(options.viaOrgId === undefined ? {} : { org: String(options.viaOrgId) }),
+    user: String(userId),
+    expires: String(expires),
+    signature: signature(context, link).toString('base64url'),
+  });
   return `${absoluteUrl(context, downloadPath(fileId))}?${query}`;
 }
 
@@ -46,9 +61,10 @@ const CANONICAL_NUMBER = /^(0|[1-9]\d{0,14})$/;
  * compared as base64url text, because Node's base64 decoder skips characters it
  * does not know (a signature with junk added decoded to the same bytes).
  */
-export function checkDownloadLink(context: EngineContext, fileId: number, query: { user?: string; expires?: string; signature?: string }): LinkCheck {
+export function checkDownloadLink(context: EngineContext, fileId: number, query: { org?: string; user?: string; expires?: string; signature?: string }): LinkCheck {
   if (!query.user || !query.expires || !query.signature || !CANONICAL_NUMBER.test(query.user) || !CANONICAL_NUMBER.test(query.expires)) return { status: 'invalid' };
-  const link = { fileId, userId: Number(query.user), expires: Number(query.expires) };
+  if (query.org !== undefined && !CANONICAL_NUMBER.test(query.org)) return { status: 'invalid' };
+  const link = { fileId, userId: Number(query.user), expires: Number(query.expires), viaOrgId: query.org === undefined ? undefined : Number(query.org) };
   const given = Buffer.from(query.signature);
   const expected = Buffer.from(signature(context, link).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 'invalid' };

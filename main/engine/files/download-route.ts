@@ -2,6 +2,8 @@
 // link. It needs no Authorization header (compatibility.md "Private files"); the
 // signature stands in for it, and the user it was signed for must still be allowed
 // to see the file now. Forged or expired: 403. Deleted: 404. Never the file.
+// A link made for a connected org's user (`org=`) is checked against that org's
+// sharing of the file's project now (file-access.ts getFileSeenThroughSharing).
 // A valid link counts against no quota (issue 15): on the hosted service it points at
 // file storage, outside the API's throttles, and so it does here. Only a link that is
 // not valid stays counted, per client address, so forging links is still throttled.
@@ -13,9 +15,9 @@ import { forbidden, notFound } from '../http/errors.ts';
 import { idParam } from '../http/list-query.ts';
 import { sendStoredFile } from './blob-response.ts';
 import { checkDownloadLink } from './download-links.ts';
-import { getVisibleFile } from './file-access.ts';
+import { getFileSeenThroughSharing, getVisibleFile } from './file-access.ts';
 
-const linkQuery = z.object({ user: z.string().optional(), expires: z.string().optional(), signature: z.string().optional() });
+const linkQuery = z.object({ org: z.string().optional().describe('the connected org a shared file is seen through'), user: z.string().optional(), expires: z.string().optional(), signature: z.string().optional() });
 
 export function registerDownloadRoutes(app: TypedApp, context: EngineContext): void {
   app.get(
@@ -39,11 +41,14 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
       if (!file) throw notFound('This file no longer exists.');
       const user = await context.db.selectFrom('users').selectAll().where('id', '=', check.link.userId).executeTakeFirst();
       if (!user) throw forbidden('The user this link was made for no longer exists.');
-      const actor = await actorInOrg(context, user, file.org_id);
+      // A link made for a connected org's user names that org: the file is seen through sharing.
+      const viaOrgId = check.link.viaOrgId ?? file.org_id;
+      const actor = await actorInOrg(context, user, viaOrgId);
       // A valid link is file storage, not an API request: its count goes back.
       await context.throttle.refund(request.throttleCounted ?? []);
       request.throttleCounted = [];
-      return sendStoredFile(context, request, reply, await getVisibleFile(context.db, actor, file.id));
+      const row = viaOrgId === file.org_id ? await getVisibleFile(context.db, actor, file.id) : await getFileSeenThroughSharing(context.db, actor, file.id);
+      return sendStoredFile(context, request, reply, row);
     },
   );
 }

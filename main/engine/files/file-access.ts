@@ -11,6 +11,7 @@ import type { Actor } from '../auth/actor.ts';
 import { forbidden, notFound } from '../http/errors.ts';
 import { visibleProjectIds } from '../projects/project-access.ts';
 import { EXPORT_TAG_TITLE, isExportTag } from '../../../shared/file-tags.ts';
+import { findSharedProject, partnerMayView, partnerPermissions } from '../sharing/project-shares.ts';
 
 export const isFilesUser = (role: RoleRow): boolean => role.is_pro === 1;
 
@@ -79,6 +80,8 @@ export interface FileViewer {
   readonly userId: number;
   readonly isFilesUser: boolean;
   readonly canExport: boolean;
+  /** A connected org's user looking at a project shared to it: that org, named in the download links it gets. */
+  readonly viaOrgId?: number | undefined;
 }
 
 export function fileViewerFor(actor: Actor): FileViewer {
@@ -92,4 +95,30 @@ export function fileViewerFor(actor: Actor): FileViewer {
 export function canViewAttachedFile(viewer: FileViewer, tagTitles: readonly string[]): boolean {
   if (!viewer.isFilesUser) return false;
   return viewer.canExport || !tagTitles.some(isExportTag);
+}
+
+/**
+ * A file of another org, for a user of a connected org it is shown to through a
+ * shared project (its download link names that org: download-links.ts, issue 25
+ * item 7). The same rule as the project's answer (project-serializer.ts): the
+ * project is shared with the org now, the permissions role in force grants
+ * `info_documents`, and the user's own file rules (Pro, the Export tag) allow it.
+ * Anything else is 403, as for a file of one's own org one may not see.
+ */
+export async function getFileSeenThroughSharing(db: Kysely<Database>, actor: Actor, id: number): Promise<PrivateFileRow> {
+  requireFilesUser(actor);
+  const row = await db.selectFrom('private_files').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound();
+  const refused = forbidden('Your organisation no longer sees this file: the project it is on is not shared with you, or not its documents. Ask the owner to share it again.');
+  if (row.project_id === null || !(await findSharedProject(db, actor, row.project_id))) throw refused;
+  const permissions = (await partnerPermissions(db, actor.org.id, [row.project_id])).get(row.project_id) ?? null;
+  if (!partnerMayView(permissions, 'info_documents')) throw refused;
+  const tags = await db
+    .selectFrom('private_file_tags')
+    .innerJoin('file_tags', 'file_tags.id', 'private_file_tags.tag_id')
+    .select('file_tags.title')
+    .where('private_file_tags.file_id', '=', id)
+    .execute();
+  if (!canViewAttachedFile(fileViewerFor(actor), tags.map((tag) => tag.title))) throw refused;
+  return row;
 }

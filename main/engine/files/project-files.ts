@@ -46,7 +46,7 @@ export function projectFilesJson(
   const shown = viewer ? files.filter((file) => canViewAttachedFile(viewer, file.tags.map((tag) => tag.title))) : files;
   const data = shown.map((file) =>
     serializeFile(context, file, (row) =>
-      viewer ? signedDownloadUrl(context, row.id, viewer.userId) : signedDownloadUrl(context, row.id, row.user_id, { stable: true }),
+      viewer ? signedDownloadUrl(context, row.id, viewer.userId, { viaOrgId: viewer.viaOrgId }) : signedDownloadUrl(context, row.id, row.user_id, { stable: true }),
     ),
   );
   return { private_files: data.map((file) => file.url), private_files_data: data };

@@ -31,3 +31,14 @@ test('a table has a header row and a CRLF after every row, in the columns given'
 test('no rows is the header alone', () => {
   assert.equal(toCsv(['id', 'url'], []), 'id,url\r\n');
 });
+
+test('a text cell starting with =, +, -, @, a tab or a CR gets a leading quote and is quoted (OWASP: CSV Injection)', () => {
+  assert.equal(csvField('=HYPERLINK("https://x.example","go")'), '"\'=HYPERLINK(""https://x.example"",""go"")"');
+  assert.equal(csvField('+1 555 0100'), '"\'+1 555 0100"');
+  assert.equal(csvField('-2+3'), '"\'-2+3"');
+  assert.equal(csvField('@SUM(A1:A2)'), '"\'@SUM(A1:A2)"');
+  assert.equal(csvField('\t=1+1'), '"\'\t=1+1"');
+  assert.equal(csvField('\r=1+1'), '"\'\r=1+1"');
+  assert.equal(csvField('a=b'), 'a=b', 'only the first character matters');
+  assert.equal(csvField(-3), '-3', 'a number is a number, not a formula');
+});

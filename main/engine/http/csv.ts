@@ -3,15 +3,24 @@
 // a dependency, and writing CSV is small: a value is quoted when it holds a comma,
 // a quote, a CR or LF, or starts or ends with a space, and a quote inside is
 // doubled. Booleans are `true`/`false`, null is empty, objects are their JSON.
-// A value starting with =, +, - or @ is sent as it is: this is data for programs,
-// and a spreadsheet user opening it is warned by the spreadsheet.
+//
+// Formula injection (issue 25, item 8): an admin opens the export in a spreadsheet,
+// and a text a member wrote (a project titled `=HYPERLINK(...)`) would run there as
+// a formula. As OWASP's "CSV Injection" page recommends, a text cell starting with
+// =, +, -, @, a tab or a CR gets a leading single quote (the spreadsheet shows it
+// as text) and is quoted. Numbers are written as they are: -3 is a number, not a
+// formula. Every CSV the server emits goes through csvField, so this is the one place.
 import type { FastifyReply } from 'fastify';
+
+/** The first characters that make a spreadsheet read a cell as a formula (OWASP: CSV Injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
 export type CsvValue = string | number | boolean | null | undefined | object;
 
 export function csvField(value: CsvValue): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string' && FORMULA_START.test(text)) return `"'${text.replaceAll('"', '""')}"`;
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

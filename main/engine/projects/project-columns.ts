@@ -37,7 +37,7 @@ const PROJECT_COLUMNS = [
   'id', 'org_id', 'title', 'title_sort', 'identifier', 'address', 'locality', 'state', 'zip', 'country_iso2', 'lat', 'lon',
   'business_name', 'priority', 'is_residential', 'is_lite', 'roof_type_id', 'workflow_id', 'active_stage_id',
   'assigned_role_id', 'assigned_installer_role_id', 'assigned_site_inspector_role_id', 'assigned_designer_role_id',
-  'assigned_salesperson_role_id', 'usage', 'design', 'attributes', 'created_date', 'modified_date',
+  'assigned_salesperson_role_id', 'usage', 'design', 'attributes', 'created_date', 'modified_date', 'share_link_generation',
 ] as const satisfies ReadonlyArray<keyof ProjectsTable>;
 const everyColumnListed: Exclude<keyof ProjectsTable, (typeof PROJECT_COLUMNS)[number]> extends never ? true : never = true;
 void everyColumnListed;

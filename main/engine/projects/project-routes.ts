@@ -14,7 +14,7 @@ import { PROJECT_COLUMNS_BUT_DESIGN } from './project-columns.ts';
 import { documentedResponse } from '../http/response-schemas.ts';
 import { projectDetailJsonSchema, projectListJsonSchema, projectStudioJsonSchema } from '../../../shared/schemas/project.ts';
 import { sql } from 'kysely';
-import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
+import { PRECONDITION_DESCRIPTION, conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import {
   applyProjectSearch,
   createProject,
@@ -23,8 +23,11 @@ import {
   getReadableProject,
   getWritableProject,
   projectReadOf,
+  revokeShareLinks,
   updateProject,
 } from './project-service.ts';
+import { SOLARDESK_EXTENSION_TAG, extensionDescription } from '../http/extensions.ts';
+import { contentTag } from '../http/conditional-get.ts';
 import { visibleTo } from './project-access.ts';
 import { hasSharesTo, partnerPermissions, seesSharedProjects, sharedProjectIdsFor } from '../sharing/project-shares.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -79,11 +82,21 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
         ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
         : await getReadableProject(context, actor, id);
     // The version a later If-Match names (main/engine/http/preconditions.ts).
-    const etag = versionTag(row.modified_date);
-    if (options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
-      return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
+    const version = versionTag(row.modified_date);
+    // A connected org's answer depends on more than the project's version: whether it
+    // is still shared, and the permissions role in force, which the owner changes
+    // without touching the project. Its tag is therefore the answer's own (issue 25,
+    // item 6), so a narrowing is seen at the next conditional GET; it cannot write the
+    // project, so it needs no version for If-Match.
+    const isPartnerView = row.org_id !== actor.org.id;
+    if (!isPartnerView && options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, version)) {
+      return answerNotModified(context.throttle, request as FastifyRequest, reply, version);
     }
     const [answer] = await projectJsonsFor(context, actor, [{ ...row }], 'detail', generation, async () => [row], written?.relations);
+    const etag = isPartnerView ? contentTag(context, answer!.json).tag : version;
+    if (isPartnerView && options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
+      return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
+    }
     return reply.header('etag', etag).type(JSON_TYPE).send(answer!.json);
   };
 
@@ -162,6 +175,32 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
   app.patch('/projects/:id/', { config: { throttle: 'project_partial_update' }, schema: { ...writeSchema, summary: 'Update some fields of a project' } }, update);
   app.put('/projects/:id/', { config: { throttle: 'project_update' }, schema: { ...writeSchema, summary: 'Update a project' } }, update);
 
+  app.post(
+    '/projects/:id/share_link/revoke/',
+    {
+      config: { throttle: 'project_partial_update' },
+      schema: {
+        tags: [...tags, SOLARDESK_EXTENSION_TAG],
+        summary: "Revoke the project's share links",
+        description: extensionDescription(
+          "Ends every share link of the project at once: the one in the owner's `share_link`, each connected org's, and any copy handed on. " +
+            'The answer is the project with its new `share_link`; the project gets a new version (ETag), as for any change. ' +
+            'Only someone who may edit the project can revoke: a connected org the project is shared with gets 403. ' +
+            PRECONDITION_DESCRIPTION,
+        ),
+        params: projectParams,
+        headers: conditionalWriteSchema.headers,
+        response: { 200: projectAnswer },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const existing = await getWritableProject(context, actor, request.params.id);
+      await revokeShareLinks(context, actor, existing, readIfMatch(request.headers['if-match']));
+      return respond(request, reply, existing.id, { written: true });
+    },
+  );
+
   app.delete('/projects/:id/', { schema: { tags, summary: 'Delete a project', params: projectParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const project = await getWritableProject(context, actor, request.params.id);
@@ -192,7 +231,9 @@ async function projectJsonsFor(
     if (orgId !== actor.org.id) {
       const owner = await context.db.selectFrom('orgs').select('name').where('id', '=', orgId).executeTakeFirstOrThrow();
       const permissions = await partnerPermissions(context.db, actor.org.id, orgVersions.map((version) => version.id));
-      view = { ...view, orgName: owner.name, partner: { orgId: actor.org.id, permissions } };
+      // Its users' download links name this org, the one they see the files through (files/download-links.ts).
+      const fileViewer = view.fileViewer && { ...view.fileViewer, viaOrgId: actor.org.id };
+      view = { ...view, orgName: owner.name, fileViewer, partner: { orgId: actor.org.id, permissions } };
     }
     for (const answer of await projectJsonTexts(context, orgId, view, orgVersions, fieldset, generation, loadRows, knownRelations)) answers.set(answer.id, answer);
   }

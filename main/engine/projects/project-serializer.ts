@@ -1,6 +1,5 @@
 // A project row and what hangs off it -> the JSON of service.md 2.1, in the
 // fieldset asked for. Related records are loaded once per page, never per row.
-import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, ProjectRow, ContactRow, ProjectShareRow } from '../store/tables.ts';
 import { loadProjectShares, partnerMayView, sharedWithJson } from '../sharing/project-shares.ts';
@@ -8,7 +7,8 @@ import type { ProjectPermissions } from '../../../shared/schemas/permissions-rol
 import { type EventView, loadProjectEvents, serializeEvent } from '../events/events.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
-import { apiPaths, sharePaths } from '../../../shared/api-paths.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import { shareLink } from './share-token.ts';
 import { countryNumericCode } from '../../../shared/countries.ts';
 import {
   LIST_FIELDSET,
@@ -114,11 +114,6 @@ function countryName(iso2: string): string {
 function countryUrl(context: EngineContext, iso2: string): string | null {
   if (!iso2) return null;
   return absoluteUrl(context, apiPaths.country(countryNumericCode(iso2) ?? iso2));
-}
-
-/** A share link's token: an HMAC of the project id, so it cannot be guessed or moved to another project. */
-export function shareToken(context: EngineContext, projectId: number): string {
-  return createHmac('sha256', context.signingSecret).update(`share-project:${projectId}`).digest('base64url').slice(0, 32);
 }
 
 /** Who the JSON is for: the org's name, and whether its plan includes the design. */
@@ -233,8 +228,9 @@ export function serializeProject<Shown extends Fieldset>(
     roof_type: row.roof_type_id === null ? null : absoluteUrl(context, apiPaths.roofType(row.roof_type_id)),
     created_date: row.created_date,
     modified_date: row.modified_date,
-    // An HMAC per row: only where the fieldset shows it (the others drop the blank).
-    share_link: showsField(fieldset, 'share_link') ? absoluteUrl(context, sharePaths.link(row.id, shareToken(context, row.id))) : '',
+    // An HMAC per row: only where the fieldset shows it (the others drop the blank). A
+    // connected org gets a link of its own, which dies with its sharing (share-token.ts).
+    share_link: showsField(fieldset, 'share_link') ? shareLink(context, row.id, row.share_link_generation, { partnerOrgId: view.partner?.orgId }) : '',
     ...roleFieldsJson(context, view, row, relations),
     assigned_role_accreditation: (mainRoleId !== null && relations.roles.get(mainRoleId)?.accreditation) || '',
     contacts: contacts.map((contact) => absoluteUrl(context, apiPaths.contact(contact.org_id, contact.id))),
@@ -266,7 +262,7 @@ export function serializeProject<Shown extends Fieldset>(
  * What a connected org may see of a project shared to it, by the permissions role
  * in force (docs/access.md "Teams"): contacts (info_contact_info_basic: names
  * only; info_contact_info_full: everything), private files (info_documents), the
- * design and systems (design), notes and activity (manage_notes_activities_actions),
+ * design, systems and share link (design), notes and activity (manage_notes_activities_actions),
  * the assigned people (manage_assigned_users). No role: nothing is narrowed.
  */
 function narrowForPartner(json: ProjectDetailJson, permissions: ProjectPermissions | null): void {
@@ -288,6 +284,8 @@ function narrowForPartner(json: ProjectDetailJson, permissions: ProjectPermissio
   if (!partnerMayView(permissions, 'design')) {
     record.design = null;
     record.systems = [];
+    // The share link's page shows the systems and their prices (issue 25, item 5).
+    record.share_link = '';
   }
   if (!partnerMayView(permissions, 'manage_notes_activities_actions')) {
     record.events = [];

@@ -401,6 +401,24 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
   if (unshared.length > 0) await notifyPartners(context, unshared.map((partnerOrgId) => ({ partnerOrgId, projectId: existing.id })), byUser(actor.user.id));
 }
 
+/**
+ * Ends every share link of the project, the owner's and each connected org's, links
+ * handed on included (issue 25, item 5): the revocation count is part of every
+ * token (share-token.ts), so raising it makes new links. A change of the project's
+ * `share_link`, so it gets a new version, its webhooks and the partners' feeds hear it.
+ */
+export async function revokeShareLinks(context: EngineContext, actor: Actor, existing: ProjectRow, ifMatch: IfMatch | null = null): Promise<void> {
+  await writeTracked(context, actorScope(actor), async (trx, track) => {
+    const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
+    await track.project(existing.id);
+    await trx
+      .updateTable('projects')
+      .set({ share_link_generation: sql<number>`share_link_generation + 1`, modified_date: nextVersion(context.clock, version) })
+      .where('id', '=', existing.id)
+      .execute();
+  });
+}
+
 /** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
 export async function deleteProject(context: EngineContext, actor: Actor, project: ProjectRow): Promise<void> {
   const partners = await writeTracked(context, actorScope(actor), async (trx, track) => {

@@ -1,26 +1,23 @@
 // A project's share link (`share_link`, facts section 15): `/share/<id>/?token=...`, a
 // page that shows the project to someone who has the link, without signing in. The
-// token is an HMAC of the project id (shareToken), so it cannot be guessed or moved to
-// another project. SolarDesk's earlier path, `/shared/projects/<id>/`, keeps working
-// for links already sent. A missing or wrong token, and a project that does not exist,
-// answer the same 404: a link tells nothing unless it is the real one.
-import { timingSafeEqual } from 'node:crypto';
+// token (share-token.ts) is an HMAC of the project id, of the org it was made for
+// when that is a connected org, and of the project's revocation count, so it cannot
+// be guessed or moved to another project or org. A connected org's link answers only
+// while that org still sees the project with its design (issue 25, item 5), and the
+// owner's revoke (project-routes.ts) ends every link at once. SolarDesk's earlier
+// path, `/shared/projects/<id>/`, keeps working for links already sent. A missing or
+// wrong token, a revoked or withdrawn one, and a project that does not exist answer
+// the same 404: a link tells nothing unless it is the real one.
 import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { notFound } from '../http/errors.ts';
 import { idParam } from '../http/list-query.ts';
-import { shareToken } from './project-serializer.ts';
+import { readShareToken } from './share-token.ts';
 import { parseAttributes } from './project-columns.ts';
+import { partnerSeesDesign } from '../sharing/project-shares.ts';
 
 const NOT_VALID = 'This share link is not valid. Ask the installer for a new link to the project.';
-
-function tokenMatches(context: EngineContext, projectId: number, token: string | undefined): boolean {
-  if (token === undefined) return false;
-  const expected = Buffer.from(shareToken(context, projectId));
-  const given = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]!);
@@ -57,14 +54,15 @@ export function registerShareRoutes(app: TypedApp, context: EngineContext): void
   };
   const handler = async (request: { params: { id: number }; query: { token?: string | undefined } }, reply: { type: (value: string) => unknown }) => {
     const { id } = request.params;
-    if (!tokenMatches(context, id, request.query.token)) throw notFound(NOT_VALID);
     const project = await context.db
       .selectFrom('projects')
       .innerJoin('orgs', 'orgs.id', 'projects.org_id')
-      .select(['projects.title', 'projects.address', 'projects.locality', 'projects.state', 'projects.zip', 'projects.attributes', 'orgs.name as org_name'])
+      .select(['projects.title', 'projects.address', 'projects.locality', 'projects.state', 'projects.zip', 'projects.attributes', 'projects.share_link_generation', 'orgs.name as org_name'])
       .where('projects.id', '=', id)
       .executeTakeFirst();
-    if (!project) throw notFound(NOT_VALID);
+    const viewer = project ? readShareToken(context, id, project.share_link_generation, request.query.token) : null;
+    if (!project || !viewer) throw notFound(NOT_VALID);
+    if (viewer.partnerOrgId !== undefined && !(await partnerSeesDesign(context.db, viewer.partnerOrgId, id))) throw notFound(NOT_VALID);
     const attributes = parseAttributes(project.attributes);
     const systems = Array.isArray(attributes.systems) ? (attributes.systems as SystemSummary[]) : [];
     const address = [project.address, project.locality, project.state, project.zip].filter(Boolean).join(', ');

@@ -197,6 +197,24 @@ export function partnerMayView(permissions: ProjectPermissions | null, area: str
 }
 
 /**
+ * Whether org `partnerOrgId` sees the project now (shared, connection active, role
+ * lets it view the project) with its design: what its share link shows (issue 25,
+ * item 5). Asked each time the link is opened, so the link follows the sharing.
+ */
+export async function partnerSeesDesign(db: Kysely<Database>, partnerOrgId: number, projectId: number): Promise<boolean> {
+  const seen = await db
+    .selectFrom('projects')
+    .select('projects.id')
+    .where('projects.id', '=', projectId)
+    .where('projects.org_id', '!=', partnerOrgId)
+    .where(sql<boolean>`projects.id in ${sharedProjectIdsFor(partnerOrgId)}`)
+    .executeTakeFirst();
+  if (!seen) return false;
+  const permissions = (await partnerPermissions(db, partnerOrgId, [projectId])).get(projectId) ?? null;
+  return partnerMayView(permissions, 'design');
+}
+
+/**
  * Tells partner orgs' change feeds that shared projects may have appeared, changed
  * or gone: for each (partner, project), a change_log row in the partner's log,
  * `update` when the partner sees the project now, else `delete`; then the engine's

@@ -131,6 +131,8 @@ export interface ProjectsTable {
   attributes: string;
   created_date: string;
   modified_date: string;
+  /** How many times the owner revoked the project's share links (migration 0022): part of every link's token. */
+  share_link_generation: Generated<number>;
 }
 
 export interface ContactsTable {

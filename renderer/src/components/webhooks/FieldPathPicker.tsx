@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { KNOWN_WEBHOOK_PATHS, WEBHOOK_MODELS, isKnownWebhookPath, webhookPathProblem, type WebhookModel } from '../../../../shared/webhook-fields.ts';
+import { KNOWN_WEBHOOK_PATHS, WEBHOOK_MODELS, isKnownWebhookPath, webhookPathModelNote, type WebhookModel } from '../../../../shared/webhook-fields.ts';
 
 const OTHER = '__other__';
 const MODEL_LABELS: Record<WebhookModel, string> = {
@@ -17,7 +17,8 @@ const fieldLabel = (field: string) => (field === '*' ? 'Every field (*)' : field
  * A list of field paths, chosen from the paths SolarDesk knows for each model
  * (shared/webhook-fields.ts), or typed ("Other field…"). Chips show the list; a
  * path SolarDesk does not know is marked (it is kept: the hosted service has more
- * fields), and a path of a model the service does not have is marked as an error.
+ * fields), and so is a path with no model webhooks watch (an integration's `id` or
+ * `event_type_id`): marked, never refused, as the API takes any path.
  */
 export function FieldPathPicker({
   field,
@@ -59,14 +60,13 @@ export function FieldPathPicker({
       <div className="chips">
         {paths.length === 0 && <span className="muted">None: blank is stored as “not set”.</span>}
         {paths.map((path) => {
-          const problem = webhookPathProblem(path);
-          const unknown = !problem && !isKnownWebhookPath(path);
-          const note = problem ?? (unknown ? 'SolarDesk does not know this field. It is kept and sent as is: the hosted service has more fields than SolarDesk.' : undefined);
+          const modelNote = webhookPathModelNote(path);
+          const unknown = !isKnownWebhookPath(path);
+          const note = modelNote ?? (unknown ? 'SolarDesk does not know this field. It is kept and sent as is: the hosted service has more fields than SolarDesk.' : undefined);
           return (
-            <span key={path} className={`chip${problem ? ' chip-error' : unknown ? ' chip-unknown' : ''}`} title={note} data-testid="path-chip">
+            <span key={path} className={`chip${unknown ? ' chip-unknown' : ''}`} title={note} data-testid="path-chip">
               {path}
-              {unknown && <span className="chip-note">not known to SolarDesk</span>}
-              {problem && <span className="chip-note">not a model</span>}
+              {unknown && <span className="chip-note">{modelNote ? 'not a model: never fires' : 'not known to SolarDesk'}</span>}
               <button type="button" aria-label={`Remove ${path}`} onClick={() => onChange(paths.filter((candidatePath) => candidatePath !== path))}>
                 ×
               </button>

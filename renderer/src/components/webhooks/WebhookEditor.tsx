@@ -162,7 +162,7 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
           help={list.help}
           paths={draft[list.field]}
           defaults={list.defaults}
-          errors={[...problems[list.field], ...(serverErrors[list.field] ?? [])]}
+          errors={serverErrors[list.field] ?? []}
           onChange={(paths) => change({ [list.field]: paths })}
         />
       ))}
