@@ -132,16 +132,23 @@ export class ThumbnailService {
       try {
         const result = await this.workers.run({ kind: 'thumbnail', file: blobFile, source, size: this.size, pixelBudget: pixelBudgetOf(this.workers.limits) });
         if (result.kind === 'thumbnail' && result.bytes) thumbnail = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
-      } catch {
+      } catch (error) {
+        if (isMissing(error)) {
+          // Gone meanwhile (a file on demand evicted): nothing to remember about these contents.
+          await fsp.rm(this.cachePath(sha256, 'none'), { force: true });
+          throw error;
+        }
         thumbnail = null; // unreadable, or over a limit: its type's icon, and no second try for the same contents
       }
     }
-    if (thumbnail) this.counters.made++;
-    else this.counters.none++;
     if (thumbnail) {
+      this.counters.made++;
       await this.store(sha256, thumbnail);
       await fsp.rm(this.cachePath(sha256, 'none'), { force: true });
-    } else if (!source) await this.store(sha256, null);
+    } else {
+      this.counters.none++;
+      if (!source) await this.store(sha256, null);
+    }
     return thumbnail;
   }
 
