@@ -39,7 +39,7 @@ import { listLocalWork, readLocalWorkState, sendLocalWork, targetKey, updateLoca
 import { ThumbnailService } from './core/thumbnails.ts';
 import { createMediaRoute, type MediaAnswer } from './core/media.ts';
 import { localCopyOf } from './core/file-open.ts';
-import { readPhotoExif } from './core/photo-exif.ts';
+import { readPhotoExifOffThread } from './core/media-worker.ts';
 import { blobPath } from './engine/files/blob-store.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 import type { PrivateFileJson } from '../shared/schemas/private-file.ts';
@@ -356,7 +356,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       } catch {
         return { ...nothing, isHere: false };
       }
-      const exif = await readPhotoExif(bytes);
+      const exif = await readPhotoExifOffThread(bytes);
       return { takenAt: exif.takenAt, latitude: exif.lat, longitude: exif.lon, isHere: true };
     },
 

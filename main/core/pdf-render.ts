@@ -1,7 +1,8 @@
 // The first page of a PDF as a PNG, drawn in Node by pdf.js (pdfjs-dist's legacy
 // build) on @napi-rs/canvas, for the Files tab's thumbnails (thumbnails.ts).
-// pdf.js runs its parser in this thread here (its "fake worker"), so callers keep
-// the PDFs they hand in bounded (MAX_PDF_BYTES) and go through the thumbnail queue.
+// pdf.js runs its parser in the calling thread (its "fake worker"), so this runs in
+// the media worker (media-worker.ts), under its time and memory limits, and only on
+// PDFs up to MAX_PDF_BYTES.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -44,7 +45,7 @@ function polyfillForNode20(): void {
 type PdfJs = typeof PdfJsModule;
 type RenderParameters = Parameters<Awaited<ReturnType<PdfJsModule.PDFDocumentProxy['getPage']>>['render']>[0];
 let pdfjs: Promise<PdfJs> | null = null;
-const loadPdfJs = () => {
+export const loadPdfJs = () => {
   polyfillForNode20();
   pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
   return pdfjs;

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
-import { isPhotoName, readPhotoExif } from './photo-exif.ts';
+import { isPhotoName, NO_EXIF, readPhotoExif } from './photo-exif.ts';
+import { readPhotoExifOffThread } from './media-worker.ts';
 import { makeJpeg } from './testing/photo-files.ts';
 
 test('capture time, GPS position and orientation come back as written', async () => {
@@ -35,4 +36,10 @@ test('photo names', () => {
   assert.equal(isPhotoName('roof.heic'), true);
   assert.equal(isPhotoName('notes.txt'), false);
   assert.equal(isPhotoName('.jpg'), false);
+});
+
+test('read in the media worker (off the main thread), EXIF comes back the same', async () => {
+  const jpeg = await makeJpeg({ lat: -33.865143, lon: 151.2099, takenAt: '2026-03-14T09:26:53', orientation: 6, seed: 1 });
+  assert.deepEqual(await readPhotoExifOffThread(jpeg), await readPhotoExif(jpeg));
+  assert.deepEqual(await readPhotoExifOffThread(Buffer.from('just some notes')), NO_EXIF);
 });

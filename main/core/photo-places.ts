@@ -9,7 +9,8 @@ import { blobPath } from '../engine/files/blob-store.ts';
 import type { Database } from '../engine/store/tables.ts';
 import { PHOTO_FAR_FROM_SITE_M, PHOTO_SITE_MATCH_M, haversineMeters, isUsablePosition, type LatLon } from '../../shared/geo.ts';
 import type { PhotoCandidate, ProjectPhotoPlace } from '../../shared/photos.ts';
-import { type PhotoExif, isPhotoName, isPhotoType, readPhotoExif } from './photo-exif.ts';
+import { type PhotoExif, isPhotoName, isPhotoType } from './photo-exif.ts';
+import { readPhotoExifOffThread } from './media-worker.ts';
 
 /** The cache (store migration 0013): one row per contents (sha256), rebuilt from the blobs at will. */
 export class PhotoExifCache {
@@ -29,7 +30,7 @@ export class PhotoExifCache {
     }
     const contents = await bytes();
     if (!contents) return null; // not here (a file on demand not fetched): not read, not cached
-    const exif = await readPhotoExif(contents);
+    const exif = await readPhotoExifOffThread(contents);
     await this.db
       .insertInto('photo_exif')
       .values({ file_hash: hash, taken_at: exif.takenAt, lat: exif.lat, lon: exif.lon, orientation: exif.orientation })

@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { pdf } from '../engine/seed/demo-files.ts';
 import { ThumbnailService, thumbnailSourceOf } from './thumbnails.ts';
+import { type MediaLimitError, MediaWorkers, pixelBudgetOf } from './media-worker.ts';
+import { nestedXObjectPdf, tallPng } from './testing/hostile-files.ts';
 
 let folder: string;
 before(() => {
@@ -128,5 +130,80 @@ describe('thumbnails', () => {
     assert.equal(thumbnailSourceOf(Buffer.from('%PDF-1.7')), 'pdf');
     assert.equal(thumbnailSourceOf(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a])), 'image');
     assert.equal(thumbnailSourceOf(Buffer.from('PK\x03\x04')), null);
+  });
+});
+
+// Issue 25, items 2 and 3: files made here, a few KB each, that took the main
+// process's thread for minutes (the PDF) or its memory without end (the PNG).
+describe('thumbnails of hostile files, in the media worker under its limits', () => {
+  /**
+   * How many 20 ms ticks the main thread ran while `work` ran: a thread held by the
+   * work (as the main process's was) runs none. Counted, not timed, so a busy machine
+   * cannot fail it; the bridge's 200 ms is timed in app-core.test.ts.
+   */
+  async function ticksDuring<T>(work: Promise<T>): Promise<{ result: T; ticks: number }> {
+    let ticks = 0;
+    const tick = setInterval(() => ticks++, 20);
+    try {
+      return { result: await work, ticks };
+    } finally {
+      clearInterval(tick);
+    }
+  }
+
+  test('a 4 KB PDF of nested form XObjects is ended at the time limit; its icon is recorded before the work starts; the main thread runs meanwhile', async () => {
+    const bytes = nestedXObjectPdf();
+    assert.ok(bytes.length < 5000, `${bytes.length} bytes`);
+    const nested = blob('nested.pdf', bytes);
+    // The default limit is 10 s; 3 s here keeps the test short.
+    const workers = new MediaWorkers({ timeoutMs: 3000, memoryMb: 256 });
+    const thumbnails = new ThumbnailService({ cacheDir: path.join(folder, 'nested'), workers });
+    try {
+      let settled = false;
+      const drawing = thumbnails.thumbnail(nested.sha256, nested.file).finally(() => (settled = true));
+      // Bounded: 200 polls of 25 ms.
+      for (let i = 0; i < 200 && !fs.existsSync(thumbnails.cachePath(nested.sha256, 'none')); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.ok(fs.existsSync(thumbnails.cachePath(nested.sha256, 'none')), 'the icon is recorded');
+      assert.equal(settled, false, 'recorded before the work ended');
+      const { result, ticks } = await ticksDuring(drawing);
+      assert.equal(result, null, 'its type’s icon');
+      assert.equal(workers.ended.timeout, 1, 'ended at the time limit');
+      // The job ran for its 3 s limit: 150 ticks on an idle machine.
+      assert.ok(ticks >= 20, `the main thread ran ${ticks} ticks meanwhile`);
+      // For good: a new service (the next visit, or the app after a crash mid-work) does not try again.
+      const next = new ThumbnailService({ cacheDir: path.join(folder, 'nested'), workers });
+      assert.equal(await next.thumbnail(nested.sha256, nested.file), null);
+      assert.deepEqual([next.counters.made, next.counters.none, next.counters.cacheHits], [0, 0, 1]);
+    } finally {
+      await workers.close();
+    }
+  });
+
+  test('the same PDF under a small memory limit is ended for its memory, not its time', async () => {
+    const nested = blob('nested-memory.pdf', nestedXObjectPdf());
+    const workers = new MediaWorkers({ timeoutMs: 240_000, memoryMb: 96 });
+    try {
+      await assert.rejects(workers.run({ kind: 'thumbnail', file: nested.file, source: 'pdf', size: 256, pixelBudget: pixelBudgetOf(workers.limits) }), (error: MediaLimitError) => error.code === 'MEDIA_MEMORY');
+      assert.deepEqual(workers.ended, { timeout: 0, memory: 1, exit: 0 });
+    } finally {
+      await workers.close();
+    }
+  });
+
+  test('a 1 KB PNG declaring 1 x 100,000,000 pixels is refused by the pixel budget before it is decoded: its icon, for good', async () => {
+    const bytes = tallPng();
+    assert.ok(bytes.length < 2000, `${bytes.length} bytes`);
+    const tall = blob('tall.png', bytes);
+    const workers = new MediaWorkers();
+    assert.ok(100_000_000 > pixelBudgetOf(workers.limits), 'over the budget of the default 256 MB limit');
+    const thumbnails = new ThumbnailService({ cacheDir: path.join(folder, 'tall'), workers });
+    try {
+      await assert.rejects(workers.run({ kind: 'thumbnail', file: tall.file, source: 'image', size: 256, pixelBudget: pixelBudgetOf(workers.limits) }), /1 x 100000000 pixels is over the \d+-pixel budget/);
+      assert.equal(await thumbnails.thumbnail(tall.sha256, tall.file), null);
+      assert.ok(fs.existsSync(thumbnails.cachePath(tall.sha256, 'none')));
+      assert.deepEqual(workers.ended, { timeout: 0, memory: 0, exit: 0 }, 'refused, not ended at a limit');
+    } finally {
+      await workers.close();
+    }
   });
 });

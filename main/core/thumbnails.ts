@@ -1,25 +1,21 @@
 // Thumbnails of private files for the Files tab (docs/files.md "Thumbnails and
-// viewers"): made once per file contents, in the main process, from the blob on
-// this computer (so they cost no API quota), and kept on disk by the contents'
-// sha256. Images go through sharp, which shrinks a JPEG while decoding it, so a
-// 40-megapixel photo is never decoded in full; a PDF's first page through pdf.js
-// (pdf-render.ts). At most `concurrency` are made at once, so a list of hundreds of
+// viewers"): made once per file contents, from the blob on this computer (so they
+// cost no API quota), and kept on disk by the contents' sha256. They are drawn in
+// the media worker (media-worker.ts), off the main process's thread and under its
+// time and memory limits: images through sharp, a PDF's first page through pdf.js
+// (media-jobs.ts). At most `concurrency` are made at once, so a list of hundreds of
 // photos does not stall the process; asking twice for one while it is being made
 // waits for the same work.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
-import { MAX_PDF_BYTES, renderFirstPdfPage } from './pdf-render.ts';
+import { type MediaWorkers, pixelBudgetOf, sharedMediaWorkers } from './media-worker.ts';
 
 /** Longest side of a thumbnail in pixels: sharp on a 2x screen for the list's boxes and the PDF viewer's page strip. */
 export const THUMBNAIL_SIZE = 256;
 export const THUMBNAIL_CONTENT_TYPE = 'image/webp';
-/** Images larger than this many pixels get their type's icon (sharp's own default guard against decompression bombs). */
-const MAX_INPUT_PIXELS = 268_402_689;
-
 export type ThumbnailSource = 'image' | 'pdf';
 
 /** What kind of thumbnail the first bytes of a file allow, or null (its type's icon instead). */
@@ -42,6 +38,8 @@ export interface ThumbnailServiceOptions {
   /** Thumbnails made at once (default 2). */
   concurrency?: number;
   size?: number;
+  /** Where they are drawn; by default the process's media workers (MEDIA_LIMITS). */
+  workers?: MediaWorkers;
 }
 
 export interface ThumbnailCounters {
@@ -62,10 +60,12 @@ export class ThumbnailService {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inFlight = new Map<string, Promise<Buffer | null>>();
+  readonly workers: MediaWorkers;
 
   constructor(private readonly options: ThumbnailServiceOptions) {
     this.size = options.size ?? THUMBNAIL_SIZE;
     this.concurrency = Math.max(1, options.concurrency ?? 2);
+    this.workers = options.workers ?? sharedMediaWorkers();
   }
 
   /** The cached thumbnail's file, whose name carries the contents' hash and the size; `.none` marks contents that have none. */
@@ -80,10 +80,13 @@ export class ThumbnailService {
    */
   async thumbnail(sha256: string, blobFile: string): Promise<Buffer | null> {
     if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('A thumbnail is looked up by the sha256 of its contents.');
-    const cached = await this.readCached(sha256);
-    if (cached !== undefined) return cached;
+    // Before the cache: while one is drawn, its "none" mark is already written (make()).
     const running = this.inFlight.get(sha256);
     if (running) return running;
+    const cached = await this.readCached(sha256);
+    if (cached !== undefined) return cached;
+    const again = this.inFlight.get(sha256);
+    if (again) return again;
     const made = this.queued(() => this.make(sha256, blobFile)).finally(() => this.inFlight.delete(sha256));
     this.inFlight.set(sha256, made);
     return made;
@@ -120,48 +123,45 @@ export class ThumbnailService {
     // Made meanwhile by a call that was queued first.
     const cached = await this.readCached(sha256);
     if (cached !== undefined) return cached;
+    const source = await this.sourceOf(blobFile); // ENOENT: the contents are not on this computer, nothing to remember
     let thumbnail: Buffer | null = null;
-    try {
-      thumbnail = await this.draw(blobFile);
-    } catch (error) {
-      if (isMissing(error)) throw error; // the contents are not on this computer: nothing to remember
-      thumbnail = null; // unreadable: its type's icon, and no second try for the same contents
+    if (source) {
+      // Recorded before the work starts: a file that kills or hangs the work (or the
+      // app, or the computer) gets its type's icon for good, not a new try at each visit.
+      await this.store(sha256, null);
+      try {
+        const result = await this.workers.run({ kind: 'thumbnail', file: blobFile, source, size: this.size, pixelBudget: pixelBudgetOf(this.workers.limits) });
+        if (result.kind === 'thumbnail' && result.bytes) thumbnail = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
+      } catch (error) {
+        if (isMissing(error)) {
+          // Gone meanwhile (a file on demand evicted): nothing to remember about these contents.
+          await fsp.rm(this.cachePath(sha256, 'none'), { force: true });
+          throw error;
+        }
+        thumbnail = null; // unreadable, or over a limit: its type's icon, and no second try for the same contents
+      }
     }
-    if (thumbnail) this.counters.made++;
-    else this.counters.none++;
-    await this.store(sha256, thumbnail);
+    if (thumbnail) {
+      this.counters.made++;
+      await this.store(sha256, thumbnail);
+      await fsp.rm(this.cachePath(sha256, 'none'), { force: true });
+    } else {
+      this.counters.none++;
+      if (!source) await this.store(sha256, null);
+    }
     return thumbnail;
   }
 
-  private async draw(blobFile: string): Promise<Buffer | null> {
+  /** What the file's first bytes say it is; throws ENOENT when the contents are not here. */
+  private async sourceOf(blobFile: string): Promise<ThumbnailSource | null> {
     const handle = await fsp.open(blobFile, 'r');
     const head = new Uint8Array(16);
-    let fileSize: number;
     try {
       await handle.read(head, 0, head.length, 0);
-      fileSize = (await handle.stat()).size;
     } finally {
       await handle.close();
     }
-    const source = thumbnailSourceOf(head);
-    if (source === 'image') return this.drawImage(blobFile);
-    if (source === 'pdf' && fileSize <= MAX_PDF_BYTES) return this.drawImage(await renderFirstPdfPage(new Uint8Array(await fsp.readFile(blobFile)), this.size));
-    return null;
-  }
-
-  /**
-   * Decoded from the file as it is read (`sequentialRead`); for a JPEG, libvips
-   * shrinks by up to 8 while decoding ("shrink-on-load"), so a large photo costs the
-   * memory of its thumbnail's neighbourhood, not of its pixels. `.rotate()` applies
-   * the EXIF orientation, so a phone photo stands as it was taken.
-   */
-  private drawImage(input: string | Buffer): Promise<Buffer> {
-    return sharp(input, { failOn: 'none', sequentialRead: true, limitInputPixels: MAX_INPUT_PIXELS, pages: 1 })
-      .rotate()
-      .resize(this.size, this.size, { fit: 'inside', withoutEnlargement: true })
-      .flatten({ background: '#ffffff' })
-      .webp({ quality: 78, effort: 2 })
-      .toBuffer();
+    return thumbnailSourceOf(head);
   }
 
   /** Written to a temp name and renamed, so a reader never sees half a thumbnail; private like the rest of the data folder. */

@@ -14,7 +14,7 @@ import Fastify, {
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { responseSerializerCompiler } from './response-schemas.ts';
-import { ApiError, drfFieldErrors } from './errors.ts';
+import { ApiError, DISK_FULL_DETAIL, DISK_FULL_STATUS, drfFieldErrors, isDiskFullError } from './errors.ts';
 import type { EngineContext } from '../context.ts';
 import { registerRoutes } from '../routes.ts';
 import { endConnectionsOnceIdleWhenClosing } from './graceful-close.ts';
@@ -174,6 +174,12 @@ function answerErrorsLikeDrf(app: App): void {
     }
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ detail: clientErrorDetail(error) });
+    }
+    if (isDiskFullError(error)) {
+      // Nothing was saved (the write, or its transaction, failed whole). The rest of an
+      // upload is read first, as for a 413, so the client sees the answer, not a reset.
+      request.log.error({ err: error }, 'the disk is full');
+      return drainRefusedBody(request.raw).then(() => reply.code(DISK_FULL_STATUS).header('retry-after', '60').send({ detail: DISK_FULL_DETAIL }));
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ detail: 'The server failed to handle this request. It has been logged.' });

@@ -40,3 +40,19 @@ export function drfFieldErrors(issues: ValidationIssue[], context?: string): Fie
   }
   return errors;
 }
+
+/** Error codes of a full disk or quota: the file system's, SQLite's and PostgreSQL's (53100 disk_full). */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/** Whether `error`, or an error it wraps, says the disk (or the user's quota on it) is full. */
+export function isDiskFullError(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (DISK_FULL_CODES.has(String((at as { code?: unknown }).code))) return true;
+  }
+  return false;
+}
+
+/** 507 Insufficient Storage (RFC 4918 11.5): what a request that needed to write gets while the disk is full. */
+export const DISK_FULL_STATUS = 507;
+export const DISK_FULL_DETAIL =
+  "The server's disk is full, so this request was not saved. Ask the server's administrator to free space on it, then send the request again.";

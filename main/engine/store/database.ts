@@ -5,7 +5,7 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver, sql, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 import { type Dialect, postgresColumnTypes } from './dialect.ts';
 import * as core from './migrations/0001-core.ts';
@@ -129,7 +129,7 @@ export async function openSqliteStore(dataDir: string, fileRoot = dataDir, migra
   // Changes when another connection (an admin command beside this server) commits.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const writes = new WriteGenerations(() => dataVersion.get() as number);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [writes.plugin] });
+  const db = new Kysely<Database>({ dialect: new SqliteDialectAfterAutomaticRollback(sqlite, { database: withStatementCache(sqlite) }), plugins: [writes.plugin] });
   try {
     await migrate(db, 'sqlite', undefined, migrateUpTo);
   } catch (error) {
@@ -147,6 +147,32 @@ export async function openSqliteStore(dataDir: string, fileRoot = dataDir, migra
     lock: async () => {},
     close: () => db.destroy(),
   };
+}
+
+/**
+ * SQLite ends a transaction by itself when a statement in it fails with
+ * SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY or SQLITE_NOMEM (sqlite.org/lang_transaction.html,
+ * "Response To Errors Within A Transaction"). Kysely then sends ROLLBACK, which fails
+ * with "cannot rollback - no transaction is active" and hides the real error (a full
+ * disk answered 500, issue 25). Here ROLLBACK is sent only when a transaction is open,
+ * so the statement's own error is what the caller sees.
+ */
+class SqliteDialectAfterAutomaticRollback extends SqliteDialect {
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly config: SqliteDialectConfig,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): SqliteDriver {
+    const sqlite = this.sqlite;
+    return new (class extends SqliteDriver {
+      override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+        if (sqlite.inTransaction) await super.rollbackTransaction(connection);
+      }
+    })(this.config);
+  }
 }
 
 /** Prepared statements kept per SQL text: enough for every query shape the engine makes, with room for IN lists of many lengths. */

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import { openSqliteStore } from '../store/database.ts';
 import { makeTempDir } from '../testing/test-server.ts';
 import { ManualClock } from '../clock.ts';
@@ -40,6 +41,41 @@ test('counted in memory exactly, checkpointed, refunded, and read back after a r
     assert.equal(later.allowed, true, 'free again after the window');
     assert.equal(later.remaining, 4, "the user's quota is the tightest");
     await restarted.close();
+  } finally {
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+// Issue 25, item 4: on a full disk the checkpoint failed, its counts were dropped from
+// the to-write list, and every later checkpoint was skipped (the chain stayed rejected).
+test('a checkpoint that fails (a full store) keeps its counts to write, and the next checkpoint writes them', async () => {
+  const dataDir = makeTempDir();
+  const store = await openSqliteStore(dataDir);
+  try {
+    const throttle = new Throttle(store, new ManualClock(), RATES);
+    await throttle.admit('default', SUBJECT);
+    await throttle.admit('default', SUBJECT);
+    // A real SQLITE_FULL: the file may not grow past the pages it has, and other slices
+    // fill throttle_buckets' pages (bounded: a page holds far fewer than 10,000 rows).
+    const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(store.db)).rows[0]!.page_count;
+    await sql.raw(`pragma max_page_count = ${pages}`).execute(store.db);
+    let filled = false;
+    for (let n = 0; n < 10_000 && !filled; n++) {
+      try {
+        await store.db.insertInto('throttle_buckets').values({ scope_key: `filler|${n}`, bucket_start: n, hits: 1 }).execute();
+      } catch (error) {
+        filled = (error as { code?: string }).code === 'SQLITE_FULL';
+        if (!filled) throw error;
+      }
+    }
+    assert.ok(filled, 'the store is full');
+    await assert.rejects(throttle.checkpoint(), (error: { code?: string }) => error.code === 'SQLITE_FULL');
+    await sql.raw('pragma max_page_count = 1073741823').execute(store.db);
+    await throttle.checkpoint();
+    const rows = await store.db.selectFrom('throttle_buckets').select(['scope_key', 'hits']).execute();
+    assert.equal(Object.fromEntries(rows.map((row) => [row.scope_key, row.hits]))['default|user:7|60'], 2, 'written once there is room');
+    await throttle.close();
   } finally {
     await store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

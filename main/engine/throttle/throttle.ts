@@ -65,6 +65,8 @@ export class Throttle {
   private readonly dirty = new Map<string, Set<number>>();
   private checkpointTimer: NodeJS.Timeout | null = null;
   private checkpointing: Promise<void> = Promise.resolve();
+  /** Set by close(): no checkpoint is scheduled after the last. */
+  private closing = false;
 
   constructor(
     private readonly store: Store,
@@ -184,9 +186,15 @@ export class Throttle {
     const slices = memory.get(key);
     if (!slices) return;
     slices.set(bucketStart, Math.max(0, (slices.get(bucketStart) ?? 0) + delta));
+    this.markDirty(key, bucketStart);
+  }
+
+  /** Marks a slice's count to be written at the next checkpoint, and schedules one. */
+  private markDirty(key: string, bucketStart: number): void {
     let dirtySlices = this.dirty.get(key);
     if (!dirtySlices) this.dirty.set(key, (dirtySlices = new Set()));
     dirtySlices.add(bucketStart);
+    if (this.closing) return;
     this.checkpointTimer ??= setTimeout(() => {
       this.checkpointTimer = null;
       void this.checkpoint().catch((error: unknown) => console.error('writing the throttle counts failed:', (error as Error).message));
@@ -213,28 +221,37 @@ export class Throttle {
 
   /** Writes the in-memory counts changed since the last checkpoint to the store (one transaction). */
   checkpoint(): Promise<void> {
-    this.checkpointing = this.checkpointing.then(async () => {
+    // After a failed checkpoint, not stuck: the next one still runs (the failure went to its caller).
+    this.checkpointing = this.checkpointing.catch(() => {}).then(async () => {
       const memory = this.memory;
       if (!memory || this.dirty.size === 0) return;
       const values = [...this.dirty].flatMap(([key, starts]) =>
         [...starts].map((bucketStart) => ({ scope_key: key, bucket_start: bucketStart, hits: memory.get(key)?.get(bucketStart) ?? 0 })),
       );
       this.dirty.clear();
-      await this.db.transaction().execute(async (trx) => {
-        for (let start = 0; start < values.length; start += 200) {
-          await trx
-            .insertInto('throttle_buckets')
-            .values(values.slice(start, start + 200))
-            .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`excluded.hits` }))
-            .execute();
-        }
-      });
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          for (let start = 0; start < values.length; start += 200) {
+            await trx
+              .insertInto('throttle_buckets')
+              .values(values.slice(start, start + 200))
+              .onConflict((conflict) => conflict.columns(['scope_key', 'bucket_start']).doUpdateSet({ hits: sql`excluded.hits` }))
+              .execute();
+          }
+        });
+      } catch (error) {
+        // Not written (a full disk, say): the counts stay in memory, so they are marked
+        // to be written again at the next checkpoint rather than lost from the store.
+        for (const { scope_key: key, bucket_start: bucketStart } of values) this.markDirty(key, bucketStart);
+        throw error;
+      }
     });
     return this.checkpointing;
   }
 
   /** Writes what is still in memory; the engine calls it as it closes, before the store closes. */
   async close(): Promise<void> {
+    this.closing = true;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     await this.checkpoint();

@@ -25,7 +25,7 @@ import type { DeliveryRow, WebhookProcessLogsTable, WebhookRow } from '../store/
 import { backoffDelayMs } from '../../../shared/backoff.ts';
 import { nowIso } from '../clock.ts';
 import { PrivateAddressError, assertPublicHost, publicOnlyLookup } from './address-guard.ts';
-import { PipelinedConnection } from './pipelined-connection.ts';
+import { PipelinedConnection, type PipelinedConnectionOptions } from './pipelined-connection.ts';
 import { parseHeaders } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
 
@@ -59,6 +59,8 @@ export interface DeliveryWorkerOptions {
   /** How often to look for due deliveries when nothing wakes the worker (other processes, retries). */
   pollIntervalMs: number;
   random?: () => number;
+  /** PEM certificates of private authorities trusted for https endpoints besides the system's (see PipelinedConnectionOptions). */
+  extraTrustedCertificates?: readonly string[];
 }
 
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
@@ -309,11 +311,7 @@ export class WebhookDeliveryWorker {
       this.connections.delete(webhook.id);
       return undefined;
     }
-    const connection = new PipelinedConnection(url, {
-      timeoutMs: this.options.timeoutMs,
-      window: this.options.pipelineWindow,
-      ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
-    });
+    const connection = new PipelinedConnection(url, { ...this.connectionOptions(), window: this.options.pipelineWindow });
     this.connections.set(webhook.id, { endpoint: webhook.endpoint, connection });
     return connection;
   }
@@ -428,11 +426,7 @@ export class WebhookDeliveryWorker {
     try {
       const url = new URL(webhook.endpoint);
       if (!this.options.allowPrivateEndpoints) assertPublicHost(url.hostname);
-      connection = new PipelinedConnection(url, {
-        timeoutMs: this.options.timeoutMs,
-        window: 1,
-        ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
-      });
+      connection = new PipelinedConnection(url, { ...this.connectionOptions(), window: 1 });
       const response = await connection.post(this.headersOf(webhook), body);
       const successful = response.status >= 200 && response.status < 300;
       return { successful, status: response.status, notes: successful ? `HTTP ${response.status}` : `HTTP ${response.status}: ${response.body}` };
@@ -443,7 +437,16 @@ export class WebhookDeliveryWorker {
     }
   }
 
-  private headersOf(webhook: WebhookRow): Record<string, string> {
+  /** What every connection to an endpoint shares: the timeout, the address guard and the trusted authorities. */
+  private connectionOptions(): Omit<PipelinedConnectionOptions, 'window'> {
+    return {
+      timeoutMs: this.options.timeoutMs,
+      ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
+      ...(this.options.extraTrustedCertificates ? { extraTrustedCertificates: this.options.extraTrustedCertificates } : {}),
+    };
+  }
+
+    private headersOf(webhook: WebhookRow): Record<string, string> {
     return { ...parseHeaders(webhook.headers), 'content-type': 'application/json', 'user-agent': 'SolarDesk-Webhooks/1' };
   }
 

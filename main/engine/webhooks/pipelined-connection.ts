@@ -9,6 +9,7 @@
 // "Order"): whether the connection has shown it stays open, and failing every
 // request in flight when one fails on a broken connection.
 import type net from 'node:net';
+import tls from 'node:tls';
 import { Client, buildConnector } from 'undici';
 
 export interface PipelinedResponse {
@@ -34,6 +35,11 @@ export interface PipelinedConnectionOptions {
   timeoutMs: number;
   /** Requests in flight at once on the connection. */
   window: number;
+  /**
+   * PEM certificates of authorities trusted besides the system's (a private CA).
+   * A server process gets the same from NODE_EXTRA_CA_CERTS, which Node reads at start.
+   */
+  extraTrustedCertificates?: readonly string[];
 }
 
 const KEPT_BODY_CHARS = 200;
@@ -49,15 +55,32 @@ export class PipelinedConnection {
   private answeredOnSocket = 0;
   /** Requests sent and not yet answered, oldest first; each can be aborted. */
   private readonly outstanding = new Set<AbortController>();
+  /** Connecting failed: the client is not used again (the worker opens a new connection for the retry). */
+  private connectFailed = false;
 
   constructor(url: URL, options: PipelinedConnectionOptions) {
     this.path = `${url.pathname}${url.search}`;
-    const connector = buildConnector({ timeout: options.timeoutMs, ...(options.lookup ? { lookup: options.lookup } : {}) });
+    const connector = buildConnector({
+      timeout: options.timeoutMs,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      ...(options.extraTrustedCertificates?.length ? { ca: [...tls.rootCertificates, ...options.extraTrustedCertificates] } : {}),
+    });
     this.client = new Client(url.origin, {
       pipelining: Math.max(1, options.window),
       connect: (connectOptions, callback) =>
         connector(connectOptions, (...args) => {
-          const [, socket] = args;
+          const [error, socket] = args;
+          if (error) {
+            this.connectFailed = true;
+            // undici handles a certificate naming another host (ERR_TLS_CERT_ALTNAME_INVALID)
+            // on a path of its own, meant for changing servername per request: it fails the
+            // queued requests without counting them done, and the next connect error on the
+            // same client then fails `assert(client[kRunning] === 0)`, thrown where nothing
+            // can catch it, which ended the server process (issue 25). Under another code the
+            // error takes undici's ordinary path, which fails every queued request cleanly.
+            callback(asConnectFailure(error), null);
+            return;
+          }
           if (socket) {
             this.socket = socket;
             this.answeredOnSocket = 0;
@@ -74,7 +97,7 @@ export class PipelinedConnection {
 
   /** Whether another request may be sent on this connection. */
   get usable(): boolean {
-    return !this.client.destroyed && !this.client.closed;
+    return !this.connectFailed && !this.client.destroyed && !this.client.closed;
   }
 
   get inFlight(): number {
@@ -129,6 +152,13 @@ export class PipelinedConnection {
   close(): void {
     void this.client.destroy().catch(() => {});
   }
+}
+
+/** A connect error under a code undici has no special path for; the original is its cause. */
+function asConnectFailure(error: Error): Error {
+  const code = (error as { code?: string }).code;
+  if (code !== 'ERR_TLS_CERT_ALTNAME_INVALID') return error;
+  return new ConnectionLostError(`the endpoint's TLS certificate is for another host name: ${error.message}`, 'CERT_NAME_MISMATCH', { cause: error });
 }
 
 function asConnectionLost(error: unknown): ConnectionLostError {
