@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync, gunzipSync } from 'node:zlib';
-import { decodeDesign, DESIGN_TOO_LARGE_MESSAGE, DesignTooLargeError, encodeDesign, MAX_DESIGN_JSON_BYTES } from './design-codec.ts';
+import { decodeDesign, decodeDesignStreaming, DESIGN_TOO_LARGE_MESSAGE, DesignTooLargeError, encodeDesign, MAX_DESIGN_JSON_BYTES } from './design-codec.ts';
 import { designBomb } from '../main/engine/testing/design-bomb.ts';
 
 test('the design codec is base64(gzip(JSON)) and interoperates with node zlib', () => {
@@ -36,4 +36,13 @@ test('a design past the bound is refused with a clear error, without inflating p
   assert.equal(decodeDesign<{ padding: string }>(oneMemberBomb(1), 2 * MEGABYTE).padding.length, MEGABYTE);
   // Not gzip at all is still "cannot be read", not "too large".
   assert.throws(() => decodeDesign(Buffer.alloc(64, 0xff).toString('base64')), (error: unknown) => !(error instanceof DesignTooLargeError));
+});
+
+test('the streaming decoder (the renderer worker\'s) reads what the codec writes and refuses past the bound, one member or many', async () => {
+  const design = { systems: [{ name: 'Ünïcødé ☀' }], values: Array.from({ length: 10_000 }, (_, i) => i) };
+  assert.deepEqual(await decodeDesignStreaming(encodeDesign(design)), design);
+  const tooLarge = { name: 'DesignTooLargeError', message: DESIGN_TOO_LARGE_MESSAGE };
+  await assert.rejects(decodeDesignStreaming(oneMemberBomb(3, 100), 2 * MEGABYTE), tooLarge);
+  await assert.rejects(decodeDesignStreaming(designBomb(3), 2 * MEGABYTE), tooLarge);
+  await assert.rejects(decodeDesignStreaming('not base64 gzip'), (error: unknown) => !(error instanceof DesignTooLargeError));
 });

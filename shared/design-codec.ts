@@ -20,6 +20,8 @@ const BASE64_CHUNK = 0x8000; // String.fromCharCode takes a bounded argument lis
 export const MAX_DESIGN_JSON_BYTES = 16 * 1024 * 1024;
 /** Output is produced (and counted) in pieces of this size, so the bound is passed by at most one piece. */
 const INFLATE_CHUNK_BYTES = 256 * 1024;
+/** Compressed bytes given to a DecompressionStream at a time (see decodeDesignStreaming). */
+const STREAM_SLICE_BYTES = 4 * 1024;
 /** gzip never makes data much larger: an encoded design longer than this cannot inflate within the bound. */
 const MAX_ENCODED_DESIGN_CHARS = Math.ceil((MAX_DESIGN_JSON_BYTES * 1.01 + 1024) / 3) * 4;
 
@@ -40,6 +42,52 @@ export function encodeDesign(design: unknown): string {
 
 export function decodeDesign<T = unknown>(encoded: string, maxJsonBytes = MAX_DESIGN_JSON_BYTES): T {
   return designFromJsonBytes<T>(inflateWithin(encoded, maxJsonBytes));
+}
+
+/**
+ * decodeDesign inflated by the platform's native gzip (DecompressionStream: browsers,
+ * workers and Node alike), about ten times as fast as pako, under the same bound:
+ * the stream is read piece by piece and cancelled once past it. A stream the
+ * platform refuses (e.g. gzip of several members, which pako reads) is decoded by
+ * decodeDesign, for its answer or its error.
+ */
+export async function decodeDesignStreaming<T = unknown>(encoded: string, maxJsonBytes = MAX_DESIGN_JSON_BYTES): Promise<T> {
+  if (typeof DecompressionStream === 'undefined') return decodeDesign<T>(encoded, maxJsonBytes);
+  checkEncodedDesignLength(encoded, maxJsonBytes);
+  const compressed = base64ToBytes(encoded);
+  if (isGzip(compressed) && statedGzipSize(compressed) > maxJsonBytes) throw new DesignTooLargeError();
+  // Fed in small slices: a platform may inflate each chunk it is given in one go, and
+  // a slice of gzip inflates to at most about a thousand times its size.
+  const inflating = new DecompressionStream('gzip');
+  const writer = inflating.writable.getWriter();
+  const reader = inflating.readable.getReader();
+  let isStopped = false;
+  const feeding = (async () => {
+    for (let offset = 0; offset < compressed.length && !isStopped; offset += STREAM_SLICE_BYTES) {
+      await writer.write(compressed.subarray(offset, offset + STREAM_SLICE_BYTES) as Uint8Array<ArrayBuffer>);
+    }
+    if (!isStopped) await writer.close();
+  })().catch(() => undefined); // the reader sees the same failure
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > maxJsonBytes) throw new DesignTooLargeError();
+      chunks.push(value);
+    }
+  } catch (error) {
+    isStopped = true;
+    // Not awaited: they settle when the stream's other side does, which need not be soon.
+    reader.cancel().catch(() => undefined);
+    writer.abort().catch(() => undefined);
+    if (error instanceof DesignTooLargeError) throw error;
+    return decodeDesign<T>(encoded, maxJsonBytes);
+  }
+  await feeding;
+  return designFromJsonBytes<T>(joinChunks(chunks, total));
 }
 
 /** The design in JSON's UTF-8 bytes, parsed (for a host that inflates with its own, faster zlib). */

@@ -3,7 +3,7 @@
 // gzip: readers inflate member after member), so it costs milliseconds to make, and
 // its trailer states only the last member's small size, as a lying design would:
 // only a decoder that counts what it inflates stops it.
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 
 const MEGABYTE = 1024 * 1024;
 
@@ -13,6 +13,27 @@ export function designBomb(inflatedMegabytes = 300): string {
   const padding = gzipSync(Buffer.alloc(MEGABYTE, 'a'), { level: 9 });
   const tail = gzipSync('"}');
   return Buffer.concat([head, ...Array.from({ length: inflatedMegabytes }, () => padding), tail]).toString('base64');
+}
+
+/**
+ * The same design as one gzip member (as a hostile design tool would write it), its
+ * trailer rewritten to state 100 bytes: a decoder must count what it inflates.
+ * Compressed as a stream, so the JSON is never whole in memory.
+ */
+export async function oneMemberDesignBomb(inflatedMegabytes = 300): Promise<string> {
+  const gzip = createGzip({ level: 9 });
+  const output: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => output.push(chunk));
+  const ended = new Promise((resolve, reject) => gzip.on('end', resolve).on('error', reject));
+  const write = (chunk: Buffer | string) => new Promise<void>((resolve) => (gzip.write(chunk) ? resolve() : gzip.once('drain', resolve)));
+  await write('{"version":1,"systems":[],"padding":"');
+  const padding = Buffer.alloc(MEGABYTE, 'a');
+  for (let written = 0; written < inflatedMegabytes; written++) await write(padding);
+  gzip.end('"}');
+  await ended;
+  const gzipped = Buffer.concat(output);
+  gzipped.writeUInt32LE(100, gzipped.length - 4);
+  return gzipped.toString('base64');
 }
 
 export interface TimedAnswer<T> {
