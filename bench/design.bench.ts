@@ -2,17 +2,30 @@
 // shared/design-codec.ts (pako, atob and TextDecoder: it also runs in the
 // renderer, where Node's zlib is not), against Node's native zlib.gunzipSync plus
 // JSON.parse on the same base64 string. ratio = codec time / native time.
+//
+// design.systems_list / design.systems_details (issue 36): the systems list and a
+// project's systems/details of Sunrise's designed projects from `solardesk server`,
+// which decodes each design once per version in its design worker and answers from
+// what it derived, against a bare server answering the same bytes from memory (the
+// same answer served from a cache). Median latency, one request at a time.
 import zlib from 'node:zlib';
 import { isDeepStrictEqual } from 'node:util';
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { decodeDesign, encodeDesign } from '../shared/design-codec.ts';
 import { generateDesign } from '../main/engine/seed/project-design.ts';
-import { median } from './bench-servers.ts';
+import { createBenchStore, median, sequentialLatencies, startBareServer, startBenchEngine, UNTHROTTLED_NOTE } from './bench-servers.ts';
+import { apiPaths } from '../shared/api-paths.ts';
+import { DEMO_ORGS } from '../main/engine/seed/demo-seed.ts';
 
 const SYSTEMS = 4;
 /** Panels per system that make the design's JSON about 5 MB. */
 const PANELS_PER_SYSTEM = 3700;
 const RUNS = 15;
+/** Requests measured per answer (after SYSTEMS_WARM_UP unmeasured ones, which also fill the engine's design cache). */
+const SYSTEMS_REQUESTS = 300;
+const SYSTEMS_WARM_UP = 30;
+/** A designed project of Sunrise Solar (the demo seed designs its first projects). */
+const DESIGNED_PROJECT = 1;
 
 function millisecondsOf(work: () => unknown): number {
   const started = process.hrtime.bigint();
@@ -51,6 +64,52 @@ export const benchmarks: Benchmark[] = [
             `${(encoded.length / 1e6).toFixed(2)} MB as base64 gzip; lower is better, 1 = as fast as Node's native zlib`,
         },
       ];
+    },
+  },
+  {
+    name: 'design.systems',
+    description: "systems list and systems/details of designed projects (decoded once per design version) vs the same bytes from a bare server's memory",
+    async run(): Promise<BenchResult[]> {
+      const store = await createBenchStore(0);
+      const engine = await startBenchEngine(store);
+      let bare: Awaited<ReturnType<typeof startBareServer>> | null = null;
+      try {
+        const paths = {
+          list: `${apiPaths.systems(DEMO_ORGS.sunrise)}?fieldset=list&limit=100`,
+          detail: apiPaths.systemDetails(DEMO_ORGS.sunrise, DESIGNED_PROJECT),
+        };
+        const bodies = { list: await engine.get(paths.list), detail: await engine.get(paths.detail) };
+        const rows = (JSON.parse(bodies.list) as unknown[]).length;
+        const systems = (JSON.parse(bodies.detail) as { systems: unknown[] }).systems.length;
+        if (rows === 0 || systems === 0) throw new Error('the bench store has no designed projects');
+        bare = await startBareServer(bodies);
+        const results: BenchResult[] = [];
+        for (const [name, enginePath, barePath, what] of [
+          ['design.systems_list', paths.list, '/list', `a ${rows}-row page of the org's systems (its designed projects)`],
+          ['design.systems_details', paths.detail, '/detail', `project ${DESIGNED_PROJECT}'s systems/details (${systems} systems)`],
+        ] as const) {
+          // Interleaved halves, so a slow moment of the machine falls on both.
+          const value: number[] = [];
+          const baseline: number[] = [];
+          for (let half = 0; half < 2; half++) {
+            value.push(...(await sequentialLatencies(`${engine.server.baseUrl}${enginePath}`, engine.token, SYSTEMS_REQUESTS / 2, SYSTEMS_WARM_UP)));
+            baseline.push(...(await sequentialLatencies(`${bare.baseUrl}${barePath}`, engine.token, SYSTEMS_REQUESTS / 2, SYSTEMS_WARM_UP)));
+          }
+          results.push({
+            name,
+            value: median(value),
+            baseline: median(baseline),
+            ratio: median(value) / median(baseline),
+            unit: 'ms',
+            notes: `median of ${SYSTEMS_REQUESTS}, one at a time: ${what}; lower is better, 1 = as fast as the bare server answering the same bytes from memory; ${UNTHROTTLED_NOTE}`,
+          });
+        }
+        return results;
+      } finally {
+        await bare?.stop();
+        await engine.stop();
+        store.remove();
+      }
     },
   },
 ];

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from './store/database.ts';
+import { warmDesignWorker } from './designs/design-decoder.ts';
 import type { Kysely } from 'kysely';
 import type { Database, PrivateFileRow } from './store/tables.ts';
 import { type Clock, systemClock } from './clock.ts';
@@ -198,6 +199,8 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     store,
     async listen(port, host) {
       await app.listen({ port, host });
+      // Not awaited: the host answers at once; designs asked for meanwhile wait for the worker.
+      warmDesignWorker().catch((error: unknown) => app.log.error({ err: error }, 'the design worker did not start'));
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const bound = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;

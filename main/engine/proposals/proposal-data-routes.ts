@@ -33,7 +33,7 @@ import { ROLE_COLUMNS, parseAttributes } from '../projects/project-columns.ts';
 import { projectsWhereCustomer, loadContactLogins } from '../contacts/contact-logins.ts';
 import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
 import { loadRoles, serializeRole } from '../roles/roles.ts';
-import { projectDesign } from '../systems/system-details.ts';
+import { projectDigest } from '../designs/design-cache.ts';
 import { compressProposalData, proposalData } from './proposal-data.ts';
 
 const callers = new WeakMap<FastifyRequest, UserRow>();
@@ -133,7 +133,7 @@ async function answer(
     const attributes = parseAttributes(project.attributes);
     const projectContacts = contacts.get(project.id) ?? [];
     const language = query.language ?? stringOr(attributes.language_override) ?? stringOr(attributes.language) ?? 'en';
-    const data = proposalData(projectDesign(project), language, query.include_unsold ?? false);
+    const data = proposalData(await projectDigest(context, project), language, query.include_unsold ?? false);
     const json: ProposalProjectJson = {
       id: project.id,
       url: absoluteUrl(context, apiPaths.project(project.org_id, project.id)),

@@ -53,7 +53,7 @@ function proposalSystem(system: DesignSystem): ProposalData['systems'][number] {
  * The systems the customer is shown: once a system is sold, that one alone unless
  * `includeUnsold`; before a sale, every system (the customer is choosing).
  */
-export function proposalData(design: ProjectDesign | null, language: string, includeUnsold: boolean): ProposalData {
+export function proposalData(design: Pick<ProjectDesign, 'systems'> | null, language: string, includeUnsold: boolean): ProposalData {
   const systems = design?.systems ?? [];
   const sold = systems.filter((system) => system.is_sold);
   const shown = sold.length > 0 && !includeUnsold ? sold : systems;

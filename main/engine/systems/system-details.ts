@@ -8,6 +8,7 @@ import { fieldError, nonFieldError } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { decodeDesign } from '../../../shared/design-codec.ts';
 import type { DesignSystem, PanelOrientation, ProjectDesign } from '../../../shared/design-types.ts';
+import type { DesignDigest } from '../designs/design-digest.ts';
 import { booleanQueryParam } from '../../../shared/schemas/coercing-fields.ts';
 import type { SystemAdderJson, SystemIncentiveJson, SystemMcsJson, SystemModuleGroupJson } from '../../../shared/schemas/system.ts';
 
@@ -22,7 +23,11 @@ export const systemDetailsQuery = z.object({
 });
 export type SystemDetailsQuery = z.output<typeof systemDetailsQuery>;
 
-/** The project's decoded design, or null when it has none (or one that cannot be read). */
+/**
+ * The project's decoded design, or null when it has none (or one that cannot be read
+ * or is too large), decoded on the caller's thread: for the seed only. Routes read
+ * the design's digest from designs/design-cache.ts, decoded off the request path.
+ */
 export function projectDesign(project: Pick<ProjectRow, 'design'>): ProjectDesign | null {
   if (!project.design) return null;
   try {
@@ -80,16 +85,6 @@ export function addersJson(system: DesignSystem): SystemAdderJson[] {
     show_customer: adder.show_customer ?? true,
     quantity: adder.quantity ?? 1,
   }));
-}
-
-/** Each group's panel layout, read from its panels in the site's layout (portrait when it has none). */
-function groupLayouts(design: ProjectDesign | null): Map<string, PanelOrientation> {
-  const layouts = new Map<string, PanelOrientation>();
-  for (const panel of design?.site?.auto_design_geojson?.features ?? []) {
-    const group = panel?.properties?.module_group_id;
-    if (group !== undefined && !layouts.has(group)) layouts.set(group, panel.properties.orientation === 'landscape' ? 'landscape' : 'portrait');
-  }
-  return layouts;
 }
 
 export function moduleGroupsJson(system: DesignSystem, layouts: Map<string, PanelOrientation>): SystemModuleGroupJson[] {
@@ -158,14 +153,14 @@ export function chosenDataParts(query: SystemDetailsQuery): (name: string) => bo
 export function systemDetails(
   context: EngineContext,
   project: ProjectRow,
-  design: ProjectDesign | null,
+  design: DesignDigest | null,
   query: SystemDetailsQuery,
   includesDesignData: boolean,
 ): { systems: Array<Record<string, unknown>> } {
   const keepPart = chosenDataParts(query);
   const projectUrl = absoluteUrl(context, apiPaths.project(project.org_id, project.id));
   const ids = design ? systemIds(project.id, design) : [];
-  const layouts = groupLayouts(design);
+  const layouts = design?.layouts ?? new Map<string, PanelOrientation>();
   const systems = (design?.systems ?? [])
     .map((system, index) => ({ system, id: ids[index] ?? null }))
     .filter((entry): entry is { system: DesignSystem; id: number } => entry.id !== null && (!query.limit_to_sold || entry.system.is_sold));

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { PrivateFileRow, ProjectRow } from '../store/tables.ts';
-import type { DesignSystem, ProjectDesign } from '../../../shared/design-types.ts';
+import type { DesignSystem } from '../../../shared/design-types.ts';
 import { SYSTEM_IMAGE_TAG_TITLE } from '../../../shared/file-tags.ts';
 import { receiveBuffer } from '../files/blob-store.ts';
 import { parseJsonColumn } from '../files/file-serializer.ts';
@@ -17,6 +17,7 @@ import { byUser } from '../changes/change-feed.ts';
 import { ensureTag } from '../files/file-tags.ts';
 import { KeyedLock } from '../files/keyed-lock.ts';
 import { renderSystemImage } from './system-image.ts';
+import { systemImageSvgInWorker } from '../designs/design-decoder.ts';
 
 export interface ImageSize {
   width: number;
@@ -57,7 +58,6 @@ export async function systemImageFile(
   context: EngineContext,
   actor: Actor,
   project: ProjectRow & { design: string },
-  design: ProjectDesign,
   system: DesignSystem,
   size: ImageSize,
 ): Promise<PrivateFileRow> {
@@ -66,7 +66,8 @@ export async function systemImageFile(
   return imageLock.run(`${project.id}:${system.uuid}`, async () => {
     const existing = await findImageFile(context, project, system.uuid);
     if (existing && isCurrent(existing, input, hash)) return existing;
-    const png = await renderSystemImage(design, system.uuid, size.width, size.height);
+    const svg = await systemImageSvgInWorker(project.design, system.uuid, size.width, size.height);
+    const png = await renderSystemImage(svg, size.width, size.height);
     const received = await receiveBuffer(context.store.fileRoot, png, 'system-image');
     if (existing) {
       await storeRerenderedContents(context, existing, received, { inputData: input, inputDataHash: hash }, byUser(actor.user.id));

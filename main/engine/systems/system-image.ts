@@ -80,7 +80,7 @@ export function systemImageSvg(design: ProjectDesign, systemUuid: string, width:
   ].join('');
 }
 
-export async function renderSystemImage(design: ProjectDesign, systemUuid: string, width: number, height: number): Promise<Buffer> {
-  const svg = systemImageSvg(design, systemUuid, width, height);
+/** The PNG of a plan drawn by systemImageSvg (in the design worker: designs/design-decoder.ts). */
+export async function renderSystemImage(svg: string, width: number, height: number): Promise<Buffer> {
   return sharp(Buffer.from(svg), { density: 72 }).resize(width, height, { fit: 'fill' }).png({ compressionLevel: 9 }).toBuffer();
 }

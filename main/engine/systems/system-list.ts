@@ -2,8 +2,9 @@
 // (hosted-docs-facts.md section 1): the systems of the org's projects' designs,
 // as rows, ordered by project then by the system's place in the design.
 //
-// Rows are read from designs, which are gzipped JSON: decoding one costs about a
-// millisecond, so a page decodes only the designs of the projects it shows. Pages
+// Rows are read from the designs' digests (designs/design-cache.ts: decoded once per
+// design version, in the design worker), so a page reads only the digests of the
+// projects it shows. Pages
 // further on must know how many systems each project before them has: those
 // counts are kept per project, keyed by the design's length and last 16
 // characters (its gzip trailer: a CRC-32 and size of the JSON), so a change of
@@ -18,7 +19,8 @@ import { visibleTo } from '../projects/project-access.ts';
 import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
 import type { DesignSystem, ProjectDesign } from '../../../shared/design-types.ts';
 import type { ComponentJson, SystemListJson } from '../../../shared/schemas/system.ts';
-import { addersJson, projectDesign, SYSTEMS_PER_PROJECT, systemIds } from './system-details.ts';
+import { addersJson, SYSTEMS_PER_PROJECT, systemIds } from './system-details.ts';
+import { projectDigest } from '../designs/design-cache.ts';
 
 /** Years the lifetime figures cover: the horizon of the designs' cash flows. */
 export const SYSTEM_LIFETIME_YEARS = 25;
@@ -110,7 +112,7 @@ export function systemRow(
 }
 
 /** The rows of one project's design, in its order. */
-export function designRows(context: EngineContext, project: { id: number; org_id: number }, design: ProjectDesign | null): SystemListJson[] {
+export function designRows(context: EngineContext, project: { id: number; org_id: number }, design: Pick<ProjectDesign, 'systems'> | null): SystemListJson[] {
   if (!design) return [];
   const ids = systemIds(project.id, design);
   const rows: SystemListJson[] = [];
@@ -170,9 +172,9 @@ export async function listSystems(context: EngineContext, actor: Actor, query: S
       if (cache.get(project.id)?.key !== project.design_key) {
         const unknown = batch.slice(index).filter((candidate) => cache.get(candidate.id)?.key !== candidate.design_key).slice(0, Math.min(SKIP_CHUNK, skip));
         const keys = new Map(unknown.map((candidate) => [candidate.id, candidate.design_key]));
-        for (const row of await designsOf(context, [...keys.keys()])) {
-          cache.set(row.id, { key: keys.get(row.id)!, count: Math.min(projectDesign(row)?.systems.length ?? 0, SYSTEMS_PER_PROJECT) });
-        }
+        const designs = await designsOf(context, [...keys.keys()]);
+        const digests = await Promise.all(designs.map((row) => projectDigest(context, row)));
+        designs.forEach((row, at) => cache.set(row.id, { key: keys.get(row.id)!, count: Math.min(digests[at]?.systems.length ?? 0, SYSTEMS_PER_PROJECT) }));
       }
       const count = cache.get(project.id)?.count ?? 0;
       if (count > skip) break;
@@ -182,10 +184,11 @@ export async function listSystems(context: EngineContext, actor: Actor, query: S
     // Showing: the designs of the next projects, as many as rows are still wanted (each has at least one, or none).
     while (index < batch.length && rows.length < query.limit) {
       const wanted = batch.slice(index, index + (query.limit - rows.length));
-      const designs = new Map((await designsOf(context, wanted.map((project) => project.id))).map((project) => [project.id, project.design]));
+      const designs = await designsOf(context, wanted.map((project) => project.id));
+      const digests = new Map(await Promise.all(designs.map(async (row) => [row.id, await projectDigest(context, row)] as const)));
       for (const project of wanted) {
         index++;
-        const design = projectDesign({ design: designs.get(project.id) ?? null });
+        const design = digests.get(project.id) ?? null;
         cache.set(project.id, { key: project.design_key, count: Math.min(design?.systems.length ?? 0, SYSTEMS_PER_PROJECT) });
         const projectRows = designRows(context, project, design);
         rows.push(...projectRows.slice(skip, skip + (query.limit - rows.length)));

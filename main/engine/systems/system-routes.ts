@@ -12,7 +12,8 @@ import { sendStoredFile } from '../files/blob-response.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { API_PLANS } from '../../../shared/plans.ts';
 import { integerField } from '../../../shared/schemas/coercing-fields.ts';
-import { projectDesign, projectOfSystemId, systemDetails, systemDetailsQuery } from './system-details.ts';
+import { projectOfSystemId, systemDetails, systemDetailsQuery } from './system-details.ts';
+import { projectDigest } from '../designs/design-cache.ts';
 import { designRows, listSystems, systemDetailQuery, systemListQuery } from './system-list.ts';
 import { systemDetailsJsonSchema, systemListJsonSchema, type SystemDetailsJson } from '../../../shared/schemas/system.ts';
 import { documentedResponse } from '../http/response-schemas.ts';
@@ -47,7 +48,7 @@ export function registerSystemRoutes(app: TypedApp, context: EngineContext): voi
       // Only projects the org owns (hosted-docs-facts.md 5), never ones shared in through
       // Teams: project visibility may come to include those, so this says it here too.
       if (project.org_id !== actor.org.id) throw notFound();
-      return systemDetails(context, project, projectDesign(project), request.query, API_PLANS[actor.plan].includesDesignData) as SystemDetailsJson;
+      return systemDetails(context, project, await projectDigest(context, project), request.query, API_PLANS[actor.plan].includesDesignData) as SystemDetailsJson;
     },
   );
 
@@ -81,7 +82,7 @@ export function registerSystemRoutes(app: TypedApp, context: EngineContext): voi
       if (projectId < 1) throw notFound('No system with this id.');
       // 404 when the project is not the org's; 403 when it is but this user may not see it.
       const project = await getVisibleProject(context, actor, projectId);
-      const row = designRows(context, project, projectDesign(project)).find((candidate) => candidate.id === request.params.id);
+      const row = designRows(context, project, await projectDigest(context, project)).find((candidate) => candidate.id === request.params.id);
       if (!row) throw notFound('No system with this id.');
       return row;
     },
@@ -101,11 +102,11 @@ export function registerSystemRoutes(app: TypedApp, context: EngineContext): voi
     async (request, reply) => {
       const actor = actorOf(request);
       const project = await getVisibleProject(context, actor, request.params.id);
-      const design = projectDesign(project);
+      const design = await projectDigest(context, project);
       if (!design || !project.design) throw notFound('This project has no design, so it has no systems to draw.');
       const system = design.systems.find((candidate) => candidate.uuid === request.params.uuid);
       if (!system) throw notFound("No system with this uuid in the project's design.");
-      const file = await systemImageFile(context, actor, { ...project, design: project.design }, design, system, request.query);
+      const file = await systemImageFile(context, actor, { ...project, design: project.design }, system, request.query);
       reply.header('x-private-file', absoluteUrl(context, apiPaths.privateFile(file.org_id, file.id)));
       return sendStoredFile(context, request, reply, file);
     },

@@ -1,10 +1,9 @@
-import { useMemo, useState } from 'react';
-import { decodeDesign } from '../../../../shared/design-codec.ts';
-import type { ProjectDesign } from '../../../../shared/design-types.ts';
+import { useState } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
+import { useDecodedDesign } from '../../design/design-decoding.ts';
 import { PaymentOptions } from './PaymentOptions.tsx';
 import { PlanNotice } from './PlanNotice.tsx';
 import { PricingSummary } from './PricingSummary.tsx';
@@ -12,27 +11,29 @@ import { RoofScene } from './RoofScene.tsx';
 import { SystemSpecs } from './SystemSpecs.tsx';
 import { projectAnnualUsage } from '../../../../shared/usage.ts';
 
-type Decoded = { design: ProjectDesign } | { error: string } | null;
-
-function decode(encoded: string | null | undefined): Decoded {
-  if (!encoded) return null;
-  try {
-    const design = decodeDesign<ProjectDesign>(encoded);
-    return design.version === 1 ? { design } : { error: `This design uses format version ${String(design.version)}, which this SolarDesk cannot read.` };
-  } catch (error) {
-    return { error: `The design could not be decoded: ${(error as Error).message}` };
-  }
+/**
+ * While the worker decodes: a still line, no spinner. On a busy machine a spinner's
+ * frames cost the page's main thread more than the decoding does (issue 36: the
+ * page must answer within 200 ms while a large design opens).
+ */
+function OpeningDesign() {
+  return (
+    <div className="state state-loading" role="status" aria-live="polite">
+      <span>Opening the design…</span>
+    </div>
+  );
 }
 
 export function DesignTab({ project }: { project: ProjectDetailJson }) {
   const org = useOrgStore((state) => state.org);
-  const decoded = useMemo(() => decode(project.design), [project.design]);
+  const decoded = useDecodedDesign(project.design);
   const [systemUuid, setSystemUuid] = useState<string | null>(null);
 
   if (!decoded) {
     if (org && !org.includes_design_data) return <PlanNotice planTitle={org.api_plan_title} />;
     return <EmptyState title="This project has no design yet">Designs appear here once the project has been designed.</EmptyState>;
   }
+  if ('isDecoding' in decoded) return <OpeningDesign />;
   if ('error' in decoded) return <ErrorState message={decoded.error} />;
   const { design } = decoded;
   const system = design.systems.find((candidate) => candidate.uuid === systemUuid) ?? design.systems.find((candidate) => candidate.is_sold) ?? design.systems[0];
