@@ -517,6 +517,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       await restarting.catch(() => {});
       for (const unsubscribe of watchers) unsubscribe();
       await photos.closing();
+      await thumbnails.close();
       await (await current.catch(() => null))?.close();
       lock.release();
     },

@@ -151,6 +151,29 @@ describe('thumbnails of hostile files, in the media worker under its limits', ()
     }
   }
 
+  test('a clean quit while a thumbnail is drawn lifts its mark, so the next visit draws it; a finished verdict stays', async () => {
+    const slow = blob('slow.pdf', nestedXObjectPdf());
+    const workers = new MediaWorkers({ timeoutMs: 3000, memoryMb: 256 });
+    const cacheDir = path.join(folder, 'quit');
+    const thumbnails = new ThumbnailService({ cacheDir, workers });
+    try {
+      const drawing = thumbnails.thumbnail(slow.sha256, slow.file);
+      // Bounded: 200 polls of 25 ms.
+      for (let i = 0; i < 200 && !fs.existsSync(thumbnails.cachePath(slow.sha256, 'none')); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.ok(fs.existsSync(thumbnails.cachePath(slow.sha256, 'none')), 'marked before the work');
+      // A verdict reached before the quit (a file that is no image) is not lifted by it.
+      const text = blob('notes.txt', Buffer.from('no image here'));
+      assert.equal(await thumbnails.thumbnail(text.sha256, text.file), null);
+      await thumbnails.close();
+      assert.equal(fs.existsSync(thumbnails.cachePath(slow.sha256, 'none')), false, 'the quit lifted the provisional mark');
+      assert.equal(await drawing, null, 'the cut-short drawing answers the icon for now');
+      assert.equal(fs.existsSync(thumbnails.cachePath(slow.sha256, 'none')), false, 'and records no verdict after the quit');
+      assert.ok(fs.existsSync(thumbnails.cachePath(text.sha256, 'none')), 'the finished verdict stays');
+    } finally {
+      await workers.close();
+    }
+  });
+
   test('a 4 KB PDF of nested form XObjects is ended at the time limit; its icon is recorded before the work starts; the main thread runs meanwhile', async () => {
     const bytes = nestedXObjectPdf();
     assert.ok(bytes.length < 5000, `${bytes.length} bytes`);

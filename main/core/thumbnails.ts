@@ -60,6 +60,9 @@ export class ThumbnailService {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inFlight = new Map<string, Promise<Buffer | null>>();
+  /** Contents being drawn now, whose "none" mark was written before the work and is not a verdict yet. */
+  private readonly provisionalMarks = new Set<string>();
+  private closed = false;
   readonly workers: MediaWorkers;
 
   constructor(private readonly options: ThumbnailServiceOptions) {
@@ -129,6 +132,7 @@ export class ThumbnailService {
       // Recorded before the work starts: a file that kills or hangs the work (or the
       // app, or the computer) gets its type's icon for good, not a new try at each visit.
       await this.store(sha256, null);
+      this.provisionalMarks.add(sha256);
       try {
         const result = await this.workers.run({ kind: 'thumbnail', file: blobFile, source, size: this.size, pixelBudget: pixelBudgetOf(this.workers.limits) });
         if (result.kind === 'thumbnail' && result.bytes) thumbnail = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
@@ -139,6 +143,8 @@ export class ThumbnailService {
           throw error;
         }
         thumbnail = null; // unreadable, or over a limit: its type's icon, and no second try for the same contents
+      } finally {
+        this.provisionalMarks.delete(sha256);
       }
     }
     if (thumbnail) {
@@ -147,9 +153,21 @@ export class ThumbnailService {
       await fsp.rm(this.cachePath(sha256, 'none'), { force: true });
     } else {
       this.counters.none++;
-      if (!source) await this.store(sha256, null);
+      // The verdict; usually marked already, before the work, unless a quit lifted that mark meanwhile.
+      if (!this.closed) await this.store(sha256, null);
     }
     return thumbnail;
+  }
+
+  /**
+   * The app is quitting: the marks written before drawings still under way are lifted,
+   * so a file whose thumbnail was cut short by a clean quit is drawn at the next visit.
+   * Only a crash or a kill mid-work (which a hostile file may cause) leaves the mark.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.provisionalMarks].map((sha256) => fsp.rm(this.cachePath(sha256, 'none'), { force: true })));
+    this.provisionalMarks.clear();
   }
 
   /** What the file's first bytes say it is; throws ENOENT when the contents are not here. */
