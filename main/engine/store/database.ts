@@ -27,6 +27,7 @@ import * as catalogues from './migrations/0016-catalogues.ts';
 import * as eventTypesIdentifiers from './migrations/0017-event-types-identifiers.ts';
 import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
 import * as designedProjects from './migrations/0020-designed-projects.ts';
+import * as conflictReasons from './migrations/0023-conflict-reasons.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -91,6 +92,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0017-event-types-identifiers': eventTypesIdentifiers,
   '0018-webhook-log-queue': webhookLogQueue,
   '0020-designed-projects': designedProjects,
+  '0023-conflict-reasons': conflictReasons,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
