@@ -282,6 +282,11 @@ async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: J
     if (outcome.kind === 'ok') {
       const updated = await readWriteAnswer(sync, group, outcome.body);
       if (!updated) return requests;
+      const otherRecord = otherRecordIn(sync, 'private_file', group.recordId, updated);
+      if (otherRecord) {
+        await failedWrite(sync, group, otherRecord);
+        return requests;
+      }
       await finishUpdate(sync, group, updated, ['file_hash']);
       const rest = await reloadGroup(sync, group);
       return requests + (rest ? await pushUpdate(sync, rest, done) : 0);
