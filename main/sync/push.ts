@@ -166,7 +166,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
       return 1;
     }
     if (fromFolder) return 1 + (await finishFolderCreate(sync, group, created));
-    await finishCreate(sync, group, created);
+    await finishCreate(sync, group, created, [], false, null, body instanceof FormData ? null : body);
     return 1;
   }
 
@@ -501,7 +501,16 @@ async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: num
 
 /** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
 /** `replaces`: the remote id of a file whose new contents this create carried (pushContentsChange); its deletion is queued with the re-key. */
-async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, carry: readonly string[] = [], folderCopy = false, replaces: number | null = null): Promise<void> {
+/** `sentBody`: the create's JSON body, when its answer is to be checked for the values sent (a field it did not take becomes a conflict, as for an update). */
+async function finishCreate(
+  sync: SyncContext,
+  group: OutboxGroup,
+  remoteJson: RemoteRecord,
+  carry: readonly string[] = [],
+  folderCopy = false,
+  replaces: number | null = null,
+  sentBody: Json | null = null,
+): Promise<void> {
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     // Re-keyed: the local id goes away and the remote's takes its place.
     await track.record(group.model, group.recordId);
@@ -514,12 +523,24 @@ async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     const localView = local ? viewOf(group.model, local) : {};
     const carried = local ? carry.filter((field) => !sameJson(localView[field], remoteView[field])) : [];
     for (const field of carried) keep[field] = localView[field];
+    // Values the create carried and the answer shows otherwise were not taken. An empty value sent is
+    // not judged (a remote may answer "" for null), nor are contacts (new ones come back with new ids).
+    const notTaken = local && sentBody
+      ? valuesNotTaken(group.model, local, sentBody, Object.keys(remoteView), remoteJson).filter(
+          (field) => !(field in keep) && field !== 'contacts' && localView[field] !== null && localView[field] !== '',
+        )
+      : [];
+    for (const field of notTaken) keep[field] = localView[field];
     if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson as RemoteProject);
     await rekey(trx, group.model, group.recordId, remoteJson.id);
     await removeFromOutbox(trx, group.rows);
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
     if (carried.length) await requeueFields(trx, sync.clock, group.model, remoteJson.id, carried);
+    if (notTaken.length) {
+      await recordNotTaken(trx, sync, group.model, remoteJson.id, localView, remoteView, notTaken);
+      await requeueFields(trx, sync.clock, group.model, remoteJson.id, notTaken);
+    }
     if (replaces !== null) await insertOutboxRow(trx, sync.clock.now().toISOString(), { model: 'private_file', recordId: replaces, op: 'delete', fields: [] });
   });
 }
@@ -533,7 +554,7 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     await track.record(group.model, group.recordId);
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
     const localView = local ? viewOf(group.model, local) : {};
-    if (notTaken.length) await recordNotTaken(trx, sync, group, localView, viewOf(group.model, remoteJson), notTaken);
+    if (notTaken.length) await recordNotTaken(trx, sync, group.model, group.recordId, localView, viewOf(group.model, remoteJson), notTaken);
     const keep = await laterLocalValues(trx, group, localView);
     const conflicts = await trx.selectFrom('sync_conflicts').select('field').where('model', '=', group.model).where('record_id', '=', group.recordId).execute();
     for (const { field } of conflicts) keep[field] = localView[field];
@@ -556,8 +577,16 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: R
  * value stays, the field is held back from pushes until the user settles it, and the
  * merge base keeps what both sides last agreed on.
  */
-async function recordNotTaken(trx: Transaction<Database>, sync: SyncContext, group: OutboxGroup, localView: RecordView, remoteView: RecordView, fields: readonly string[]): Promise<void> {
-  const record = await trx.selectFrom('sync_records').select('base').where('model', '=', group.model).where('record_id', '=', group.recordId).executeTakeFirst();
+async function recordNotTaken(
+  trx: Transaction<Database>,
+  sync: SyncContext,
+  model: SyncedModel,
+  recordId: number,
+  localView: RecordView,
+  remoteView: RecordView,
+  fields: readonly string[],
+): Promise<void> {
+  const record = await trx.selectFrom('sync_records').select('base').where('model', '=', model).where('record_id', '=', recordId).executeTakeFirst();
   const base = record ? (JSON.parse(record.base) as RecordView) : {};
   for (const field of fields) {
     const values = {
@@ -566,9 +595,9 @@ async function recordNotTaken(trx: Transaction<Database>, sync: SyncContext, gro
       base_value: JSON.stringify(base[field] ?? null),
       reason: NOT_TAKEN_REASON,
     };
-    const open = await trx.selectFrom('sync_conflicts').select('id').where('model', '=', group.model).where('record_id', '=', group.recordId).where('field', '=', field).executeTakeFirst();
+    const open = await trx.selectFrom('sync_conflicts').select('id').where('model', '=', model).where('record_id', '=', recordId).where('field', '=', field).executeTakeFirst();
     if (open) await trx.updateTable('sync_conflicts').set(values).where('id', '=', open.id).execute();
-    else await trx.insertInto('sync_conflicts').values({ model: group.model, record_id: group.recordId, field, ...values, created_date: sync.clock.now().toISOString() }).execute();
+    else await trx.insertInto('sync_conflicts').values({ model, record_id: recordId, field, ...values, created_date: sync.clock.now().toISOString() }).execute();
   }
 }
 

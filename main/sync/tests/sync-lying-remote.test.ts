@@ -65,6 +65,22 @@ describe('a lying remote: writes, ids and orgs', () => {
     assert.equal((await localConflicts()).filter((row) => row.record_id === project.id).length, 0);
   });
 
+  test('a create answered without a value sent keeps it as a conflict naming the field, and Keep mine sends it', async () => {
+    h.proxy.addRule({ method: 'POST', path: exactPath(apiPaths.contacts(ORG)), action: { kind: 'rewrite', transform: (body) => ({ ...(body as Json), phone: '' }) }, times: 1 });
+    const made = await h.local('POST', apiPaths.contacts(ORG), { first_name: 'Ignored', family_name: 'Phone', phone: '0400 111 222' });
+    assert.equal(made.status, 201, made.text);
+    await h.synced();
+    h.proxy.clearRules();
+    const conflict = (await localConflicts()).find((row) => row.model === 'contact' && row.field === 'phone');
+    assert.ok(conflict, 'the value became a conflict');
+    assert.match(conflict.reason, /server did not take this value/);
+    assert.equal((await h.local('GET', apiPaths.contact(ORG, conflict.record_id))).json.phone, '0400 111 222', 'the value stays here');
+    const resolved = await h.local('POST', syncPaths.resolveConflict(ORG, conflict.id), { choice: 'local', local_value: conflict.local_value });
+    assert.equal(resolved.status, 200, resolved.text);
+    await h.synced();
+    assert.equal((await h.remote('GET', apiPaths.contact(ORG, conflict.record_id))).json.phone, '0400 111 222');
+  });
+
   test('a PATCH answered with another record is a failed write: retried, then parked and shown, and Retry sends the edit', async () => {
     const target = await newProject('Written project');
     const other = await newProject('Answered project', "the answered project's notes");
