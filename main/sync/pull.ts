@@ -362,8 +362,14 @@ export async function sweepModel(sync: SyncContext, model: PagedModel, detailOf:
   return { changed, complete: outcome === 'complete' };
 }
 
-/** Removes synced records the remote no longer has, unless they carry local changes still waiting. */
+/**
+ * Removes synced records the remote no longer has, unless they carry local changes
+ * still waiting. A list that names a record under an id from this computer's
+ * provisional range is not believed for deletions: no remote has such an id, so it
+ * lies (it may list one of ours under another id), and what it leaves out may be there.
+ */
 export async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: Set<number>, within?: Set<number>): Promise<number> {
+  for (const id of remoteIds) if (isProvisional(id)) return 0;
   const known = await sync.db.selectFrom('sync_records').select('record_id').where('model', '=', model).execute();
   let removed = 0;
   for (const { record_id: id } of known) {

@@ -11,6 +11,8 @@ import { PROVISIONAL_ID_FLOOR } from '../sync-models.ts';
 import { OTHER_RECORD_TRIES } from '../push.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-accounts.ts';
+import { SWEEP_DUE_KEY } from '../pull.ts';
+import { setSyncState } from '../sync-context.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -121,6 +123,8 @@ describe('a lying remote: writes, ids and orgs', () => {
     const victimDetail = (await h.remote('GET', apiPaths.project(ORG, victim.id))).json as Json;
     h.proxy.addRule({ method: 'GET', path: PROJECT_LIST, action: { kind: 'rewrite', transform: relabel(victim.id, (record) => ({ ...record, id: made.id })) } });
     h.proxy.addRule({ method: 'GET', path: exactPath(apiPaths.project(ORG, made.id)), action: { kind: 'status', status: 200, body: { ...victimDetail, id: made.id } } });
+    // The next pull sweeps too: a list that lies about ids must not make the sweep remove the project it relabelled.
+    await setSyncState(h.agent.context.db, SWEEP_DUE_KEY, 'true');
     h.proxy.setOffline(false);
     try {
       await h.synced();
@@ -188,6 +192,8 @@ describe('a lying remote: writes, ids and orgs', () => {
 
   test("a captive portal's page in a 200 is a failure to retry: the contact made then reaches the remote, never parked", async () => {
     const portal = '<!doctype html><html><body><h1>Welcome to Airport Wi-Fi</h1><p>Accept the terms to continue.</p></body></html>';
+    const contactPosts = () => h.proxy.count('POST', exactPath(apiPaths.contacts(ORG)));
+    const postsBefore = contactPosts();
     h.proxy.addRule({ method: 'POST', path: exactPath(apiPaths.contacts(ORG)), action: { kind: 'text', status: 200, body: portal, contentType: 'text/html' }, times: 1 });
     const made = await h.local('POST', apiPaths.contacts(ORG), { first_name: 'Portal', family_name: 'Window' });
     assert.equal(made.status, 201, made.text);
@@ -196,6 +202,7 @@ describe('a lying remote: writes, ids and orgs', () => {
     assert.ok(h.proxy.log.some((entry) => entry.method === 'POST' && entry.path === apiPaths.contacts(ORG) && entry.status === 200), 'the portal answered once');
     const contacts = (await h.remote('GET', `${apiPaths.contacts(ORG)}?limit=1000`)).json as Json[];
     assert.equal(contacts.filter((contact) => contact.family_name === 'Window').length, 1, 'on the remote, once');
+    assert.equal(contactPosts() - postsBefore, 2, 'the portal answered one create, the retry made it: no storm of requests');
     const pending = await localPending();
     assert.equal(pending.length, 0, `nothing parked: ${JSON.stringify(pending)}`);
   });
