@@ -101,3 +101,34 @@ test('a file dropped on the window while signed in reaches the server', async ({
   await screenshotBothThemes(page, 'sync-file-on-server');
   expect(pageProblems(page)).toEqual([]);
 });
+
+test('a value the server did not take, and a change it refused, wait on the Sync screen until the user sends them again', async ({ page }) => {
+  await openApp(page, app);
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 30_000 });
+  // The proxy lies once: it answers the PATCH with the project as it was, without forwarding it.
+  const asItWas = (await remote.api<Project>('GET', '/api/orgs/1/projects/21/')).body;
+  remote.proxy.addRule({ method: 'PATCH', path: /^\/api\/orgs\/1\/projects\/21\/$/, action: { kind: 'status', status: 200, body: asItWas }, times: 1 });
+  await openProjectByIdentifier(page, 'SD-2026-0021');
+  await page.getByTestId('project-panel').getByLabel('Notes', { exact: true }).fill('Notes the server ignored once.');
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  const conflict = page.getByTestId('conflict').filter({ hasText: 'Notes' });
+  await expect(conflict.getByTestId('conflict-reason')).toContainText('The server did not take this value', { timeout: 60_000 });
+  await conflict.getByRole('radio', { name: /This computer/ }).check();
+  await conflict.getByRole('button', { name: 'Keep mine (send again)' }).click();
+  await expect.poll(async () => (await remote.api<Project>('GET', '/api/orgs/1/projects/21/')).body.notes, { timeout: 60_000 }).toBe('Notes the server ignored once.');
+
+  // Refused once (a 400): parked, shown with Retry, and Retry sends it.
+  remote.proxy.addRule({ method: 'PATCH', path: /^\/api\/orgs\/1\/projects\/22\/$/, action: { kind: 'status', status: 400, body: { notes: ['Refused once for this test.'] } }, times: 1 });
+  await page.getByRole('button', { name: 'Projects' }).click();
+  await openProjectByIdentifier(page, 'SD-2026-0022');
+  await page.getByTestId('project-panel').getByLabel('Notes', { exact: true }).fill('Notes sent again by Retry.');
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
+  await page.getByRole('button', { name: 'Sync', exact: true }).click();
+  const pending = page.getByTestId('pending-changes');
+  await expect(pending).toContainText('Refused once for this test', { timeout: 60_000 });
+  await pending.getByRole('button', { name: /^Retry sending/ }).click();
+  await expect.poll(async () => (await remote.api<Project>('GET', '/api/orgs/1/projects/22/')).body.notes, { timeout: 60_000 }).toBe('Notes sent again by Retry.');
+  await expect(pending).toContainText('Nothing waiting', { timeout: 30_000 });
+  expect(pageProblems(page)).toEqual([]);
+});

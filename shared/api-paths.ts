@@ -121,6 +121,7 @@ export const syncPaths = {
   pending: (orgId: number) => `${orgPath(orgId)}sync/pending/`,
   confirmPending: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/pending/${id}/confirm/`,
   restorePending: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/pending/${id}/restore/`,
+  retryPending: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/pending/${id}/retry/`,
   conflicts: (orgId: number) => `${orgPath(orgId)}sync/conflicts/`,
   resolveConflict: (orgId: number, id: number | string) => `${orgPath(orgId)}sync/conflicts/${id}/resolve/`,
   pause: (orgId: number) => `${orgPath(orgId)}sync/pause/`,

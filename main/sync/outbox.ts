@@ -222,11 +222,31 @@ export async function markParked(db: Db, rows: Rows, attempts: number, error: st
 }
 
 /**
- * The request reached the remote but its answer could not be read: parked with the
- * reason, and still marked sent, so a create tried again is first looked for there.
+ * The request reached the remote but its answers never showed the write (another
+ * record, again and again): parked with the reason, and still marked sent, so a
+ * create tried again is first looked for there.
  */
-export async function markParkedAfterSending(db: Db, rows: Rows, error: string): Promise<void> {
-  await db.updateTable('sync_outbox').set({ status: 'parked', last_error: error }).where('id', 'in', idsOf(rows)).execute();
+export async function markParkedAfterSending(db: Db, rows: Rows, error: string, attempts: number): Promise<void> {
+  await db.updateTable('sync_outbox').set({ status: 'parked', attempts, last_error: error }).where('id', 'in', idsOf(rows)).execute();
+}
+
+/**
+ * The user asks to send a parked change again (the Sync screen's Retry): it and the
+ * other parked changes of its record go back to pending, due now, with a fresh count
+ * of attempts. Anything but a parked change is refused with why.
+ */
+export async function retryParked(db: Kysely<Database>, outboxId: number, now: string): Promise<OutboxRow> {
+  const row = await db.selectFrom('sync_outbox').selectAll().where('id', '=', outboxId).executeTakeFirst();
+  if (!row) throw new ApiError(404, { detail: 'No such pending change: it may have reached the remote already.' });
+  if (row.status !== 'parked') throw new ApiError(409, { detail: 'Only a change the remote refused can be retried; this one goes out on its own.' });
+  await db
+    .updateTable('sync_outbox')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now })
+    .where('model', '=', row.model)
+    .where('record_id', '=', row.record_id)
+    .where('status', '=', 'parked')
+    .execute();
+  return row;
 }
 
 /** The remote has the changes, or they have nothing left to send. */

@@ -19,6 +19,7 @@ import { apiPaths } from '../../shared/api-paths.ts';
 import { deleteReplicaRecord, isProvisional, upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 import { noteFolderTwin } from './folder-twins.ts';
+import { orgVerdict } from './record-orgs.ts';
 
 export const CHANGES_PAGE = 100;
 export const SWEEP_PAGE = 1000;
@@ -255,6 +256,12 @@ export async function pullChanged(sync: SyncContext, model: PagedModel, detailOf
  * to different values becomes a conflict, kept with both values.
  */
 export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJson: RemoteRecord): Promise<number> {
+  // Records keep their org (record-orgs.ts): one the remote puts in another org is refused, reported, and changes nothing here.
+  const verdict = await orgVerdict(sync, model, remoteJson);
+  if (!verdict.ok) {
+    sync.unreadable.add(`${model.replace('_', ' ')} ${remoteJson.id}`, verdict.reason);
+    return 0;
+  }
   return writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     const id = remoteJson.id;
     await track.record(model, id);
@@ -321,7 +328,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
       }
     }
     if (agreed.length) await dropFieldsFromOutbox(trx, model, id, agreed);
-    await writeRemoteRecord(trx, sync, model, remoteJson, keep);
+    await writeRemoteRecord(trx, sync, model, remoteJson, keep, verdict.sharedBy);
     // New here, with the bytes of a folder file of its project: perhaps a racing copy about to be deleted (folder-twins.ts).
     if (model === 'private_file' && !localView) await noteFolderTwin(trx, remoteJson);
     const row = { model, record_id: id, base: JSON.stringify(newBase), remote_modified: remoteJson.modified_date ?? null };
@@ -355,8 +362,14 @@ export async function sweepModel(sync: SyncContext, model: PagedModel, detailOf:
   return { changed, complete: outcome === 'complete' };
 }
 
-/** Removes synced records the remote no longer has, unless they carry local changes still waiting. */
+/**
+ * Removes synced records the remote no longer has, unless they carry local changes
+ * still waiting. A list that names a record under an id from this computer's
+ * provisional range is not believed for deletions: no remote has such an id, so it
+ * lies (it may list one of ours under another id), and what it leaves out may be there.
+ */
 export async function removeMissing(sync: SyncContext, model: SyncedModel, remoteIds: Set<number>, within?: Set<number>): Promise<number> {
+  for (const id of remoteIds) if (isProvisional(id)) return 0;
   const known = await sync.db.selectFrom('sync_records').select('record_id').where('model', '=', model).execute();
   let removed = 0;
   for (const { record_id: id } of known) {

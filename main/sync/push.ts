@@ -40,7 +40,7 @@ import { type RemotePrivateFile, type RemoteProject, type RemoteRecord, parseRem
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 import { getRemoteJson } from './pull.ts';
 import { settleFolderTwins } from './folder-twins.ts';
-import { RemoteUnreachableError, SignInRequiredError, throwUnlessAnswered } from './remote-errors.ts';
+import { RemoteBusyError, RemoteUnreachableError, SignInRequiredError, throwUnlessAnswered } from './remote-errors.ts';
 
 /**
  * A local record's snapshot, or a request body built from one: our own engine's
@@ -160,8 +160,13 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     if (outcome.kind !== 'ok') return 1;
     const created = await readWriteAnswer(sync, group, outcome.body);
     if (!created) return 1;
+    const otherRecord = otherCreateIn(sync, group.model, createRow!.op_id, created);
+    if (otherRecord) {
+      await failedWrite(sync, group, otherRecord);
+      return 1;
+    }
     if (fromFolder) return 1 + (await finishFolderCreate(sync, group, created));
-    await finishCreate(sync, group, created);
+    await finishCreate(sync, group, created, [], false, null, body instanceof FormData ? null : body);
     return 1;
   }
 
@@ -207,7 +212,15 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
     requests++;
     if (outcome.kind === 'ok') {
       const updated = await readWriteAnswer(sync, group, outcome.body);
-      if (updated) await finishUpdate(sync, group, updated, fields);
+      if (!updated) return requests;
+      const otherRecord = otherRecordIn(sync, model, recordId, updated);
+      if (otherRecord) {
+        await failedWrite(sync, group, otherRecord);
+        return requests;
+      }
+      // A field the answer shows with another value than sent was not taken: kept, as a conflict that says so.
+      const notTaken = valuesNotTaken(model, fresh, body, fields, updated);
+      await finishUpdate(sync, group, updated, fields.filter((field) => !notTaken.includes(field)), notTaken);
       return requests;
     }
     if (!isPreconditionFailed(outcome)) return requests;
@@ -269,6 +282,11 @@ async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: J
     if (outcome.kind === 'ok') {
       const updated = await readWriteAnswer(sync, group, outcome.body);
       if (!updated) return requests;
+      const otherRecord = otherRecordIn(sync, 'private_file', group.recordId, updated);
+      if (otherRecord) {
+        await failedWrite(sync, group, otherRecord);
+        return requests;
+      }
       await finishUpdate(sync, group, updated, ['file_hash']);
       const rest = await reloadGroup(sync, group);
       return requests + (rest ? await pushUpdate(sync, rest, done) : 0);
@@ -389,19 +407,79 @@ async function send(
 }
 
 /**
- * A write's answer read as the group's record. One that does not read as it parks
- * the change with why, as a refused one is (the pending view shows it). The write
+ * A write's answer read as the group's record. One that does not read as it (a
+ * captive portal's page, a proxy's error in a 200, a record with an id from this
+ * computer's provisional range) is a transient failure, not a refusal (issue 25,
+ * item 11): the change stays queued and is tried again with its back-off. The write
  * may have landed: sent_at stays, so a create is looked for before it goes again.
  */
 async function readWriteAnswer(sync: SyncContext, group: OutboxGroup, body: unknown): Promise<RemoteRecord | null> {
   const parsed = parseRemote(group.model, body);
   if (parsed.ok) return parsed.record;
-  await parkUnreadableAnswer(sync, group, parsed.reason);
+  await retryUnreadableAnswer(sync, group, parsed.reason);
   return null;
 }
 
-async function parkUnreadableAnswer(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
-  await markParkedAfterSending(sync.db, group.rows, `the remote's answer could not be read: ${reason}`);
+async function retryUnreadableAnswer(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
+  await retryLater(sync, group, `the remote's answer could not be read: ${reason}`);
+}
+
+/** Tries of a write answered for another record before it is parked and shown (it stays until the user retries or edits). */
+export const OTHER_RECORD_TRIES = 5;
+
+/**
+ * Why a write's answer is not the record written (another id, or a project of
+ * another org), or null when it is (issue 34, item 2). Such an answer says nothing
+ * of what happened to the write, so none of it is kept.
+ */
+function otherRecordIn(sync: SyncContext, model: SyncedModel, recordId: number, answer: RemoteRecord): string | null {
+  if (answer.id !== recordId) return `the remote answered the write of ${model.replace('_', ' ')} ${recordId} with another record (${answer.id})`;
+  const orgId = (answer as { org_id?: unknown }).org_id;
+  if (typeof orgId === 'number' && orgId !== sync.orgId) return `the remote answered the write with a record of another organisation (${orgId})`;
+  return null;
+}
+
+/**
+ * Why a create's answer is not the record created, or null: a project carrying
+ * another create's mark (clientOpOf), or a record of another org. Its id is new, so
+ * the id itself says nothing; one in the provisional range never reads (remote-records.ts).
+ */
+function otherCreateIn(sync: SyncContext, model: SyncedModel, opId: string, answer: RemoteRecord): string | null {
+  const mark = model === 'project' ? clientOpOf(answer) : undefined;
+  if (mark !== undefined && mark !== opId) return `the remote answered the create with another record (project ${answer.id}, made by another change)`;
+  const orgId = (answer as { org_id?: unknown }).org_id;
+  if (typeof orgId === 'number' && orgId !== sync.orgId) return `the remote answered the create with a record of another organisation (${orgId})`;
+  return null;
+}
+
+/**
+ * A write whose answer does not show it applied: the change stays queued and is
+ * tried again with its back-off; after OTHER_RECORD_TRIES it is parked with the
+ * reason, where the Sync screen shows it with Retry. sent_at stays: a create may
+ * have landed, and is looked for before it goes again.
+ */
+async function failedWrite(sync: SyncContext, group: OutboxGroup, reason: string): Promise<void> {
+  const attempts = Math.max(...group.rows.map((row) => row.attempts)) + 1;
+  if (attempts >= OTHER_RECORD_TRIES) await markParkedAfterSending(sync.db, group.rows, reason, attempts);
+  else await retryLater(sync, group, reason);
+}
+
+/** Whether a write's answer shows `field` at all (a remote may leave out what it does not let a client read back). */
+function answerShows(answer: RemoteRecord, field: string): boolean {
+  if (field === 'active_stage_id') return 'active_stage_id' in answer || 'workflow' in answer;
+  return field in answer;
+}
+
+/**
+ * The sent fields the answer shows with another value than the one sent: the remote
+ * did not take them (it ignored them, or a proxy answered with the record as it was).
+ * A field the body did not carry (an empty country is not sent) or the answer does
+ * not show is not judged: nothing says it was refused.
+ */
+function valuesNotTaken(model: SyncedModel, sentJson: Json, body: Json, fields: readonly string[], answer: RemoteRecord): string[] {
+  const sent = viewOf(model, sentJson);
+  const answered = viewOf(model, answer);
+  return fields.filter((field) => field in body && answerShows(answer, field) && !sameJson(sent[field], answered[field]));
 }
 
 async function finishRows(sync: SyncContext, rows: OutboxRow[]): Promise<number> {
@@ -423,7 +501,16 @@ async function storeBase(trx: Transaction<Database>, model: SyncedModel, id: num
 
 /** `carry`: fields the create could not send (a chunked upload takes no tags); they keep their local values and go up as a PATCH. */
 /** `replaces`: the remote id of a file whose new contents this create carried (pushContentsChange); its deletion is queued with the re-key. */
-async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, carry: readonly string[] = [], folderCopy = false, replaces: number | null = null): Promise<void> {
+/** `sentBody`: the create's JSON body, when its answer is to be checked for the values sent (a field it did not take becomes a conflict, as for an update). */
+async function finishCreate(
+  sync: SyncContext,
+  group: OutboxGroup,
+  remoteJson: RemoteRecord,
+  carry: readonly string[] = [],
+  folderCopy = false,
+  replaces: number | null = null,
+  sentBody: Json | null = null,
+): Promise<void> {
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     // Re-keyed: the local id goes away and the remote's takes its place.
     await track.record(group.model, group.recordId);
@@ -436,21 +523,38 @@ async function finishCreate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     const localView = local ? viewOf(group.model, local) : {};
     const carried = local ? carry.filter((field) => !sameJson(localView[field], remoteView[field])) : [];
     for (const field of carried) keep[field] = localView[field];
+    // Values the create carried and the answer shows otherwise were not taken. An empty value sent is
+    // not judged (a remote may answer "" for null), nor are contacts (new ones come back with new ids).
+    const notTaken = local && sentBody
+      ? valuesNotTaken(group.model, local, sentBody, Object.keys(remoteView), remoteJson).filter(
+          (field) => !(field in keep) && field !== 'contacts' && localView[field] !== null && localView[field] !== '',
+        )
+      : [];
+    for (const field of notTaken) keep[field] = localView[field];
     if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson as RemoteProject);
     await rekey(trx, group.model, group.recordId, remoteJson.id);
     await removeFromOutbox(trx, group.rows);
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
     if (carried.length) await requeueFields(trx, sync.clock, group.model, remoteJson.id, carried);
+    if (notTaken.length) {
+      await recordNotTaken(trx, sync, group.model, remoteJson.id, localView, remoteView, notTaken);
+      await requeueFields(trx, sync.clock, group.model, remoteJson.id, notTaken);
+    }
     if (replaces !== null) await insertOutboxRow(trx, sync.clock.now().toISOString(), { model: 'private_file', recordId: replaces, op: 'delete', fields: [] });
   });
 }
 
-async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, sentFields: string[]): Promise<void> {
+/** What a conflict says when the remote answered a write without the value sent (conflicts.ts lets the user send it again). */
+export const NOT_TAKEN_REASON = 'The server did not take this value: its answer to the change still shows its own. Keep mine sends it again; Take the server\'s keeps what it has.';
+
+/** `notTaken`: sent fields the answer shows with another value; each stays local, as a conflict that says why. */
+async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: RemoteRecord, sentFields: string[], notTaken: readonly string[] = []): Promise<void> {
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     await track.record(group.model, group.recordId);
     const local = (await snapshotRecord(trx, sync.engine, sync.orgId, group.model, group.recordId)) as Json | null;
     const localView = local ? viewOf(group.model, local) : {};
+    if (notTaken.length) await recordNotTaken(trx, sync, group.model, group.recordId, localView, viewOf(group.model, remoteJson), notTaken);
     const keep = await laterLocalValues(trx, group, localView);
     const conflicts = await trx.selectFrom('sync_conflicts').select('field').where('model', '=', group.model).where('record_id', '=', group.recordId).execute();
     for (const { field } of conflicts) keep[field] = localView[field];
@@ -466,6 +570,35 @@ async function finishUpdate(sync: SyncContext, group: OutboxGroup, remoteJson: R
     const row = { model: group.model, record_id: group.recordId, base: JSON.stringify(base), remote_modified: remoteJson.modified_date ?? null };
     await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
   });
+}
+
+/**
+ * Sent fields the remote did not take become conflicts (issue 34, item 1): the local
+ * value stays, the field is held back from pushes until the user settles it, and the
+ * merge base keeps what both sides last agreed on.
+ */
+async function recordNotTaken(
+  trx: Transaction<Database>,
+  sync: SyncContext,
+  model: SyncedModel,
+  recordId: number,
+  localView: RecordView,
+  remoteView: RecordView,
+  fields: readonly string[],
+): Promise<void> {
+  const record = await trx.selectFrom('sync_records').select('base').where('model', '=', model).where('record_id', '=', recordId).executeTakeFirst();
+  const base = record ? (JSON.parse(record.base) as RecordView) : {};
+  for (const field of fields) {
+    const values = {
+      local_value: JSON.stringify(localView[field] ?? null),
+      remote_value: JSON.stringify(remoteView[field] ?? null),
+      base_value: JSON.stringify(base[field] ?? null),
+      reason: NOT_TAKEN_REASON,
+    };
+    const open = await trx.selectFrom('sync_conflicts').select('id').where('model', '=', model).where('record_id', '=', recordId).where('field', '=', field).executeTakeFirst();
+    if (open) await trx.updateTable('sync_conflicts').set(values).where('id', '=', open.id).execute();
+    else await trx.insertInto('sync_conflicts').values({ model, record_id: recordId, field, ...values, created_date: sync.clock.now().toISOString() }).execute();
+  }
 }
 
 /** A new project's contacts made offline were sent as contacts_new; the remote's copies take their place. */
@@ -732,7 +865,7 @@ async function pushChunkedCreate(
     if (started.kind !== 'ok') return requests;
     const session = parseRemote('upload', started.body);
     if (!session.ok) {
-      await parkUnreadableAnswer(sync, group, session.reason);
+      await retryUnreadableAnswer(sync, group, session.reason);
       return requests;
     }
     upload = { op_id: createRow.op_id, upload_id: session.record.upload_id, part_bytes: settings.partBytes, parts_done: 0, created_date: sync.clock.now().toISOString() };
@@ -804,7 +937,9 @@ async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: 
     const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, group.model), query, action: 'default' });
     // A busy remote (429, 5xx) has not said the create is missing: creating again could make it twice.
     throwUnlessAnswered(outcome);
-    return outcome.kind === 'ok' && Array.isArray(outcome.body) ? readRemoteList(sync.unreadable, group.model, outcome.body) : [];
+    // An answer that is no list (a captive portal's page) has not said the create is missing either.
+    if (outcome.kind === 'ok' && !Array.isArray(outcome.body)) throw new RemoteBusyError(`the remote's answer could not be read (no list where one was asked for)`, undefined);
+    return outcome.kind === 'ok' ? readRemoteList(sync.unreadable, group.model, outcome.body as unknown[]) : [];
   };
   switch (group.model) {
     case 'project': {

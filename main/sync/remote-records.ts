@@ -13,7 +13,7 @@ import { workflowActionJsonSchema, workflowJsonSchema, workflowStageJsonSchema }
 import { fileTagJsonSchema, privateFileJsonSchema, uploadJsonSchema } from '../../shared/schemas/private-file.ts';
 import { projectDetailJsonSchema, projectWorkflowJsonSchema } from '../../shared/schemas/project.ts';
 import { ROLE_REFERENCE_FIELDS, type RoleReferenceField } from '../../shared/project-fields.ts';
-import type { SyncedModel } from './sync-models.ts';
+import { PROVISIONAL_ID_FLOOR, type SyncedModel, isProvisional } from './sync-models.ts';
 
 const remoteRole = roleJsonSchema.partial().required({ id: true }).loose();
 const remoteContact = contactJsonSchema.partial().required({ id: true }).loose();
@@ -120,10 +120,38 @@ function describeIssues(error: z.ZodError): string {
 
 export type ParsedRemote<Kind extends RemoteKind> = { ok: true; record: Remote<Kind> } | { ok: false; label: string; reason: string };
 
-/** `json` read as a remote `kind`, or what it is ("project 12") and why it does not read as one. */
+/** Records a remote record carries inside it, each written into the replica with its own id. */
+const NESTED_RECORDS = ['contacts_data', 'events_data', 'private_files_data', 'file_tags_data', 'workflow_stages', 'actions'] as const;
+
+/**
+ * A provisional id (PROVISIONAL_ID_FLOOR up) in a remote record or in one it carries:
+ * those ids are this computer's, for records made offline, and a remote's record
+ * under one would overwrite such a record (issue 34, item 3). Null when none.
+ */
+function provisionalIdIn(json: unknown, depth = 0): number | null {
+  if (typeof json !== 'object' || json === null || depth > 3) return null;
+  const record = json as Record<string, unknown>;
+  if (typeof record.id === 'number' && isProvisional(record.id)) return record.id;
+  for (const key of NESTED_RECORDS) {
+    const nested = record[key];
+    if (!Array.isArray(nested)) continue;
+    for (const item of nested) {
+      const found = provisionalIdIn(item, depth + 1);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/** `json` read as a remote `kind`, or what it is ("project 12") and why it does not read as one (or is refused). */
 export function parseRemote<Kind extends RemoteKind>(kind: Kind, json: unknown): ParsedRemote<Kind> {
   const parsed = REMOTE_SCHEMAS[kind].safeParse(json);
-  return parsed.success ? { ok: true, record: parsed.data as Remote<Kind> } : { ok: false, label: labelOf(kind, json), reason: describeIssues(parsed.error) };
+  if (!parsed.success) return { ok: false, label: labelOf(kind, json), reason: describeIssues(parsed.error) };
+  const provisional = provisionalIdIn(parsed.data);
+  if (provisional !== null) {
+    return { ok: false, label: labelOf(kind, json), reason: `refused: id ${provisional} is in the range this computer gives records made offline (from ${PROVISIONAL_ID_FLOOR}), so it would overwrite one` };
+  }
+  return { ok: true, record: parsed.data as Remote<Kind> };
 }
 
 /** `json` read as a remote `kind`, or null (reported in `unreadable`) when it is not one. */

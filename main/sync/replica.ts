@@ -9,7 +9,7 @@ import { naturalSortKey } from '../../shared/natural-sort.ts';
 import { HOSTED_FIELD_NAMES, ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { parseCountryReference } from '../../shared/countries.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
-import { CLIENT_OP_KEY, type RecordView, type SyncedModel } from './sync-models.ts';
+import { CLIENT_OP_KEY, PROVISIONAL_ID_FLOOR, type RecordView, type SyncedModel, isProvisional } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { isCatalogueTagId } from '../../shared/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
@@ -27,6 +27,7 @@ import type {
   RemoteWorkflow,
 } from './remote-records.ts';
 import type { SyncContext } from './sync-context.ts';
+import type { SharingOrg } from './record-orgs.ts';
 import { rekeyOutbox } from './outbox.ts';
 import { rekeyContentsState, rememberContentsLink } from './contents-policy.ts';
 import type { Clock } from '../engine/clock.ts';
@@ -36,9 +37,7 @@ const EPOCH = new Date(0).toISOString();
 /** A date the API's schema does not name (a role's, a tag's): the hosted service may send it. */
 const unnamedDate = (value: unknown): string => (typeof value === 'string' ? value : EPOCH);
 
-/** Ids at and above this were made offline and are not on the remote yet. */
-export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
-export const isProvisional = (id: number): boolean => id >= PROVISIONAL_ID_FLOOR;
+export { PROVISIONAL_ID_FLOOR, isProvisional } from './sync-models.ts';
 
 const flag = (value: unknown): 0 | 1 => (value ? 1 : 0);
 
@@ -273,8 +272,10 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
  * stage as far as the project names it. Its contacts and events are the owner's;
  * its assigned people are not copied (they are the owner's roles).
  */
-async function prepareSharedProject(trx: Trx, orgId: number, ownerOrgId: number, project: RemoteProject): Promise<void> {
-  const owner = { id: ownerOrgId, name: project.org_name ?? '', api_plan: null, plan_starts_on: null, plan_ends_on: null, plan_is_trial: 0 as const, created_date: EPOCH };
+async function prepareSharedProject(trx: Trx, orgId: number, sharedBy: SharingOrg, project: RemoteProject): Promise<void> {
+  const ownerOrgId = sharedBy.id;
+  // The owner's name as the connection list has it (record-orgs.ts), never as a project's fields say.
+  const owner = { id: ownerOrgId, name: sharedBy.name, api_plan: null, plan_starts_on: null, plan_ends_on: null, plan_is_trial: 0 as const, created_date: EPOCH };
   await trx.insertInto('orgs').values(owner).onConflict((conflict) => conflict.column('id').doUpdateSet({ name: owner.name })).execute();
   for (const [side, other] of [[orgId, ownerOrgId], [ownerOrgId, orgId]] as const) {
     await trx
@@ -292,14 +293,14 @@ async function prepareSharedProject(trx: Trx, orgId: number, ownerOrgId: number,
   }
 }
 
-/** The org that owns a pulled project, when it is not this one: a connected org sharing it here. */
-export function sharedOwnerOf(orgId: number, project: RemoteProject): number | null {
-  return typeof project.org_id === 'number' && project.org_id !== orgId ? project.org_id : null;
-}
-
-export async function upsertProject(trx: Trx, orgId: number, project: RemoteProject, keep: RecordView, localUserId: number | null): Promise<void> {
-  const ownerOrgId = sharedOwnerOf(orgId, project);
-  if (ownerOrgId !== null) await prepareSharedProject(trx, orgId, ownerOrgId, project);
+/**
+ * `sharedBy`: the org that shares this project here, verified against the remote's
+ * connection list (record-orgs.ts orgVerdict); without it the project is the org's own,
+ * whatever org its fields name.
+ */
+export async function upsertProject(trx: Trx, orgId: number, project: RemoteProject, keep: RecordView, localUserId: number | null, sharedBy: SharingOrg | null = null): Promise<void> {
+  const ownerOrgId = sharedBy?.id ?? null;
+  if (sharedBy) await prepareSharedProject(trx, orgId, sharedBy, project);
   const recordOrgId = ownerOrgId ?? orgId;
   for (const contact of project.contacts_data ?? []) {
     const exists = await trx.selectFrom('contacts').select('id').where('id', '=', contact.id).executeTakeFirst();
@@ -497,10 +498,11 @@ export async function writeRemoteRecord(
   model: SyncedModel,
   record: RemoteRecord,
   keep: RecordView,
+  sharedBy: SharingOrg | null = null,
 ): Promise<void> {
   switch (model) {
     case 'project':
-      return upsertProject(trx, sync.orgId, record as RemoteProject, keep, sync.localUserId);
+      return upsertProject(trx, sync.orgId, record as RemoteProject, keep, sync.localUserId, sharedBy);
     case 'contact':
       return upsertContact(trx, sync.orgId, record as RemoteContact, keep);
     case 'event':

@@ -19,6 +19,10 @@ const CONTACT_FIELDS = [
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
 const EVENT_FIELDS = ['title', 'notes', 'event_type', 'event_type_id', 'project_id'] as const;
 
+/** Ids at and above this were made offline and are not on the remote yet (remote-records.ts refuses them from a remote). */
+export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
+export const isProvisional = (id: number): boolean => id >= PROVISIONAL_ID_FLOOR;
+
 /** Marks a create in the remote record so a create whose answer was lost can be found again. */
 export const CLIENT_OP_KEY = '_solardesk_op';
 

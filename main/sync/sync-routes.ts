@@ -7,7 +7,7 @@ import type { SyncEngine } from './sync-engine.ts';
 import type { SyncContext } from './sync-context.ts';
 import { resolveConflict } from './conflicts.ts';
 import type { AgentFolders } from './agent.ts';
-import { type QueuedChange, confirmHeldDelete, loadOutbox, restoreHeldDelete } from './outbox.ts';
+import { type QueuedChange, confirmHeldDelete, loadOutbox, restoreHeldDelete, retryParked } from './outbox.ts';
 import { actorOf } from '../engine/auth/actor.ts';
 import type { EngineContext } from '../engine/context.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
@@ -44,7 +44,7 @@ const folderStatusAnswer = documentedResponse(folderStatusJsonSchema);
 
 function reasonFor(row: QueuedChange, state: string, now: string): string {
   if (row.waitsOnlyForConflicts) return `Waiting for you to settle the conflict on ${(JSON.parse(row.fields) as string[]).join(', ')}.`;
-  if (row.status === 'parked') return `${row.last_error ? `Not sent: ${describeChangeFailure(row.last_error)}` : 'The remote refused this change'}. Edit the record to try again.`;
+  if (row.status === 'parked') return `${row.last_error ? `Not sent: ${describeChangeFailure(row.last_error)}` : 'The remote refused this change'}. Press Retry to send it again, or edit the record.`;
   if (row.status === 'in_flight') return 'Being sent to the remote.';
   if (row.status === 'held') return row.last_error ?? 'Held until you confirm it.';
   if (state === 'paused') return 'Sync is paused.';
@@ -161,9 +161,29 @@ export function registerSyncRoutes(
       local_value: JSON.parse(row.local_value) as unknown,
       remote_value: JSON.parse(row.remote_value) as unknown,
       base_value: JSON.parse(row.base_value) as unknown,
+      reason: row.reason,
       created_date: row.created_date,
     }));
   });
+
+  app.post(
+    '/sync/pending/:id/retry/',
+    {
+      config: { throttle: 'none' },
+      schema: {
+        tags,
+        summary: 'Send a parked change again (one the remote refused, or whose answers never showed it applied): it and the other parked changes of its record go out at the next push',
+        params: z.object({ org_id: z.string(), id: idParam }),
+        response: { 200: syncStatusJsonSchema },
+      },
+    },
+    async (request) => {
+      const { sync, engine } = running();
+      await retryParked(sync.db, request.params.id, sync.clock.now().toISOString());
+      engine.wake();
+      return engine.status();
+    },
+  );
 
   app.post(
     '/sync/conflicts/:id/resolve/',

@@ -22,7 +22,7 @@ export const pendingChangeJsonSchema = z.object({
   record_id: z.number().int(),
   op: z.string().describe('create, update or delete'),
   fields: z.array(z.string()).describe('the fields an update carries'),
-  status: z.string().describe('pending, in_flight, parked (the remote refused it) or held (waits for the user)'),
+  status: z.string().describe('pending, in_flight, parked (the remote refused it, or its answers never showed it applied: POST .../retry/ sends it again) or held (waits for the user)'),
   reason: z.string().describe('why it has not gone yet, in words'),
   waiting_until: z.string().nullable().describe('when it is tried next; null when it is not waiting for a time'),
   attempts: z.number().int(),
@@ -40,6 +40,7 @@ export const syncConflictJsonSchema = z.object({
   local_value: z.unknown(),
   remote_value: z.unknown(),
   base_value: z.unknown(),
+  reason: z.string().nullable().describe('why it is a conflict when not both sides changed it (the server did not take the value sent); null: both sides changed it'),
   created_date: z.string(),
 });
 export type SyncConflictJson = z.infer<typeof syncConflictJsonSchema>;

@@ -28,6 +28,7 @@ import * as eventTypesIdentifiers from './migrations/0017-event-types-identifier
 import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
 import * as designedProjects from './migrations/0020-designed-projects.ts';
 import * as shareLinkGeneration from './migrations/0022-share-link-generation.ts';
+import * as conflictReasons from './migrations/0023-conflict-reasons.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -93,6 +94,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0018-webhook-log-queue': webhookLogQueue,
   '0020-designed-projects': designedProjects,
   '0022-share-link-generation': shareLinkGeneration,
+  '0023-conflict-reasons': conflictReasons,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

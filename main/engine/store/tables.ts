@@ -456,6 +456,8 @@ export interface SyncConflictsTable {
   remote_value: string;
   base_value: string;
   created_date: string;
+  /** Why it is a conflict when not both sides changed it (the remote did not take the value sent); null: changed on both sides. Migration 0023. */
+  reason: string | null;
 }
 
 /** A private file create going up in parts (main/sync/push.ts): resumed from parts_done + 1 after a restart. */

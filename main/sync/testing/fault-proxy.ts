@@ -11,7 +11,11 @@ export type FaultAction =
   | { kind: 'delay'; ms: number }
   /** Run `run` (a change on the remote, say) and then forward: what happens between two of the agent's requests. */
   | { kind: 'hook'; run: () => Promise<void> }
-  | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> };
+  | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
+  /** Answers itself with this text as it is (a captive portal's HTML page in a 200), never forwarding. */
+  | { kind: 'text'; status: number; body: string; contentType: string }
+  /** Forward, then answer with `transform` of the remote's JSON answer instead (a lying remote); ETag and length are dropped. */
+  | { kind: 'rewrite'; transform: (body: unknown) => unknown };
 
 export interface FaultRule {
   method?: string;
@@ -76,6 +80,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       response.writeHead(action.status, { 'content-type': 'application/json', ...action.headers }).end(JSON.stringify(action.body));
       return;
     }
+    if (action?.kind === 'text') {
+      request.resume();
+      log.push({ method, path, query, status: action.status });
+      response.writeHead(action.status, { 'content-type': action.contentType }).end(action.body);
+      return;
+    }
     const forward = () => {
       const upstream = http.request(
         { host: targetUrl.hostname, port: targetUrl.port, method, path: request.url, headers: { ...request.headers, host: targetUrl.host } },
@@ -89,6 +99,17 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
             return;
           }
           log.push({ method, path, query, status: upstreamResponse.statusCode ?? 0 });
+          if (action?.kind === 'rewrite') {
+            const chunks: Buffer[] = [];
+            upstreamResponse.on('data', (chunk: Buffer) => chunks.push(chunk));
+            upstreamResponse.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              const lie = JSON.stringify(action.transform(text ? JSON.parse(text) : null));
+              const { etag: _etag, 'content-length': _length, 'transfer-encoding': _encoding, ...headers } = upstreamResponse.headers;
+              response.writeHead(upstreamResponse.statusCode ?? 502, headers).end(lie);
+            });
+            return;
+          }
           response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
           upstreamResponse.pipe(response);
         },

@@ -32,6 +32,8 @@ interface SyncStoreState {
   /** Keeps a file whose deletion is held: it goes back into its project folder. */
   restoreDelete(id: number | string): Promise<void>;
   resolve(id: number | string, choice: ConflictChoice): Promise<void>;
+  /** Sends a parked change again (the remote refused it, or its answers never showed it applied). */
+  retryParked(id: number | string): Promise<void>;
   setPaused(isPaused: boolean): Promise<void>;
   follow(): () => void;
 }
@@ -160,6 +162,16 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
         await apiDone('POST', syncPaths.resolveConflict(orgId, id), { body: choice });
       } finally {
         // Also after a 409 (the field was edited since): the inbox then shows the value as it is now.
+        await get().load(orgId);
+      }
+    },
+
+    async retryParked(id) {
+      const orgId = orgIdOrThrow();
+      try {
+        await apiDone('POST', syncPaths.retryPending(orgId, id));
+      } finally {
+        // Also when it went already: the list then shows what still waits.
         await get().load(orgId);
       }
     },

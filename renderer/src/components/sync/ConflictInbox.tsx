@@ -15,7 +15,7 @@ export function ConflictInbox() {
   return (
     <section className="card" aria-label="Conflicts" data-testid="conflict-inbox">
       <h2>Conflicts ({conflicts.length})</h2>
-      <p className="muted">Both sides changed these fields. Nothing is lost until you choose.</p>
+      <p className="muted">Both sides changed these fields, or the server did not take a value sent. Nothing is lost until you choose.</p>
       <ul className="card-list">
         {conflicts.map((conflict) => (
           <ConflictCard key={conflict.id} conflict={conflict} />
@@ -49,6 +49,11 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
       <div className="conflict-head">
         <strong>{recordLabel(conflict.model, conflict.record_id)}</strong> · {labelOf(conflict.field)}
       </div>
+      {conflict.reason && (
+        <p className="muted" data-testid="conflict-reason">
+          {conflict.reason}
+        </p>
+      )}
       <div className="conflict-sides">
         <label className={`conflict-side${choice === 'local' ? ' is-chosen' : ''}`}>
           <input type="radio" name={`conflict-${conflict.id}`} checked={choice === 'local'} onChange={() => setChoice('local')} />
@@ -67,7 +72,13 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
         </label>
       </div>
       <button type="button" className="button button-primary" onClick={resolve}>
-        Keep {choice === 'local' ? 'this computer’s value' : choice === 'remote' ? 'the remote’s value' : 'my value'}
+        {conflict.reason
+          ? choice === 'local'
+            ? 'Keep mine (send again)'
+            : choice === 'remote'
+              ? 'Take the server’s'
+              : 'Keep my value (send it)'
+          : `Keep ${choice === 'local' ? 'this computer’s value' : choice === 'remote' ? 'the remote’s value' : 'my value'}`}
       </button>
     </li>
   );

@@ -76,7 +76,22 @@ export function PendingChanges({ isLocalOnly = false }: { isLocalOnly?: boolean 
                     </td>
                     <td>{item.fields.length ? item.fields.join(', ') : '—'}</td>
                     <td>{item.reason}</td>
-                    <td>{item.waiting_until ? formatDateTime(item.waiting_until) : item.status === 'parked' ? 'When you edit it' : 'Next sync'}</td>
+                    <td>
+                      {item.status === 'parked' ? (
+                        <button
+                          type="button"
+                          className="button"
+                          aria-label={`Retry sending ${describe(item)}`}
+                          onClick={() => void useSyncStore.getState().retryParked(item.id).catch((error) => toast(messageOf(error), 'error'))}
+                        >
+                          Retry
+                        </button>
+                      ) : item.waiting_until ? (
+                        formatDateTime(item.waiting_until)
+                      ) : (
+                        'Next sync'
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
