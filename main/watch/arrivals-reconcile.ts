@@ -16,7 +16,7 @@ import { headOfFile, nameWithExtension } from './file-extension.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import { agentEvictedDir, agentTempDir, HELD_EVICTED_DAYS, moveToTrash, placeArrival, purgeHeldEvicted } from './arrivals.ts';
 import type { OpenFileCheck } from './open-files.ts';
-import type { FolderReport } from './folder-status.ts';
+import { type FolderReport, NEWER_VERSION_WAITING } from './folder-status.ts';
 import { Queue } from './event-intake.ts';
 import { lstatOrNull, type StabilityGate } from './stability-gate.ts';
 import { sameStat } from './attach.ts';
@@ -259,7 +259,8 @@ export class ArrivalsReconcile {
       if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
       const label = `${folder}/${ONLINE_ONLY_FILE_NAME}`;
       try {
-        const outcome = await updateOnlineOnly(root, path.join(root, folder), entries);
+        const { outcome, notesKeptIn } = await updateOnlineOnly(root, path.join(root, folder), entries);
+        if (notesKeptIn) report.note(`${label}: text typed into it was moved to "${folder}/${notesKeptIn}" before the list changed (the list keeps no text of yours)`);
         if (outcome === 'not_ours') {
           report.problems.set(label, { projectId, reason: `a file of this name that SolarDesk did not write is here, so the list of the files kept on the remote only is not written (rename that file to get the list)` });
         } else {
@@ -278,12 +279,18 @@ export class ArrivalsReconcile {
    * in the app): a folder copy unchanged since it was mapped takes them, written
    * into .solardesk/tmp/ and renamed over it (so it is never half-written), and its
    * mapping follows. A copy changed here meanwhile is left alone: the stability
-   * gate takes it as an edit in place. The bytes are fetched here if missing (on
-   * the worker loop: such changes are rare, unlike arrivals).
+   * gate takes it as an edit in place (attach.ts makes that a contents conflict). A
+   * copy a program has open (a lock file beside it, or open for writing) is never
+   * written over: the new contents wait, fetched, and the status says so, until the
+   * program lets go. The bytes are fetched here if missing (on the worker loop:
+   * such changes are rare, unlike arrivals).
    */
   private async followContentsChangedElsewhere(): Promise<void> {
     const { store, folders, report, root, engine } = this.options;
-    for (const row of await store.mappingsWithNewContents(NEW_CONTENTS_PER_PASS)) {
+    const rows = await store.mappingsWithNewContents(NEW_CONTENTS_PER_PASS);
+    const stillWaiting = new Set<string>();
+    const openFiles = this.options.openFiles();
+    for (const row of rows) {
       const folder = folders.folderOf(row.project_id);
       if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
       const target = path.join(root, folder, row.name);
@@ -295,22 +302,29 @@ export class ArrivalsReconcile {
       if (problem && problem.retryAt > this.now()) continue;
       const blob = blobPath(engine.store.fileRoot, file.file_hash);
       const temp = path.join(agentTempDir(root), `contents-${row.file_id}-${file.file_hash.slice(0, 16)}`);
+      const label = `${folder}/${row.name}`;
       try {
         if (!fs.existsSync(blob)) {
           if (!engine.fetchMissingBlob) continue;
           await engine.fetchMissingBlob(file, { requestClass: 'background' });
         }
+        if (await this.isInUse(folder, row.name, stat, openFiles)) {
+          stillWaiting.add(label);
+          if (!report.newerWaiting.has(label)) report.note(`${label}: ${NEWER_VERSION_WAITING} (private file ${row.file_id})`);
+          report.newerWaiting.set(label, { projectId: row.project_id, fileId: row.file_id });
+          continue;
+        }
         await fsp.mkdir(agentTempDir(root), { recursive: true });
         await fsp.copyFile(blob, temp);
-        // Changed here while the bytes came: the edit made here is the one to keep.
+        // Changed here, or opened, while the bytes came: the edit made here is the one to keep.
         const before = await lstatOrNull(target);
-        if (!before || !sameStat(row, before)) continue;
+        if (!before || !sameStat(row, before) || (await this.isInUse(folder, row.name, before, this.options.openFiles()))) continue;
         await fsp.rename(temp, target);
         const placed = await fsp.lstat(target);
         await store.updateMapping({ project_id: row.project_id, name: row.name, file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: String(placed.ino) });
         this.options.gate.forget(target);
         this.downloadProblems.delete(row.file_id);
-        report.note(`${folder}/${row.name}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
+        report.note(`${label}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
       } catch (error) {
         // Tried again after a while, not at every reconcile; the status lists it as waiting for its bytes.
         this.downloadProblems.set(row.file_id, { reason: `new contents: ${(error as Error).message}`, retryAt: this.now() + DOWNLOAD_RETRY_MS });
@@ -318,6 +332,8 @@ export class ArrivalsReconcile {
         await fsp.rm(temp, { force: true });
       }
     }
+    // Written in, taken as an edit (a conflict), or gone: no longer waiting.
+    if (rows.length < NEW_CONTENTS_PER_PASS) for (const label of [...report.newerWaiting.keys()]) if (!stillWaiting.has(label)) report.newerWaiting.delete(label);
   }
 
   /** A private file deleted elsewhere (the remote, the app): its unchanged copy leaves the folder for .solardesk/trash/. */

@@ -17,12 +17,12 @@ test('a file open for writing is listed; one open only for reading, or closed, i
     fs.writeFileSync(read, 'b');
     const writing = fs.openSync(written, 'r+');
     const reading = fs.openSync(read, 'r');
-    const open = await filesOpenForWriting();
+    const open = await filesOpenForWriting(fs.realpathSync(dir));
     fs.closeSync(writing);
     fs.closeSync(reading);
     assert.ok(open?.has(fs.realpathSync(written)), 'open read-write');
     assert.equal(open?.has(fs.realpathSync(read)), false, 'open read-only cannot save');
-    assert.equal((await filesOpenForWriting())?.has(fs.realpathSync(written)), false, 'closed');
+    assert.equal((await filesOpenForWriting(fs.realpathSync(dir)))?.has(fs.realpathSync(written)), false, 'closed');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -31,9 +31,9 @@ test('a file open for writing is listed; one open only for reading, or closed, i
 test('where descriptors cannot be listed, a file changed in the last minutes counts as open', async () => {
   const dir = makeTempDir('solardesk-open-files-');
   try {
-    assert.equal(await filesOpenForWriting(path.join(dir, 'no-proc')), null);
+    assert.equal(await filesOpenForWriting(dir, path.join(dir, 'no-proc')), null);
     const now = Date.parse('2026-03-01T12:00:00Z');
-    const check = new OpenFileCheck(() => now, () => filesOpenForWriting(path.join(dir, 'no-proc')));
+    const check = new OpenFileCheck(() => now, () => filesOpenForWriting(dir, path.join(dir, 'no-proc')));
     assert.equal(await check.mayBeWritten('x', { mtimeMs: now - 1000, ctimeMs: now - 1000 }), true);
     assert.equal(await check.mayBeWritten('x', { mtimeMs: now - RECENTLY_CHANGED_MS - 1, ctimeMs: now - RECENTLY_CHANGED_MS - 1 }), false);
   } finally {

@@ -28,7 +28,7 @@ import type { Attacher } from './attach.ts';
 import type { Deletes } from './deletes.ts';
 import { wireFileParts } from './file-parts.ts';
 import { ArrivalsReconcile, type ContentsKeeping } from './arrivals-reconcile.ts';
-import { OpenFileCheck } from './open-files.ts';
+import { filesOpenForWriting, OpenFileCheck } from './open-files.ts';
 import { FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
 import { WatchStore } from './watch-store.ts';
 import { systemTimers, WorkerLoop } from './worker-loop.ts';
@@ -183,7 +183,7 @@ export class FolderWatcher {
       ...(options.contents ? { contents: options.contents } : {}),
       // An eviction's removal is no deletion: any unlink of it waiting to be held goes.
       expectRemoval: (projectId, name) => deletes.present(projectId, name),
-      openFiles: () => new OpenFileCheck(() => this.now(), options.filesOpenForWriting),
+      openFiles: () => new OpenFileCheck(() => this.now(), options.filesOpenForWriting ?? (async () => filesOpenForWriting(await fsp.realpath(root).catch(() => root)))),
     });
     this.scan = new FolderScan({
       root,
