@@ -28,7 +28,7 @@ import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, ty
 import { reserveProvisionalIds } from './replica.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
-import { ContentsPolicy, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';
+import { ContentsPolicy, createMadeHereCapture, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';
 
 /**
  * What the agent needs of the project folders watcher (main/watch/). Sync does not
@@ -233,14 +233,9 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   try {
     await ensureLocalIdentity(engine, remote, config);
     const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents));
-    // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here like one fetched:
-    // a file someone just put in a folder must not leave it once it has gone up.
-    const stopKeepingLocalWork = engine.context.changes.subscribe((changes) => {
-      for (const change of changes) {
-        if (change.model !== 'private_file' || change.op === 'delete' || change.by.kind === 'sync') continue;
-        void policy.recordFetched(change.id).catch((error: Error) => log(`files on demand: could not keep file ${change.id} here: ${error.message}`));
-      }
-    });
+    // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here, whatever
+    // --keep-opened-days says: a file someone just put in a folder must not leave it once it has gone up.
+    addChangeCapture(engine.context, createMadeHereCapture(clock));
     const context: SyncContext = {
       engine: engine.context,
       db: engine.context.db,
@@ -304,7 +299,6 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       close() {
         closing ??= (async () => {
           await feed?.stop();
-          stopKeepingLocalWork();
           await startedFolders?.close();
           await sync.stop();
           await engine.close();

@@ -26,7 +26,8 @@ export interface SyncHarness {
   remote(method: string, path: string, body?: unknown): Promise<TestResponse>;
   /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
   synced(timeoutMs?: number): Promise<void>;
-  restartAgent(): Promise<void>;
+  /** Stops the agent, runs `whileStopped` (edits made while no agent runs), and starts it again on the same data folder. */
+  restartAgent(whileStopped?: () => Promise<void> | void): Promise<void>;
   /** Another agent (another computer) on the same server, through the proxy, signed in as `username`; closed with the harness. It has project folders only when `options.folders` gives it its own root. */
   addAgent(username: string, options?: Partial<AgentOptions>): Promise<SyncedAgent>;
   close(): Promise<void>;
@@ -96,8 +97,9 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     local: (method, path, body) => requestJson(agent.localApiUrl, method, path, { token: agent.localToken, body }),
     remote: (method, path, body) => requestJson(server.baseUrl, method, path, { token: remoteToken, body }),
     synced: (timeoutMs) => waitSynced(agent, timeoutMs),
-    async restartAgent() {
+    async restartAgent(whileStopped) {
       await agent.close();
+      await whileStopped?.();
       agent = await startAgent(agentOptions);
     },
     async addAgent(username, options = {}) {
