@@ -78,6 +78,8 @@ export class SyncEngine {
   private busyRetryMs: number | null = null;
   /** Cycles in a row the remote answered busy (5xx, unreadable) without a Retry-After: the backoff's step. */
   private busyRetries = 0;
+  /** Whether sync_state holds a wait (BUSY_UNTIL_KEY) that a good cycle must clear. */
+  private busyKept = false;
   private readonly statusListeners = new Set<() => void>();
   /** What the next cycle is asked to do (merged while one runs); null: a timed poll. */
   private requested: CycleRequest | null = null;
@@ -106,6 +108,7 @@ export class SyncEngine {
     // A wait the remote asked for before a restart still holds (the pacer holds its bucket too).
     const busyUntil = Date.parse((await getSyncState(this.sync.db, BUSY_UNTIL_KEY)) ?? '');
     const busyFor = busyUntil - this.sync.clock.now().getTime();
+    this.busyKept = busyFor > 0;
     if (!this.paused && busyFor > 0) {
       this.requested = mergeRequests(this.requested, { mode: 'full', requestClass: 'user', projectIds: new Set(), changed: false });
       this.busyRetryMs = Math.min(busyFor, REMOTE_LIMITS.retryAfterMaxSeconds * 1000);
@@ -276,7 +279,8 @@ export class SyncEngine {
       if (!hadPending || pushed > 0) await pull();
       if (reached) this.reachable = true;
       this.offlineRetries = 0;
-      if (this.busyRetries > 0) await setSyncState(this.sync.db, BUSY_UNTIL_KEY, '');
+      if (this.busyKept) await setSyncState(this.sync.db, BUSY_UNTIL_KEY, '');
+      this.busyKept = false;
       this.busyRetries = 0;
       await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
       // Records skipped as unreadable did not stop the cycle; the status says which (the agent logs it).
@@ -298,6 +302,7 @@ export class SyncEngine {
         this.busyRetryMs = error.retryAfterMs ?? backoffDelayMs({ ...BUSY_BACKOFF, firstDelayMs: this.options.offlineRetryMs }, this.busyRetries);
         // Kept, so a restart waits out the rest rather than asking again at once.
         await setSyncState(this.sync.db, BUSY_UNTIL_KEY, new Date(this.sync.clock.now().getTime() + this.busyRetryMs).toISOString()).catch(() => undefined);
+        this.busyKept = true;
         this.setState('idle', describeSyncStop(error, remoteUrl, this.busyRetryMs));
       } else if (error instanceof SignInRequiredError) {
         this.setState('needs_sign_in', describeSyncStop(error, remoteUrl, null));

@@ -247,7 +247,7 @@ describe('the agent against a lying remote', () => {
     proxy.clearRules();
   });
 
-  test('a 450 MB project list is cut off at the answer limit, with a reason, and memory stays bounded', async () => {
+  test('a 450 MB project list is cut off at the answer limit, with a reason, and memory stays bounded', async (t) => {
     const before = memoryOf(agent);
     let sent = 0;
     const record = Buffer.from(`{"id":99999,"title":"${'big list '.repeat(100)}","notes":"${'x'.repeat(8000)}"},`);
@@ -258,6 +258,7 @@ describe('the agent against a lying remote', () => {
     const status = await syncUntil(/answer is over 32 MB/);
     assert.match(status.detail!, /SolarDesk tries again/);
     const after = memoryOf(agent);
+    t.diagnostic(`agent memory: peak ${Math.round(before.peak)} MB before, ${Math.round(after.peak)} MB after; now ${Math.round(after.rss)} MB; ${Math.round(sent / MB)} MB sent`);
     assert.ok(sent < 100 * MB, `the agent stopped reading after ${Math.round(sent / MB)} MB`);
     assert.ok(after.peak < before.peak + MEMORY_BOUND_MB, `peak memory ${Math.round(after.peak)} MB, was ${Math.round(before.peak)} MB`);
     proxy.clearRules();
@@ -277,7 +278,7 @@ describe('the agent against a lying remote', () => {
     await syncUntil(null);
   });
 
-  test('a change-feed line that never ends is cut off and the stream reopened; memory stays bounded', async () => {
+  test('a change-feed line that never ends is cut off and the stream reopened; memory stays bounded', async (t) => {
     const before = memoryOf(agent);
     const streams = () => proxy.count('GET', /\/changes\/stream\/$/);
     let sent = 0;
@@ -294,12 +295,13 @@ describe('the agent against a lying remote', () => {
     const cutOff = streams();
     await waitFor('the stream to be reopened after the endless line', () => streams() > cutOff, 60_000);
     const after = memoryOf(agent);
+    t.diagnostic(`agent memory: peak ${Math.round(before.peak)} MB before, ${Math.round(after.peak)} MB after; now ${Math.round(after.rss)} MB; ${Math.round(sent / MB)} MB sent`);
     assert.ok(sent < 16 * MB, `the agent stopped reading the line after ${Math.round(sent / MB)} MB`);
     assert.ok(after.peak < before.peak + MEMORY_BOUND_MB, `peak memory ${Math.round(after.peak)} MB, was ${Math.round(before.peak)} MB`);
     proxy.clearRules();
   });
 
-  test('a record with a 200 MB notes field is refused with a logged reason, the rest of its page is taken, and memory stays bounded', async () => {
+  test('a record with a 200 MB notes field is refused with a logged reason, the rest of its page is taken, and memory stays bounded', async (t) => {
     const newTitle = `Renamed on the remote ${Date.now()}`;
     const renamed = (await remote('GET', `${apiPaths.projects(1)}?ordering=-modified_date&limit=2`)) as Array<{ id: number }>;
     const renamedId = renamed[1]!.id;
@@ -329,12 +331,13 @@ describe('the agent against a lying remote', () => {
     assert.equal((await local('GET', apiPaths.project(1, renamedId))).json.title, newTitle, 'the rest of the page was taken');
     assert.ok(((await local('GET', apiPaths.project(1, hugeId))).json.notes ?? '').length < MB, 'the huge notes were not stored');
     const after = memoryOf(agent);
+    t.diagnostic(`agent memory: peak ${Math.round(before.peak)} MB before, ${Math.round(after.peak)} MB after; now ${Math.round(after.rss)} MB; ${Math.round(sent / MB)} MB sent`);
     assert.ok(sent >= 200 * MB, 'the whole answer was read (the page was taken)');
     assert.ok(after.peak < before.peak + MEMORY_BOUND_MB, `peak memory ${Math.round(after.peak)} MB, was ${Math.round(before.peak)} MB`);
     proxy.clearRules();
   });
 
-  test('a remote answering 500 to everything gets a bounded number of requests (exponential backoff)', async () => {
+  test('a remote answering 500 to everything gets a bounded number of requests (exponential backoff)', async (t) => {
     proxy.addRule({ path: /^\/api\//, action: { kind: 'status', status: 500, body: { detail: 'Server Error' } } });
     const start = proxy.log.length;
     // A change waiting to go up: before, its retry being due made every cycle follow the last at once (~18 a second).
@@ -342,6 +345,7 @@ describe('the agent against a lying remote', () => {
     await sleep(10_000); // the window counted: backoff from 1 s doubles to 2, 4, 8 s
     const requests = proxy.log.slice(start).filter((entry) => entry.status === 500);
     const status = await syncStatus();
+    t.diagnostic(`requests to the failing remote in 10 s: ${requests.length}`);
     assert.ok(requests.length <= 15, `requests to a failing remote in 10 s: ${requests.length} (${requests.map((entry) => entry.path).join(', ')})`);
     assert.match(status.detail ?? '', /had a problem \(HTTP 500\)/);
     proxy.clearRules();
