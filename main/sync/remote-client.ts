@@ -257,6 +257,8 @@ export class RemoteClient {
       signal: this.stopping.signal,
     });
     stream.on('error', ignoreLateError);
+    // A got stream of a method that may carry a body waits for one to be written: a DELETE (or a POST) without one ends here.
+    if (request.method !== 'GET' && !request.form && !request.bytes && request.json === undefined) stream.end();
     try {
       const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
         stream.once('response', resolve);
