@@ -80,6 +80,8 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     retry: { firstDelayMs: 100, factor: 2, maxDelayMs: 1000 },
     offlineRetryMs: 100,
     remoteRates: options.remoteRates,
+    // The agent talks to the proxy, and the server's file links name the server itself: a host named for downloads.
+    downloadHosts: [new URL(server.baseUrl).host],
     ...options.agent,
   };
   let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
