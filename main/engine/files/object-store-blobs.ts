@@ -197,10 +197,12 @@ export class ObjectStoreBlobs implements BlobBackend {
   // deletes it holding the lock; adoption, after its row has committed, checks the
   // blob is still there holding the same lock, and puts it back if a removal
   // decided before the row existed. A committed row never names a missing blob.
-  private async underStoreLock<T>(sha256: string, work: () => Promise<T>): Promise<T> {
+  // Alone on its database (SQLite), the process's own blob lock is enough: no transaction is held across calls to the store.
+  private async underStoreLock<T>(sha256: string, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (!this.store.shared) return work(this.db);
     return this.db.transaction().execute(async (trx) => {
       await this.store.lock(trx, [`blob:${sha256}`]);
-      return work();
+      return work(trx);
     });
   }
 
@@ -225,8 +227,8 @@ export class ObjectStoreBlobs implements BlobBackend {
   }
 
   private removeUnreferenced(sha256: string): Promise<void> {
-    return this.underStoreLock(sha256, async () => {
-      if (await isBlobReferenced(this.db, sha256)) return;
+    return this.underStoreLock(sha256, async (db) => {
+      if (await isBlobReferenced(db, sha256)) return;
       await storeCall(() => this.client.send(new DeleteObjectCommand({ Bucket: this.address.bucket, Key: this.blobKey(sha256) })));
     });
   }
