@@ -123,7 +123,8 @@ export function createS3Client(address: ObjectStoreAddress): S3Client {
     forcePathStyle: address.forcePathStyle,
     // One retry: a store that is down answers 503 to the client quickly instead of after a long backoff.
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: address.requestTimeoutMs },
+    // Without throwOnRequestTimeout the handler only logs a request past its timeout, and the request hangs on.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: address.requestTimeoutMs, throwOnRequestTimeout: true },
     // Checksums only where the protocol needs them: not every S3-compatible store knows the newer headers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',

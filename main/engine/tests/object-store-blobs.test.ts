@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '../testing/test-server.ts';
 import { startTestObjectStore, type TestObjectStore } from '../testing/s3rver-for-tests.ts';
@@ -107,6 +108,65 @@ describe('file contents in an object store', () => {
     assert.deepEqual((await download(kept.file_contents)).body, Buffer.from('stored before the outage'));
     const after = await createFile(server, admin, 'after the outage', 'after.txt');
     assert.deepEqual((await download(after.file_contents)).body, Buffer.from('after the outage'));
+  });
+});
+
+/**
+ * A TCP relay to the store that can turn silent: it then takes bytes and never
+ * answers, on new and kept-alive connections alike, as a hung store does. Turned
+ * back on, it drops the connections that went silent, so clients open new ones.
+ */
+async function startSilenceableRelay(target: string): Promise<{ endpoint: string; setSilent(silent: boolean): void; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<net.Socket>();
+  let silent = false;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.on('data', (chunk) => silent || upstream.write(chunk));
+    upstream.on('data', (chunk) => silent || client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    setSilent(value) {
+      if (silent && !value) for (const socket of sockets) socket.destroy();
+      silent = value;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a store that stops answering', () => {
+  test('uploads and reads get 503 within the request timeout, never a hang, and work again once it answers', { timeout: 60_000 }, async () => {
+    const objects = await startTestObjectStore();
+    const relay = await startSilenceableRelay(objects.endpoint);
+    const address = `s3://${objects.bucket}/hung?endpoint=${encodeURIComponent(relay.endpoint)}&force_path_style=true&request_timeout_ms=500`;
+    const server = await startTestServer({ blobStore: address });
+    try {
+      const admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const kept = await createFile(server, admin, 'stored while it answered', 'kept.txt');
+      relay.setSilent(true);
+      const refused = await uploadFile(server, admin, Buffer.from('while it is silent'), 'silent.txt');
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers['retry-after'], '30');
+      assert.equal((await download(kept.file_contents)).status, 503);
+      relay.setSilent(false);
+      assert.deepEqual((await download(kept.file_contents)).body, Buffer.from('stored while it answered'));
+    } finally {
+      await server.close();
+      await relay.close();
+      await objects.close();
+    }
   });
 });
 
