@@ -8,7 +8,6 @@ import { addRole, createOrg, findOrg, type RolePermissions, setPlan } from '../e
 import { API_PLAN_NAMES, isApiPlan } from '../../shared/plans.ts';
 import { CliError, parseOptions, readStoreOptions } from './cli-args.ts';
 import type { BlobBackend } from '../engine/files/blob-backend.ts';
-import { migrateBlobs, openBlobBackendAt, progressLine } from '../engine/files/migrate-blobs.ts';
 
 const DATA_OPTION = `  --data DIR            The server’s data folder (default ./data)
   --database URL        The server’s PostgreSQL store, when it has one: postgres://USER:PASS@HOST:PORT/DB
@@ -279,6 +278,8 @@ const ADMIN_ACTIONS: Record<SubcommandName, (engine: Engine, options: Options) =
     const to = required(options, 'to');
     if (from === to) throw new CliError('--from and --to are the same place: nothing to copy.');
     const { store } = engine;
+    // Loaded here: it brings the S3 client, which no other admin command needs.
+    const { migrateBlobs, openBlobBackendAt, progressLine } = await import('../engine/files/migrate-blobs.ts');
     let source: BlobBackend;
     let target: BlobBackend;
     try {

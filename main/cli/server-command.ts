@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import { createEngine } from '../engine/engine.ts';
-import { parseObjectStoreAddress } from '../engine/files/object-store-blobs.ts';
+import { parseObjectStoreAddress } from '../engine/files/object-store-address.ts';
 import { seedDemo } from '../engine/seed/demo-seed.ts';
 import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber, readStoreOptions } from './cli-args.ts';
 

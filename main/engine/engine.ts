@@ -28,7 +28,7 @@ import { recordProjectActivity } from './events/events.ts';
 import { fileSettings } from './files/file-settings.ts';
 import { startFileStorage } from './files/file-storage.ts';
 import { FolderBlobs } from './files/blob-store.ts';
-import { ObjectStoreBlobs, parseObjectStoreAddress } from './files/object-store-blobs.ts';
+import { parseObjectStoreAddress } from './files/object-store-address.ts';
 import { type DataFolderLock, lockDataFolder } from './store/data-folder-lock.ts';
 import { tightenToPrivate } from './store/private-files.ts';
 
@@ -171,7 +171,10 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     orgs: new OrgCache(store.db, clock, planCacheMs, store.writes),
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
-    blobs: blobStoreAddress ? new ObjectStoreBlobs(store.db, store, store.fileRoot, blobStoreAddress) : new FolderBlobs(store.db, store.fileRoot, store.shared),
+    // The S3 client is loaded only by a server that keeps its contents in an object store.
+    blobs: blobStoreAddress
+      ? new (await import('./files/object-store-blobs.ts')).ObjectStoreBlobs(store.db, store, store.fileRoot, blobStoreAddress)
+      : new FolderBlobs(store.db, store.fileRoot, store.shared),
     changes: new ChangeFeed(),
     webhookWorker: null,
     role: options.role ?? 'server',

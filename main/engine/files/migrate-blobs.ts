@@ -13,7 +13,8 @@ import type { Database } from '../store/tables.ts';
 import type { Store } from '../store/database.ts';
 import type { BlobBackend } from './blob-backend.ts';
 import { discardTempFile, FolderBlobs, receiveToTempFile } from './blob-store.ts';
-import { ObjectStoreBlobs, parseObjectStoreAddress } from './object-store-blobs.ts';
+import { ObjectStoreBlobs } from './object-store-blobs.ts';
+import { parseObjectStoreAddress } from './object-store-address.ts';
 
 export interface MigrationProgress {
   files: number;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import S3rver from 's3rver';
 import { type S3Client, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { makeTempDir } from './test-server.ts';
-import { createS3Client, parseObjectStoreAddress } from '../files/object-store-blobs.ts';
+import { createS3Client } from '../files/object-store-blobs.ts';
+import { parseObjectStoreAddress } from '../files/object-store-address.ts';
 
 /** s3rver's fixed credentials. The engine reads them from the environment, as it reads real ones. */
 const S3RVER_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };

@@ -12,7 +12,7 @@ import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { createFile, download, filesBelow, uploadFile } from '../testing/file-testing.ts';
 import { multipartBody, sendMultipart } from '../testing/multipart-upload.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { parseObjectStoreAddress } from '../files/object-store-blobs.ts';
+import { parseObjectStoreAddress } from '../files/object-store-address.ts';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const blobKey = (hash: string) => `files/blobs/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
