@@ -134,9 +134,11 @@ describe('app core, embedded', () => {
 
   // Issue 25, item 2: the nested-XObject PDF held the main process's thread for over
   // 40 s. Its thumbnail is now drawn in the media worker under the 10 s limit, so the
-  // bridge answers throughout. (A time bound, as the issue asks: 200 ms for a call
-  // that takes a few when nothing is busy.)
-  test('while a hostile PDF is thumbnailed, bridge calls answer within 200 ms; it ends as its icon', async () => {
+  // bridge answers throughout. Checked against the drawing itself, not a clock bound
+  // (a loaded machine makes any call slow, issue 33): a thread held by the drawing made
+  // one call as slow as the whole drawing; now calls keep being answered, each a small
+  // part of it. The slowest call is reported (the issue's 200 ms on a quiet machine).
+  test('while a hostile PDF is thumbnailed, bridge calls keep being answered, each in a small part of the drawing time; it ends as its icon', async (t) => {
     /** The slowest of `count` session.get calls, 50 ms apart, made until `done()` (bounded by `count`). */
     const slowestCall = async (count: number, done: () => boolean = () => false) => {
       let slowest = 0;
@@ -149,21 +151,22 @@ describe('app core, embedded', () => {
       }
       return { slowest, calls };
     };
-    // On a machine so loaded that the calls are slow anyway, the bound is twice their slowest before.
-    const bound = Math.max(200, 2 * (await slowestCall(40)).slowest);
     const created = ok<{ status: number; body: { id: number; file_hash: string } }>(
       await core.invoke('files.upload', { uploadId: 'hostile-pdf', projectId: 7, fileName: 'nested.pdf', bytes: new Uint8Array(nestedXObjectPdf()), title: 'Nested' }),
     );
     assert.equal(created.status, 201);
     let answered: MediaAnswer | undefined;
+    const drawingStarted = performance.now();
     const thumbnail = core.media(mediaPaths.thumbnail(created.body.file_hash)).then((answer) => (answered = answer));
     // Bounded: at most 600 calls (the thumbnail ends within the 10 s limit plus the worker's start).
     const { slowest, calls } = await slowestCall(600, () => answered !== undefined);
     await thumbnail;
+    const drawingMs = performance.now() - drawingStarted;
+    t.diagnostic(`slowest bridge call ${slowest.toFixed(0)} ms over ${calls} calls while the drawing took ${drawingMs.toFixed(0)} ms`);
     assert.equal(answered!.status, 204, 'no thumbnail');
     assert.equal(answered!.headers['x-thumbnail'], 'none');
     assert.ok(calls > 10, `calls made while it was drawn (${calls})`);
-    assert.ok(slowest < bound, `the slowest bridge call took ${slowest.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
+    assert.ok(slowest < drawingMs / 10, `the slowest bridge call took ${slowest.toFixed(0)} ms of the drawing's ${drawingMs.toFixed(0)} ms`);
   });
 
   test('a demo JPEG titled without an extension downloads as "<title>.jpg" into the folder the watcher keeps, even one the user renamed', async () => {
