@@ -56,6 +56,16 @@ test(`kill -9 of the agent at ${RUNS} points during a push: zero loss, zero dupl
   assert.equal(fs.statSync(path.join(dataDir, 'local-api-token')).mode & 0o777, 0o600);
   assert.equal(fs.statSync(path.join(dataDir, 'remote-token')).mode & 0o777, 0o600);
   const remoteTokenValue = fs.readFileSync(path.join(dataDir, 'remote-token'), 'utf8');
+  // The runs below edit projects 2 to RUNS + 1 offline, so the replica must hold them first:
+  // SIGTERM aborts a pull in flight (issue 34), so stopping the agent before its first pull
+  // ended would leave them missing (a 404 that a loaded machine hit).
+  const pulled = Date.now() + 60_000;
+  for (;;) {
+    const status = (await local(first, 'GET', '/api/orgs/1/sync/status/')).json;
+    if (status.state === 'idle' && (await local(first, 'GET', apiPaths.project(1, RUNS + 1))).status === 200) break;
+    assert.ok(Date.now() < pulled, `the first pull did not end: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   await killAgent(first, 'SIGTERM');
   assert.ok(!first.output().includes(remoteTokenValue), 'the remote token is never printed');
 
@@ -64,7 +74,7 @@ test(`kill -9 of the agent at ${RUNS} points during a push: zero loss, zero dupl
     proxy.setOffline(true);
     const agent = await startAgentProcess(baseArgs);
     const patched = await local(agent, 'PATCH', apiPaths.project(1, run + 1), { notes: `kill run ${run}` });
-    assert.equal(patched.status, 200);
+    assert.equal(patched.status, 200, `run ${run}: ${JSON.stringify(patched.json)}`);
     const created = await local(agent, 'POST', '/api/orgs/1/projects/', { title: `Kill run ${run}`, contacts_new: [{ first_name: `Killed${run}` }] });
     assert.equal(created.status, 201);
     const contact = await local(agent, 'POST', '/api/orgs/1/contacts/', { first_name: 'Standalone', family_name: `Kill${run}` });
