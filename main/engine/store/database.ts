@@ -5,7 +5,7 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, type DatabaseConnection, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type DatabaseIntrospector, type DatabaseMetadata, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver, sql, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 import { type Dialect, postgresColumnTypes } from './dialect.ts';
 import * as core from './migrations/0001-core.ts';
@@ -231,7 +231,7 @@ export async function openPostgresStore(url: string, dataDir: string, fileRoot: 
   });
   const db: Kysely<Database> = new Kysely<Database>({
     plugins: [writes.plugin],
-    dialect: new PostgresDialect({
+    dialect: new OwnSchemaPostgresDialect({
       pool,
       onCreateConnection: schema
         ? (connection) => connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`)).then(() => undefined)
@@ -308,23 +308,53 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSch
   };
   // Several processes may start at once on one PostgreSQL; the migrator holds a lock while it works.
   const run = (migrator: Migrator) => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
-  let { error, results } = await run(new Migrator({ db, provider, migrationTableSchema }));
-  // Before it migrates, Kysely's migrator lists the tables of every schema in the database
-  // (its PostgreSQL introspection), naming each by schema: a schema another store drops in
-  // that moment (the test suite gives each server its own and drops it after) fails the
-  // listing with "schema ... does not exist" (3F000), though nothing of this store is
-  // wrong. Nothing was migrated then; the listing is simply taken again.
-  for (let attempt = 1; error && results === undefined && isSchemaDroppedMeanwhile(error, migrationTableSchema) && attempt <= 3; attempt++) {
-    ({ error, results } = await run(new Migrator({ db, provider, migrationTableSchema })));
-  }
+  const { error, results } = await run(new Migrator({ db, provider, migrationTableSchema }));
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Could not migrate the store (migration ${failed}): ${String(error)}`);
   }
 }
 
-/** A "schema does not exist" error about some other store's schema than ours. */
-function isSchemaDroppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return code === '3F000' && typeof message === 'string' && (ownSchema === undefined || !message.includes(`"${ownSchema}"`));
+/**
+ * Kysely's migrator asks the dialect's introspector whether its own tables exist, and
+ * PostgreSQL's stock introspector lists every column of every schema in the database
+ * (calling pg_get_serial_sequence on each). Another store in the same database that
+ * drops its schema or rebuilds a table in that moment (the test suite gives each server
+ * its own schema) fails that listing with "relation/column/schema ... does not exist",
+ * about tables that are not ours. This store only ever asks about its own schema, so the
+ * introspector lists that one alone, by name, from the catalogue views.
+ */
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
+  }
+}
+
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<any>) {}
+
+  async getSchemas() {
+    const { rows } = await sql<{ name: string }>`select current_schema() as name`.execute(this.db);
+    return rows.filter((row) => row.name !== null);
+  }
+
+  async getTables() {
+    const { rows } = await sql<{ schema: string; table: string; type: string; column: string; not_null: boolean; has_default: boolean; data_type: string }>`
+      select table_schema as schema, table_name as table, t.table_type as type, column_name as column,
+             is_nullable = 'NO' as not_null, column_default is not null as has_default, udt_name as data_type
+      from information_schema.columns c join information_schema.tables t using (table_schema, table_name)
+      where table_schema = current_schema()
+      order by table_name, ordinal_position`.execute(this.db);
+    const tables = new Map<string, { name: string; schema: string; isView: boolean; columns: { name: string; dataType: string; isNullable: boolean; isAutoIncrementing: boolean; hasDefaultValue: boolean }[] }>();
+    for (const row of rows) {
+      let table = tables.get(row.table);
+      if (!table) tables.set(row.table, (table = { name: row.table, schema: row.schema, isView: row.type === 'VIEW', columns: [] }));
+      table.columns.push({ name: row.column, dataType: row.data_type, isNullable: !row.not_null, isAutoIncrementing: false, hasDefaultValue: row.has_default });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
 }
