@@ -25,8 +25,8 @@ const MB = 1024 * 1024;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A file of random bytes, written a megabyte at a time. */
-async function makeTestFile(dir: string, megabytes: number): Promise<string> {
-  const file = path.join(dir, `test-${megabytes}mb.bin`);
+export async function makeTestFile(dir: string, megabytes: number, tag = ''): Promise<string> {
+  const file = path.join(dir, `test-${megabytes}mb${tag}.bin`);
   await pipeline(
     (function* () {
       for (let index = 0; index < megabytes; index++) yield randomBytes(MB);
@@ -43,13 +43,13 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** The best of a few runs: the least disturbed by whatever else the machine does. */
-async function bestOf(runs: number, work: () => Promise<unknown>): Promise<number> {
+export async function bestOf(runs: number, work: () => Promise<unknown>): Promise<number> {
   let best = Infinity;
   for (let run = 0; run < runs; run++) best = Math.min(best, await timed(work));
   return best;
 }
 
-async function signIn(baseUrl: string): Promise<string> {
+export async function signIn(baseUrl: string): Promise<string> {
   const response = await fetch(`${baseUrl}/api-token-auth/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -58,7 +58,7 @@ async function signIn(baseUrl: string): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-async function upload(baseUrl: string, token: string, file: string): Promise<void> {
+export async function upload(baseUrl: string, token: string, file: string): Promise<void> {
   const response = await postMultipart(`${baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({}, { fileName: path.basename(file), contents: { path: file } }));
   if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(response.json)}`);
 }
@@ -98,8 +98,8 @@ const uploadThroughput: Benchmark = {
 };
 
 /** `solardesk server` in its own process, so its memory is its own. */
-async function startServerProcess(dataDir: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['main/solardesk.js', 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent'], {
+export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, ['main/solardesk.js', 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -122,7 +122,7 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /** Growth of the process's peak RSS over its RSS before the work, in MB. Linux resets the peak on "5" > clear_refs. */
-async function peakGrowthMb(pid: number, work: () => Promise<void>): Promise<number> {
+export async function peakGrowthMb(pid: number, work: () => Promise<void>): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
   // Right after the reset the peak is the RSS of that moment: the level growth is measured from.

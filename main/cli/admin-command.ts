@@ -7,6 +7,7 @@ import { createUser, findUserByEmail, issueToken, setMachineUser } from '../engi
 import { addRole, createOrg, findOrg, type RolePermissions, setPlan } from '../engine/orgs/org-service.ts';
 import { API_PLAN_NAMES, isApiPlan } from '../../shared/plans.ts';
 import { CliError, parseOptions, readStoreOptions } from './cli-args.ts';
+import type { BlobBackend } from '../engine/files/blob-backend.ts';
 
 const DATA_OPTION = `  --data DIR            The server’s data folder (default ./data)
   --database URL        The server’s PostgreSQL store, when it has one: postgres://USER:PASS@HOST:PORT/DB
@@ -99,6 +100,23 @@ after 7 days; --machine makes the user a machine user, whose tokens never expire
   --machine             Make the user a machine user first
 ${DATA_OPTION}`,
     options: { email: { type: 'string' }, machine: { type: 'boolean' } },
+  },
+  'migrate-blobs': {
+    summary: 'Copy file contents between a folder and an object store',
+    help: `Usage: solardesk admin migrate-blobs --from WHERE --to WHERE [--data DIR | --database URL]
+
+Copies every file's and kept version's contents from one place to another, where
+WHERE is a folder (a --blob-dir, or a data folder) or an object store address
+(s3://BUCKET/PREFIX?endpoint=URL&region=R&force_path_style=true; credentials from
+AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY). Each copy is hash-checked; contents
+the target already has are skipped, so an interrupted run is finished by running it
+again. A server may keep serving meanwhile: a last pass copies files added during the
+run. Then restart the servers with the new --blob-store (or --blob-dir).
+
+  --from WHERE          Where the contents are now
+  --to WHERE            Where they go
+${DATA_OPTION}`,
+    options: { from: { type: 'string' }, to: { type: 'string' } },
   },
   show: {
     summary: 'List the orgs, their plans and their members',
@@ -255,6 +273,35 @@ const ADMIN_ACTIONS: Record<SubcommandName, (engine: Engine, options: Options) =
     console.log(await issueToken(engine.context.db, engine.context.clock, user.id));
   },
 
+  async 'migrate-blobs'(engine, options) {
+    const from = required(options, 'from');
+    const to = required(options, 'to');
+    if (from === to) throw new CliError('--from and --to are the same place: nothing to copy.');
+    const { store } = engine;
+    // Loaded here: it brings the S3 client, which no other admin command needs.
+    const { migrateBlobs, openBlobBackendAt, progressLine } = await import('../engine/files/migrate-blobs.ts');
+    let source: BlobBackend;
+    let target: BlobBackend;
+    try {
+      source = openBlobBackendAt(from, store, store.dataDir);
+      target = openBlobBackendAt(to, store, store.dataDir);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+    console.log(`copying file contents from ${source.location} to ${target.location}`);
+    try {
+      const result = await migrateBlobs(store.db, source, target, { onProgress: (progress) => console.error(progressLine(progress)) });
+      console.log(`copied ${result.copied} (${result.bytesCopied} bytes), ${result.skipped} already there, in ${result.passes} pass${result.passes === 1 ? '' : 'es'}`);
+      if (result.missing.length + result.corrupt.length > 0) {
+        throw new CliError(
+          `${result.missing.length} named contents are missing from ${source.location} and ${result.corrupt.length} do not match their hash there: ${[...result.missing, ...result.corrupt].slice(0, 5).join(', ')}. Those files will not download from the target; restore them from a backup and run this again.`,
+          1,
+        );
+      }
+    } finally {
+      await Promise.all([source.close(), target.close()]);
+    }
+  },
   async show(engine) {
     const orgs = await engine.context.db.selectFrom('orgs').selectAll().orderBy('id').execute();
     if (orgs.length === 0) console.log('No orgs yet. Create one with "solardesk admin create-org --name NAME".');

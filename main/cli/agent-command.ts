@@ -49,6 +49,9 @@ Options:
                             (default 14; 0: opening keeps nothing)
   --keep-role-projects yes|no
                             Keep the files of projects where you hold a role (default yes)
+  --download-hosts HOSTS    Hosts (comma-separated, host or host:port) besides the remote itself that
+                            file links may point to, as the remote's documentation names for downloads
+                            (default: none; other links fail that file, docs/sync.md)
   -h, --help                Show this help
 
 Prints "local api on http://127.0.0.1:N" when ready, writes the local API's token to
@@ -77,6 +80,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       'keep-contents': { type: 'string' },
       'keep-opened-days': { type: 'string' },
       'keep-role-projects': { type: 'string' },
+      'download-hosts': { type: 'string' },
     },
     AGENT_HELP,
   );
@@ -125,6 +129,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),
       uploadPartBytes,
       contents,
+      downloadHosts: readDownloadHosts(values['download-hosts']),
       log: (line) => console.log(line),
     });
   } catch (error) {
@@ -132,8 +137,29 @@ export async function runAgentCommand(args: string[]): Promise<number> {
     throw error;
   }
   await shutdown;
-  await agent.close();
+  // close() aborts whatever the agent waits for; should anything still hang, the agent stops anyway
+  // within a few seconds of SIGTERM (what it acknowledged is committed already).
+  const closed = await Promise.race([agent.close().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS, false).unref())]);
+  if (!closed) {
+    console.log(`the agent did not finish closing within ${CLOSE_GRACE_MS / 1000} s; stopping anyway`);
+    process.exit(0); // something still holds the event loop open: returning would not end the process
+  }
   return 0;
+}
+
+/** How long a SIGTERM waits for the agent to close before it stops anyway. */
+const CLOSE_GRACE_MS = 4000;
+
+/** --download-hosts as a list of hosts ("cdn.example.com", "files.example.com:8443"). */
+export function readDownloadHosts(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const hosts = value.split(',').map((host) => host.trim()).filter(Boolean);
+  for (const host of hosts) {
+    if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(host) && !/^\[[0-9a-f:]+\](:\d{1,5})?$/i.test(host)) {
+      throw new CliError(`--download-hosts takes host names, comma-separated (e.g. files.example.com,cdn.example.com:8443), not "${host}".`);
+    }
+  }
+  return hosts;
 }
 
 /** --keep-contents, --keep-opened-days and --keep-role-projects as the agent's files-on-demand policy. */

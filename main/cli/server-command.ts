@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import { createEngine } from '../engine/engine.ts';
+import { parseObjectStoreAddress } from '../engine/files/object-store-address.ts';
 import { seedDemo } from '../engine/seed/demo-seed.ts';
 import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber, readStoreOptions } from './cli-args.ts';
 
@@ -21,6 +22,13 @@ Options:
                      server processes on one database act as one server
   --blob-dir DIR     Folder for file contents shared by every server process on the
                      same database (default: the --data folder)
+  --blob-store s3://BUCKET/PREFIX?endpoint=URL&region=R&force_path_style=true
+                     Keep file contents, upload parts and kept versions in an
+                     S3-compatible object store instead (AWS S3, MinIO, Garage, R2,
+                     Ceph RGW): server processes on several machines then share
+                     only the database and the bucket. Credentials come from
+                     AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the file named
+                     by AWS_SHARED_CREDENTIALS_FILE; never from this address
   --seed demo        Fill an empty store with the demo orgs, users and projects
                      (a store that already holds data is reused, never seeded twice)
   --public-url URL   Base of the "url" fields in responses (default http://HOST:PORT)
@@ -58,6 +66,7 @@ export async function runServerCommand(args: string[]): Promise<number> {
       data: { type: 'string' },
       database: { type: 'string' },
       'blob-dir': { type: 'string' },
+      'blob-store': { type: 'string' },
       seed: { type: 'string' },
       'public-url': { type: 'string' },
       'log-level': { type: 'string' },
@@ -84,10 +93,18 @@ export async function runServerCommand(args: string[]): Promise<number> {
   // server gracefully too, not kill it with the OS default.
   const shutdown = waitForShutdownSignal();
   const { database, blobDir } = readStoreOptions(values);
+  if (values['blob-store'] !== undefined) {
+    try {
+      parseObjectStoreAddress(values['blob-store']);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+  }
   const engine = await createEngine({
     dataDir,
     database,
     blobDir,
+    blobStore: values['blob-store'],
     publicUrl: values['public-url'],
     logLevel: logLevel === 'silent' ? false : logLevel,
     throttleRates: readThrottleConfig(values['throttle-config']),

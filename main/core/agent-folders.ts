@@ -14,6 +14,7 @@ import {
   listHeldFileDeletes,
   releaseHeldDelete,
 } from '../sync/outbox.ts';
+import { recordFolderContentsConflict } from '../sync/conflicts.ts';
 import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
 import type { FolderOutbox } from '../watch/folder-outbox.ts';
 import type { EngineContext } from '../engine/context.ts';
@@ -32,6 +33,7 @@ export function folderOutboxOf(engine: EngineContext): FolderOutbox {
     hasNoQueuedChange,
     listFolderUploads: (limit) => listFolderUploads(engine.db, limit),
     listHeldFileDeletes: (limit) => listHeldFileDeletes(engine.db, limit),
+    recordContentsConflict: (fileId, sides) => recordFolderContentsConflict(engine.db, engine.clock, fileId, sides),
   };
 }
 

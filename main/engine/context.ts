@@ -9,6 +9,7 @@ import type { Throttle } from './throttle/throttle.ts';
 import type { WebhookDeliveryWorker } from './webhooks/delivery-worker.ts';
 import type { FileSettings } from './files/file-settings.ts';
 import type { ChangeFeed } from './changes/change-feed.ts';
+import type { BlobBackend } from './files/blob-backend.ts';
 
 /** Files on demand: `user` when someone opened or downloaded the file (the default), `background` for a prefetch. */
 export interface FetchBlobOptions {
@@ -27,6 +28,8 @@ export interface EngineContext {
   readonly throttle: Throttle;
   /** Upload size limit and upload expiry (docs/files.md). */
   readonly files: FileSettings;
+  /** Where file contents are kept: a folder (the default) or an object store (--blob-store). */
+  readonly blobs: BlobBackend;
   /**
    * In a replica, file rows can arrive before their bytes (content on demand): this
    * fetches a missing blob from the remote. Unset on a server, where a missing blob is a fault.

@@ -27,6 +27,8 @@ import { privateFileSnapshots } from './files/file-service.ts';
 import { recordProjectActivity } from './events/events.ts';
 import { fileSettings } from './files/file-settings.ts';
 import { startFileStorage } from './files/file-storage.ts';
+import { FolderBlobs } from './files/blob-store.ts';
+import { parseObjectStoreAddress } from './files/object-store-address.ts';
 import { type DataFolderLock, lockDataFolder } from './store/data-folder-lock.ts';
 import { tightenToPrivate } from './store/private-files.ts';
 
@@ -36,6 +38,8 @@ export interface EngineOptions {
   database?: string;
   /** File contents in a folder every process on the same database shares; `dataDir` when absent. */
   blobDir?: string;
+  /** File contents in an S3-compatible object store: `s3://bucket/prefix?endpoint=...` (object-store-blobs.ts); overrides blobDir. */
+  blobStore?: string;
   /** Base of the `url` fields; set after listening when not known before. */
   publicUrl?: string;
   clock?: Clock;
@@ -151,6 +155,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
 
 async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { isGuest: boolean; releaseLock: () => void }): Promise<Engine> {
   const planCacheMs = planCacheSeconds(options) * 1000;
+  if (options.blobStore && options.blobDir) throw new Error('give --blob-store or --blob-dir, not both: file contents live in one place');
+  const blobStoreAddress = options.blobStore ? parseObjectStoreAddress(options.blobStore) : null;
   const store = await openStore({ dataDir: options.dataDir, database: options.database, blobDir: options.blobDir });
   // The data folder was tightened when it was locked; a shared --blob-dir has no lock of its own.
   if (!isGuest && store.fileRoot !== path.resolve(options.dataDir)) tightenToPrivate(store.fileRoot);
@@ -165,6 +171,10 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     orgs: new OrgCache(store.db, clock, planCacheMs, store.writes),
     throttle: new Throttle(store, clock, mergeThrottleRates(options.throttleRates)),
     files: fileSettings(options),
+    // The S3 client is loaded only by a server that keeps its contents in an object store.
+    blobs: blobStoreAddress
+      ? new (await import('./files/object-store-blobs.ts')).ObjectStoreBlobs(store.db, store, store.fileRoot, blobStoreAddress)
+      : new FolderBlobs(store.db, store.fileRoot, store.shared),
     changes: new ChangeFeed(),
     webhookWorker: null,
     role: options.role ?? 'server',
@@ -214,6 +224,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
       await context.throttle.close();
       await context.webhookWorker?.stop();
       await stopFileStorage();
+      await context.blobs.close();
       await store.close();
       releaseLock();
     },

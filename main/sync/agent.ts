@@ -18,7 +18,8 @@ import { apiPaths } from '../../shared/api-paths.ts';
 import { QuotaPacer } from './quota-pacer.ts';
 import { RemoteClient, downloadStream, signInToRemote } from './remote-client.ts';
 import { ApiError } from '../engine/http/errors.ts';
-import { adoptBlob, discardTempFile, receiveToTempFile } from '../engine/files/blob-store.ts';
+import { adoptBlob, discardTempFile, FileTooLargeError, receiveToTempFile } from '../engine/files/blob-store.ts';
+import { REMOTE_LIMITS } from './remote-limits.ts';
 import type { PrivateFileRow } from '../engine/store/tables.ts';
 import { createOutboxCapture } from './outbox.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
@@ -28,7 +29,7 @@ import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, ty
 import { reserveProvisionalIds } from './replica.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
-import { ContentsPolicy, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';
+import { ContentsPolicy, createMadeHereCapture, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';
 
 /**
  * What the agent needs of the project folders watcher (main/watch/). Sync does not
@@ -96,6 +97,11 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   lockHolder?: string;
   /** Files on demand (docs/sync.md): which projects keep their files' contents here (default: roles, pins, opened in the last 14 days). */
   contents?: ContentsPolicyOptions;
+  /**
+   * Hosts (`host` or `host:port`) besides the remote's own origin that file links may
+   * point to, as the remote's documentation names for downloads (default: none).
+   */
+  downloadHosts?: readonly string[];
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -221,7 +227,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     throttleRates: UNTHROTTLED,
     fetchMissingBlob: (engineContext, file, fetchOptions) => {
       if (!contents) throw new Error('a file was fetched before the agent was started');
-      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, file, fetchOptions);
+      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, options.downloadHosts ?? [], file, fetchOptions);
     },
     extraOrgRoutes: (scope) =>
       registerSyncRoutes(scope, () => {
@@ -233,14 +239,9 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   try {
     await ensureLocalIdentity(engine, remote, config);
     const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents));
-    // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here like one fetched:
-    // a file someone just put in a folder must not leave it once it has gone up.
-    const stopKeepingLocalWork = engine.context.changes.subscribe((changes) => {
-      for (const change of changes) {
-        if (change.model !== 'private_file' || change.op === 'delete' || change.by.kind === 'sync') continue;
-        void policy.recordFetched(change.id).catch((error: Error) => log(`files on demand: could not keep file ${change.id} here: ${error.message}`));
-      }
-    });
+    // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here, whatever
+    // --keep-opened-days says: a file someone just put in a folder must not leave it once it has gone up.
+    addChangeCapture(engine.context, createMadeHereCapture(clock));
     const context: SyncContext = {
       engine: engine.context,
       db: engine.context.db,
@@ -303,8 +304,9 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       // Closing twice (a host and its caller both tidying up) is one close: the second waits for the first.
       close() {
         closing ??= (async () => {
+          // Whatever the agent waits for (a slow answer, a Retry-After, a download) ends now.
+          remote.stop();
           await feed?.stop();
-          stopKeepingLocalWork();
           await startedFolders?.close();
           await sync.stop();
           await engine.close();
@@ -331,13 +333,22 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
 async function fetchBlobFromRemote(
   sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>,
   policy: ContentsPolicy,
+  downloadHosts: readonly string[],
   file: PrivateFileRow,
   options: FetchBlobOptions = {},
 ): Promise<void> {
   const requestClass = options.requestClass ?? 'user';
   const unavailable = (why: string) =>
     new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
-  const receive = (url: string) => receiveToTempFile(sync.engine.store.fileRoot, downloadStream(url), sync.engine.files.maxUploadBytes, 'download');
+  // The record says how large the file is; a remote sending far more is refused as it streams, not stored first.
+  const maxBytes = Math.min(sync.engine.files.maxUploadBytes, (file.filesize ?? sync.engine.files.maxUploadBytes) + REMOTE_LIMITS.downloadMarginBytes);
+  const receive = (url: string) =>
+    receiveToTempFile(
+      sync.engine.store.fileRoot,
+      downloadStream(url, { remoteBaseUrl: sync.remote.baseUrl, downloadHosts, signal: sync.remote.stopSignal }),
+      maxBytes,
+      'download',
+    );
   let received;
   const link = await policy.freshLink(file.id);
   if (link) {
@@ -351,12 +362,14 @@ async function fetchBlobFromRemote(
   if (!received) {
     const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail', requestClass });
     if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
-    await rememberContentsLink(sync.engine.db, file.id, detail.body.file_contents, sync.engine.clock.now());
     try {
       received = await receive(detail.body.file_contents);
     } catch (error) {
-      throw unavailable((error as Error).message);
+      // Only a link that worked is kept for its hour: a bad one is asked for afresh next time.
+      await policy.forgetLink(file.id);
+      throw unavailable(error instanceof FileTooLargeError ? `the remote sent more than the ${file.filesize ?? '?'} bytes the file holds` : (error as Error).message);
     }
+    await rememberContentsLink(sync.engine.db, file.id, detail.body.file_contents, sync.engine.clock.now());
   }
   if (received.sha256 !== file.file_hash) {
     await discardTempFile(received.tempPath);

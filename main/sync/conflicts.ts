@@ -1,7 +1,11 @@
 // Settling a conflict: the user keeps the local value, takes the remote one, or
 // types a third. The choice is applied locally and, unless it is the remote's
 // value already, queued to go up.
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import fs from 'node:fs';
+import { type Clock, nowIso } from '../engine/clock.ts';
+import { blobPath } from '../engine/files/blob-store.ts';
+import { recordVersion, versionHashesOf } from '../engine/files/file-versions.ts';
 import type { Database } from '../engine/store/tables.ts';
 import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../shared/project-fields.ts';
 import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
@@ -24,6 +28,7 @@ export type ConflictChoice = 'local' | 'remote' | 'value';
  * value as it is now, and a choice made on an older local value is refused (409).
  */
 export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown, seenLocalValue?: unknown): Promise<void> {
+  const contents = await contentsConflictSides(sync, conflictId, choice);
   // The user's choice, made on this computer: announced as theirs, and queued for the remote by requeueFields below.
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: byUser(sync.localUserId) }, async (trx, track) => {
     const conflict = await trx.selectFrom('sync_conflicts').selectAll().where('id', '=', conflictId).executeTakeFirst();
@@ -38,7 +43,8 @@ export async function resolveConflict(sync: SyncContext, conflictId: number, cho
       });
     }
     const chosen = choice === 'local' ? localValue : choice === 'remote' ? remoteValue : checkValue(model, conflict.field, value);
-    await applyLocally(trx, model, conflict.record_id, { [conflict.field]: chosen });
+    if (contents) await applyContentsChoice(trx, sync, conflict.record_id, contents, chosen);
+    else await applyLocally(trx, model, conflict.record_id, { [conflict.field]: chosen });
     const record = await trx.selectFrom('sync_records').select('base').where('model', '=', model).where('record_id', '=', conflict.record_id).executeTakeFirst();
     if (record) {
       const base = JSON.parse(record.base) as RecordView;
@@ -52,6 +58,59 @@ export async function resolveConflict(sync: SyncContext, conflictId: number, cho
       await requeueFields(trx, sync.clock, model, conflict.record_id, [conflict.field]);
     }
   });
+}
+
+/** A contents conflict's two sides, each as the hash, size and type its bytes have here. */
+interface ContentsSides {
+  local: string;
+  remote: string;
+  /** Size of the remote's bytes, fetched before the choice is applied. */
+  remoteSize: number | null;
+}
+
+/**
+ * A contents (`file_hash`) conflict: "remote" or "local" only (a typed hash names no
+ * bytes), and the remote's bytes are fetched before anything changes, so whichever
+ * side is chosen, the other stays here as a version that downloads. Null for any
+ * other conflict.
+ */
+async function contentsConflictSides(sync: SyncContext, conflictId: number, choice: ConflictChoice): Promise<ContentsSides | null> {
+  const conflict = await sync.db.selectFrom('sync_conflicts').selectAll().where('id', '=', conflictId).executeTakeFirst();
+  if (!conflict || conflict.model !== 'private_file' || conflict.field !== 'file_hash') return null;
+  if (choice === 'value') throw fieldError('choice', 'A contents conflict is settled with "local" (the bytes on this computer) or "remote" (the remote\'s bytes).');
+  const file = await sync.db.selectFrom('private_files').selectAll().where('id', '=', conflict.record_id).executeTakeFirst();
+  const remote = JSON.parse(conflict.remote_value) as string | null;
+  if (!file?.file_hash || typeof remote !== 'string') return null;
+  const remoteBlob = blobPath(sync.engine.store.fileRoot, remote);
+  if (!fs.existsSync(remoteBlob)) {
+    try {
+      if (!sync.engine.fetchMissingBlob) throw new Error('nothing here fetches contents');
+      await sync.engine.fetchMissingBlob({ ...file, file_hash: remote }, { requestClass: 'user' });
+    } catch (error) {
+      // Without the remote's bytes, "remote" would leave this computer with a hash it cannot show.
+      if (choice === 'remote') throw new ApiError(503, { detail: `The remote's contents of "${file.title}" could not be fetched (${(error as Error).message}). Try again when the remote can be reached.` });
+    }
+  }
+  const size = fs.existsSync(remoteBlob) ? fs.statSync(remoteBlob).size : null;
+  return { local: file.file_hash, remote, remoteSize: size };
+}
+
+/**
+ * Makes the record's contents the chosen side's, keeping the other side's bytes as a
+ * version (when they are here): disk follows (the folder copy takes the record's new
+ * contents), the blob is kept, and the push sends "local" up or drops the change for "remote".
+ */
+async function applyContentsChoice(trx: Transaction<Database>, sync: SyncContext, fileId: number, sides: ContentsSides, chosen: unknown): Promise<void> {
+  const file = await trx.selectFrom('private_files').selectAll().where('id', '=', fileId).executeTakeFirstOrThrow();
+  const now = nowIso(sync.clock);
+  const versions = new Set(await versionHashesOf(trx, fileId));
+  if (chosen === sides.remote && file.file_hash !== sides.remote) {
+    if (!versions.has(file.file_hash!)) await recordVersion(trx, file, now, sync.localUserId);
+    await trx.updateTable('private_files').set({ file_hash: sides.remote, filesize: sides.remoteSize ?? file.filesize }).where('id', '=', fileId).execute();
+  } else if (chosen !== sides.remote && !versions.has(sides.remote) && sides.remoteSize !== null) {
+    // "local": the remote's bytes stay here as a version (the remote keeps them as its own version too).
+    await recordVersion(trx, { ...file, file_hash: sides.remote, filesize: sides.remoteSize }, now, sync.localUserId);
+  }
 }
 
 /** The field's value in the replica now (the conflict row's copy only if the record is gone). */
@@ -102,4 +161,49 @@ async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: 
     case 'event':
       return;
   }
+}
+
+/** The two sides of an edit in place made on a folder copy whose file took other contents meanwhile. */
+export interface FolderContentsSides {
+  /** The contents the folder copy was made from (its mapping's hash). */
+  folderBase: string;
+  /** The file's contents just before the edit was taken. */
+  before: string;
+  /** The contents the edit brings. */
+  local: string;
+}
+
+/**
+ * An edit made in a project folder on top of contents the remote has since replaced
+ * (the agent was stopped, or a program had the file open while the new contents
+ * waited): both sides changed, so it is a conflict on `file_hash`, not an upload
+ * over the colleague's bytes. Recorded only when the contents the edit replaces are
+ * the remote's (the merge base names them): a change made here in the app is simply
+ * followed by the later edit, as before. Called before the edit is written, so its
+ * upload is held from the start. True when a conflict was recorded.
+ */
+export async function recordFolderContentsConflict(db: Kysely<Database>, clock: Clock, fileId: number, sides: FolderContentsSides): Promise<boolean> {
+  if (sides.before === sides.folderBase || sides.before === sides.local) return false;
+  return db.transaction().execute(async (trx) => {
+    const record = await trx.selectFrom('sync_records').select('base').where('model', '=', 'private_file').where('record_id', '=', fileId).executeTakeFirst();
+    if (!record || (JSON.parse(record.base) as RecordView).file_hash !== sides.before) return false;
+    const existing = await trx.selectFrom('sync_conflicts').select('id').where('model', '=', 'private_file').where('record_id', '=', fileId).where('field', '=', 'file_hash').executeTakeFirst();
+    if (existing) {
+      await trx.updateTable('sync_conflicts').set({ local_value: JSON.stringify(sides.local), remote_value: JSON.stringify(sides.before) }).where('id', '=', existing.id).execute();
+      return true;
+    }
+    await trx
+      .insertInto('sync_conflicts')
+      .values({
+        model: 'private_file',
+        record_id: fileId,
+        field: 'file_hash',
+        local_value: JSON.stringify(sides.local),
+        remote_value: JSON.stringify(sides.before),
+        base_value: JSON.stringify(sides.folderBase),
+        created_date: nowIso(clock),
+      })
+      .execute();
+    return true;
+  });
 }

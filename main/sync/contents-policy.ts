@@ -6,7 +6,9 @@
 //
 // What it keeps lives in the replica's sync_state (one key per fact, no table of its
 // own): `contents_pin:<project>`, `contents_opened:<project>` (when, ISO),
-// `contents_fetched:<file>` (when the user fetched it) and `contents_link:<file>`
+// `contents_fetched:<file>` (when the user fetched it), `contents_made_here:<sha256>`
+// (when contents were made on this computer: by hash, so no re-key or adoption of a
+// racing remote copy loses it) and `contents_link:<file>`
 // ({url, expires_at}: the remote's signed `file_contents` link as last listed, so a
 // fetch within its hour costs no detail GET, service.md 8).
 import fs from 'node:fs';
@@ -14,6 +16,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../engine/clock.ts';
 import type { Database } from '../engine/store/tables.ts';
 import type { EngineContext } from '../engine/context.ts';
+import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import { blobPath, evictBlob } from '../engine/files/blob-store.ts';
 import { ROLE_REFERENCE_FIELDS } from '../../shared/project-fields.ts';
 import type { FileContentsJson, ProjectContentsJson } from '../../shared/schemas/contents.ts';
@@ -26,6 +29,14 @@ export const PIN_KEY = 'contents_pin:';
 export const OPENED_KEY = 'contents_opened:';
 export const FETCHED_KEY = 'contents_fetched:';
 export const LINK_KEY = 'contents_link:';
+export const MADE_HERE_KEY = 'contents_made_here:';
+
+/**
+ * A file made or changed here (dropped into a folder, uploaded or edited in the app) is
+ * kept this long whatever `openedDays` says (0 included): a file someone just put in a
+ * folder stays in it once it has gone up (README, "Files on demand").
+ */
+export const MADE_HERE_KEEP_DAYS = 14;
 
 /** A signed link is used only while at least this much of its hour is left (a slow start must not meet an expired link). */
 export const LINK_MARGIN_MS = 2 * 60_000;
@@ -88,6 +99,30 @@ export async function rekeyContentsState(trx: Db, model: 'project' | 'private_fi
   }
 }
 
+/**
+ * Keeps every file made or changed here (any local write of a private file) for
+ * MADE_HERE_KEEP_DAYS, recorded in the write's own transaction by the contents' hash:
+ * the file made offline may be re-keyed, or its racing remote copy adopted in its
+ * place, and the keep follows the bytes either way.
+ */
+export function createMadeHereCapture(clock: Clock): ChangeCapture {
+  return {
+    phase: 'deliver',
+    async capture(trx, _orgId, changes) {
+      const value = clock.now().toISOString();
+      for (const change of changes) {
+        const hash = change.model === 'private_file' ? (change.after as { file_hash?: unknown } | null)?.file_hash : undefined;
+        if (typeof hash !== 'string') continue;
+        await trx
+          .insertInto('sync_state')
+          .values({ key: `${MADE_HERE_KEY}${hash}`, value })
+          .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
+          .execute();
+      }
+    },
+  };
+}
+
 export class ContentsPolicy {
   readonly options: Required<ContentsPolicyOptions>;
   private lastEvictionAt = 0;
@@ -125,10 +160,29 @@ export class ContentsPolicy {
     return this.options.openedDays > 0 ? new Date(this.now().getTime() - this.options.openedDays * DAY_MS) : null;
   }
 
+  /** The files whose contents were made here within MADE_HERE_KEEP_DAYS (whatever id they have now). */
+  private async filesMadeHere(): Promise<number[]> {
+    const since = this.madeHereSince().toISOString();
+    const rows = await this.db.selectFrom('sync_state').select(['key', 'value']).where('key', 'like', `${MADE_HERE_KEY}%`).execute();
+    const hashes = rows.filter((row) => row.value >= since).map((row) => row.key.slice(MADE_HERE_KEY.length));
+    const ids: number[] = [];
+    for (let start = 0; start < hashes.length; start += 500) {
+      const chunk = hashes.slice(start, start + 500);
+      const files = await this.db.selectFrom('private_files').select('id').where('org_id', '=', this.orgId).where('file_hash', 'in', chunk).execute();
+      ids.push(...files.map((file) => file.id));
+    }
+    return ids;
+  }
+
+  private madeHereSince(): Date {
+    return new Date(this.now().getTime() - MADE_HERE_KEEP_DAYS * DAY_MS);
+  }
+
   /** The projects (and single files) whose contents are kept on this computer. */
   async kept(): Promise<KeptContents> {
     const since = this.openedSince();
     const files = since ? new Set((await this.idsUnder(FETCHED_KEY, since)).keys()) : new Set<number>();
+    for (const id of await this.filesMadeHere()) files.add(id);
     if (this.options.everything) return { projects: null, files };
     const projects = new Map<number, KeptReason[]>();
     const add = (id: number, reason: KeptReason) => projects.set(id, [...(projects.get(id) ?? []), reason]);
@@ -214,6 +268,7 @@ export class ContentsPolicy {
     for (const prefix of [OPENED_KEY, FETCHED_KEY]) {
       await this.db.deleteFrom('sync_state').where('key', 'like', `${prefix}%`).where('value', '<', since.toISOString()).execute();
     }
+    await this.db.deleteFrom('sync_state').where('key', 'like', `${MADE_HERE_KEY}%`).where('value', '<', this.madeHereSince().toISOString()).execute();
     const links = await this.db.selectFrom('sync_state').select(['key', 'value']).where('key', 'like', `${LINK_KEY}%`).execute();
     const now = this.now().getTime();
     const stale = links.filter((row) => {

@@ -15,6 +15,7 @@
 import { createParser } from 'eventsource-parser';
 import type { SyncContext } from './sync-context.ts';
 import type { EventStream } from './remote-client.ts';
+import { REMOTE_LIMITS } from './remote-limits.ts';
 import { getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
 import { readRemote } from './remote-records.ts';
@@ -141,9 +142,16 @@ export class FeedPull {
     if (response.status === 404 || response.status === 405) throw new FeedAbsent();
     if (response.status !== 200 || !response.body) throw new Error(`HTTP ${response.status}`);
     this.feedState = 'listening';
+    // Characters since the last whole event or comment (a heartbeat): an event, or a line, that never ends is cut off
+    // at REMOTE_LIMITS.feedEventChars, and the stream reopened, rather than kept growing (and the watchdog fed by it).
+    let unfinished = 0;
     const parser = createParser({
       onEvent: (event) => {
+        unfinished = 0;
         if ((event.event === 'hint' || event.event === 'ready') && changeHintSchema.safeParse(safeJson(event.data)).success) this.catchUp();
+      },
+      onComment: () => {
+        unfinished = 0;
       },
     });
     const reader = response.body.getReader();
@@ -159,8 +167,14 @@ export class FeedPull {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        const text = decoder.decode(value, { stream: true });
+        unfinished += text.length;
+        if (unfinished > REMOTE_LIMITS.feedEventChars) {
+          // Counted before the parser holds it; the parser's buffer goes with this connection.
+          throw new Error(`a change-feed event over ${REMOTE_LIMITS.feedEventChars / (1024 * 1024)} MB was cut off`);
+        }
         feedWatchdog();
-        parser.feed(decoder.decode(value, { stream: true }));
+        parser.feed(text);
       }
     } finally {
       clearTimeout(watchdog);

@@ -23,6 +23,7 @@
 // for Retry-After. Today's spend (UTC day) and the token levels are kept in the
 // replica through snapshot()/restore(), so a restart does not reset the budget.
 import type { Clock } from '../engine/clock.ts';
+import { REMOTE_LIMITS } from './remote-limits.ts';
 import {
   DEFAULT_BACKGROUND_SHARE,
   DEFAULT_THROTTLE_RATES,
@@ -86,7 +87,8 @@ interface BucketState {
 /** What is kept in the replica between runs, per bucket. */
 export interface PacerSnapshot {
   savedAt: number;
-  buckets: Record<string, { day: string; user: number; background: number; tokens: number; tokensAt: number }>;
+  /** `pausedUntil`: a Retry-After still running (epoch ms), so a restart honours it too. */
+  buckets: Record<string, { day: string; user: number; background: number; tokens: number; tokensAt: number; pausedUntil?: number }>;
 }
 
 /** One bucket's spend and allowance, as the budget route reports it. */
@@ -270,7 +272,8 @@ export class QuotaPacer {
   pause(action: ThrottleAction, retryAfterSeconds: number): void {
     const state = this.state(action);
     if (!state) return;
-    state.pausedUntil = Math.max(state.pausedUntil, this.clock.now().getTime() + retryAfterSeconds * 1000);
+    const seconds = Math.min(retryAfterSeconds, REMOTE_LIMITS.retryAfterMaxSeconds);
+    state.pausedUntil = Math.max(state.pausedUntil, this.clock.now().getTime() + seconds * 1000);
   }
 
   /** The least time a number of requests of one action can take under the per-user quota (the benchmark's lower bound). */
@@ -307,8 +310,12 @@ export class QuotaPacer {
     const buckets: PacerSnapshot['buckets'] = {};
     for (const state of this.buckets.values()) {
       this.refresh(state, now);
-      if (state.spentUser + state.spentBackground === 0 && state.tokens === 0) continue;
-      buckets[state.key] = { day: state.day, user: state.spentUser, background: state.spentBackground, tokens: state.tokens, tokensAt: state.tokensAt };
+      const paused = state.pausedUntil > now;
+      if (state.spentUser + state.spentBackground === 0 && state.tokens === 0 && !paused) continue;
+      buckets[state.key] = {
+        day: state.day, user: state.spentUser, background: state.spentBackground, tokens: state.tokens, tokensAt: state.tokensAt,
+        ...(paused ? { pausedUntil: state.pausedUntil } : {}),
+      };
     }
     return { savedAt: now, buckets };
   }
@@ -325,6 +332,8 @@ export class QuotaPacer {
       if (!state) continue;
       state.tokens = Math.min(state.burst, Math.max(0, kept.tokens));
       state.tokensAt = Math.min(now, kept.tokensAt);
+      // A kept Retry-After, never longer than the cap from now (a clock that jumped, a hand-edited replica).
+      if (typeof kept.pausedUntil === 'number' && kept.pausedUntil > now) state.pausedUntil = Math.min(kept.pausedUntil, now + REMOTE_LIMITS.retryAfterMaxSeconds * 1000);
       if (kept.day !== utcDay(now)) continue;
       state.spentUser = kept.user;
       state.spentBackground = kept.background;

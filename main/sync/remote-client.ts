@@ -5,6 +5,8 @@ import got from 'got';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { QuotaPacer, RequestClass } from './quota-pacer.ts';
+import { Readable } from 'node:stream';
+import { BoundedJsonText, REMOTE_LIMITS, RemoteAnswerRefused, refusedLinkReason } from './remote-limits.ts';
 
 export type RemoteOutcome =
   /**
@@ -105,6 +107,8 @@ export class RemoteClient {
   /** GETs the remote answered 304 (counted in `sent` too). */
   notModifiedCount = 0;
   private readonly remembered: RememberedAnswers;
+  /** Aborted by stop(): every request and pacer wait ends with it. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: RemoteClientOptions) {
     this.remembered = new RememberedAnswers(options.rememberedAnswers ?? REMEMBERED_ANSWERS);
@@ -166,70 +170,187 @@ export class RemoteClient {
   }
 
   async request(request: RemoteRequest): Promise<RemoteOutcome> {
-    await this.options.pacer.take(request.action, request.requestClass ?? 'user');
+    try {
+      await this.options.pacer.take(request.action, request.requestClass ?? 'user', this.stopping.signal);
+    } catch (error) {
+      if (this.stopping.signal.aborted) return { kind: 'unreachable', message: 'the agent is closing' };
+      throw error; // BudgetWaitError: the caller leaves the work for later
+    }
     const key = `${request.method} ${request.action}`;
     this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
     const token = this.options.token();
     // A GET remembers its answer by URL and asks with If-None-Match next time (issue 15).
     const rememberKey = request.method === 'GET' ? `${request.path}?${new URLSearchParams(Object.entries(request.query ?? {}).map(([key, value]): [string, string] => [key, String(value)])).toString()}` : null;
     const remembered = rememberKey !== null && !request.headers?.['if-none-match'] ? this.remembered.get(rememberKey) : undefined;
-    let response;
+    let answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string };
     try {
-      response = await got(this.url(request.path), {
-        method: request.method,
-        searchParams: request.query,
-        ...(request.form ? { body: request.form } : request.bytes ? { body: request.bytes } : { json: request.json }),
-        headers: {
-          accept: 'application/json',
-          ...(request.bytes ? { 'content-type': 'application/octet-stream' } : {}),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(remembered ? { 'if-none-match': remembered.etag } : {}),
-          ...request.headers,
-        },
-        timeout: { request: request.timeoutMs ?? this.options.timeoutMs ?? 30_000 },
-        retry: { limit: 0 },
-        throwHttpErrors: false,
-        followRedirect: false,
-        responseType: 'text',
-      });
+      answer = await this.send(request, token, remembered?.etag);
     } catch (error) {
+      // Over a limit (remote-limits.ts): the remote answered, but nothing of it is taken; it is asked again after a backoff.
+      if (error instanceof RemoteAnswerRefused) return { kind: 'retry', status: 0, message: `${error.message}; nothing of it was taken` };
       const code = (error as { code?: string }).code;
       return { kind: 'unreachable', message: `${code ?? 'network error'}: ${(error as Error).message}` };
     }
-    const status = response.statusCode;
+    const { status } = answer;
     if (status === 304 && remembered) {
       this.notModifiedCount++;
       return { kind: 'ok', status, body: JSON.parse(remembered.text), etag: remembered.etag, notModified: true };
     }
-    let body: unknown = response.body;
+    let body: unknown = answer.text;
+    let readable = true;
     try {
-      body = response.body ? JSON.parse(response.body) : null;
+      body = answer.text ? JSON.parse(answer.text) : null;
     } catch {
-      // not JSON: keep the text for the message
+      readable = false; // not JSON: keep the text for the message
     }
     const detail = typeof body === 'object' && body !== null ? JSON.stringify(body).slice(0, 500) : String(body).slice(0, 200);
     if (status >= 200 && status < 300) {
-      const etag = response.headers.etag;
+      // A captive portal's page, or a proxy's: not an answer from the API. Retried after a backoff, like a 5xx.
+      if (!readable) return { kind: 'retry', status, message: `the remote's answer could not be read (HTTP ${status}, not JSON): ${detail}` };
+      const etag = answer.headers.etag;
       if (rememberKey !== null) {
-        if (status === 200 && typeof etag === 'string' && typeof body === 'object' && body !== null) this.remembered.set(rememberKey, etag, response.body);
+        if (status === 200 && typeof etag === 'string' && typeof body === 'object' && body !== null) this.remembered.set(rememberKey, etag, answer.text);
         else this.remembered.forget(rememberKey);
       }
       return { kind: 'ok', status, body, ...(typeof etag === 'string' ? { etag } : {}) };
     }
     if (status === 401) return { kind: 'unauthorized', message: `the remote refused the token (${detail})` };
     if (status === 429) {
-      const retryAfterSeconds = Number(response.headers['retry-after'] ?? '1') || 1;
+      const retryAfterSeconds = readRetryAfterSeconds(answer.headers['retry-after']);
       this.options.pacer.pause(request.action, retryAfterSeconds);
       return { kind: 'retry', status, message: `throttled by the remote for ${retryAfterSeconds} s`, retryAfterMs: retryAfterSeconds * 1000 };
     }
     if (status >= 500) return { kind: 'retry', status, message: `the remote failed (HTTP ${status}): ${detail}` };
     return { kind: 'rejected', status, body, message: `HTTP ${status}: ${detail}` };
   }
+
+  /**
+   * Ends every request in flight and every wait for the pacer (the agent is closing):
+   * each ends as `unreachable`, and no new one goes out.
+   */
+  stop(): void {
+    this.stopping.abort(new Error('the agent is closing'));
+  }
+
+  /** Aborted once stop() is called: downloads of the remote's links end with it too. */
+  get stopSignal(): AbortSignal {
+    return this.stopping.signal;
+  }
+
+  /** Sends one request and reads its answer as it streams in, within REMOTE_LIMITS (throws RemoteAnswerRefused past them). */
+  private async send(request: RemoteRequest, token: string | null, etag: string | undefined) {
+    const stream = got.stream(this.url(request.path), {
+      method: request.method,
+      searchParams: request.query,
+      ...(request.form ? { body: request.form } : request.bytes ? { body: request.bytes } : request.json === undefined ? {} : { json: request.json }),
+      headers: {
+        accept: 'application/json',
+        ...(request.bytes ? { 'content-type': 'application/octet-stream' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(etag ? { 'if-none-match': etag } : {}),
+        ...request.headers,
+      },
+      timeout: { request: request.timeoutMs ?? this.options.timeoutMs ?? 30_000 },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      signal: this.stopping.signal,
+    });
+    stream.on('error', ignoreLateError);
+    // A got stream of a method that may carry a body waits for one to be written: a DELETE (or a POST) without one ends here.
+    if (request.method !== 'GET' && !request.form && !request.bytes && request.json === undefined) stream.end();
+    try {
+      const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+        stream.once('response', resolve);
+        stream.once('error', reject);
+      });
+      const collected = new BoundedJsonText();
+      const decoder = new TextDecoder();
+      for await (const chunk of stream as AsyncIterable<Buffer>) collected.push(decoder.decode(chunk, { stream: true }));
+      collected.push(decoder.decode());
+      return { status: response.statusCode, headers: response.headers, text: collected.text() };
+    } finally {
+      stream.destroy(); // over a limit, or failed: the rest is not read, and the connection goes
+    }
+  }
 }
 
-/** Streams a signed download link (no Authorization: the link carries its own signature). */
-export function downloadStream(url: string, timeoutMs = 60_000) {
-  return got.stream(url, { timeout: { request: timeoutMs }, retry: { limit: 0 }, followRedirect: true });
+/** Retry-After in seconds (a number or an HTTP date), at least 1 and at most REMOTE_LIMITS.retryAfterMaxSeconds. */
+export function readRetryAfterSeconds(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  let seconds = Number(value);
+  if (value !== undefined && !Number.isFinite(seconds)) seconds = (Date.parse(value) - Date.now()) / 1000;
+  if (!Number.isFinite(seconds) || seconds < 1) return 1;
+  return Math.min(Math.ceil(seconds), REMOTE_LIMITS.retryAfterMaxSeconds);
+}
+
+/**
+ * A got stream's errors reach its caller through the awaited answer or the reading;
+ * this listener only keeps a late one (the agent's close aborting a stream already
+ * read) from being an uncaught exception.
+ */
+function ignoreLateError(): void {}
+
+/** A link the agent will not fetch (remote-limits.ts refusedLinkReason); its message is the reason, as a sentence's end. */
+export class RemoteLinkRefused extends Error {}
+
+export interface DownloadOptions {
+  /** The remote the link came from: its origin may always be fetched. */
+  remoteBaseUrl: string;
+  /** Other hosts the user named for downloads (--download-hosts; empty by default). */
+  downloadHosts: readonly string[];
+  timeoutMs?: number;
+  /** Ends the download (the agent is closing). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Streams a signed download link (no Authorization: the link carries its own
+ * signature). The link, and every redirect it takes (at most REMOTE_LIMITS.redirects),
+ * must be http(s) on the remote's origin or a named download host; anything else
+ * fails this download with RemoteLinkRefused. The request starts when the stream is
+ * first read, so an early failure always reaches whoever reads it (a got stream that
+ * fails before anyone listens takes the process down with it).
+ */
+export function downloadStream(url: string, options: DownloadOptions): Readable {
+  const refuse = (target: string) => {
+    const reason = refusedLinkReason(target, options.remoteBaseUrl, options.downloadHosts);
+    if (reason) throw new RemoteLinkRefused(reason);
+  };
+  return Readable.from(
+    (async function* () {
+      // Redirects are followed here, not by got: each hop is checked before it is asked for (got looks at the
+      // protocol first, and would fail a file: hop with its own words).
+      let target = url;
+      for (let hop = 0; ; hop++) {
+        refuse(target);
+        const stream = got.stream(target, { timeout: { request: options.timeoutMs ?? 60_000 }, retry: { limit: 0 }, followRedirect: false, throwHttpErrors: false, signal: options.signal });
+        stream.on('error', ignoreLateError);
+        const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+          stream.once('response', resolve);
+          stream.once('error', reject);
+        });
+        const location = response.headers.location;
+        if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+          stream.destroy();
+          if (hop >= REMOTE_LIMITS.redirects) throw new RemoteLinkRefused(`the link redirected more than ${REMOTE_LIMITS.redirects} times`);
+          target = new URL(location, target).href;
+          continue;
+        }
+        if (response.statusCode < 200 || response.statusCode >= 300) {
+          stream.destroy();
+          throw new Error(`the link answered HTTP ${response.statusCode}`);
+        }
+        try {
+          yield* stream as AsyncIterable<Buffer>;
+        } finally {
+          stream.destroy();
+        }
+        return;
+      }
+    })(),
+    { objectMode: false },
+  );
 }
 
 /** Signs in through /api-token-auth/ (compatibility.md). */

@@ -62,10 +62,11 @@ export function describeSyncStop(error: unknown, remoteUrl: string, retryInMs: n
   if (error instanceof RemoteUnreachableError) return `The server at ${remoteUrl} ${networkReason(error.message)}.${again}`;
   if (error instanceof SignInRequiredError) return `Your sign-in to ${remoteUrl} has expired or was withdrawn. Sign in again on the Sync screen; your changes wait on this computer.`;
   if (error instanceof RemoteBusyError) {
-    const status = /HTTP (\d{3})/.exec(error.message)?.[1];
-    return /throttled/.test(error.message)
-      ? `The server at ${remoteUrl} asked to wait: a request quota is used up for now.${again}`
-      : `The server at ${remoteUrl} had a problem${status ? ` (HTTP ${status})` : ''} and asked to wait.${again}`;
+    if (/throttled/.test(error.message)) return `The server at ${remoteUrl} asked to wait: a request quota is used up for now.${again}`;
+    const status = /^the remote failed \(HTTP (\d{3})\)/.exec(error.message)?.[1];
+    if (status) return `The server at ${remoteUrl} had a problem (HTTP ${status}) and asked to wait.${again}`;
+    // An answer the agent does not take: over a limit, or not the API's (remote-limits.ts, remote-client.ts).
+    return `The server at ${remoteUrl} sent an answer SolarDesk did not take: ${error.message.replace(/\.$/, '')}.${again}`;
   }
   const message = error instanceof Error ? error.message : String(error);
   return `Sync stopped on an unexpected problem: ${message.replace(/\.$/, '')}.${again || ' SolarDesk tries again at the next sync.'}`;

@@ -14,6 +14,7 @@ import { fileTagJsonSchema, privateFileJsonSchema, uploadJsonSchema } from '../.
 import { projectDetailJsonSchema, projectWorkflowJsonSchema } from '../../shared/schemas/project.ts';
 import { ROLE_REFERENCE_FIELDS, type RoleReferenceField } from '../../shared/project-fields.ts';
 import { PROVISIONAL_ID_FLOOR, type SyncedModel, isProvisional } from './sync-models.ts';
+import { oversizedRecordReason } from './remote-limits.ts';
 
 const remoteRole = roleJsonSchema.partial().required({ id: true }).loose();
 const remoteContact = contactJsonSchema.partial().required({ id: true }).loose();
@@ -145,6 +146,9 @@ function provisionalIdIn(json: unknown, depth = 0): number | null {
 
 /** `json` read as a remote `kind`, or what it is ("project 12") and why it does not read as one (or is refused). */
 export function parseRemote<Kind extends RemoteKind>(kind: Kind, json: unknown): ParsedRemote<Kind> {
+  // A record too large to keep (a 200 MB notes field) is refused like one that does not parse: reported, and the rest taken.
+  const oversized = oversizedRecordReason(json);
+  if (oversized) return { ok: false, label: labelOf(kind, json), reason: oversized };
   const parsed = REMOTE_SCHEMAS[kind].safeParse(json);
   if (!parsed.success) return { ok: false, label: labelOf(kind, json), reason: describeIssues(parsed.error) };
   const provisional = provisionalIdIn(parsed.data);

@@ -15,6 +15,7 @@ import type { PacerSnapshot } from './quota-pacer.ts';
 import { countOutbox, hasChangesToPush, nextDueAt } from './outbox.ts';
 import { getSyncState, setSyncState } from './sync-context.ts';
 import { backoffDelayMs } from '../../shared/backoff.ts';
+import { BUSY_BACKOFF, REMOTE_LIMITS } from './remote-limits.ts';
 
 export type SyncState = 'idle' | 'syncing' | 'offline' | 'paused' | 'needs_sign_in' | 'error';
 
@@ -41,6 +42,8 @@ interface CycleRequest {
 }
 
 const BUDGET_STATE_KEY = 'quota_budget';
+/** Until when the remote asked to wait (Retry-After, or the busy backoff), kept across restarts. */
+const BUSY_UNTIL_KEY = 'remote_busy_until';
 
 function mergeRequests(a: CycleRequest | null, b: CycleRequest): CycleRequest {
   if (!a) return b;
@@ -71,8 +74,12 @@ export class SyncEngine {
   private nextAttemptAt: number | null = null;
   /** Cycles in a row that ended offline or in error, each followed by a retry. */
   private offlineRetries = 0;
-  /** After a 429 or 5xx during a pull: when to try again. */
+  /** After a 429, a 5xx or an unreadable answer: when to try again. */
   private busyRetryMs: number | null = null;
+  /** Cycles in a row the remote answered busy (5xx, unreadable) without a Retry-After: the backoff's step. */
+  private busyRetries = 0;
+  /** Whether sync_state holds a wait (BUSY_UNTIL_KEY) that a good cycle must clear. */
+  private busyKept = false;
   private readonly statusListeners = new Set<() => void>();
   /** What the next cycle is asked to do (merged while one runs); null: a timed poll. */
   private requested: CycleRequest | null = null;
@@ -98,6 +105,17 @@ export class SyncEngine {
       }
     }
     this.paused = (await getSyncState(this.sync.db, 'paused')) === 'true';
+    // A wait the remote asked for before a restart still holds (the pacer holds its bucket too).
+    const busyUntil = Date.parse((await getSyncState(this.sync.db, BUSY_UNTIL_KEY)) ?? '');
+    const busyFor = busyUntil - this.sync.clock.now().getTime();
+    this.busyKept = busyFor > 0;
+    if (!this.paused && busyFor > 0) {
+      this.requested = mergeRequests(this.requested, { mode: 'full', requestClass: 'user', projectIds: new Set(), changed: false });
+      this.busyRetryMs = Math.min(busyFor, REMOTE_LIMITS.retryAfterMaxSeconds * 1000);
+      this.setState('idle', describeSyncStop(new RemoteBusyError('throttled by the remote', this.busyRetryMs), this.sync.remote.baseUrl, this.busyRetryMs));
+      this.schedule();
+      return;
+    }
     this.setState(this.paused ? 'paused' : 'idle', null);
     this.wake();
   }
@@ -171,7 +189,9 @@ export class SyncEngine {
     this.running = this.cycle(run).finally(() => {
       this.current = null;
       this.running = undefined;
-      if (this.again && !this.stopped && !this.paused && this.state !== 'offline' && this.state !== 'needs_sign_in') {
+      // After the remote asked to wait (a 429, a 5xx), what was asked meanwhile waits for the retry too: at once, its
+      // first request would wait in the pacer (syncing for up to an hour), or ask a failing remote again.
+      if (this.again && !this.stopped && !this.paused && this.state !== 'offline' && this.state !== 'needs_sign_in' && this.busyRetryMs === null) {
         this.again = false;
         this.enqueue(null);
       } else {
@@ -259,6 +279,9 @@ export class SyncEngine {
       if (!hadPending || pushed > 0) await pull();
       if (reached) this.reachable = true;
       this.offlineRetries = 0;
+      if (this.busyKept) await setSyncState(this.sync.db, BUSY_UNTIL_KEY, '');
+      this.busyKept = false;
+      this.busyRetries = 0;
       await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
       // Records skipped as unreadable did not stop the cycle; the status says which (the agent logs it).
       this.setState(this.paused ? 'paused' : 'idle', this.paused ? null : this.sync.unreadable.summary());
@@ -271,9 +294,15 @@ export class SyncEngine {
         this.reachable = false;
         this.setState('offline', describeSyncStop(error, remoteUrl, this.offlineRetryDelay(this.offlineRetries + 1)));
       } else if (error instanceof RemoteBusyError) {
-        // Reachable but busy: the pacer already holds the throttled bucket for Retry-After.
+        // Reachable but busy: the pacer already holds the throttled bucket for Retry-After (capped, remote-client.ts).
+        // Without one (a 5xx, an unreadable answer), each try in a row waits about twice as long, up to a few minutes:
+        // the requests it spent count against the budget like any other, so a failing remote must not eat it.
         this.reachable = true;
-        this.busyRetryMs = error.retryAfterMs ?? this.options.offlineRetryMs;
+        this.busyRetries++;
+        this.busyRetryMs = error.retryAfterMs ?? backoffDelayMs({ ...BUSY_BACKOFF, firstDelayMs: this.options.offlineRetryMs }, this.busyRetries);
+        // Kept, so a restart waits out the rest rather than asking again at once.
+        await setSyncState(this.sync.db, BUSY_UNTIL_KEY, new Date(this.sync.clock.now().getTime() + this.busyRetryMs).toISOString()).catch(() => undefined);
+        this.busyKept = true;
         this.setState('idle', describeSyncStop(error, remoteUrl, this.busyRetryMs));
       } else if (error instanceof SignInRequiredError) {
         this.setState('needs_sign_in', describeSyncStop(error, remoteUrl, null));
@@ -298,7 +327,8 @@ export class SyncEngine {
         delay = this.offlineRetryDelay(++this.offlineRetries);
       } else if (dueIn !== null) delay = Math.min(delay, Math.max(dueIn, 50));
       if (this.busyRetryMs !== null) {
-        delay = Math.min(delay, this.busyRetryMs);
+        // The remote asked to wait (or keeps failing): that wait, even past the poll interval; a person's wake still goes at once.
+        delay = this.busyRetryMs;
         this.busyRetryMs = null;
       }
       this.nextAttemptAt = this.sync.clock.now().getTime() + delay;

@@ -7,15 +7,16 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock } from '../engine/clock.ts';
+import { type Clock, todayIso } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import { isRealFolder, type ProjectFolders } from './project-folders.ts';
 import { lockFileNamesFor, nameKey } from './folder-names.ts';
 import { headOfFile, nameWithExtension } from './file-extension.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
-import { agentTempDir, moveToTrash, placeArrival } from './arrivals.ts';
-import type { FolderReport } from './folder-status.ts';
+import { agentEvictedDir, agentTempDir, HELD_EVICTED_DAYS, moveToTrash, placeArrival, purgeHeldEvicted } from './arrivals.ts';
+import type { OpenFileCheck } from './open-files.ts';
+import { type FolderReport, NEWER_VERSION_WAITING } from './folder-status.ts';
 import { Queue } from './event-intake.ts';
 import { lstatOrNull, type StabilityGate } from './stability-gate.ts';
 import { sameStat } from './attach.ts';
@@ -63,6 +64,8 @@ export interface ArrivalsReconcileOptions {
   contents?: ContentsKeeping;
   /** A folder copy this part removes (an eviction) is expected: no unlink of it may become a held delete. */
   expectRemoval?: (projectId: number, name: string) => void;
+  /** Which files programs hold open for writing, listed once per pass (open-files.ts; a test may stand in for /proc). */
+  openFiles: () => OpenFileCheck;
   closed: () => boolean;
 }
 
@@ -80,6 +83,8 @@ export class ArrivalsReconcile {
   private readonly onlineOnlyListed = new Map<number, string>();
   private onlineOnlyDueAt = 0;
   private fetchDone: Promise<void> = Promise.resolve();
+  /** The day the eviction holding area was last pruned ('' not yet). */
+  private heldEvictedPurgedOn = '';
 
   constructor(private readonly options: ArrivalsReconcileOptions) {}
 
@@ -114,7 +119,7 @@ export class ArrivalsReconcile {
   }
 
   async reconcile(): Promise<void> {
-    const { folders, report } = this.options;
+    const { folders, report, root } = this.options;
     this.dueAt = this.now() + this.options.reconcileIntervalMs;
     const wasRequested = this.requested;
     this.requested = false;
@@ -146,6 +151,11 @@ export class ArrivalsReconcile {
     await this.queueArrivals(kept);
     if (this.options.contents) {
       if (kept) await this.evictNotKept(kept);
+      if (todayIso(this.options.clock) !== this.heldEvictedPurgedOn) {
+        this.heldEvictedPurgedOn = todayIso(this.options.clock);
+        const purged = await purgeHeldEvicted(root, this.options.clock);
+        if (purged > 0) report.note(`removed ${purged} day${purged === 1 ? '' : 's'} of copies held in ${path.relative(root, agentEvictedDir(root))} for more than ${HELD_EVICTED_DAYS} days`);
+      }
       // The lists change with the store, a pin or an open (each requests a pass) or the folders; else once a minute, not every pass.
       const foldersChanged = changes.created.length + changes.adopted.length + changes.lost.length + changes.renamed.length > 0;
       if (wasRequested || foldersChanged || this.now() >= this.onlineOnlyDueAt) {
@@ -174,47 +184,58 @@ export class ArrivalsReconcile {
    * in between is put back, mapped, for the gate to take as an edit.
    */
   private async evictNotKept(kept: KeptFilter): Promise<void> {
-    const { store, folders, report, root, outbox } = this.options;
+    const { store, folders, report, root, outbox, clock } = this.options;
     const rows = await store.mappingsToEvict({ kept, hasNoQueuedChange: (builder) => outbox.hasNoQueuedChange(builder), limit: EVICTIONS_PER_PASS });
+    if (rows.length === 0) return;
+    const openFiles = this.options.openFiles();
+    const remoteHashes = await store.remoteFileHashes(rows.map((row) => row.file_id));
     for (const row of rows) {
       if (this.options.closed()) return;
+      // Only bytes the remote is known to hold (the merge base, last read from the remote, names them) leave this computer.
+      if (remoteHashes.get(row.file_id) !== row.file_hash) continue;
       const folder = folders.folderOf(row.project_id);
       if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
       const file = path.join(root, folder, row.name);
       const stat = await lstatOrNull(file);
       if (!stat || !sameStat(row, stat)) continue;
-      let isOpen = false;
-      for (const lock of lockFileNamesFor(row.name)) if (await lstatOrNull(path.join(root, folder, lock))) isOpen = true;
-      if (isOpen) continue;
-      await fsp.mkdir(agentTempDir(root), { recursive: true });
-      const aside = path.join(agentTempDir(root), `evicted-${row.file_id}-${row.file_hash.slice(0, 16)}`);
+      if (await this.isInUse(folder, row.name, stat, openFiles)) continue;
       await store.deleteMapping(store.db, row.project_id, row.name);
       this.options.expectRemoval?.(row.project_id, row.name);
       this.options.gate.forget(file);
+      let held: string;
       try {
-        await fsp.rename(file, aside);
+        // Held for HELD_EVICTED_DAYS, never unlinked: a program that wrote to it after all still finds its bytes there.
+        held = await moveToTrash(root, file, folder, clock, agentEvictedDir(root));
       } catch (error) {
         // Gone or locked meanwhile: mapped again as it was; the next pass looks again.
         await store.upsertMapping(store.db, row);
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') report.note(`${folder}/${row.name}: could not be removed to free space (${(error as Error).message})`);
         continue;
       }
-      const after = await lstatOrNull(aside);
+      const after = await lstatOrNull(held);
       if (after && sameStat(row, after)) {
-        await fsp.rm(aside, { force: true });
-        report.note(`${folder}/${row.name}: removed from this computer (identical to the remote's copy; project not kept here: pin it to keep its files)`);
+        report.note(`${folder}/${row.name}: removed from this computer (identical to the remote's copy; project not kept here: pin it to keep its files). A copy is held in ${path.relative(root, held)} for ${HELD_EVICTED_DAYS} days`);
         continue;
       }
       // Written in between: back in its place and mapped, so the gate sees an edit of this file.
       try {
-        await fsp.link(aside, file);
-        await fsp.rm(aside, { force: true });
+        await fsp.link(held, file);
+        await fsp.rm(held, { force: true });
         await store.upsertMapping(store.db, row);
       } catch {
-        const keptAt = await moveToTrash(root, aside, folder, this.options.clock);
-        report.note(`${folder}/${row.name} changed while being removed; the changed copy is kept in ${path.relative(root, keptAt)}`);
+        report.note(`${folder}/${row.name} changed while being removed; the changed copy is kept in ${path.relative(root, held)}`);
       }
     }
+  }
+
+  /**
+   * Whether a program may still write to a folder copy: an editing program's lock
+   * file is beside it, or some process holds it open for writing (open-files.ts; where
+   * that cannot be known, it changed in the last minutes).
+   */
+  private async isInUse(folder: string, name: string, stat: fs.Stats, openFiles: OpenFileCheck): Promise<boolean> {
+    for (const lock of lockFileNamesFor(name)) if (await lstatOrNull(path.join(this.options.root, folder, lock))) return true;
+    return openFiles.mayBeWritten(path.join(this.options.root, folder, name), stat);
   }
 
   /**
@@ -238,7 +259,8 @@ export class ArrivalsReconcile {
       if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
       const label = `${folder}/${ONLINE_ONLY_FILE_NAME}`;
       try {
-        const outcome = await updateOnlineOnly(root, path.join(root, folder), entries);
+        const { outcome, notesKeptIn } = await updateOnlineOnly(root, path.join(root, folder), entries);
+        if (notesKeptIn) report.note(`${label}: text typed into it was moved to "${folder}/${notesKeptIn}" before the list changed (the list keeps no text of yours)`);
         if (outcome === 'not_ours') {
           report.problems.set(label, { projectId, reason: `a file of this name that SolarDesk did not write is here, so the list of the files kept on the remote only is not written (rename that file to get the list)` });
         } else {
@@ -257,12 +279,18 @@ export class ArrivalsReconcile {
    * in the app): a folder copy unchanged since it was mapped takes them, written
    * into .solardesk/tmp/ and renamed over it (so it is never half-written), and its
    * mapping follows. A copy changed here meanwhile is left alone: the stability
-   * gate takes it as an edit in place. The bytes are fetched here if missing (on
-   * the worker loop: such changes are rare, unlike arrivals).
+   * gate takes it as an edit in place (attach.ts makes that a contents conflict). A
+   * copy a program has open (a lock file beside it, or open for writing) is never
+   * written over: the new contents wait, fetched, and the status says so, until the
+   * program lets go. The bytes are fetched here if missing (on the worker loop:
+   * such changes are rare, unlike arrivals).
    */
   private async followContentsChangedElsewhere(): Promise<void> {
     const { store, folders, report, root, engine } = this.options;
-    for (const row of await store.mappingsWithNewContents(NEW_CONTENTS_PER_PASS)) {
+    const rows = await store.mappingsWithNewContents(NEW_CONTENTS_PER_PASS);
+    const stillWaiting = new Set<string>();
+    const openFiles = this.options.openFiles();
+    for (const row of rows) {
       const folder = folders.folderOf(row.project_id);
       if (folder === null || !(await isRealFolder(path.join(root, folder)))) continue;
       const target = path.join(root, folder, row.name);
@@ -274,22 +302,29 @@ export class ArrivalsReconcile {
       if (problem && problem.retryAt > this.now()) continue;
       const blob = blobPath(engine.store.fileRoot, file.file_hash);
       const temp = path.join(agentTempDir(root), `contents-${row.file_id}-${file.file_hash.slice(0, 16)}`);
+      const label = `${folder}/${row.name}`;
       try {
         if (!fs.existsSync(blob)) {
           if (!engine.fetchMissingBlob) continue;
           await engine.fetchMissingBlob(file, { requestClass: 'background' });
         }
+        if (await this.isInUse(folder, row.name, stat, openFiles)) {
+          stillWaiting.add(label);
+          if (!report.newerWaiting.has(label)) report.note(`${label}: ${NEWER_VERSION_WAITING} (private file ${row.file_id})`);
+          report.newerWaiting.set(label, { projectId: row.project_id, fileId: row.file_id });
+          continue;
+        }
         await fsp.mkdir(agentTempDir(root), { recursive: true });
         await fsp.copyFile(blob, temp);
-        // Changed here while the bytes came: the edit made here is the one to keep.
+        // Changed here, or opened, while the bytes came: the edit made here is the one to keep.
         const before = await lstatOrNull(target);
-        if (!before || !sameStat(row, before)) continue;
+        if (!before || !sameStat(row, before) || (await this.isInUse(folder, row.name, before, this.options.openFiles()))) continue;
         await fsp.rename(temp, target);
         const placed = await fsp.lstat(target);
         await store.updateMapping({ project_id: row.project_id, name: row.name, file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: String(placed.ino) });
         this.options.gate.forget(target);
         this.downloadProblems.delete(row.file_id);
-        report.note(`${folder}/${row.name}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
+        report.note(`${label}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
       } catch (error) {
         // Tried again after a while, not at every reconcile; the status lists it as waiting for its bytes.
         this.downloadProblems.set(row.file_id, { reason: `new contents: ${(error as Error).message}`, retryAt: this.now() + DOWNLOAD_RETRY_MS });
@@ -297,6 +332,8 @@ export class ArrivalsReconcile {
         await fsp.rm(temp, { force: true });
       }
     }
+    // Written in, taken as an edit (a conflict), or gone: no longer waiting.
+    if (rows.length < NEW_CONTENTS_PER_PASS) for (const label of [...report.newerWaiting.keys()]) if (!stillWaiting.has(label)) report.newerWaiting.delete(label);
   }
 
   /** A private file deleted elsewhere (the remote, the app): its unchanged copy leaves the folder for .solardesk/trash/. */

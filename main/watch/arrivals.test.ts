@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { makeTempDir } from '../engine/testing/test-server.ts';
-import { placeArrival, saveDownload } from './arrivals.ts';
+import { agentEvictedDir, HELD_EVICTED_DAYS, moveToTrash, placeArrival, purgeHeldEvicted, saveDownload } from './arrivals.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -71,6 +71,29 @@ test('an arrival takes the next free name, skips names the caller claims, and re
     assert.deepEqual([again.name, again.wasThere], ['plan (2).pdf', true]);
     const claimed = await placeArrival(root, folder, 'plan.pdf', blob, sha256(bytes), (key) => key === 'plan (2).pdf');
     assert.deepEqual([claimed.name, claimed.wasThere], ['plan (3).pdf', false], 'a claimed name is not "already there" for another file');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('evicted copies are held 30 days in .solardesk/evicted/<day>/, then their day folder goes (issue 35)', async () => {
+  const root = makeTempDir('solardesk-held-evicted-');
+  try {
+    // The clock is faked: days pass without waiting.
+    let now = Date.parse('2026-03-01T10:00:00Z');
+    const clock = { now: () => new Date(now) };
+    const folder = path.join(root, 'Project (1)');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'plan.pdf'), 'plan bytes');
+    const held = await moveToTrash(root, path.join(folder, 'plan.pdf'), 'Project (1)', clock, agentEvictedDir(root));
+    assert.equal(path.relative(root, held), path.join('.solardesk', 'evicted', '2026-03-01', 'Project (1)', 'plan.pdf'));
+    assert.equal(fs.readFileSync(held, 'utf8'), 'plan bytes');
+    now += HELD_EVICTED_DAYS * 86_400_000;
+    assert.equal(await purgeHeldEvicted(root, clock), 0, 'kept for the whole 30 days');
+    assert.ok(fs.existsSync(held));
+    now += 86_400_000;
+    assert.equal(await purgeHeldEvicted(root, clock), 1);
+    assert.equal(fs.existsSync(held), false);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

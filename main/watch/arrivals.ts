@@ -15,6 +15,9 @@ import { nameKey, numberedName, uniqueName } from './folder-names.ts';
 
 export const agentTempDir = (root: string) => path.join(root, AGENT_FOLDER, 'tmp');
 export const agentTrashDir = (root: string) => path.join(root, AGENT_FOLDER, 'trash');
+/** Folder copies removed to free space (files on demand) are held here, by day, for HELD_EVICTED_DAYS: never unlinked at once. */
+export const agentEvictedDir = (root: string) => path.join(root, AGENT_FOLDER, 'evicted');
+export const HELD_EVICTED_DAYS = 30;
 
 export async function sha256OfFile(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -139,12 +142,33 @@ export async function saveDownload(root: string, folder: string, name: string, b
  * disk: a rename), keeping it: used when its private file was deleted elsewhere.
  * Trash is kept in one folder per day, today's as the clock says.
  */
-export async function moveToTrash(root: string, file: string, label: string, clock: Clock): Promise<string> {
+export async function moveToTrash(root: string, file: string, label: string, clock: Clock, under = agentTrashDir(root)): Promise<string> {
   const day = todayIso(clock);
-  const folder = path.join(agentTrashDir(root), day, label);
+  const folder = path.join(under, day, label);
   await fsp.mkdir(folder, { recursive: true });
   const existing = new Set((await fsp.readdir(folder)).map(nameKey));
   const target = path.join(folder, uniqueName(path.basename(file), (key) => existing.has(key)));
   await fsp.rename(file, target);
   return target;
+}
+
+/**
+ * Removes the day folders of the eviction holding area older than HELD_EVICTED_DAYS
+ * (their names are the day, YYYY-MM-DD, on the injected clock). Returns how many went.
+ */
+export async function purgeHeldEvicted(root: string, clock: Clock): Promise<number> {
+  const oldestKept = todayIso({ now: () => new Date(clock.now().getTime() - HELD_EVICTED_DAYS * 86_400_000) });
+  let days: string[];
+  try {
+    days = await fsp.readdir(agentEvictedDir(root));
+  } catch {
+    return 0;
+  }
+  let purged = 0;
+  for (const day of days) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || day >= oldestKept) continue;
+    await fsp.rm(path.join(agentEvictedDir(root), day), { recursive: true, force: true });
+    purged++;
+  }
+  return purged;
 }

@@ -21,6 +21,7 @@ import type { Candidate } from './stability-gate.ts';
 import { lstatOrNull } from './stability-gate.ts';
 import { type Deletes, fileKey, type PendingUnlink } from './deletes.ts';
 import type { FileMapping, WatchStore } from './watch-store.ts';
+import { isOnlineOnlyListing } from './online-only.ts';
 
 /** The file is the one recorded: same size, mtime and inode. */
 export const sameStat = (row: Pick<WatchFileRow, 'size' | 'mtime_ms' | 'ino'>, stat: fs.Stats) =>
@@ -97,6 +98,12 @@ export class Attacher {
     // The store, not the cache: a re-key may have moved the folder's project since the event.
     const projectId = await this.options.folders.projectOfFolderNow(candidate.folder);
     if (projectId === null) return;
+    // SolarDesk's "Online only" list under another name (renamed or copied): never uploaded.
+    if (await isOnlineOnlyListing(received.tempPath, received.size)) {
+      if (!report.ignored.has(label)) report.note(`${label}: a copy of SolarDesk's "Online only" list; not attached`);
+      report.ignored.set(label, `a copy of SolarDesk's list of the files on the remote only (renamed?): never attached`);
+      return;
+    }
     const row = await store.fileRow(projectId, candidate.name);
     const mapping = { project_id: projectId, name: candidate.name, file_hash: received.sha256, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino) };
     if (row && row.file_hash === received.sha256) {
@@ -139,12 +146,31 @@ export class Attacher {
    * bytes again as no change. False when the mapped file is gone: then it is new.
    */
   private async replaceEditedFile(row: WatchFileRow, candidate: Candidate, received: ReceivedFile, mapping: Omit<FileMapping, 'file_id'>): Promise<boolean> {
-    const { store, report, engine } = this.options;
-    if (!(await store.privateFileExists(store.db, row.file_id))) return false;
+    const { store, report, engine, outbox } = this.options;
+    const current = await store.privateFile(row.file_id);
+    if (!current) return false;
+    const label = `${candidate.folder}/${candidate.name}`;
+    // The file took other contents elsewhere since this copy was made (pulled while the agent was
+    // stopped, or waiting while a program had it open): both sides changed. Sync holds the edit as a
+    // conflict; the other side's bytes are fetched first, so the version they become downloads here.
+    const conflict =
+      current.file_hash !== null &&
+      current.file_hash !== row.file_hash &&
+      current.file_hash !== received.sha256 &&
+      (await outbox.recordContentsConflict(row.file_id, { folderBase: row.file_hash, before: current.file_hash, local: received.sha256 }));
+    if (conflict && engine.fetchMissingBlob) {
+      await engine.fetchMissingBlob(current, { requestClass: 'background' }).catch((error: Error) => {
+        report.note(`${label}: the other side's contents could not be fetched yet (${error.message}); the Versions list fetches them on demand`);
+      });
+    }
     await replaceFileContents(engine, { orgId: this.options.orgId, fileId: row.file_id, received, by: byUser(this.options.userId), fileName: candidate.name });
     await store.updateMapping(mapping);
     report.counts.replaced++;
-    report.note(`${candidate.folder}/${candidate.name}: edited in place; private file ${row.file_id} has the new contents (the earlier ones are kept as a version)`);
+    report.note(
+      conflict
+        ? `${label}: edited here while the file got new contents elsewhere; both are kept (the other side's as a version) and the conflict waits on the Sync screen: choose which is the file's contents`
+        : `${label}: edited in place; private file ${row.file_id} has the new contents (the earlier ones are kept as a version)`,
+    );
     return true;
   }
 

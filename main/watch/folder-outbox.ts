@@ -25,5 +25,12 @@ export interface FolderOutbox {
   listFolderUploads(limit: number): Promise<
     Array<{ record_id: number; status: string; last_error: string | null; name: string; size: number; folder: string; project_id: number }>
   >;
+  /**
+   * An edit in place on a folder copy whose file took other contents elsewhere since
+   * the copy was made (`folderBase` -> `before` there, `folderBase` -> `local` here):
+   * sync records a contents conflict, so the edit is not sent over the other side's
+   * bytes. False when it is no conflict (the other contents were made here, or never synced).
+   */
+  recordContentsConflict(fileId: number, sides: { folderBase: string; before: string; local: string }): Promise<boolean>;
   listHeldFileDeletes(limit: number): Promise<Array<{ id: number; record_id: number; last_error: string | null }>>;
 }

@@ -29,9 +29,14 @@ export type WatchCounts = ReturnType<typeof newWatchCounts>;
 
 export type MassDeleteGuard = FolderStatus['guards'][number];
 
+/** What the status says of a file whose new contents from elsewhere wait until a program lets go of it (issue 35). */
+export const NEWER_VERSION_WAITING = 'Newer version from the office: open it when you close yours';
+
 export class FolderReport {
   /** Files that could not be attached (too large, unreadable) and folders that could not be updated, by "folder/name". */
   readonly problems = new CappedMap<{ projectId: number | null; reason: string }>();
+  /** Files whose new contents made elsewhere wait because a program has the folder copy open, by "folder/name". */
+  readonly newerWaiting = new CappedMap<{ projectId: number; fileId: number }>();
   readonly ignored = new CappedMap<string>();
   readonly outside = new CappedMap<string>();
   /** Files refused (links, devices), by "folder/name". */
@@ -137,6 +142,15 @@ export async function folderStatus(report: FolderReport, sources: StatusSources)
     });
   }
   if (report.current) files.push({ path: report.current.path, project_id: null, file_id: null, state: 'attaching', reason: `Now ${report.current.note}.` });
+  for (const [label, waiting] of report.newerWaiting) {
+    files.push({
+      path: label,
+      project_id: waiting.projectId,
+      file_id: waiting.fileId,
+      state: 'waiting',
+      reason: `${NEWER_VERSION_WAITING}. It is open in a program here, so it is not written over; a save of yours meanwhile becomes a conflict to settle on the Sync screen, not an upload over it.`,
+    });
+  }
   for (const [label, problem] of report.problems) files.push({ path: label, project_id: problem.projectId, file_id: null, state: 'failed', reason: problem.reason });
   const outgoing = await sources.outbox.listFolderUploads(LIST_CAP);
   for (const row of outgoing) {

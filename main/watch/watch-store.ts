@@ -174,6 +174,25 @@ export class WatchStore {
   }
 
   /**
+   * The contents hash each file had when last read from the remote (sync's merge base,
+   * `sync_records`): bytes the remote is known to hold. Files never synced are absent.
+   */
+  async remoteFileHashes(fileIds: readonly number[]): Promise<Map<number, string | null>> {
+    const known = new Map<number, string | null>();
+    if (fileIds.length === 0) return known;
+    const rows = await this.db.selectFrom('sync_records').select(['record_id', 'base']).where('model', '=', 'private_file').where('record_id', 'in', [...fileIds]).execute();
+    for (const row of rows) {
+      try {
+        const hash = (JSON.parse(row.base) as { file_hash?: unknown }).file_hash;
+        known.set(row.record_id, typeof hash === 'string' ? hash : null);
+      } catch {
+        known.set(row.record_id, null);
+      }
+    }
+    return known;
+  }
+
+  /**
    * Files on demand: per project with a folder, the files whose contents stay on the
    * remote (not in `kept`, not in the folder), for its "Online only" list.
    */

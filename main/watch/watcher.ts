@@ -28,6 +28,7 @@ import type { Attacher } from './attach.ts';
 import type { Deletes } from './deletes.ts';
 import { wireFileParts } from './file-parts.ts';
 import { ArrivalsReconcile, type ContentsKeeping } from './arrivals-reconcile.ts';
+import { filesOpenForWriting, OpenFileCheck } from './open-files.ts';
 import { FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
 import { WatchStore } from './watch-store.ts';
 import { systemTimers, WorkerLoop } from './worker-loop.ts';
@@ -67,6 +68,8 @@ export interface FolderWatcherOptions {
   foreignFolders?: ReadonlyMap<string, string>;
   /** Files on demand (issue 15): which files' contents are kept here; absent: every file is written into its folder. */
   contents?: ContentsKeeping;
+  /** Lists the files programs hold open for writing (default: every process's /proc/<pid>/fd; open-files.ts). */
+  filesOpenForWriting?: () => Promise<Set<string> | null>;
 }
 
 /**
@@ -180,6 +183,7 @@ export class FolderWatcher {
       ...(options.contents ? { contents: options.contents } : {}),
       // An eviction's removal is no deletion: any unlink of it waiting to be held goes.
       expectRemoval: (projectId, name) => deletes.present(projectId, name),
+      openFiles: () => new OpenFileCheck(() => this.now(), options.filesOpenForWriting ?? (async () => filesOpenForWriting(await fsp.realpath(root).catch(() => root)))),
     });
     this.scan = new FolderScan({
       root,

@@ -2,7 +2,6 @@
 // type and name, and single byte ranges (RFC 9110 section 14) so an interrupted
 // download resumes where it stopped.
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EngineContext } from '../context.ts';
 import type { PrivateFileRow } from '../store/tables.ts';
@@ -42,16 +41,11 @@ const SIGNATURE_BYTES = 16;
  * its type when it has none (a replica knows a remote file only by its title, typed
  * octet-stream, until its bytes are here: then its first bytes say what it is).
  */
-async function downloadName(file: Pick<PrivateFileRow, 'mime_type' | 'file_name'>, blob: string): Promise<string> {
-  if (isTellingType(file.mime_type)) return nameWithTypeExtension(file.file_name, [], file.mime_type);
-  const handle = await fsp.open(blob, 'r');
-  try {
-    const head = new Uint8Array(SIGNATURE_BYTES);
-    const { bytesRead } = await handle.read(head, 0, SIGNATURE_BYTES, 0);
-    return nameWithTypeExtension(file.file_name, [], contentTypeFor('', head.subarray(0, bytesRead)));
-  } finally {
-    await handle.close();
-  }
+async function downloadName(context: EngineContext, file: Pick<PrivateFileRow, 'mime_type' | 'file_name'>, sha256: string, size: number): Promise<string> {
+  if (isTellingType(file.mime_type) || size === 0) return nameWithTypeExtension(file.file_name, [], file.mime_type);
+  const chunks: Buffer[] = [];
+  for await (const chunk of await context.blobs.read(sha256, { start: 0, end: Math.min(SIGNATURE_BYTES, size) - 1 })) chunks.push(chunk as Buffer);
+  return nameWithTypeExtension(file.file_name, [], contentTypeFor('', Buffer.concat(chunks)));
 }
 
 export async function sendStoredFile(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: PrivateFileRow): Promise<FastifyReply> {
@@ -73,14 +67,11 @@ export interface StoredContents {
 
 /** Streams stored contents, honouring a single Range (see parseRange). */
 export async function sendBlob(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: StoredContents): Promise<FastifyReply> {
-  const path = blobPath(context.store.fileRoot, file.file_hash);
-  const size = await fsp.stat(path).then(
-    (stats) => stats.size,
-    () => {
-      request.log.error(file.logId, 'the blob of a private file is missing');
-      throw notFound('The contents of this file are missing on this server.');
-    },
-  );
+  const size = await context.blobs.size(file.file_hash);
+  if (size === null) {
+    request.log.error(file.logId, 'the blob of a private file is missing');
+    throw notFound('The contents of this file are missing on this server.');
+  }
   const etag = `"${file.file_hash}"`;
   const ifRange = request.headers['if-range'];
   const range = ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, size) : null;
@@ -89,7 +80,7 @@ export async function sendBlob(context: EngineContext, request: FastifyRequest, 
   }
   reply
     .header('content-type', file.mime_type)
-    .header('content-disposition', contentDisposition(await downloadName(file, path), file.mime_type))
+    .header('content-disposition', contentDisposition(await downloadName(context, file, file.file_hash, size), file.mime_type))
     .header('accept-ranges', 'bytes')
     .header('etag', etag)
     .header('last-modified', new Date(file.modified_date).toUTCString())
@@ -98,11 +89,11 @@ export async function sendBlob(context: EngineContext, request: FastifyRequest, 
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', "default-src 'none'; sandbox");
   if (range === null) {
-    return reply.code(200).header('content-length', String(size)).send(size === 0 ? '' : fs.createReadStream(path));
+    return reply.code(200).header('content-length', String(size)).send(size === 0 ? '' : await context.blobs.read(file.file_hash));
   }
   return reply
     .code(206)
     .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
     .header('content-length', String(range.end - range.start + 1))
-    .send(fs.createReadStream(path, { start: range.start, end: range.end }));
+    .send(await context.blobs.read(file.file_hash, range));
 }

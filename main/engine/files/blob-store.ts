@@ -15,6 +15,8 @@ import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
+import type { BlobBackend, LazySource, PartSweep } from './blob-backend.ts';
+import type { ByteRange } from './blob-response.ts';
 
 /** How many leading bytes are kept to recognise a file's type. */
 const SNIFF_BYTES = 16;
@@ -79,7 +81,7 @@ class MeteringStream extends Transform {
  * Streams `source` into a new temp file while hashing it. On any failure (too
  * large, the client went away) the temp file is removed before the error is rethrown.
  */
-export async function receiveToTempFile(fileRoot: string, source: Readable | Readable[], maxBytes: number, purpose = 'upload'): Promise<ReceivedFile> {
+export async function receiveToTempFile(fileRoot: string, source: Readable | Array<Readable | LazySource>, maxBytes: number, purpose = 'upload'): Promise<ReceivedFile> {
   const tempPath = newTempPath(fileRoot, purpose);
   await makePrivateFolderAsync(path.dirname(tempPath));
   const meter = new MeteringStream(maxBytes);
@@ -89,7 +91,7 @@ export async function receiveToTempFile(fileRoot: string, source: Readable | Rea
     const sources = Array.isArray(source) ? source : [source];
     // Several sources (the parts of a chunked upload) are written one after another.
     await pipeline(async function* () {
-      for (const stream of sources) yield* stream;
+      for (const stream of sources) yield* typeof stream === 'function' ? await stream() : stream;
     }, meter, output);
   } catch (error) {
     // The file is opened asynchronously: a source that fails at once can fail before
@@ -121,10 +123,10 @@ export async function discardTempFile(tempPath: string): Promise<void> {
 //    is still there and puts its copy in place if a removal took it meanwhile.
 // Whichever order the two interleave in, a committed row never names a missing blob.
 const blobLock = new KeyedLock();
-const withBlobLock = <T>(fileRoot: string, sha256: string, work: () => Promise<T>) => blobLock.run(`${fileRoot}\0${sha256}`, work);
+export const withBlobLock = <T>(fileRoot: string, sha256: string, work: () => Promise<T>) => blobLock.run(`${fileRoot}\0${sha256}`, work);
 
 /** Whether a file, or a kept earlier version of one (file-versions.ts), names the blob. */
-async function isBlobReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
+export async function isBlobReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
   const file = await db.selectFrom('private_files').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
   if (file) return true;
   const version = await db.selectFrom('private_file_versions').select('id').where('file_hash', '=', sha256).limit(1).executeTakeFirst();
@@ -173,8 +175,11 @@ async function unlinkIfUnreferenced(db: Kysely<Database>, fileRoot: string, sha2
  * row that names the blob) under the blob's lock. If `persist` fails, a blob that
  * no file names is removed again: nothing is left behind.
  */
-export async function adoptBlob<T>(context: EngineContext, received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
-  const { fileRoot } = context.store;
+export function adoptBlob<T>(context: EngineContext, received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
+  return context.blobs.adopt(received, persist);
+}
+
+async function adoptIntoFolder<T>(db: Kysely<Database>, fileRoot: string, shared: boolean, received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
   const target = blobPath(fileRoot, received.sha256);
   return withBlobLock(fileRoot, received.sha256, async () => {
     try {
@@ -192,10 +197,10 @@ export async function adoptBlob<T>(context: EngineContext, received: ReceivedFil
       // Looked at first: a link that fails with EEXIST, the usual case, costs more than an lstat.
       // A store alone with its file root (SQLite) has no such process, and removals here
       // wait for this blob's lock: nothing to look at.
-      if (context.store.shared && !(await pathExists(target))) await linkUnlessPresent(received.tempPath, target);
+      if (shared && !(await pathExists(target))) await linkUnlessPresent(received.tempPath, target);
       return result;
     } catch (error) {
-      await unlinkIfUnreferenced(context.db, fileRoot, received.sha256);
+      await unlinkIfUnreferenced(db, fileRoot, received.sha256);
       throw error;
     } finally {
       await discardTempFile(received.tempPath);
@@ -206,8 +211,7 @@ export async function adoptBlob<T>(context: EngineContext, received: ReceivedFil
 /** Call after a write that stopped naming a blob (file deleted, contents replaced); run outside any transaction. */
 export async function releaseBlob(context: EngineContext, sha256: string | null): Promise<void> {
   if (!sha256) return;
-  const { fileRoot } = context.store;
-  await withBlobLock(fileRoot, sha256, () => unlinkIfUnreferenced(context.db, fileRoot, sha256));
+  await context.blobs.release(sha256);
 }
 
 /**
@@ -335,4 +339,95 @@ async function listBlobFolder(fileRoot: string): Promise<{ hashes: string[]; set
     }
   }
   return { hashes, setAside };
+}
+
+export const uploadsDir = (fileRoot: string) => path.join(fileRoot, 'uploads');
+const uploadDir = (fileRoot: string, uploadId: string) => path.join(uploadsDir(fileRoot), uploadId);
+const partPath = (fileRoot: string, uploadId: string, part: number) => path.join(uploadDir(fileRoot, uploadId), `${part}.part`);
+
+/** The default backend: blobs, upload parts and temp files under one folder (the data folder or a shared --blob-dir). */
+export class FolderBlobs implements BlobBackend {
+  readonly kind = 'folder';
+  readonly location: string;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly fileRoot: string,
+    private readonly shared: boolean,
+  ) {
+    this.location = fileRoot;
+  }
+
+  adopt<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
+    return adoptIntoFolder(this.db, this.fileRoot, this.shared, received, persist);
+  }
+
+  release(sha256: string): Promise<void> {
+    return withBlobLock(this.fileRoot, sha256, () => unlinkIfUnreferenced(this.db, this.fileRoot, sha256));
+  }
+
+  async size(sha256: string): Promise<number | null> {
+    return fsp.stat(blobPath(this.fileRoot, sha256)).then((stats) => stats.size, () => null);
+  }
+
+  async read(sha256: string, range?: ByteRange): Promise<Readable> {
+    return fs.createReadStream(blobPath(this.fileRoot, sha256), range ? { start: range.start, end: range.end } : {});
+  }
+
+  receiveStored(sha256: string, size: number): Promise<ReceivedFile | null> {
+    return receiveStoredBlob(this.fileRoot, sha256, size);
+  }
+
+  async *listBlobs(): AsyncIterable<string> {
+    yield* (await listBlobFolder(this.fileRoot)).hashes;
+  }
+
+  async putVerified(received: ReceivedFile): Promise<void> {
+    const target = blobPath(this.fileRoot, received.sha256);
+    await makePrivateFolderAsync(path.dirname(target));
+    await linkUnlessPresent(received.tempPath, target);
+  }
+
+  async putPart(uploadId: string, part: number, received: ReceivedFile): Promise<void> {
+    await makePrivateFolderAsync(uploadDir(this.fileRoot, uploadId));
+    await fsp.rename(received.tempPath, partPath(this.fileRoot, uploadId, part));
+  }
+
+  partSources(uploadId: string, parts: readonly { part: number }[]): LazySource[] {
+    return parts.map((part) => async () => fs.createReadStream(partPath(this.fileRoot, uploadId, part.part)));
+  }
+
+  async removeParts(uploadId: string): Promise<void> {
+    await fsp.rm(uploadDir(this.fileRoot, uploadId), { recursive: true, force: true });
+  }
+
+  async sweepParts(sweep: PartSweep): Promise<void> {
+    const { fileRoot } = this;
+    // Sharing a --blob-dir, a process leaves alone what a neighbour may be writing right now.
+    const isLeftover = crashLeftoverTest(this.shared);
+    const folders = await fsp.readdir(uploadsDir(fileRoot)).catch(() => [] as string[]);
+    if (folders.length === 0) return;
+    const open = await sweep.openUploads(folders);
+    for (const folder of folders) {
+      await sweep.underLock(folder, async () => {
+        // A crash can leave the folder of a completed upload (killed before its parts were
+        // removed) or a part moved into place but not recorded: neither is ever read again.
+        if (!open.has(folder)) {
+          if (await isLeftover(uploadDir(fileRoot, folder))) await fsp.rm(uploadDir(fileRoot, folder), { recursive: true, force: true });
+          return;
+        }
+        const wanted = new Set((await sweep.recordedParts(folder)).map((row) => path.basename(partPath(fileRoot, folder, row.part))));
+        for (const name of await fsp.readdir(uploadDir(fileRoot, folder))) {
+          const file = path.join(uploadDir(fileRoot, folder), name);
+          if (!wanted.has(name) && (await isLeftover(file))) await fsp.rm(file, { force: true });
+        }
+      });
+    }
+  }
+
+  removeLeftovers(): Promise<void> {
+    return removeStorageLeftovers(this.db, this.fileRoot, { shared: this.shared });
+  }
+
+  async close(): Promise<void> {}
 }

@@ -2,15 +2,15 @@
 // first request (and drop file versions that have aged out of retention), then
 // sweep expired uploads until the engine closes.
 import type { EngineContext } from '../context.ts';
-import { releaseBlob, removeStorageLeftovers } from './blob-store.ts';
+import { releaseBlob } from './blob-store.ts';
 import { pruneAgedVersions } from './file-versions.ts';
 import { startUploadSweeper, sweepExpiredUploads } from './uploads.ts';
 
 /** Returns what to call on close. */
 export async function startFileStorage(context: EngineContext, onSweepError: (error: unknown) => void): Promise<() => Promise<void>> {
-  const { db, store } = context;
+  const { db } = context;
   for (const hash of new Set(await pruneAgedVersions(db, context.clock))) await releaseBlob(context, hash);
-  await removeStorageLeftovers(db, store.fileRoot, { shared: store.shared });
+  await context.blobs.removeLeftovers();
   await sweepExpiredUploads(context);
   return startUploadSweeper(context, onSweepError);
 }

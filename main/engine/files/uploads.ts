@@ -3,9 +3,6 @@
 // order into one private file. Sending a part again replaces it, so a client that
 // lost a connection simply re-sends. Sessions expire (a sweep removes them and
 // their parts); a completed session answers a repeated complete with the same file.
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { absoluteUrl, type EngineContext } from '../context.ts';
@@ -16,19 +13,15 @@ import { nowIso } from '../clock.ts';
 import { ApiError, fieldError, forbidden, nonFieldError, notFound } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { UploadCreate, UploadJson } from '../../../shared/schemas/private-file.ts';
-import { crashLeftoverTest, discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
+import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
 import { resolveProjectReference, storeNewFile } from './file-service.ts';
 import type { UploadPart } from './file-serializer.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
 import { KeyedLock } from './keyed-lock.ts';
-import { makePrivateFolderAsync } from '../store/private-files.ts';
 import { tooLarge } from './multipart-receive.ts';
 
 export const MAX_PART_NUMBER = 10_000;
 
-export const uploadsDir = (fileRoot: string) => path.join(fileRoot, 'uploads');
-const uploadDir = (fileRoot: string, uploadId: string) => path.join(uploadsDir(fileRoot), uploadId);
-const partPath = (fileRoot: string, uploadId: string, part: number) => path.join(uploadDir(fileRoot, uploadId), `${part}.part`);
 
 /** Parts of one upload are written, completed and swept one at a time. */
 const uploadLock = new KeyedLock();
@@ -131,20 +124,22 @@ export async function receivePart(context: EngineContext, upload: FileUploadRow,
   }
   const stored = { part, size: received.size, etag: received.sha256 };
   try {
-    await uploadLock.run(upload.id, () => context.db.transaction().execute(async (trx) => {
+    await uploadLock.run(upload.id, async () => {
+      // Kept before it is recorded: a part in the store (several machines) is a long write, not to be made holding the upload's lock.
+      await context.blobs.putPart(upload.id, part, received);
+      await context.db.transaction().execute(async (trx) => {
       // Another process may be completing this upload (parts can arrive anywhere behind a load balancer).
       await context.store.lock(trx, [uploadLockKey(upload.id)]);
       const current = await trx.selectFrom('file_uploads').select('completed_file_id').where('id', '=', upload.id).executeTakeFirst();
       if (!current) throw notFound('No such upload, or it has expired. Start a new upload.');
       if (current.completed_file_id !== null) throw alreadyCompleted();
-      await makePrivateFolderAsync(uploadDir(fileRoot, upload.id));
-      await fsp.rename(received.tempPath, partPath(fileRoot, upload.id, part));
       await trx
         .insertInto('file_upload_parts')
         .values({ upload_id: upload.id, part_number: part, size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) })
         .onConflict((conflict) => conflict.columns(['upload_id', 'part_number']).doUpdateSet({ size: stored.size, etag: stored.etag, created_date: nowIso(context.clock) }))
         .execute();
-    }));
+      });
+    });
   } finally {
     await discardTempFile(received.tempPath);
   }
@@ -185,7 +180,7 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
       const resolved = await resolveProjectReference(context.db, actor, current.project_id);
       if ('error' in resolved) throw fieldError('project', resolved.error);
     }
-    const sources = parts.map((part) => fs.createReadStream(partPath(fileRoot, upload.id, part.part)));
+    const sources = context.blobs.partSources(upload.id, parts);
     const received = await receiveToTempFile(fileRoot, sources, context.files.maxUploadBytes, 'assemble');
     try {
       const completedOn = nowIso(context.clock);
@@ -222,7 +217,7 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
     }
   });
   // The file holds the bytes now; its parts are no longer needed.
-  if (result.created) await fsp.rm(uploadDir(fileRoot, upload.id), { recursive: true, force: true });
+  if (result.created) await context.blobs.removeParts(upload.id);
   return result;
 }
 
@@ -232,7 +227,6 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
  * upload cannot be cancelled (409): its file exists, and is deleted like any file.
  */
 export async function cancelUpload(context: EngineContext, upload: FileUploadRow): Promise<void> {
-  const { fileRoot } = context.store;
   await uploadLock.run(upload.id, () =>
     context.db.transaction().execute(async (trx) => {
       // A completion running in another process commits first or sees no row.
@@ -246,7 +240,7 @@ export async function cancelUpload(context: EngineContext, upload: FileUploadRow
       await trx.deleteFrom('file_uploads').where('id', '=', upload.id).execute();
     }),
   );
-  await fsp.rm(uploadDir(fileRoot, upload.id), { recursive: true, force: true });
+  await context.blobs.removeParts(upload.id);
 }
 
 /**
@@ -256,39 +250,22 @@ export async function cancelUpload(context: EngineContext, upload: FileUploadRow
  * and periodically after.
  */
 export async function sweepExpiredUploads(context: EngineContext): Promise<number> {
-  const { fileRoot } = context.store;
   const expired = await context.db.selectFrom('file_uploads').select('id').where('expires_at', '<=', nowIso(context.clock)).execute();
   for (const { id } of expired) {
     await uploadLock.run(id, async () => {
       await context.db.deleteFrom('file_upload_parts').where('upload_id', '=', id).execute();
       await context.db.deleteFrom('file_uploads').where('id', '=', id).execute();
-      await fsp.rm(uploadDir(fileRoot, id), { recursive: true, force: true });
+      await context.blobs.removeParts(id);
     });
   }
-  // Sharing a --blob-dir, a process leaves alone what a neighbour may be writing right now.
-  const isLeftover = crashLeftoverTest(context.store.shared);
-  const folders = await fsp.readdir(uploadsDir(fileRoot)).catch(() => [] as string[]);
-  if (folders.length > 0) {
-    const open = new Set(
-      (await context.db.selectFrom('file_uploads').select('id').where('id', 'in', folders).where('completed_file_id', 'is', null).execute()).map((row) => row.id),
-    );
-    for (const folder of folders) {
-      await uploadLock.run(folder, async () => {
-        // A crash can leave the folder of a completed upload (killed before its parts were
-        // removed) or a part moved into place but not recorded: neither is ever read again.
-        if (!open.has(folder)) {
-          if (await isLeftover(uploadDir(fileRoot, folder))) await fsp.rm(uploadDir(fileRoot, folder), { recursive: true, force: true });
-          return;
-        }
-        const recorded = await context.db.selectFrom('file_upload_parts').select('part_number').where('upload_id', '=', folder).execute();
-        const wanted = new Set(recorded.map((row) => path.basename(partPath(fileRoot, folder, row.part_number))));
-        for (const name of await fsp.readdir(uploadDir(fileRoot, folder))) {
-          const file = path.join(uploadDir(fileRoot, folder), name);
-          if (!wanted.has(name) && (await isLeftover(file))) await fsp.rm(file, { force: true });
-        }
-      });
-    }
-  }
+  await context.blobs.sweepParts({
+    async openUploads(ids) {
+      const rows = await context.db.selectFrom('file_uploads').select('id').where('id', 'in', ids).where('completed_file_id', 'is', null).execute();
+      return new Set(rows.map((row) => row.id));
+    },
+    recordedParts: (uploadId) => loadParts(context.db, uploadId),
+    underLock: (uploadId, work) => uploadLock.run(uploadId, work),
+  });
   return expired.length;
 }
 

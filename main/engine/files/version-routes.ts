@@ -24,7 +24,7 @@ import {
 } from '../../../shared/schemas/private-file.ts';
 import type { PrivateFileVersionRow } from '../store/tables.ts';
 import { byUser } from '../changes/change-feed.ts';
-import { discardTempFile, receiveStoredBlob } from './blob-store.ts';
+import { discardTempFile } from './blob-store.ts';
 import { sendBlob } from './blob-response.ts';
 import { getVisibleFile } from './file-access.ts';
 import { fileJson } from './file-serializer.ts';
@@ -168,7 +168,7 @@ export function registerVersionRoutes(app: TypedApp, context: EngineContext): vo
       const file = await getVisibleFile(context.db, actor, request.params.id);
       const version = await getFileVersion(context.db, file.id, request.params.version_id);
       if (!version) throw notFound('No such version of this file: it may have aged out (docs/files.md "Versions").');
-      const received = await receiveStoredBlob(context.store.fileRoot, version.file_hash, version.filesize);
+      const received = await context.blobs.receiveStored(version.file_hash, version.filesize);
       if (!received) throw notFound('The contents of this version are missing on this server.');
       try {
         await replaceFileContents(context, {

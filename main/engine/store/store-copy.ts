@@ -22,8 +22,7 @@ import { pipeline } from 'node:stream/promises';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Store } from './database.ts';
 import { advanceIdSequence, isPostgres } from './sequences.ts';
-import { blobPath, newTempPath } from '../files/blob-store.ts';
-import { uploadsDir } from '../files/uploads.ts';
+import { blobPath, newTempPath, uploadsDir } from '../files/blob-store.ts';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from './private-files.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tables are discovered at run time

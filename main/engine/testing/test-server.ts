@@ -82,6 +82,8 @@ export interface TestServerOptions {
   uploadExpiryHours?: number;
   /** Serve the change feed (default true, as `solardesk server`; false as `--no-change-feed`). */
   changeFeed?: boolean;
+  /** File contents in this object store (`--blob-store`), e.g. a test s3rver's (s3rver-for-tests.ts). */
+  blobStore?: string;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -98,6 +100,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     maxUploadBytes: options.maxUploadBytes,
     uploadExpiryHours: options.uploadExpiryHours,
     changeFeed: options.changeFeed,
+    blobStore: options.blobStore,
   });
   if (options.seed !== false && !options.dataDir) await seedDemo(engine.context);
   const baseUrl = await engine.listen(0, '127.0.0.1');

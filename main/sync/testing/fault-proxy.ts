@@ -15,7 +15,20 @@ export type FaultAction =
   /** Answers itself with this text as it is (a captive portal's HTML page in a 200), never forwarding. */
   | { kind: 'text'; status: number; body: string; contentType: string }
   /** Forward, then answer with `transform` of the remote's JSON answer instead (a lying remote); ETag and length are dropped. */
-  | { kind: 'rewrite'; transform: (body: unknown) => unknown };
+  | { kind: 'rewrite'; transform: (body: unknown) => unknown }
+  /**
+   * The test writes the answer itself (a lying remote: an endless stream, a huge or
+   * malformed body, a redirect, or nothing at all). `forward` fetches what the remote
+   * would have answered (its body whole), for an answer made from the real one.
+   */
+  | { kind: 'respond'; run: (request: http.IncomingMessage, response: http.ServerResponse, forward: () => Promise<ForwardedAnswer>) => void | Promise<void> };
+
+/** What the remote answered a forwarded request. */
+export interface ForwardedAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
 
 export interface FaultRule {
   method?: string;
@@ -33,7 +46,8 @@ export interface ProxiedRequest {
   path: string;
   /** The query string, without its "?" ("" when none). */
   query: string;
-  status: number | 'dropped' | 'offline';
+  /** `answered`: a `respond` rule answered it (the test did). */
+  status: number | 'dropped' | 'offline' | 'answered';
 }
 
 export interface FaultProxy {
@@ -72,6 +86,26 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (action?.kind === 'offline') {
       log.push({ method, path, query, status: 'offline' });
       request.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'respond') {
+      log.push({ method, path, query, status: 'answered' });
+      const forwarded = () =>
+        new Promise<ForwardedAnswer>((resolve, reject) => {
+          const upstream = http.request({ host: targetUrl.hostname, port: targetUrl.port, method, path: request.url, headers: { ...request.headers, host: targetUrl.host } }, (answer) => {
+            const chunks: Buffer[] = [];
+            answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+            answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+            answer.on('error', reject);
+          });
+          upstream.on('error', reject);
+          request.pipe(upstream);
+        });
+      response.on('error', () => {}); // the agent may cut it off, which is often the point
+      Promise.resolve(action.run(request, response, forwarded)).catch((error: unknown) => {
+        console.error('fault proxy answer failed:', error);
+        request.socket.destroy();
+      });
       return;
     }
     if (action?.kind === 'status') {

@@ -26,7 +26,8 @@ export interface SyncHarness {
   remote(method: string, path: string, body?: unknown): Promise<TestResponse>;
   /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
   synced(timeoutMs?: number): Promise<void>;
-  restartAgent(): Promise<void>;
+  /** Stops the agent, runs `whileStopped` (edits made while no agent runs), and starts it again on the same data folder. */
+  restartAgent(whileStopped?: () => Promise<void> | void): Promise<void>;
   /** Another agent (another computer) on the same server, through the proxy, signed in as `username`; closed with the harness. It has project folders only when `options.folders` gives it its own root. */
   addAgent(username: string, options?: Partial<AgentOptions>): Promise<SyncedAgent>;
   close(): Promise<void>;
@@ -79,6 +80,8 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     retry: { firstDelayMs: 100, factor: 2, maxDelayMs: 1000 },
     offlineRetryMs: 100,
     remoteRates: options.remoteRates,
+    // The agent talks to the proxy, and the server's file links name the server itself: a host named for downloads.
+    downloadHosts: [new URL(server.baseUrl).host],
     ...options.agent,
   };
   let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
@@ -96,8 +99,9 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     local: (method, path, body) => requestJson(agent.localApiUrl, method, path, { token: agent.localToken, body }),
     remote: (method, path, body) => requestJson(server.baseUrl, method, path, { token: remoteToken, body }),
     synced: (timeoutMs) => waitSynced(agent, timeoutMs),
-    async restartAgent() {
+    async restartAgent(whileStopped) {
       await agent.close();
+      await whileStopped?.();
       agent = await startAgent(agentOptions);
     },
     async addAgent(username, options = {}) {

@@ -58,7 +58,8 @@ const partsSent = () => proxy.log.filter((entry) => entry.method === 'PUT' && en
 
 test('kill -9 during a 50 MB upload from a project folder, then a restart: one complete remote file, resumed not restarted', async () => {
   const folderArgs = ['--folder', root, '--stability-window-ms', '300', '--chunked-upload-above', '8M', '--upload-part-size', '4M'];
-  const baseArgs = ['--data', dataDir, '--poll-interval', '3600', ...folderArgs];
+  // The agent talks to the proxy, and the server's file links name the server itself: a host named for downloads.
+  const baseArgs = ['--data', dataDir, '--poll-interval', '3600', '--download-hosts', new URL(server.baseUrl).host, ...folderArgs];
   const first = await startAgentProcess([...baseArgs, '--remote', proxy.url, '--username', DEMO_USERS.sunriseAdmin, '--password-stdin'], `${DEMO_PASSWORD}\n`);
   let second: AgentProcess | undefined;
   try {

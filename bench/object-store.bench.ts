@@ -1,0 +1,113 @@
+// File contents in an object store (issue 31), against a bare S3 client talking to
+// the same store (s3rver on 127.0.0.1, in this process) in the same run:
+//   objectstore.upload          MB/s of a multipart upload through the server vs the bare client's
+//                               multipart upload of the same file (target ratio >= 0.6)
+//   objectstore.download        MB/s of a signed-link download through the server vs the bare
+//                               client's GET of the same object (target ratio >= 0.8)
+//   objectstore.upload_memory   peak RSS growth of a `solardesk server --blob-store` process during
+//                               a large upload (BENCH_OBJECT_STORE_MB, default 1024) vs a 1 MB one
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import type { Benchmark, BenchResult } from './bench-types.ts';
+import { startTestObjectStore } from '../main/engine/testing/s3rver-for-tests.ts';
+import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
+import { apiPaths } from '../shared/api-paths.ts';
+import { bestOf, makeTestFile, peakGrowthMb, signIn, startServerProcess, upload } from './files.bench.ts';
+
+const THROUGHPUT_MB = 100;
+const discard = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
+
+const throughput: Benchmark = {
+  name: 'objectstore.throughput',
+  description: `${THROUGHPUT_MB} MB up and down through a server process on an object store, vs a bare S3 client to the same store`,
+  async run(): Promise<BenchResult[]> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'solardesk-bench-s3-'));
+    const objects = await startTestObjectStore('bench');
+    // Its own process, as in production: the server's work does not share the bench's (and s3rver's) thread.
+    const { child, baseUrl } = await startServerProcess(path.join(dir, 'data'), ['--blob-store', objects.address('server')]);
+    try {
+      // Different bytes for each run: identical contents are stored once, and a second upload of the same file would skip the store.
+      const sources = [await makeTestFile(dir, THROUGHPUT_MB, 'a'), await makeTestFile(dir, THROUGHPUT_MB, 'b')];
+      const token = await signIn(baseUrl);
+      let bareRun = 0;
+      const bareUpload = await bestOf(2, () => {
+        const source = sources[bareRun++ % 2]!;
+        return new Upload({ client: objects.client, params: { Bucket: objects.bucket, Key: `bare/${bareRun}`, Body: fs.createReadStream(source) }, partSize: 8 * 1024 * 1024, queueSize: 4 }).done();
+      });
+      let serverRun = 0;
+      let fileUrl = '';
+      const serverUpload = await bestOf(2, async () => {
+        const source = sources[serverRun++ % 2]!;
+        const response = await postMultipart(`${baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({}, { fileName: 'big.bin', contents: { path: source } }));
+        if (response.status !== 201) throw new Error(`upload failed: ${response.status}`);
+        fileUrl = response.json.file_contents;
+      });
+      const bareDownload = await bestOf(2, async () => {
+        const answer = await objects.client.send(new GetObjectCommand({ Bucket: objects.bucket, Key: 'bare/1' }));
+        await pipeline(answer.Body as Readable, discard());
+      });
+      const serverDownload = await bestOf(2, async () => {
+        const response = await fetch(fileUrl);
+        if (response.status !== 200 || !response.body) throw new Error(`download failed: ${response.status}`);
+        for await (const _chunk of response.body) void _chunk;
+      });
+      const rate = (seconds: number) => THROUGHPUT_MB / seconds;
+      const note = 'best of 2, different bytes each upload; s3rver on 127.0.0.1 in the bench process, the server in its own; the server also hashes, writes a temp file and adds a loopback hop';
+      return [
+        { name: 'objectstore.upload', value: rate(serverUpload), baseline: rate(bareUpload), ratio: bareUpload / serverUpload, unit: 'MB/s', notes: `${note}; target ratio >= 0.6` },
+        { name: 'objectstore.download', value: rate(serverDownload), baseline: rate(bareDownload), ratio: bareDownload / serverDownload, unit: 'MB/s', notes: `${note}; target ratio >= 0.8` },
+      ];
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      await objects.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+const uploadMemory: Benchmark = {
+  name: 'objectstore.upload_memory',
+  description: 'peak RSS growth of a solardesk server --blob-store process during a large upload, vs a 1 MB upload',
+  async run(): Promise<BenchResult[]> {
+    const largeMb = Number(process.env.BENCH_OBJECT_STORE_MB ?? 1024);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'solardesk-bench-s3-memory-'));
+    const objects = await startTestObjectStore('bench');
+    const { child, baseUrl } = await startServerProcess(path.join(dir, 'data'), ['--blob-store', objects.address('memory')]);
+    try {
+      const small = await makeTestFile(dir, 1);
+      const warmUp = await makeTestFile(dir, 50);
+      const large = await makeTestFile(dir, largeMb);
+      const token = await signIn(baseUrl);
+      await peakGrowthMb(child.pid!, () => upload(baseUrl, token, warmUp));
+      const smallGrowth = await peakGrowthMb(child.pid!, () => upload(baseUrl, token, small));
+      const started = Date.now();
+      const largeGrowth = await peakGrowthMb(child.pid!, () => upload(baseUrl, token, large));
+      const seconds = (Date.now() - started) / 1000;
+      return [
+        {
+          name: 'objectstore.upload_memory',
+          value: largeGrowth,
+          baseline: smallGrowth,
+          ratio: largeGrowth / Math.max(smallGrowth, 1),
+          unit: 'MB',
+          notes: `peak RSS growth during a ${largeMb} MB upload (${seconds.toFixed(0)} s) vs a 1 MB upload, baseline floored at 1 MB; flat memory keeps the ratio near 1`,
+        },
+      ];
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      await objects.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+export const benchmarks: Benchmark[] = [throughput, uploadMemory];

@@ -1,0 +1,72 @@
+// A real S3-compatible server for tests: s3rver, on 127.0.0.1, keeping its
+// objects in a temp folder, started and stopped by the test itself. It can be
+// stopped and started again on the same port and folder, as a store that goes
+// down and comes back.
+import fs from 'node:fs';
+import path from 'node:path';
+import S3rver from 's3rver';
+import { type S3Client, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { makeTempDir } from './test-server.ts';
+import { createS3Client } from '../files/object-store-blobs.ts';
+import { parseObjectStoreAddress } from '../files/object-store-address.ts';
+
+/** s3rver's fixed credentials. The engine reads them from the environment, as it reads real ones. */
+const S3RVER_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+
+export interface TestObjectStore {
+  /** The --blob-store address of `prefix` in the test bucket. */
+  address(prefix?: string): string;
+  readonly endpoint: string;
+  /** A bare client of the same store, for looking at what is kept. */
+  readonly client: S3Client;
+  readonly bucket: string;
+  /** Keys under `prefix`. */
+  keys(prefix: string): Promise<string[]>;
+  /** Stops answering (connections refused) until start(). */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestObjectStore(bucket = 'solardesk-test'): Promise<TestObjectStore> {
+  Object.assign(process.env, S3RVER_CREDENTIALS);
+  const directory = makeTempDir('solardesk-s3rver-');
+  let port = 0;
+  let server: S3rver | null = null;
+  const start = async () => {
+    server = new S3rver({ port, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+    const bound = await server.run();
+    port = bound.port;
+  };
+  await start();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const address = (prefix = 'files') => `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1&force_path_style=true&request_timeout_ms=5000`;
+  const client = createS3Client(parseObjectStoreAddress(address()));
+  return {
+    address,
+    endpoint,
+    client,
+    bucket,
+    async keys(prefix) {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+        for (const entry of page.Contents ?? []) keys.push(entry.Key!);
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return keys.sort();
+    },
+    async stop() {
+      await server?.close();
+      server = null;
+    },
+    start,
+    async close() {
+      client.destroy();
+      await server?.close();
+      server = null;
+      fs.rmSync(path.resolve(directory), { recursive: true, force: true });
+    },
+  };
+}
