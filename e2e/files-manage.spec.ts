@@ -335,7 +335,10 @@ test('an upload shows bytes and time left; a cancelled one leaves nothing attach
   await expect(row(page, 'drone-survey.bin')).toBeVisible();
   await expect.poll(async () => (await projectFiles(project.id)).find((file) => file.title === 'drone-survey.bin')?.filesize).toBe(big.length);
 
-  // Cancel halfway: no file, and no part left on disk.
+  // Cancel halfway: no file, and no part left on disk. At 6 MB/s the whole upload can end
+  // before a loaded machine gets to the click (then there is no Cancel to press); at
+  // 512 KB/s it takes 40 s, and a cancel lands after the part in flight (1 MB, 2 s).
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
   await page.locator('.files-actions input[type=file]').setInputFiles({ name: 'cancelled-survey.bin', mimeType: 'application/octet-stream', buffer: big });
   const cancelled = page.getByTestId('upload-progress').filter({ hasText: 'cancelled-survey.bin' });
   await expect(cancelled).toContainText(/[1-9][\d.]* MB of 20 MB/);

@@ -54,6 +54,36 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   }
   await page.setViewportSize({ width: 1400, height: 900 });
 
+  // The server's links name its own port, not the proxy the app signed in through: another
+  // host to the app, so the first Fetch is refused with a sentence naming the setting (issue 34).
+  await rows.first().getByRole('button', { name: 'Fetch' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'Settings > Download hosts' })).toContainText(
+    `the link points to ${remote.serverHost}, which is neither the remote`,
+    { timeout: 30_000 },
+  );
+  await expect(page.getByTestId('contents-remote')).toHaveCount(3);
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const hostsField = page.getByLabel('Download hosts');
+  await hostsField.fill('https://files.example.com/x');
+  await expect(page.getByTestId('download-hosts').getByRole('alert')).toContainText('leave out the https://');
+  await expect(page.getByTestId('download-hosts').getByRole('button', { name: 'Save' })).toBeDisabled();
+  await hostsField.fill(remote.serverHost);
+  await page.getByTestId('download-hosts').getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText(`Files may now also come from ${remote.serverHost}.`)).toBeVisible();
+  for (const [width, height] of [
+    [800, 600],
+    [1920, 1080],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.getByTestId('download-hosts').scrollIntoViewIfNeeded();
+    await screenshotBothThemes(page, `settings-download-hosts-${width}x${height}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.getByRole('button', { name: 'Projects' }).click();
+  await openProjectByIdentifier(page, identifier);
+  await page.getByRole('tab', { name: 'Files' }).click();
+
   await rows.first().getByRole('button', { name: 'Fetch' }).click();
   await expect(rows.first().getByTestId('contents-here')).toHaveText('On this computer', { timeout: 30_000 });
   await expect(page.getByTestId('contents-remote')).toHaveCount(2);

@@ -274,7 +274,14 @@ describe('app core, embedded', () => {
     assert.equal(stored.theme, 'dark');
     const relative = await core.invoke('settings.set', { folderRoot: 'relative/folder' });
     assert.equal(!relative.ok && relative.error.code, 'invalid_request');
-    ok(await core.invoke('settings.set', { orgId: 1 }));
+    // Download hosts (issue 34): kept as typed hosts; a URL is refused with what to type, and the saved list stays.
+    assert.deepEqual(ok<{ downloadHosts: string[] }>(await core.invoke('settings.set', { downloadHosts: ['Files.Example.com', 'cdn.example.com:8443'] })).downloadHosts, ['files.example.com', 'cdn.example.com:8443']);
+    const url = await core.invoke('settings.set', { downloadHosts: ['https://files.example.com/bucket'] });
+    assert.equal(!url.ok && url.error.code, 'invalid_request');
+    assert.match(!url.ok ? url.error.message : '', /leave out the https:\/\//);
+    assert.deepEqual(ok<{ downloadHosts: string[] }>(await core.invoke('settings.get', undefined)).downloadHosts, ['files.example.com', 'cdn.example.com:8443']);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dataDir, 'desktop-settings.json'), 'utf8')).downloadHosts, ['files.example.com', 'cdn.example.com:8443']);
+    ok(await core.invoke('settings.set', { orgId: 1, downloadHosts: [] }));
   });
 
   test('describeChanges names the kinds and the projects of a write', () => {

@@ -139,6 +139,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
         folderRoot: settings.folderRoot,
         projectFolders: options.projectFolders,
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
+        downloadHosts: () => options.settings.read().downloadHosts,
       });
     } else {
       // While signed in, settings.orgId is the remote's org: the local workspace keeps its own.

@@ -2,6 +2,7 @@
 // request against them before a handler runs, whichever transport brought it.
 import { z } from 'zod';
 import { HTTP_METHODS, THEMES, type InvokeChannel } from './bridge.ts';
+import { MAX_DOWNLOAD_HOSTS, readDownloadHostList } from './download-hosts.ts';
 
 const emptyRequest = z.object({}).strict().optional();
 const positiveId = z.number().int().positive();
@@ -25,6 +26,15 @@ const settingsPatchSchema = z
     username: z.string().max(320).nullable(),
     orgId: positiveId.nullable(),
     folderRoot: z.string().min(1).max(4096),
+    downloadHosts: z
+      .array(z.string().max(300))
+      .max(MAX_DOWNLOAD_HOSTS)
+      // Kept as the shared rule reads them: lower case, each once.
+      .transform((hosts, context) => {
+        const reading = readDownloadHostList(hosts.join(','));
+        if (reading.error !== null) context.addIssue({ code: 'custom', message: reading.error });
+        return reading.hosts ?? [];
+      }),
     theme: z.enum(THEMES),
   })
   .partial()

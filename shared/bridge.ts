@@ -23,6 +23,11 @@ export interface Settings {
   orgId: number | null;
   /** Where each project gets a folder (files dropped there reach the project). */
   folderRoot: string;
+  /**
+   * Hosts besides the remote that its file links may point to (shared/download-hosts.ts):
+   * empty by default, so a link elsewhere fails that one file with a sentence saying so.
+   */
+  downloadHosts: string[];
   theme: Theme;
 }
 

@@ -10,6 +10,8 @@ import { makeTempDir, repoRoot } from './solardesk.ts';
 export interface RemoteServer {
   /** Where SolarDesk should sign in: the proxy in front of the server. */
   url: string;
+  /** The server's own host:port, which its file links name (the proxy is another port: a download host to the app). */
+  serverHost: string;
   proxy: FaultProxy;
   /** A call straight to the server (not through the proxy) as the demo admin. */
   api<T = unknown>(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: T }>;
@@ -33,6 +35,7 @@ export async function startRemoteServer(): Promise<RemoteServer> {
   const proxy = await startFaultProxy(serverUrl);
   return {
     url: proxy.url,
+    serverHost: new URL(serverUrl).host,
     proxy,
     async api<T>(method: string, apiPath: string, body?: unknown) {
       const response = await fetch(`${serverUrl}${apiPath}`, {

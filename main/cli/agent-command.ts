@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import type { ThrottleRates } from '../../shared/throttle-rates.ts';
+import { readDownloadHostList } from '../../shared/download-hosts.ts';
 import { AgentSetupError, startAgent } from '../sync/agent.ts';
 import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
 import { watchProjectFolders } from '../core/agent-folders.ts';
@@ -153,13 +154,9 @@ const CLOSE_GRACE_MS = 4000;
 /** --download-hosts as a list of hosts ("cdn.example.com", "files.example.com:8443"). */
 export function readDownloadHosts(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const hosts = value.split(',').map((host) => host.trim()).filter(Boolean);
-  for (const host of hosts) {
-    if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(host) && !/^\[[0-9a-f:]+\](:\d{1,5})?$/i.test(host)) {
-      throw new CliError(`--download-hosts takes host names, comma-separated (e.g. files.example.com,cdn.example.com:8443), not "${host}".`);
-    }
-  }
-  return hosts;
+  const reading = readDownloadHostList(value);
+  if (reading.error !== null) throw new CliError(`--download-hosts: ${reading.error}`);
+  return reading.hosts;
 }
 
 /** --keep-contents, --keep-opened-days and --keep-role-projects as the agent's files-on-demand policy. */

@@ -32,6 +32,8 @@ export interface AgentStartOptions {
   projectFolders?: ProjectFolderOptions;
   /** What runs the agent, for the message a second process on the replica folder prints. */
   lockHolder?: string;
+  /** Hosts besides the remote that file links may point to, read at each download (Settings > Download hosts). */
+  downloadHosts?: () => readonly string[];
 }
 
 export interface SyncAgentSettings {
@@ -158,6 +160,8 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           folders: options.folderRoot ? syncedFolders(options.folderRoot, options.remoteUrl, options.projectFolders) : undefined,
           lockHolder: options.lockHolder,
           contents: settings.contents,
+          downloadHosts: options.downloadHosts,
+          whereDownloadHostsAreNamed: 'Settings > Download hosts',
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);

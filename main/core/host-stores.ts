@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Settings, THEMES } from '../../shared/bridge.ts';
+import { readDownloadHostList } from '../../shared/download-hosts.ts';
 import { makePrivateFolder, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
 export interface SettingsStore {
@@ -13,7 +14,7 @@ export interface SettingsStore {
 }
 
 export function defaultSettings(folderRoot = path.join(os.homedir(), 'SolarDesk')): Settings {
-  return { remoteUrl: null, username: null, orgId: null, folderRoot, theme: 'system' };
+  return { remoteUrl: null, username: null, orgId: null, folderRoot, downloadHosts: [], theme: 'system' };
 }
 
 /** Whatever was stored, with anything missing or malformed replaced by the default. */
@@ -25,6 +26,7 @@ export function normaliseSettings(stored: unknown, defaults: Settings): Settings
     username: text(value.username),
     orgId: typeof value.orgId === 'number' && Number.isSafeInteger(value.orgId) && value.orgId > 0 ? value.orgId : null,
     folderRoot: text(value.folderRoot) ?? defaults.folderRoot,
+    downloadHosts: (Array.isArray(value.downloadHosts) && readDownloadHostList(value.downloadHosts.filter((host) => typeof host === 'string').join(',')).hosts) || defaults.downloadHosts,
     theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,
   };
 }

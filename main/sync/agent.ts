@@ -16,7 +16,7 @@ import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttl
 import { isApiPlan } from '../../shared/plans.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { QuotaPacer } from './quota-pacer.ts';
-import { RemoteClient, downloadStream, signInToRemote } from './remote-client.ts';
+import { type DownloadOptions, RemoteClient, RemoteLinkRefused, downloadStream, signInToRemote } from './remote-client.ts';
 import { ApiError } from '../engine/http/errors.ts';
 import { adoptBlob, discardTempFile, FileTooLargeError, receiveToTempFile } from '../engine/files/blob-store.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
@@ -100,8 +100,11 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   /**
    * Hosts (`host` or `host:port`) besides the remote's own origin that file links may
    * point to, as the remote's documentation names for downloads (default: none).
+   * A function is asked at each download, so a changed setting holds at once.
    */
-  downloadHosts?: readonly string[];
+  downloadHosts?: readonly string[] | (() => readonly string[]);
+  /** Where the user names download hosts, for the message of a refused link (default "--download-hosts"). */
+  whereDownloadHostsAreNamed?: string;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -227,7 +230,11 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     throttleRates: UNTHROTTLED,
     fetchMissingBlob: (engineContext, file, fetchOptions) => {
       if (!contents) throw new Error('a file was fetched before the agent was started');
-      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, options.downloadHosts ?? [], file, fetchOptions);
+      const links: LinkRules = {
+        downloadHosts: typeof options.downloadHosts === 'function' ? options.downloadHosts() : (options.downloadHosts ?? []),
+        whereHostsAreNamed: options.whereDownloadHostsAreNamed,
+      };
+      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, links, file, fetchOptions);
     },
     extraOrgRoutes: (scope) =>
       registerSyncRoutes(scope, () => {
@@ -322,6 +329,9 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   }
 }
 
+/** Which hosts a file link may name besides the remote, and where the user names them. */
+type LinkRules = Pick<DownloadOptions, 'downloadHosts' | 'whereHostsAreNamed'>;
+
 /**
  * Content on demand: a replicated file's bytes are fetched from the remote the first
  * time someone opens it (or a prefetch for a kept project wants them), checked
@@ -333,7 +343,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
 async function fetchBlobFromRemote(
   sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>,
   policy: ContentsPolicy,
-  downloadHosts: readonly string[],
+  links: LinkRules,
   file: PrivateFileRow,
   options: FetchBlobOptions = {},
 ): Promise<void> {
@@ -345,7 +355,7 @@ async function fetchBlobFromRemote(
   const receive = (url: string) =>
     receiveToTempFile(
       sync.engine.store.fileRoot,
-      downloadStream(url, { remoteBaseUrl: sync.remote.baseUrl, downloadHosts, signal: sync.remote.stopSignal }),
+      downloadStream(url, { remoteBaseUrl: sync.remote.baseUrl, ...links, signal: sync.remote.stopSignal }),
       maxBytes,
       'download',
     );
@@ -367,6 +377,8 @@ async function fetchBlobFromRemote(
     } catch (error) {
       // Only a link that worked is kept for its hour: a bad one is asked for afresh next time.
       await policy.forgetLink(file.id);
+      // A refused link is not a network trouble that passes: the sentence says what would let it through.
+      if (error instanceof RemoteLinkRefused) throw new ApiError(502, { detail: `The contents of "${file.title}" were not fetched: ${error.message}.` });
       throw unavailable(error instanceof FileTooLargeError ? `the remote sent more than the ${file.filesize ?? '?'} bytes the file holds` : (error as Error).message);
     }
     await rememberContentsLink(sync.engine.db, file.id, detail.body.file_contents, sync.engine.clock.now());

@@ -297,8 +297,10 @@ export class RemoteLinkRefused extends Error {}
 export interface DownloadOptions {
   /** The remote the link came from: its origin may always be fetched. */
   remoteBaseUrl: string;
-  /** Other hosts the user named for downloads (--download-hosts; empty by default). */
+  /** Other hosts the user named for downloads (--download-hosts, or the app's setting; empty by default). */
   downloadHosts: readonly string[];
+  /** Where the user names them, for the refusal's advice (default "--download-hosts"). */
+  whereHostsAreNamed?: string;
   timeoutMs?: number;
   /** Ends the download (the agent is closing). */
   signal?: AbortSignal;
@@ -314,7 +316,7 @@ export interface DownloadOptions {
  */
 export function downloadStream(url: string, options: DownloadOptions): Readable {
   const refuse = (target: string) => {
-    const reason = refusedLinkReason(target, options.remoteBaseUrl, options.downloadHosts);
+    const reason = refusedLinkReason(target, options.remoteBaseUrl, options.downloadHosts, options.whereHostsAreNamed);
     if (reason) throw new RemoteLinkRefused(reason);
   };
   return Readable.from(

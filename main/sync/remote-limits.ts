@@ -4,6 +4,7 @@
 // it fetches are bounded in where they may lead. Each limit is here once; the
 // remote client, the change feed, the record reader and the downloader import it.
 import type { Backoff } from '../../shared/backoff.ts';
+import { isNamedDownloadHost } from '../../shared/download-hosts.ts';
 
 const MiB = 1024 * 1024;
 
@@ -141,7 +142,7 @@ export function oversizedRecordReason(json: unknown, limit: number = REMOTE_LIMI
  * `file_contents`, or where one redirected to), or null when it may: only http(s),
  * and only on the remote's own origin or a host the user named for downloads.
  */
-export function refusedLinkReason(url: string, remoteBaseUrl: string, downloadHosts: readonly string[]): string | null {
+export function refusedLinkReason(url: string, remoteBaseUrl: string, downloadHosts: readonly string[], whereHostsAreNamed = '--download-hosts'): string | null {
   let link: URL;
   try {
     link = new URL(url);
@@ -151,6 +152,6 @@ export function refusedLinkReason(url: string, remoteBaseUrl: string, downloadHo
   if (link.protocol !== 'http:' && link.protocol !== 'https:') return `the remote gave a ${link.protocol.replace(/:$/, '')}: link, and only http(s) links are fetched`;
   const remote = new URL(remoteBaseUrl);
   if (link.origin === remote.origin) return null;
-  if (downloadHosts.some((host) => host.toLowerCase() === link.host.toLowerCase() || host.toLowerCase() === link.hostname.toLowerCase())) return null;
-  return `the link points to ${link.host}, which is neither the remote (${remote.host}) nor a host named for downloads (--download-hosts)`;
+  if (isNamedDownloadHost(link, downloadHosts)) return null;
+  return `the link points to ${link.host}, which is neither the remote (${remote.host}) nor a host named for downloads; if the remote's files are served from ${link.host}, add it under ${whereHostsAreNamed}`;
 }
