@@ -325,13 +325,13 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, migrationTableSch
  * introspector lists that one alone, by name, from the catalogue views.
  */
 class OwnSchemaPostgresDialect extends PostgresDialect {
-  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new OwnSchemaIntrospector(db);
   }
 }
 
 class OwnSchemaIntrospector implements DatabaseIntrospector {
-  constructor(private readonly db: Kysely<any>) {}
+  constructor(private readonly db: Kysely<unknown>) {}
 
   async getSchemas() {
     const { rows } = await sql<{ name: string }>`select current_schema() as name`.execute(this.db);
