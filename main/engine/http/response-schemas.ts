@@ -16,6 +16,9 @@ import type { z } from 'zod';
 
 const documentedOnly = new WeakSet<z.ZodType>();
 
+/** The type of an answer sent as JSON text already written (a kept answer): Fastify sends such a string as it is. */
+export const JSON_TEXT_TYPE = 'application/json; charset=utf-8';
+
 /** `schema`, shown in the OpenAPI document but not run on each answer (see above for when). */
 export function documentedResponse<Schema extends z.ZodType>(schema: Schema): Schema {
   documentedOnly.add(schema);

@@ -11,7 +11,7 @@ import { showsField, viewFor } from './project-serializer.ts';
 import { ifNoneMatchHits, listTag, projectJsonTexts, readGeneration } from './project-json-cache.ts';
 import { answerNotModified } from '../throttle/throttle-hook.ts';
 import { PROJECT_COLUMNS_BUT_DESIGN } from './project-columns.ts';
-import { documentedResponse } from '../http/response-schemas.ts';
+import { documentedResponse, JSON_TEXT_TYPE } from '../http/response-schemas.ts';
 import { projectDetailJsonSchema, projectListJsonSchema, projectStudioJsonSchema } from '../../../shared/schemas/project.ts';
 import { sql } from 'kysely';
 import { PRECONDITION_DESCRIPTION, conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
@@ -36,7 +36,6 @@ import type { Fieldset, ProjectView } from './project-serializer.ts';
 import { type ProjectJson, type ProjectVersion } from './project-json-cache.ts';
 
 /** Answers are JSON text built (or kept) by project-json-cache.ts, sent as they are. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 const PROJECT_ORDERING_FIELDS = ['id', 'title', 'created_date', 'modified_date', 'priority', 'address', 'identifier'] as const;
 
@@ -97,7 +96,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     if (isPartnerView && options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
       return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
     }
-    return reply.header('etag', etag).type(JSON_TYPE).send(answer!.json);
+    return reply.header('etag', etag).type(JSON_TEXT_TYPE).send(answer!.json);
   };
 
   app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery, response: { 200: projectListAnswer } } }, async (request, reply) => {
@@ -150,7 +149,7 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const etag = listTag(request.url, answers);
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return answerNotModified(context.throttle, request, reply, etag);
     // Sent as text: the rows' JSON is already built (the route's schema types objects).
-    return (reply as FastifyReply).header('etag', etag).type(JSON_TYPE).send(`[${answers.map((answer) => answer.json).join(',')}]`);
+    return (reply as FastifyReply).header('etag', etag).type(JSON_TEXT_TYPE).send(`[${answers.map((answer) => answer.json).join(',')}]`);
   });
 
   app.post('/projects/', { config: { throttle: 'project_create' }, schema: { tags, summary: 'Create a project', body: projectWriteSchema, response: { 201: projectAnswer } } }, async (request, reply) => {

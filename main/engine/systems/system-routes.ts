@@ -1,6 +1,7 @@
 // GET .../projects/<id>/systems/details/ and .../projects/<id>/systems/<uuid>/image/
 // (service.md 4.4, compatibility.md "Systems"), and the systems resource GET
 // .../systems/ and .../systems/<id>/ (hosted-docs-facts.md 1): read from the designs.
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
@@ -16,7 +17,9 @@ import { projectOfSystemId, systemDetails, systemDetailsQuery } from './system-d
 import { projectDigest } from '../designs/design-cache.ts';
 import { designRows, listSystems, systemDetailQuery, systemListQuery } from './system-list.ts';
 import { systemDetailsJsonSchema, systemListJsonSchema, type SystemDetailsJson } from '../../../shared/schemas/system.ts';
-import { documentedResponse } from '../http/response-schemas.ts';
+import { documentedResponse, JSON_TEXT_TYPE } from '../http/response-schemas.ts';
+import { readGeneration } from '../projects/project-json-cache.ts';
+import { systemsAnswerText } from './systems-answer-cache.ts';
 import { systemImageFile } from './system-image-file.ts';
 import { MAX_IMAGE_SIDE, MIN_IMAGE_SIDE } from './system-image.ts';
 
@@ -42,13 +45,21 @@ export function registerSystemRoutes(app: TypedApp, context: EngineContext): voi
         response: { 200: documentedResponse(systemDetailsJsonSchema) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // Before any read: a write after this point makes the kept answer stale (systems-answer-cache.ts).
+      const generation = readGeneration(context);
       const actor = actorOf(request);
       const project = await getVisibleProject(context, actor, request.params.id);
       // Only projects the org owns (hosted-docs-facts.md 5), never ones shared in through
       // Teams: project visibility may come to include those, so this says it here too.
       if (project.org_id !== actor.org.id) throw notFound();
-      return systemDetails(context, project, await projectDigest(context, project), request.query, API_PLANS[actor.plan].includesDesignData) as SystemDetailsJson;
+      const includesDesignData = API_PLANS[actor.plan].includesDesignData;
+      const key = `details|${context.publicUrl}|${project.id}|${includesDesignData ? 1 : 0}|${JSON.stringify(request.query)}`;
+      const text = await systemsAnswerText(context, key, generation, async () =>
+        systemDetails(context, project, await projectDigest(context, project), request.query, includesDesignData) as SystemDetailsJson,
+      );
+      // Sent as written: the typed reply would take only the answer's object.
+      return (reply as FastifyReply).type(JSON_TEXT_TYPE).send(text);
     },
   );
 
@@ -62,7 +73,15 @@ export function registerSystemRoutes(app: TypedApp, context: EngineContext): voi
         response: { 200: documentedResponse(z.array(systemListJsonSchema)) },
       },
     },
-    async (request) => listSystems(context, actorOf(request), request.query),
+    async (request, reply) => {
+      const generation = readGeneration(context);
+      const actor = actorOf(request);
+      // What the page may show depends on who asks (their role's visibility) and on the query.
+      const key = `list|${context.publicUrl}|${actor.org.id}|${actor.user.id}|${actor.plan}|${JSON.stringify(request.query)}`;
+      const text = await systemsAnswerText(context, key, generation, () => listSystems(context, actor, request.query));
+      // Sent as written: the typed reply would take only the answer's object.
+      return (reply as FastifyReply).type(JSON_TEXT_TYPE).send(text);
+    },
   );
 
   app.get(

@@ -360,6 +360,27 @@ describe('systems', () => {
     assert.deepEqual(listed.map((row) => [row.id, row.uuid]), entries.map((entry) => [entry.id, entry.uuid]), 'a changed design is read again');
   });
 
+  test('answers are kept only while nothing they are built from changes: an edit of the project shows at once, and each viewer gets their own page (issue 36)', async () => {
+    const mcsRegion = async (token: string) =>
+      ((await details(1, 2, token)).json.systems as Array<{ data: { mcs: { postcode_region: string } } }>).map((system) => system.data.mcs.postcode_region);
+    const first = await mcsRegion(admin);
+    assert.deepEqual(await mcsRegion(admin), first, 'asked again, the same answer');
+    const { zip } = (await server.request('GET', apiPaths.project(1, 2), { token: admin })).json as { zip: string };
+    const patched = await server.request('PATCH', apiPaths.project(1, 2), { token: admin, body: { zip: '7777' } });
+    assert.equal(patched.status, 200);
+    try {
+      const after = await mcsRegion(admin);
+      assert.ok(after.length > 0 && after.every((region) => region.startsWith('7777')), `after the PATCH: ${JSON.stringify(after)} (before: ${JSON.stringify(first)})`);
+    } finally {
+      await server.request('PATCH', apiPaths.project(1, 2), { token: admin, body: { zip } });
+    }
+    // The admin's full page is kept; the member asking the same page gets theirs, not the admin's.
+    const adminRows = (await systemsList(1, admin, '?fieldset=list&limit=1000')).json as unknown[];
+    const memberRows = (await systemsList(1, member, '?fieldset=list&limit=1000')).json as unknown[];
+    assert.ok(memberRows.length > 0 && memberRows.length < adminRows.length, `member ${memberRows.length} rows, admin ${adminRows.length}`);
+    assert.equal(((await systemsList(1, admin, '?fieldset=list&limit=1000')).json as unknown[]).length, adminRows.length);
+  });
+
   test('image: a PNG of exactly the size asked for, a real drawing, kept as one System Image file of the project', async () => {
     const [system] = (await designOf(1, 3, admin)).systems;
     const response = await image(3, system!.uuid, '?width=320&height=200');
