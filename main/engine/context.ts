@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Store } from './store/database.ts';
 import type { WriteGenerations } from './store/write-generations.ts';
-import type { Database, OrgRow, PrivateFileRow } from './store/tables.ts';
+import type { Database, OrgRow, PrivateFileRow, PrivateFileVersionRow } from './store/tables.ts';
 import type { Clock } from './clock.ts';
 import { findOrg } from './orgs/org-service.ts';
 import type { Throttle } from './throttle/throttle.ts';
@@ -35,6 +35,11 @@ export interface EngineContext {
    * fetches a missing blob from the remote. Unset on a server, where a missing blob is a fault.
    */
   readonly fetchMissingBlob?: (file: PrivateFileRow, options?: FetchBlobOptions) => Promise<void>;
+  /**
+   * In a replica, a version listed here may hold bytes only the remote has (its contents
+   * were replaced there, or here before they were ever fetched): this fetches them.
+   */
+  readonly fetchMissingVersionBlob?: (file: PrivateFileRow, version: PrivateFileVersionRow) => Promise<void>;
   /** Every committed change of a tracked record (change-feed.ts): what hosts, views and the watcher listen to. */
   readonly changes: ChangeFeed;
   /** Delivers queued webhook calls; null in processes that must not deliver (admin commands). */

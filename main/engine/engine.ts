@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from './store/database.ts';
 import { warmDesignWorker } from './designs/design-decoder.ts';
 import type { Kysely } from 'kysely';
-import type { Database, PrivateFileRow } from './store/tables.ts';
+import type { Database, PrivateFileRow, PrivateFileVersionRow } from './store/tables.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { PLAN_CHANGE_DELAY_SECONDS } from '../../shared/plans.ts';
 import { type EngineContext, type FetchBlobOptions, OrgCache } from './context.ts';
@@ -83,6 +83,8 @@ export interface EngineOptions {
   extraOrgRoutes?: (scope: TypedApp, context: EngineContext) => void;
   /** A replica's way to get a file's missing bytes (EngineContext.fetchMissingBlob); given here so the context is complete when built. */
   fetchMissingBlob?: (context: EngineContext, file: PrivateFileRow, options?: FetchBlobOptions) => Promise<void>;
+  /** A replica's way to get a version's missing bytes (EngineContext.fetchMissingVersionBlob). */
+  fetchMissingVersionBlob?: (context: EngineContext, file: PrivateFileRow, version: PrivateFileVersionRow) => Promise<void>;
 }
 
 export interface Engine {
@@ -161,7 +163,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
   // The data folder was tightened when it was locked; a shared --blob-dir has no lock of its own.
   if (!isGuest && store.fileRoot !== path.resolve(options.dataDir)) tightenToPrivate(store.fileRoot);
   const clock = options.clock ?? systemClock;
-  const { fetchMissingBlob } = options;
+  const { fetchMissingBlob, fetchMissingVersionBlob } = options;
   const context: EngineContext = {
     store,
     db: store.db,
@@ -179,6 +181,7 @@ async function startEngine(options: EngineOptions, { isGuest, releaseLock }: { i
     webhookWorker: null,
     role: options.role ?? 'server',
     ...(fetchMissingBlob ? { fetchMissingBlob: (file: PrivateFileRow, fetchOptions?: FetchBlobOptions) => fetchMissingBlob(context, file, fetchOptions) } : {}),
+    ...(fetchMissingVersionBlob ? { fetchMissingVersionBlob: (file: PrivateFileRow, version: PrivateFileVersionRow) => fetchMissingVersionBlob(context, file, version) } : {}),
   };
   for (const source of [projectSnapshots, contactSnapshots, eventSnapshots, webhookSnapshots, privateFileSnapshots]) registerSnapshotSource(context, source);
   const isServer = (options.role ?? 'server') === 'server';

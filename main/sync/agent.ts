@@ -20,7 +20,7 @@ import { type DownloadOptions, RemoteClient, RemoteLinkRefused, downloadStream, 
 import { ApiError } from '../engine/http/errors.ts';
 import { adoptBlob, discardTempFile, FileTooLargeError, receiveToTempFile } from '../engine/files/blob-store.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
-import type { PrivateFileRow } from '../engine/store/tables.ts';
+import type { PrivateFileRow, PrivateFileVersionRow } from '../engine/store/tables.ts';
 import { createOutboxCapture } from './outbox.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { FeedPull } from './feed-pull.ts';
@@ -236,6 +236,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       };
       return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, links, file, fetchOptions);
     },
+    fetchMissingVersionBlob: (engineContext, file, version) => fetchVersionFromRemote({ remote, orgId: config.org_id, engine: engineContext }, file, version),
     extraOrgRoutes: (scope) =>
       registerSyncRoutes(scope, () => {
         if (!syncRoutesTarget) throw new Error('the sync routes answered before the agent was started');
@@ -389,6 +390,39 @@ async function fetchBlobFromRemote(
   }
   await adoptBlob(sync.engine, received, async () => undefined);
   if (requestClass === 'user') await policy.recordFetched(file.id);
+}
+
+/**
+ * A version listed here whose bytes only the remote has (issue 35: the server's
+ * contents, replaced here by an edit before they were ever fetched). A SolarDesk
+ * remote keeps versions too: its list of the file's versions is asked for the one with
+ * the same hash, and that version's bytes come down (checked against the hash, kept as
+ * a blob). Two requests against the private files quota, made only when a person asks.
+ */
+async function fetchVersionFromRemote(sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>, file: PrivateFileRow, version: PrivateFileVersionRow): Promise<void> {
+  const onlyThere = (why: string) =>
+    new ApiError(404, { detail: `This version of "${file.title}" is not on this computer, and the remote could not give it (${why}).` });
+  const list = await sync.remote.request({ method: 'GET', path: apiPaths.privateFileVersions(sync.orgId, file.id), action: 'private_file_versions' });
+  if (list.kind === 'unreachable' || list.kind === 'retry') {
+    throw new ApiError(503, { detail: `This version of "${file.title}" is on the remote only, and the remote cannot be reached (${list.message}). Try again when it can.` });
+  }
+  if (list.kind !== 'ok') throw onlyThere(list.message);
+  if (!Array.isArray(list.body)) throw onlyThere('its answer was not a list of versions');
+  const match = (list.body as Array<{ id?: unknown; file_hash?: unknown }>).find((entry) => entry.file_hash === version.file_hash && typeof entry.id === 'number');
+  if (!match) throw onlyThere('it no longer keeps these contents as a version');
+  const maxBytes = Math.min(sync.engine.files.maxUploadBytes, version.filesize + REMOTE_LIMITS.downloadMarginBytes);
+  let received;
+  try {
+    const bytes = await sync.remote.downloadFromApi(apiPaths.privateFileVersionContents(sync.orgId, file.id, match.id as number), 'private_file_versions');
+    received = await receiveToTempFile(sync.engine.store.fileRoot, bytes, maxBytes, 'download');
+  } catch (error) {
+    throw onlyThere(error instanceof FileTooLargeError ? `it sent more than the ${version.filesize} bytes the version holds` : (error as Error).message);
+  }
+  if (received.sha256 !== version.file_hash) {
+    await discardTempFile(received.tempPath);
+    throw new ApiError(502, { detail: `The remote sent different bytes than this version of "${file.title}" holds (hash mismatch); nothing was kept.` });
+  }
+  await adoptBlob(sync.engine, received, async () => undefined);
 }
 
 /** The local org, user and role the local API needs, made once from what the remote says. */

@@ -232,6 +232,17 @@ export class RemoteClient {
     this.stopping.abort(new Error('the agent is closing'));
   }
 
+  /**
+   * The bytes an API route of the remote serves (a version's contents), with the token,
+   * paced and counted like any request against `action`'s quota. Read the stream to start it.
+   */
+  async downloadFromApi(path: string, action: ThrottleAction, requestClass: RequestClass = 'user'): Promise<Readable> {
+    await this.options.pacer.take(action, requestClass, this.stopping.signal);
+    const key = `GET ${action}`;
+    this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
+    return downloadStream(this.url(path), { remoteBaseUrl: this.baseUrl, downloadHosts: [], token: this.options.token(), signal: this.stopping.signal });
+  }
+
   /** Aborted once stop() is called: downloads of the remote's links end with it too. */
   get stopSignal(): AbortSignal {
     return this.stopping.signal;
@@ -301,6 +312,11 @@ export interface DownloadOptions {
   downloadHosts: readonly string[];
   /** Where the user names them, for the refusal's advice (default "--download-hosts"). */
   whereHostsAreNamed?: string;
+  /**
+   * The remote's token, for an API route that serves bytes (a version's contents): sent
+   * only to the remote's own origin, never with a redirect that leads elsewhere.
+   */
+  token?: string | null;
   timeoutMs?: number;
   /** Ends the download (the agent is closing). */
   signal?: AbortSignal;
@@ -326,7 +342,9 @@ export function downloadStream(url: string, options: DownloadOptions): Readable 
       let target = url;
       for (let hop = 0; ; hop++) {
         refuse(target);
-        const stream = got.stream(target, { timeout: { request: options.timeoutMs ?? 60_000 }, retry: { limit: 0 }, followRedirect: false, throwHttpErrors: false, signal: options.signal });
+        const isRemote = new URL(target).origin === new URL(options.remoteBaseUrl).origin;
+        const headers = options.token && isRemote ? { authorization: `Bearer ${options.token}` } : {};
+        const stream = got.stream(target, { headers, timeout: { request: options.timeoutMs ?? 60_000 }, retry: { limit: 0 }, followRedirect: false, throwHttpErrors: false, signal: options.signal });
         stream.on('error', ignoreLateError);
         const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
           stream.once('response', resolve);

@@ -22,7 +22,7 @@ import {
   privateFileVersionJsonSchema,
   type PrivateFileVersionJson,
 } from '../../../shared/schemas/private-file.ts';
-import type { PrivateFileVersionRow } from '../store/tables.ts';
+import type { PrivateFileRow, PrivateFileVersionRow } from '../store/tables.ts';
 import { byUser } from '../changes/change-feed.ts';
 import { discardTempFile } from './blob-store.ts';
 import { sendBlob } from './blob-response.ts';
@@ -36,6 +36,12 @@ import { receiveMultipartFile, recogniseMultipartSentAsJson } from './multipart-
 const tags = ['private files', SOLARDESK_EXTENSION_TAG];
 const fileParams = z.object({ org_id: z.string(), id: idParam });
 const versionParams = z.object({ org_id: z.string(), id: idParam, version_id: idParam });
+
+/** A replica's version whose bytes only the remote has: fetched first (docs/sync.md "Files on demand"). A server has no such versions. */
+async function fetchVersionIfMissing(context: EngineContext, file: PrivateFileRow, version: PrivateFileVersionRow): Promise<void> {
+  if (!context.fetchMissingVersionBlob || (await context.blobs.size(version.file_hash)) !== null) return;
+  await context.fetchMissingVersionBlob(file, version);
+}
 
 const RETENTION = 'Versions are kept on this computer only (they are not synced): the 10 newest of each file, and every one younger than 30 days.';
 
@@ -137,6 +143,7 @@ export function registerVersionRoutes(app: TypedApp, context: EngineContext): vo
       const file = await getVisibleFile(context.db, actorOf(request), request.params.id);
       const version = await getFileVersion(context.db, file.id, request.params.version_id);
       if (!version) throw notFound('No such version of this file: it may have aged out (docs/files.md "Versions").');
+      await fetchVersionIfMissing(context, file, version);
       return sendBlob(context, request, reply, {
         file_hash: version.file_hash,
         mime_type: version.mime_type,
@@ -168,6 +175,7 @@ export function registerVersionRoutes(app: TypedApp, context: EngineContext): vo
       const file = await getVisibleFile(context.db, actor, request.params.id);
       const version = await getFileVersion(context.db, file.id, request.params.version_id);
       if (!version) throw notFound('No such version of this file: it may have aged out (docs/files.md "Versions").');
+      await fetchVersionIfMissing(context, file, version);
       const received = await context.blobs.receiveStored(version.file_hash, version.filesize);
       if (!received) throw notFound('The contents of this version are missing on this server.');
       try {

@@ -14,6 +14,7 @@ import { filesBelow } from '../../engine/testing/file-testing.ts';
 import { folderOfProject, settleFolders, waitFor } from '../testing/folder-testing.ts';
 import { startWithFolder, type Json } from '../testing/folder-harness.ts';
 import { bytesEverywhere, mappedPath, replaceOnServer, sha256Of } from '../testing/bytes-everywhere.ts';
+import { multipartBody, sendMultipart } from '../../engine/testing/multipart-upload.ts';
 import { folderStatus } from '../testing/folder-harness.ts';
 import { lockFileNamesFor } from '../folder-names.ts';
 import { NEWER_VERSION_WAITING } from '../folder-status.ts';
@@ -241,6 +242,7 @@ describe('the "Online only" list keeps no text of the user\'s and never goes up;
   const agent = new AgentWithFolders();
   after(() => agent.close());
   const NOT_KEPT = 1;
+  const localVersions = async (fileId: number) => (await agent.h.local('GET', apiPaths.privateFileVersions(1, fileId))).json as Json[];
   const remoteTitles = async () => ((await agent.h.remote('GET', `${apiPaths.privateFiles(1)}?limit=1000`)).json as Json[]).map((file) => file.title as string);
 
   before(async () => {
@@ -271,6 +273,29 @@ describe('the "Online only" list keeps no text of the user\'s and never goes up;
     assert.equal(await uploaded(), false, 'the renamed list never went up');
     assert.ok(!(await remoteTitles()).includes('Files elsewhere.txt'));
     assert.equal(await leftAlone(), true, 'the status says it is left alone');
+  });
+
+  test('a version whose bytes only the server has is fetched when downloaded, and restores', async () => {
+    const original = 'the contents only the server ever held';
+    const file = await agent.attach(NOT_KEPT, original, 'Server only version');
+    const replicaRow = () => agent.h.agent.engine.context.db.selectFrom('private_files').select(['file_hash']).where('id', '=', file.id as number).executeTakeFirst();
+    await waitFor('the file record here', async () => (await replicaRow())?.file_hash === sha256Of(original), 30_000);
+    assert.equal((await bytesEverywhere(agent.h, path.join(agent.root, 'not on disk'), file.id as number)).replica.blobHere, false, 'a project not kept: its bytes are on the server only');
+    // New contents from here, over bytes never fetched: the old contents become a version here, with no blob.
+    const mine = 'new contents sent from this computer';
+    const replaced = await sendMultipart('PUT', `${agent.h.agent.localApiUrl}${apiPaths.privateFileContents(1, file.id as number)}`, agent.h.agent.localToken, multipartBody({}, { fileName: 'Server only version.txt', contents: Buffer.from(mine) }));
+    assert.equal(replaced.status, 200, JSON.stringify(replaced.json));
+    await agent.h.synced();
+    assert.equal(((await agent.h.remote('GET', apiPaths.privateFile(1, file.id as number))).json as Json).file_hash, sha256Of(mine));
+    const version = (await localVersions(file.id as number)).find((row) => row.file_hash === sha256Of(original));
+    assert.ok(version, 'the server-only contents are listed as a version here');
+    const bytes = await fetch(version.contents as string, { headers: { authorization: `Bearer ${agent.h.agent.localToken}` } });
+    assert.equal(bytes.status, 200, 'the version downloads (fetched from the server)');
+    assert.equal(sha256Of(Buffer.from(await bytes.arrayBuffer())), sha256Of(original));
+    const restored = await agent.h.local('POST', new URL(version.restore as string).pathname);
+    assert.equal(restored.status, 200, JSON.stringify(restored.json));
+    await agent.h.synced();
+    assert.equal(((await agent.h.remote('GET', apiPaths.privateFile(1, file.id as number))).json as Json).file_hash, sha256Of(original), 'the restore reached the server');
   });
 
   test('a file dropped into the folder of a project not kept goes up and stays in the folder', async () => {
