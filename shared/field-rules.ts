@@ -21,7 +21,7 @@ export type FieldErrors = Record<string, string[]>;
 
 const isIn = (min: number, max: number) => (value: number | null) => value === null || (value >= min && value <= max);
 
-/** A coordinate: a number (or numeric text) from `min` to `max`, or null. */
+/** A coordinate: a number (or numeric text) from -`limit` to `limit`, edges included, or null. */
 function coordinateSchema(field: 'lat' | 'lon', label: string, limit: number, example: string) {
   return (schemaForKind(WRITABLE_PLAIN_FIELDS[field].kind, `${label} must be a number, such as ${example}.`) as z.ZodType<number | null>).refine(
     isIn(-limit, limit),
