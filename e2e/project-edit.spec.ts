@@ -39,7 +39,7 @@ test('an edit shows as saved and is in the local API', async ({ page }) => {
   // Validation as you type, with the engine's own message; nothing invalid is sent.
   const lat = panel.getByLabel('Lat', { exact: true });
   await lat.fill('not a number');
-  await expect(panel.getByText('A valid number is required.')).toBeVisible();
+  await expect(panel.getByText('Latitude must be a number, such as -33.86.')).toBeVisible();
   await expect(page.getByTestId('save-indicator')).toHaveText('1 field to fix');
   expect((await app.api<Project>('GET', '/api/orgs/1/projects/25/')).body.lat).toBe(-33.893169);
   await lat.fill('-33.9');

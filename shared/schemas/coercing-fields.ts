@@ -17,14 +17,16 @@ const message = (text: string) => (issue: { input?: unknown }) =>
 export const stringField = () =>
   z.union([z.string(), z.number().transform(String)], { error: message('Not a valid string.') });
 
-export const numberField = () =>
-  z.union([z.number(), z.string().regex(NUMBER_TEXT).transform(Number)], { error: message('A valid number is required.') })
-    .refine(Number.isFinite, 'A valid number is required.');
+// Each builder takes the message for a value of the wrong type: DRF's by default, a
+// field's own in people's words where shared/field-rules.ts gives one.
+export const numberField = (invalid = 'A valid number is required.') =>
+  z.union([z.number(), z.string().regex(NUMBER_TEXT).transform(Number)], { error: message(invalid) })
+    .refine(Number.isFinite, invalid);
 
-export const integerField = () =>
+export const integerField = (invalid = 'A valid integer is required.') =>
   z.union([z.number().int(), z.string().regex(INTEGER_TEXT).transform(Number)], {
-    error: message('A valid integer is required.'),
-  }).refine(Number.isSafeInteger, 'A valid integer is required.');
+    error: message(invalid),
+  }).refine(Number.isSafeInteger, invalid);
 
 export const booleanField = () =>
   z.union(
@@ -40,36 +42,39 @@ export const booleanField = () =>
 /** An optional boolean query parameter: `?flag=` (empty) counts as not sent. */
 export const booleanQueryParam = () => z.preprocess((value) => (value === '' ? undefined : value), booleanField().optional());
 
-export const dateField = () =>
-  z.string({ error: message('Date has wrong format. Use one of these formats instead: YYYY-MM-DD.') }).refine(
+export const dateField = (invalid = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.') =>
+  z.string({ error: message(invalid) }).refine(
     (text) => DATE_TEXT.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text),
-    'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+    invalid,
   );
 
 export const listField = () => z.array(z.unknown(), { error: message('Expected a list of items.') });
 export const objectField = () => z.record(z.string(), z.unknown(), { error: message('Expected a dictionary of items.') });
 
-/** The schema for a plain project field of shared/project-fields.ts. */
-export function schemaForKind(kind: FieldKind): z.ZodType {
+/**
+ * The schema for a plain project field of shared/project-fields.ts; `invalid` is the
+ * message for a number, integer or date of the wrong type (DRF's when not given).
+ */
+export function schemaForKind(kind: FieldKind, invalid?: string): z.ZodType {
   switch (kind) {
     case 'string':
       return stringField();
     case 'nullable_string':
       return stringField().nullable();
     case 'number':
-      return numberField();
+      return numberField(invalid);
     case 'nullable_number':
-      return numberField().nullable();
+      return numberField(invalid).nullable();
     case 'integer':
-      return integerField();
+      return integerField(invalid);
     case 'nullable_integer':
-      return integerField().nullable();
+      return integerField(invalid).nullable();
     case 'boolean':
       return booleanField();
     case 'date':
-      return dateField();
+      return dateField(invalid);
     case 'nullable_date':
-      return dateField().nullable();
+      return dateField(invalid).nullable();
     case 'array':
       return listField();
     case 'nullable_object':

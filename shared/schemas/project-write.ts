@@ -2,6 +2,7 @@
 // tables of shared/project-fields.ts; read-only and unknown keys are dropped, as DRF does.
 import { z } from 'zod';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../project-fields.ts';
+import { PROJECT_FIELD_RULES } from '../field-rules.ts';
 import { describeUsageProblem, type Usage } from '../usage.ts';
 import { integerField, schemaForKind } from './coercing-fields.ts';
 import { contactWriteSchema } from './contact-write.ts';
@@ -20,6 +21,10 @@ const roleReferenceSchemas = Object.fromEntries(ROLE_REFERENCE_FIELDS.map((field
   z.ZodOptional<ReturnType<typeof reference>>
 >;
 
+const projectRuleSchemas = Object.fromEntries(Object.entries(PROJECT_FIELD_RULES).map(([field, rule]) => [field, rule.optional()])) as {
+  [Field in keyof typeof PROJECT_FIELD_RULES]: z.ZodOptional<(typeof PROJECT_FIELD_RULES)[Field]>;
+};
+
 export const usageSchema = z.unknown().superRefine((value, context) => {
   const problem = describeUsageProblem(value);
   if (problem) context.addIssue({ code: 'custom', message: problem });
@@ -33,12 +38,8 @@ export const projectWriteSchema = z.object({
     .transform((identifier) => (identifier ?? '') as string)
     .optional(),
   ...roleReferenceSchemas,
-  country_iso2: z
-    .string({ error: 'Not a valid string.' })
-    .regex(/^[A-Za-z]{2}$/, 'Enter a 2-letter country code.')
-    .transform((code) => code.toUpperCase())
-    .optional(),
-  roof_type: reference().optional(),
+  // The fields with a rule beyond their type (latitude in range, a known country...): shared/field-rules.ts.
+  ...projectRuleSchemas,
   contacts: referenceList().optional(),
   contacts_new: z.array(contactWriteSchema, { error: 'Expected a list of contact objects.' }).optional(),
   private_files: referenceList().optional(),

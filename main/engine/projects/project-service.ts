@@ -10,7 +10,6 @@ import { forbidden, notFound, validationError, type FieldErrors } from '../http/
 import { nowIso } from '../clock.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
 import { parseOrgReference, parseRoofTypeReference, type OrgRecordKind } from '../../../shared/api-paths.ts';
-import { findRoofType } from '../../../shared/roof-types.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
 import { searchTerms } from '../../../shared/search-terms.ts';
@@ -258,14 +257,8 @@ async function resolveWrite(
     if (ids) columns[ROLE_COLUMNS[field]] = ids[0] ?? null;
   }
 
-  if (input.roof_type !== undefined) {
-    if (input.roof_type === null || input.roof_type === '') columns.roof_type_id = null;
-    else {
-      const id = parseRoofTypeReference(input.roof_type);
-      if (id === null || !findRoofType(id)) errors.roof_type = [INVALID_HYPERLINK];
-      else columns.roof_type_id = id;
-    }
-  }
+  // The write schema has refused a roof type that is not in the catalogue (shared/field-rules.ts).
+  if (input.roof_type !== undefined) columns.roof_type_id = input.roof_type === null || input.roof_type === '' ? null : parseRoofTypeReference(input.roof_type);
 
   const contactIds = input.contacts === undefined ? undefined : await referencedIds('contacts', 'contacts', input.contacts);
 

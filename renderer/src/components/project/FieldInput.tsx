@@ -7,6 +7,8 @@ import { inputTextOf, type RawInput } from '../../project/field-validation.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { summaryOf } from '../../project/field-summary.ts';
 import { NamedValuesEditor } from './NamedValuesEditor.tsx';
+import { postalCodeWarning } from '../../../../shared/field-rules.ts';
+import './field-warning.css';
 
 /** What a number input holds when the browser cannot read it as a number ("1e", "--2"): the check then says why. */
 const UNREADABLE_NUMBER = 'not a number';
@@ -18,6 +20,8 @@ export function FieldInput({ field, project }: { field: WritablePlainField; proj
   const editing = FIELD_EDITING[field];
   const draft = useProjectStore((state) => state.drafts[field]) as RawInput | undefined;
   const error = useProjectStore((state) => state.fieldErrors[field]);
+  // The country being typed counts before it is saved, so the zip's warning follows it.
+  const countryDraft = useProjectStore((state) => state.drafts.country_iso2) as string | undefined;
   const edit = useProjectStore((state) => state.edit);
   const flush = useProjectStore((state) => state.flush);
   const label = labelOf(field);
@@ -38,11 +42,13 @@ export function FieldInput({ field, project }: { field: WritablePlainField; proj
   if (editing?.control === 'named_values') return <NamedValuesEditor field={field} project={project} label={label} />;
 
   const value = draft ?? inputTextOf(kind, project[field]);
+  // A postal code that does not look like its country's is saved all the same, with a warning (shared/field-rules.ts).
+  const warning = field === 'zip' && !error ? postalCodeWarning(countryDraft ?? project.country_iso2, String(value)) : null;
   const common = {
     id,
     name: field,
     'aria-invalid': error ? true : undefined,
-    'aria-describedby': error ? `${id}-error` : undefined,
+    'aria-describedby': error ? `${id}-error` : warning ? `${id}-warning` : undefined,
     onBlur: () => void flush(),
   } as const;
 
@@ -79,12 +85,17 @@ export function FieldInput({ field, project }: { field: WritablePlainField; proj
   }
   const isWide = MULTILINE_FIELDS.has(field);
   return (
-    <div className={`field${isSwitch ? ' field-check' : ''}${isWide ? ' field-wide' : ''}${error ? ' has-error' : ''}`}>
+    <div className={`field${isSwitch ? ' field-check' : ''}${isWide ? ' field-wide' : ''}${error ? ' has-error' : ''}${warning ? ' has-warning' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {input}
       {error && (
         <span id={`${id}-error`} className="field-error" role="alert">
           {error}
+        </span>
+      )}
+      {warning && (
+        <span id={`${id}-warning`} className="field-warning" role="status" data-testid={`warning-${field}`}>
+          {warning}
         </span>
       )}
     </div>
