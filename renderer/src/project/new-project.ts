@@ -93,7 +93,7 @@ export function errorsBeforeSend(draft: NewProjectDraft): BoxErrors {
   if (customer.kind === 'new') {
     const { contact } = customer;
     if (!NEW_CONTACT_FIELDS.some(({ field }) => hasText(contact[field]))) {
-      errors['contact.first_name'] = ['Enter the customer’s name, or choose "No customer yet".'];
+      errors['contact.first_name'] = ['Enter the customer’s name, or choose "Not yet".'];
     }
     const checked = contactWriteSchema.safeParse(trimmedContact(contact));
     if (!checked.success) {

@@ -78,6 +78,8 @@ export function NewProjectForm({ orgId }: { orgId: number }) {
       aria-label="New project"
       data-testid="new-project-form"
       aria-busy={isSaving}
+      // The messages are ours, beside each box, in the engine's words; the browser's own bubbles would stop the submit first.
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         void submit(orgId);
@@ -153,7 +155,7 @@ export function NewProjectForm({ orgId }: { orgId: number }) {
             )}
           </Box>
           <Box box="lead_source" label="Lead source">
-            {(props) => <input {...props} {...text('lead_source')} placeholder="Website, referral, home show…" autoComplete="off" />}
+            {(props) => <input {...props} {...text('lead_source')} placeholder="Website, referral…" autoComplete="off" />}
           </Box>
           <Box box="roof_type_id" label="Roof type">
             {(props) => (
@@ -189,7 +191,7 @@ export function NewProjectForm({ orgId }: { orgId: number }) {
             [
               ['new', 'New customer'],
               ['existing', 'Existing contact'],
-              ['none', 'No customer yet'],
+              ['none', 'Not yet'],
             ] as const
           ).map(([kind, label]) => (
             <button

@@ -59,7 +59,7 @@ export function ProjectList({ orgId }: { orgId: number }) {
   if (rows.length === 0) {
     // The empty list offers what the user most likely wants next: a project for what she searched for, or the first one.
     return (
-      <EmptyState title={search ? `No project matches “${search}”` : 'No projects yet'}>
+      <EmptyState title={search ? `No project matches “${search}”` : 'No projects yet'} testId="project-list-empty">
         {search ? <p>Try fewer words, or another stage, or make it now.</p> : <p>Create the first one: a lead needs only an address.</p>}
         <button type="button" className="button button-primary" onClick={() => useNewProjectStore.getState().open(orgId)}>
           New project
