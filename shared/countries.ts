@@ -27,6 +27,9 @@ for (const entry of TABLE.split(' ')) {
   ISO2_BY_NUMERIC.set(numeric, iso2);
 }
 
+/** Every alpha-2 code of the table, in the table's order: what a country picker offers. */
+export const COUNTRY_CODES: readonly string[] = [...NUMERIC_BY_ISO2.keys()];
+
 /** The ISO 3166 numeric code of an alpha-2 code (any case); undefined for a code not in the table. */
 export function countryNumericCode(iso2: string): number | undefined {
   return NUMERIC_BY_ISO2.get(iso2.toUpperCase());

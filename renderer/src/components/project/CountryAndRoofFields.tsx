@@ -44,14 +44,23 @@ export function CountryAndRoofFields({ project }: { project: ProjectDetailJson }
           value={roofTypeId ?? ''}
           onChange={(event) => void save({ roof_type: event.target.value ? apiPaths.roofType(Number(event.target.value)) : null })}
         >
-          <option value="">Not set</option>
-          {ROOF_TYPES.map((roofType) => (
-            <option key={roofType.id} value={roofType.id}>
-              {roofType.title}
-            </option>
-          ))}
+          <RoofTypeOptions noneLabel="Not set" />
         </select>
       </div>
+    </>
+  );
+}
+
+/** A roof type picker's choices by name (shared/roof-types.ts), the value being the roof type id, and one for none. */
+export function RoofTypeOptions({ noneLabel }: { noneLabel: string }) {
+  return (
+    <>
+      <option value="">{noneLabel}</option>
+      {ROOF_TYPES.map((roofType) => (
+        <option key={roofType.id} value={roofType.id}>
+          {roofType.title}
+        </option>
+      ))}
     </>
   );
 }

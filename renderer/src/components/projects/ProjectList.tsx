@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
+import { useNewProjectStore } from '../../stores/new-project-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useProjectsStore } from '../../stores/projects-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
@@ -33,6 +34,7 @@ export function ProjectList({ orgId }: { orgId: number }) {
   }, [highlightedIndex, virtualizer]);
 
   const open = (id: number) => {
+    useNewProjectStore.getState().hide();
     useProjectsStore.getState().highlight(id);
     void useProjectStore.getState().open(orgId, id);
   };
@@ -55,7 +57,15 @@ export function ProjectList({ orgId }: { orgId: number }) {
   if (status === 'loading' && rows.length === 0) return <LoadingState label="Loading projects…" />;
   if (status === 'error' && rows.length === 0) return <ErrorState message={error ?? ''} onRetry={() => void useProjectsStore.getState().reload()} />;
   if (rows.length === 0) {
-    return <EmptyState title={search ? `No project matches “${search}”` : 'No projects yet'}>{search ? 'Try fewer words, or another stage.' : null}</EmptyState>;
+    // The empty list offers what the user most likely wants next: a project for what she searched for, or the first one.
+    return (
+      <EmptyState title={search ? `No project matches “${search}”` : 'No projects yet'} testId="project-list-empty">
+        {search ? <p>Try fewer words, or another stage, or make it now.</p> : <p>Create the first one: a lead needs only an address.</p>}
+        <button type="button" className="button button-primary" onClick={() => useNewProjectStore.getState().open(orgId)}>
+          New project
+        </button>
+      </EmptyState>
+    );
   }
   return (
     <div

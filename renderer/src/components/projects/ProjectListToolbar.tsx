@@ -1,9 +1,13 @@
 import { useEffect, useRef } from 'react';
 import { MILESTONES } from '../../../../shared/project-fields.ts';
+import { useNewProjectStore } from '../../stores/new-project-store.ts';
 import { pickableWorkflows, useOrgStore } from '../../stores/org-store.ts';
 import { PROJECT_ORDERINGS, type StageFilter, useProjectsStore } from '../../stores/projects-store.ts';
 
-export function ProjectListToolbar() {
+/** What the New project shortcut is called on this computer. */
+export const NEW_PROJECT_SHORTCUT = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘N' : 'Ctrl+N';
+
+export function ProjectListToolbar({ orgId }: { orgId: number }) {
   const query = useProjectsStore((state) => state.query);
   const rowCount = useProjectsStore((state) => state.rows.length);
   const isComplete = useProjectsStore((state) => state.isComplete);
@@ -27,6 +31,11 @@ export function ProjectListToolbar() {
 
   return (
     <div className="list-toolbar">
+      <div className="toolbar-row">
+        <button type="button" className="button button-primary new-project-button" onClick={() => useNewProjectStore.getState().open(orgId)} title={`New project (${NEW_PROJECT_SHORTCUT})`}>
+          New project
+        </button>
+      </div>
       <input
         ref={searchRef}
         type="search"
