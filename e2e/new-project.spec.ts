@@ -155,11 +155,15 @@ test('a search with no result offers a new project; what the engine refuses show
   await form.getByLabel('Street address').fill('9 Quokka Crescent');
   await form.getByRole('radio', { name: 'Not yet' }).click();
   await form.getByText('Exact location (optional)').click();
-  // The engine reads a latitude as a number and answers 400 {"lat": ["A valid number is required."]}.
-  await form.getByLabel('Latitude').fill('north');
+  // A postcode unlike the country's is a warning beside its box, never a refusal.
+  await form.getByLabel('Country').selectOption('AU');
+  await form.getByLabel('Postcode').fill('50x45');
+  await expect(form.locator('[data-box="zip"] .field-warning')).toContainText('Postal codes in Australia are 4 digits');
+  // A latitude of 134 cannot be true: the engine's own rule (shared/field-rules.ts) says so at the box, before anything is sent.
+  await form.getByLabel('Latitude').fill('134');
   await form.getByLabel('Street address').press('Enter');
   const latitudeError = form.locator('[data-box="lat"] .field-error');
-  await expect(latitudeError).toHaveText('A valid number is required.');
+  await expect(latitudeError).toHaveText('Latitude must be between -90 and 90.');
   await expect(form.getByLabel('Latitude')).toHaveAttribute('aria-invalid', 'true');
   await expect(form.getByLabel('Latitude')).toBeFocused();
   expect(await localProjects('Quokka Crescent')).toEqual([]);

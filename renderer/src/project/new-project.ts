@@ -6,6 +6,7 @@
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContactJson } from '../../../shared/schemas/contact.ts';
 import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
+import { projectFieldErrors } from '../../../shared/field-rules.ts';
 
 /** The new customer's boxes: what `contacts_new` carries for her. */
 export const NEW_CONTACT_FIELDS = [
@@ -84,7 +85,9 @@ function hasText(text: string): boolean {
  * beside the box it names (boxErrorsOfResponse).
  */
 export function errorsBeforeSend(draft: NewProjectDraft): BoxErrors {
-  const errors: BoxErrors = {};
+  // The engine's own rules (shared/field-rules.ts) on what would be sent: the same message at the box as its 400 would give.
+  const { contacts_new: _newCustomer, contacts: _existingCustomer, ...projectFields } = createBodyOf(draft);
+  const errors: BoxErrors = { ...projectFieldErrors(projectFields) };
   if (!hasText(draft.address)) errors.address = ['Enter the street address: the project is named after it.'];
   const { customer } = draft;
   if (customer.kind === 'existing' && customer.contact === null) {

@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { COUNTRY_CODES } from '../../../../shared/countries.ts';
+import { postalCodeWarning } from '../../../../shared/field-rules.ts';
 import type { RoleJson } from '../../../../shared/schemas/role.ts';
 import { NEW_CONTACT_FIELDS, emptyNewContact, type CustomerDraft, type NewProjectDraft } from '../../project/new-project.ts';
 import { useNewProjectStore } from '../../stores/new-project-store.ts';
@@ -7,6 +8,7 @@ import { useOrgStore } from '../../stores/org-store.ts';
 import { RoofTypeOptions } from '../project/CountryAndRoofFields.tsx';
 import { CustomerSearch } from './CustomerSearch.tsx';
 import './NewProjectForm.css';
+import '../project/field-warning.css';
 
 /** Countries by their name in the user's language, for the picker. */
 function countryChoices(): Array<{ code: string; name: string }> {
@@ -19,17 +21,36 @@ function roleName(role: RoleJson): string {
 }
 
 /** One labelled box with its messages under it; `box` is the key its messages come under (new-project.ts). */
-function Box({ box, label, className, children }: { box: string; label: string; className?: string; children: (props: { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode }) {
+function Box({
+  box,
+  label,
+  className,
+  warning = null,
+  children,
+}: {
+  box: string;
+  label: string;
+  className?: string;
+  /** Said beside the box when there is no error; the value is sent all the same. */
+  warning?: string | null;
+  children: (props: { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const messages = useNewProjectStore((state) => state.errors[box]);
   const hasError = messages !== undefined && messages.length > 0;
+  const shownWarning = hasError ? null : warning;
   return (
-    <div className={`field${className ? ` ${className}` : ''}${hasError ? ' has-error' : ''}`} data-box={box}>
+    <div className={`field${className ? ` ${className}` : ''}${hasError ? ' has-error' : ''}${shownWarning ? ' has-warning' : ''}`} data-box={box}>
       <label htmlFor={id}>{label}</label>
-      {children({ id, 'aria-invalid': hasError ? true : undefined, 'aria-describedby': hasError ? `${id}-error` : undefined })}
+      {children({ id, 'aria-invalid': hasError ? true : undefined, 'aria-describedby': hasError ? `${id}-error` : shownWarning ? `${id}-warning` : undefined })}
       {hasError && (
         <span id={`${id}-error`} className="field-error" role="alert">
           {messages.join(' ')}
+        </span>
+      )}
+      {shownWarning && (
+        <span id={`${id}-warning`} className="field-warning">
+          {shownWarning}
         </span>
       )}
     </div>
@@ -114,7 +135,7 @@ export function NewProjectForm({ orgId }: { orgId: number }) {
           <Box box="state" label="State">
             {(props) => <input {...props} {...text('state')} autoComplete="off" />}
           </Box>
-          <Box box="zip" label="Postcode">
+          <Box box="zip" label="Postcode" warning={postalCodeWarning(draft.country_iso2 || null, draft.zip.trim())}>
             {(props) => <input {...props} {...text('zip')} autoComplete="off" inputMode="text" />}
           </Box>
           <Box box="country_iso2" label="Country">

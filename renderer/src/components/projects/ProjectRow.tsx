@@ -67,10 +67,20 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
           {stage && <Badge tone="info">{stage.title}</Badge>}
         </span>
         <span className="row-date" title={[project.identifier, `changed ${formatDate(project.modified_date)}`].filter(Boolean).join(' · ')}>
-          {project.identifier && <span className="row-identifier">{project.identifier} · </span>}
+          {project.identifier && <span className="row-identifier">{shortIdentifier(project.identifier)} · </span>}
           {formatDate(project.modified_date)}
         </span>
       </div>
     </div>
   );
 });
+
+/**
+ * A project made without an identifier gets a generated UUID (the hosted service's
+ * behaviour): in the row its first 8 characters say enough and leave the title room;
+ * the whole identifier is in the row's title and the header.
+ */
+const GENERATED_IDENTIFIER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+function shortIdentifier(identifier: string): string {
+  return GENERATED_IDENTIFIER.test(identifier) ? `${identifier.slice(0, 8)}…` : identifier;
+}
