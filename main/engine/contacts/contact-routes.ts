@@ -5,6 +5,7 @@ import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { actorOf } from '../auth/actor.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering, searchParam } from '../http/list-query.ts';
+import { searchTerms } from '../../../shared/search-terms.ts';
 import { contactWriteSchema } from '../../../shared/schemas/contact-write.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { likePattern } from '../projects/project-service.ts';
@@ -27,11 +28,10 @@ export function registerContactRoutes(app: TypedApp, context: EngineContext): vo
       const { page, limit, ordering, search } = request.query;
       const order = readOrdering(ordering, CONTACT_ORDERING_FIELDS, { field: 'id', direction: 'asc' });
       let query = context.db.selectFrom('contacts').selectAll().where(contactVisibleTo(actor));
-      if (search) {
-        const pattern = likePattern(search);
-        query = query.where(
-          sql<boolean>`lower(first_name || ' ' || family_name || ' ' || email || ' ' || phone) like ${pattern} escape '\\'`,
-        );
+      // Every word must be found, each in any of the name, email or phone, as the project search
+      // and DRF's SearchFilter do (shared/search-terms.ts): "Wang Zara" finds Zara Wang.
+      for (const term of searchTerms(search ?? '')) {
+        query = query.where(sql<boolean>`lower(first_name || ' ' || family_name || ' ' || email || ' ' || phone) like ${likePattern(term)} escape '\\'`);
       }
       const rows = await query.orderBy(order.field, order.direction).orderBy('id').limit(limit).offset(pageOffset({ page, limit })).execute();
       return serializeContactRecords(context, context.db, rows, actor);
