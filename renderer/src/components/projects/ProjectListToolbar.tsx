@@ -1,3 +1,4 @@
+import './ProjectListToolbar.css';
 import { useEffect, useRef } from 'react';
 import { MILESTONES } from '../../../../shared/project-fields.ts';
 import { pickableWorkflows, useOrgStore } from '../../stores/org-store.ts';
