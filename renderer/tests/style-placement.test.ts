@@ -107,6 +107,11 @@ export function styleSheetImports(): { sheet: string; importer: string }[] {
   );
 }
 
+/** What a module imports first (its first import statement's specifier). */
+export function firstImportOf(source: string): string | undefined {
+  return source.match(/^import\s+(?:[^'"]*\sfrom\s+)?['"]([^'"]+)['"]/m)?.[1];
+}
+
 /** Why an import of a component's sheet is out of place, or null: a sheet beside X.tsx is X's alone; any other stays in its folder. */
 export function misplacedSheetImport(sheet: string, importer: string, sheetExists: (relative: string) => boolean): string | null {
   if (sheet.startsWith(`styles${path.sep}`)) return importer === 'main.tsx' ? null : `${sheet} is global: only main.tsx imports it`;
@@ -124,10 +129,16 @@ test("no rule in a global sheet belongs to a single component: each component's 
   assert.deepEqual(misplaced, []);
 });
 
-test("a component's sheet is imported only by that component, a global sheet only by main.tsx", () => {
+test("a component's sheet is imported only by that component, as its first import; a global sheet only by main.tsx", () => {
   const imports = styleSheetImports();
   const problems = imports.map(({ sheet, importer }) => misplacedSheetImport(sheet, importer, (relative) => fs.existsSync(path.join(sourceRoot, relative)))).filter((problem) => problem !== null);
   assert.deepEqual(problems, []);
+  // A component's sheet comes before its children's in the bundle only if it is imported before them.
+  const notFirst = imports
+    .filter(({ sheet, importer }) => importer === sheet.replace(/\.css$/, '.tsx'))
+    .filter(({ sheet, importer }) => firstImportOf(fs.readFileSync(path.join(sourceRoot, importer), 'utf8')) !== `./${path.basename(sheet)}`)
+    .map(({ importer }) => `${importer} imports its own sheet after other modules: make it the first import`);
+  assert.deepEqual(notFirst, []);
   const imported = new Set(imports.map(({ sheet }) => sheet));
   const unused = filesUnder(sourceRoot, ['.css']).map((sheet) => path.relative(sourceRoot, sheet)).filter((sheet) => !imported.has(sheet));
   assert.deepEqual(unused, [], 'every sheet is imported (a sheet nobody imports styles nothing)');
@@ -151,4 +162,6 @@ test('the checks find a component rule in a global sheet and a sheet imported fr
   assert.equal(misplacedSheetImport(path.join('components', 'files', 'file-preview.css'), path.join('components', 'files', 'FileViewer.tsx'), exists), null);
   assert.match(misplacedSheetImport(path.join('components', 'files', 'file-preview.css'), path.join('components', 'project', 'FilesTab.tsx'), exists)!, /its folder's/);
   assert.match(misplacedSheetImport(path.join('styles', 'base.css'), path.join('components', 'app', 'App.tsx'), exists)!, /only main.tsx/);
+  assert.equal(firstImportOf("// a row\nimport './FileRow.css';\nimport { Badge } from '../common/Badge.tsx';\n"), './FileRow.css');
+  assert.equal(firstImportOf("import type { A } from './a.ts';\nimport './FileRow.css';\n"), './a.ts');
 });
