@@ -1,3 +1,4 @@
+import './ConnectionBanner.css';
 import { useUiStore } from '../../stores/ui-store.ts';
 
 /** Browser mode: the connection to `solardesk web` dropped (stopped, or the laptop slept). */

@@ -1,3 +1,5 @@
+import './MissingSecret.css';
+
 /** Browser mode opened without the secret: only the URL SolarDesk printed can open it. */
 export function MissingSecret() {
   return (

@@ -1,3 +1,4 @@
+import './Sidebar.css';
 import type { ReactNode } from 'react';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
@@ -5,8 +6,8 @@ import { type MainView, useUiStore } from '../../stores/ui-store.ts';
 import { SyncStatePill } from '../common/SyncStatePill.tsx';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher.tsx';
 
-// Each view's icon: in a narrow window the sidebar shows only these (styles.css,
-// "Layout"), the label stays in the page for screen readers and as the tooltip.
+// Each view's icon: in a narrow window the sidebar shows only these (styles/layout.css,
+// "Layout"; Sidebar.css), the label stays in the page for screen readers and as the tooltip.
 const icon = (children: ReactNode) => (
   <svg className="nav-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
     {children}

@@ -1,3 +1,4 @@
+import './Toasts.css';
 import { useUiStore } from '../../stores/ui-store.ts';
 
 export function Toasts() {

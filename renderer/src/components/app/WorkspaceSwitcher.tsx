@@ -1,9 +1,10 @@
+import './WorkspaceSwitcher.css';
 import { type KeyboardEvent, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { Workspace } from '../../../../shared/bridge.ts';
 import { messageOf } from '../../api/api-client.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
 
-// The icon sidebar's window width (styles.css, "Layout": --sidebar-width is 60px below 960px).
+// The icon sidebar's window width (styles/layout.css, "Layout": --sidebar-width is 60px below 960px).
 const ICON_SIDEBAR = '(max-width: 959px)';
 function subscribeToWidth(onChange: () => void): () => void {
   const query = window.matchMedia(ICON_SIDEBAR);

@@ -1,3 +1,4 @@
+import './SyncStatePill.css';
 import type { SyncState } from '../../../../shared/bridge.ts';
 import type { BadgeTone } from './Badge.tsx';
 

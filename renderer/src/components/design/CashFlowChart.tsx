@@ -1,3 +1,4 @@
+import './CashFlowChart.css';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import { formatMoney } from '../../format.ts';

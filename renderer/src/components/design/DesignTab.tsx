@@ -1,3 +1,4 @@
+import './DesignTab.css';
 import { useState } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { useOrgStore } from '../../stores/org-store.ts';

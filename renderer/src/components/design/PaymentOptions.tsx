@@ -1,3 +1,4 @@
+import './PaymentOptions.css';
 import { useState } from 'react';
 import type { DesignSystem, FeaturedFigure } from '../../../../shared/design-types.ts';
 import { formatMoney, formatNumber, formatPercent } from '../../format.ts';

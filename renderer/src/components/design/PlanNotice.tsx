@@ -1,3 +1,5 @@
+import './PlanNotice.css';
+
 /** What an org on the API Access plan sees instead of an empty pane (service.md 5). */
 export function PlanNotice({ planTitle }: { planTitle: string }) {
   return (

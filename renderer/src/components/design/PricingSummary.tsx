@@ -1,3 +1,4 @@
+import './PricingSummary.css';
 import type { DesignSystem } from '../../../../shared/design-types.ts';
 import { formatMoney } from '../../format.ts';
 

@@ -1,3 +1,4 @@
+import './SystemSpecs.css';
 import type { ComponentSpec, DesignSystem } from '../../../../shared/design-types.ts';
 import { formatNumber, formatPercent } from '../../format.ts';
 

@@ -1,4 +1,5 @@
 // "Delete these files?": what will go, and that it can be undone for a while.
+import './DeleteFilesDialog.css';
 import { useEffect, useRef } from 'react';
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { DELETE_UNDO_MS } from '../../stores/files-store.ts';

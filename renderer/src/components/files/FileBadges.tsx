@@ -5,6 +5,7 @@
 // PATCH of the file's project through the local API, so sync follows; undoable).
 // A new mark is a small component taking the file, added to FileBadges, so FileRow
 // stays the same.
+import './FileBadges.css';
 import { createContext, useContext, useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
 import { formatDistance } from '../../../../shared/geo.ts';

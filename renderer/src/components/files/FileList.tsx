@@ -2,6 +2,7 @@
 // sorted), with selection and the keyboard: arrows move (shift extends), Enter
 // and Space open the viewer, Delete asks to delete the selection, Ctrl/Cmd+A
 // selects every file shown, F2 renames, Escape clears the selection.
+import './FileList.css';
 import { Fragment, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { useFilesStore } from '../../stores/files-store.ts';

@@ -1,6 +1,7 @@
 // One file of the list: its checkbox, thumbnail, title (renamed in place), tags,
 // size, date, marks (FileBadges), "show customer" and actions. Selection and the
 // keyboard are the list's (FileList.tsx); this row reports clicks.
+import './FileRow.css';
 import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { formatBytes, formatDate } from '../../format.ts';

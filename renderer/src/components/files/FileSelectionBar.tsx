@@ -1,4 +1,5 @@
 // What can be done to the selected files at once: tag or untag, download, delete.
+import './FileSelectionBar.css';
 import { useEffect, useRef, useState } from 'react';
 import type { FileTagJson, PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { useFilesStore } from '../../stores/files-store.ts';

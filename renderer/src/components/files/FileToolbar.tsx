@@ -1,4 +1,5 @@
 // Search, filters and sort of the Files tab, and how many files they leave.
+import './FileToolbar.css';
 import type { FileTagJson } from '../../../../shared/schemas/private-file.ts';
 import { NO_FILTER, useFilesStore, type FileSort } from '../../stores/files-store.ts';
 import { FILE_KIND_LABELS, type FileKind } from './file-kinds.ts';

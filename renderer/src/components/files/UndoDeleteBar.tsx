@@ -1,5 +1,6 @@
 // Files deleted in the app wait here for a few seconds before the delete is sent:
 // Undo puts them back in the list, and nothing was deleted.
+import './UndoDeleteBar.css';
 import { useEffect, useState } from 'react';
 import { useFilesStore } from '../../stores/files-store.ts';
 

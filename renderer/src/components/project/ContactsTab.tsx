@@ -1,3 +1,4 @@
+import './ContactsTab.css';
 import { useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
 import type { ContactJson } from '../../../../shared/schemas/contact.ts';

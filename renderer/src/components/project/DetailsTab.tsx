@@ -1,3 +1,4 @@
+import './DetailsTab.css';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { FIELD_SECTIONS } from '../../project/field-sections.ts';
 import { CountryAndRoofFields } from './CountryAndRoofFields.tsx';

@@ -1,3 +1,4 @@
+import './DraftBanner.css';
 import { formatDateTime, labelOf } from '../../format.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 

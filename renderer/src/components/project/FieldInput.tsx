@@ -1,3 +1,4 @@
+import './FieldInput.css';
 import { useEffect, useId, useRef } from 'react';
 import { FIELD_EDITING, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../../shared/project-fields.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';

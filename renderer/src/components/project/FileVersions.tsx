@@ -1,6 +1,7 @@
 // The earlier versions of one private file, kept on this computer (docs/files.md
 // "Versions"): when, how big, who replaced them, with Download and Restore, and a
 // way to give the file new contents by hand. Shown under the file's row.
+import './FileVersions.css';
 import type { PrivateFileJson, PrivateFileVersionJson } from '../../../../shared/schemas/private-file.ts';
 import { formatBytes, formatDateTime } from '../../format.ts';
 import { type OpenVersions, useFilesStore } from '../../stores/files-store.ts';

@@ -2,6 +2,7 @@
 // (the viewer, through viewer-store), change (rename, tags, show customer), select
 // several of (tag, download, delete together) and delete with an undo window;
 // uploads with progress, time left and cancel (docs/files.md "The Files tab").
+import './FilesTab.css';
 import { useEffect, useMemo, useState } from 'react';
 import { type PhotoMove, PhotoMoveNotice, ProjectOfFilesContext, usePhotoPlaces } from '../files/FileBadges.tsx';
 import { FileViewer } from '../files/FileViewer.tsx';

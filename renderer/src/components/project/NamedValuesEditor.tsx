@@ -1,3 +1,4 @@
+import './NamedValuesEditor.css';
 import { useId } from 'react';
 import type { WritablePlainField } from '../../../../shared/project-fields.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';

@@ -1,3 +1,4 @@
+import './NotesTab.css';
 import { z } from 'zod';
 import { useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';

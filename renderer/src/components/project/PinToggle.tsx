@@ -1,3 +1,4 @@
+import './PinToggle.css';
 import { useEffect } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { useContentsStore } from '../../stores/contents-store.ts';

@@ -1,3 +1,4 @@
+import './ProjectPanel.css';
 import { useState } from 'react';
 import { isPartnerProject } from '../../project/sharing.ts';
 import { useSessionStore } from '../../stores/session-store.ts';

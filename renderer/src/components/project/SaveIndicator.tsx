@@ -1,3 +1,4 @@
+import './SaveIndicator.css';
 import { useProjectStore } from '../../stores/project-store.ts';
 
 /** Edits save on their own; this says where they are. */

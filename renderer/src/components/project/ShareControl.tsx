@@ -2,6 +2,7 @@
 // it (hosted-docs-facts.md section 11: PATCH the project's `shared_with`). The
 // partner sees it in its own list, read-only; a permissions role (role_type 1) can
 // narrow what it sees, else the connection's default applies.
+import './ShareControl.css';
 import { useEffect, useState } from 'react';
 import { z } from 'zod';
 import { apiPaths } from '../../../../shared/api-paths.ts';

@@ -1,3 +1,4 @@
+import './StagePicker.css';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { pickableWorkflows, useOrgStore } from '../../stores/org-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';

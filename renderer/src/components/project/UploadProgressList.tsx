@@ -1,6 +1,7 @@
 // Uploads of the open project: bytes sent and time left for every file over about
 // 1 MB, Cancel while it runs (nothing of it stays attached), and why a refused
 // file was refused, in sentences that say what to do.
+import './UploadProgressList.css';
 import { useEffect, useState } from 'react';
 import { formatBytes } from '../../format.ts';
 import { useFilesStore, type UploadRow } from '../../stores/files-store.ts';

@@ -1,3 +1,4 @@
+import './UsageEditor.css';
 import { useId } from 'react';
 import {
   USAGE_DATA_SOURCES,

@@ -1,3 +1,4 @@
+import './WindowFileDrop.css';
 import { useEffect, useState } from 'react';
 import { useFilesStore } from '../../stores/files-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';

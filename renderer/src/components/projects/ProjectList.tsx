@@ -1,3 +1,4 @@
+import './ProjectList.css';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import { useNewProjectStore } from '../../stores/new-project-store.ts';

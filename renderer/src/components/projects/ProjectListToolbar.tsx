@@ -1,3 +1,4 @@
+import './ProjectListToolbar.css';
 import { useEffect, useRef } from 'react';
 import { MILESTONES } from '../../../../shared/project-fields.ts';
 import { useNewProjectStore } from '../../stores/new-project-store.ts';

@@ -1,3 +1,4 @@
+import './ProjectRow.css';
 import { memo, useEffect } from 'react';
 import type { ProjectStudioJson } from '../../../../shared/schemas/project.ts';
 import { stageById, useOrgStore } from '../../stores/org-store.ts';

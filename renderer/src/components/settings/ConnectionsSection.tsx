@@ -1,6 +1,7 @@
 // Settings > Connections: the org's connections with partner organisations, for
 // org admins (hosted-docs-facts.md section 4). Others see one line saying who sets
 // them up. The list is read when this opens and after each write made here.
+import './ConnectionsSection.css';
 import { useEffect, useState } from 'react';
 import type { ConnectedOrgJson } from '../../../../shared/schemas/connected-org.ts';
 import { messageOf } from '../../api/api-client.ts';

@@ -1,3 +1,4 @@
+import './SettingsView.css';
 import { useState } from 'react';
 import { THEMES, type Theme } from '../../../../shared/bridge.ts';
 import { messageOf } from '../../api/api-client.ts';

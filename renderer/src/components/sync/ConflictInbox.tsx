@@ -1,3 +1,4 @@
+import './ConflictInbox.css';
 import { useState } from 'react';
 import type { SyncConflictJson } from '../../../../shared/sync-api.ts';
 import { messageOf } from '../../api/api-client.ts';

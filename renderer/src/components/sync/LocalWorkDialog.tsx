@@ -1,3 +1,4 @@
+import './LocalWorkDialog.css';
 import { useEffect, useMemo, useState } from 'react';
 import type { LocalWorkItem } from '../../../../shared/bridge.ts';
 import { useLocalWorkStore } from '../../stores/local-work-store.ts';

@@ -1,3 +1,4 @@
+import './PendingChanges.css';
 import { messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';

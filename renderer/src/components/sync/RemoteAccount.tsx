@@ -1,3 +1,4 @@
+import './RemoteAccount.css';
 import { useState } from 'react';
 import { messageOf } from '../../api/api-client.ts';
 import { useLocalWorkStore } from '../../stores/local-work-store.ts';

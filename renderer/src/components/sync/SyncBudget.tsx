@@ -1,3 +1,4 @@
+import './SyncBudget.css';
 import { useEffect, useState } from 'react';
 import { syncPaths } from '../../../../shared/api-paths.ts';
 import { syncBudgetJsonSchema, type SyncBudgetJson } from '../../../../shared/schemas/sync.ts';

@@ -1,3 +1,4 @@
+import './SyncView.css';
 import { useEffect } from 'react';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';

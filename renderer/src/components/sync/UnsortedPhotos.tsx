@@ -1,6 +1,7 @@
 // The inbox folder (Unsorted, issue 17) on the Sync screen: what it attached by itself
 // (said in a sentence, each undoable), and what waits there with the nearest sites to
 // choose from. The core looks at the folder; this view follows `inbox.changed`.
+import './UnsortedPhotos.css';
 import { useEffect, useState } from 'react';
 import { formatDistance } from '../../../../shared/geo.ts';
 import { INBOX_FOLDER, type InboxState } from '../../../../shared/photos.ts';

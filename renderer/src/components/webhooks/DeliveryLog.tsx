@@ -1,3 +1,4 @@
+import './DeliveryLog.css';
 import { Fragment, useEffect, useRef, useState } from 'react';
 import type { WebhookLogJson, WebhookLogPayloadJson } from '../../../../shared/schemas/webhook.ts';
 import { messageOf } from '../../api/api-client.ts';

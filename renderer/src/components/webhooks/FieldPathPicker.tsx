@@ -1,3 +1,4 @@
+import './FieldPathPicker.css';
 import { useState } from 'react';
 import { KNOWN_WEBHOOK_PATHS, WEBHOOK_MODELS, isKnownWebhookPath, webhookPathModelNote, type WebhookModel } from '../../../../shared/webhook-fields.ts';
 

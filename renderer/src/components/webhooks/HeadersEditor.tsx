@@ -1,3 +1,4 @@
+import './HeadersEditor.css';
 import { type HeaderRow, headerRow } from '../../webhooks/webhook-draft.ts';
 
 /** The webhook's `headers` as name/value rows (the API stores them as a JSON string). */

@@ -1,3 +1,4 @@
+import './WebhookEditor.css';
 import { useState } from 'react';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../../shared/webhook-fields.ts';
 import type { WebhookJson, WebhookTestResultJson } from '../../../../shared/schemas/webhook.ts';

@@ -1,3 +1,4 @@
+import './WebhookList.css';
 import { messageOf } from '../../api/api-client.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';

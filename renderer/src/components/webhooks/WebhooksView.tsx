@@ -1,3 +1,4 @@
+import './WebhooksView.css';
 import { useEffect, useState } from 'react';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
