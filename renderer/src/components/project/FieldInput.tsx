@@ -9,7 +9,6 @@ import { useProjectStore } from '../../stores/project-store.ts';
 import { summaryOf } from '../../project/field-summary.ts';
 import { NamedValuesEditor } from './NamedValuesEditor.tsx';
 import { postalCodeWarning } from '../../../../shared/field-rules.ts';
-import './field-warning.css';
 
 /** What a number input holds when the browser cannot read it as a number ("1e", "--2"): the check then says why. */
 const UNREADABLE_NUMBER = 'not a number';

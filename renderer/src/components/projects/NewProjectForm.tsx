@@ -1,3 +1,4 @@
+import './NewProjectForm.css';
 import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { COUNTRY_CODES } from '../../../../shared/countries.ts';
 import { postalCodeWarning } from '../../../../shared/field-rules.ts';
@@ -7,8 +8,6 @@ import { useNewProjectStore } from '../../stores/new-project-store.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { RoofTypeOptions } from '../project/CountryAndRoofFields.tsx';
 import { CustomerSearch } from './CustomerSearch.tsx';
-import './NewProjectForm.css';
-import '../project/field-warning.css';
 
 /** Countries by their name in the user's language, for the picker. */
 function countryChoices(): Array<{ code: string; name: string }> {
