@@ -112,6 +112,8 @@ describe('the schedule: events with every field', () => {
       body: { title: 'Installation', event_type_id: 40, location_override: null, repeat: null, contact: null, team_members: [], duration: '1 02:00:00' },
     });
     assert.equal(put.status, 200, put.text);
+    const stale = await server.request('PATCH', apiPaths.event(1, created.id), { token, body: { title: 'Stale' }, headers: { 'if-match': `"${created.modified_date}"` } });
+    assert.equal(stale.status, 412, `a write on an old version is refused: ${stale.text}`);
     const stored = (await server.request('GET', apiPaths.event(1, created.id), { token })).json;
     assert.deepEqual(
       [stored.title, stored.event_type_id, stored.location_override, stored.repeat, stored.contact, stored.team_members, stored.duration, stored.start],
