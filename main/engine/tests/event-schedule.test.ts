@@ -200,6 +200,29 @@ describe('the schedule: events with every field', () => {
     assert.equal((await server.request('GET', apiPaths.event(1, created.id), { token })).json.end, '2026-12-01T10:00:00.000Z');
   });
 
+  test('accepted forms: each spelling of a time, a duration and a code is stored as the value it names', async () => {
+    const accepted: Array<[Json, Json]> = [
+      [{ start: '2026-12-01T09:00' }, { start: '2026-12-01T09:00:00.000Z' }],
+      [{ start: '2026-12-01 09:00:30' }, { start: '2026-12-01T09:00:30.000Z' }],
+      [{ start: '2026-12-01T09:00:00.25z' }, { start: '2026-12-01T09:00:00.250Z' }],
+      [{ start: '2026-12-01T09:00:00-0530' }, { start: '2026-12-01T14:30:00.000Z' }],
+      [{ start: '2028-02-29T09:00:00Z', end: '2028-02-29T09:00:00Z' }, { start: '2028-02-29T09:00:00.000Z', end: '2028-02-29T09:00:00.000Z' }],
+      [{ start: '', end: null, completion_date: '' }, { start: null, end: null, completion_date: null }],
+      [{ duration: '3600' }, { duration: '01:00:00' }],
+      [{ duration: '0:45:00' }, { duration: '00:45:00' }],
+      [{ duration: '' }, { duration: null }],
+      [{ task_status: '0' }, { task_status: 0 }],
+      [{ task_status: null, location_override: null, team_members: [] }, { task_status: null, location_override: null, team_members: [] }],
+      [{ is_archived: 1, is_complete: 'false' }, { is_archived: true, is_complete: false }],
+      [{ repeat: 'RRULE:FREQ=WEEKLY;COUNT=3' }, { repeat: 'RRULE:FREQ=WEEKLY;COUNT=3' }],
+    ];
+    for (const [fields, expected] of accepted) {
+      const response = await create({ title: 'Accepted', ...fields });
+      assert.equal(response.status, 201, `${JSON.stringify(fields)}: ${response.text}`);
+      assert.deepEqual(Object.fromEntries(Object.keys(expected).map((field) => [field, response.json[field]])), expected, JSON.stringify(fields));
+    }
+  });
+
   test('an event change fires an Event webhook with the changed record', async () => {
     receiver = await startWebhookReceiver();
     await server.request('POST', apiPaths.webhooks(1), { token, body: { endpoint: receiver.url, enabled: true, debug: false, trigger_fields: ['event.is_complete'], payload_fields: ['event.is_complete', 'event.team_members', 'event.start'] } });
