@@ -236,6 +236,20 @@ describe('the schedule: events with every field', () => {
     assert.equal(call!.body.model, 'Event');
     assert.equal(call!.body.model_id, created.id);
     assert.deepEqual(call!.body.fields, { is_complete: true, team_members: roleUrls.slice(0, 2), start: '2026-11-30T23:00:00.000Z' });
+    await server.request('DELETE', apiPaths.event(1, created.id), { token });
+    const deleted = (await receiver.waitForCalls(3))[2]!;
+    assert.deepEqual([deleted.body.model, deleted.body.event, deleted.body.model_id], ['Event', 'DELETE', created.id]);
+  });
+
+  test("the OpenAPI document lists the list's filters, SolarDesk's own marked as extensions", async () => {
+    const document = (await server.request('GET', '/api/schema/')).json;
+    const parameters = document.paths['/api/orgs/{org_id}/events/'].get.parameters as Array<{ name: string; in: string; description?: string }>;
+    const describe = (name: string) => parameters.find((parameter) => parameter.in === 'query' && parameter.name === name)?.description ?? '';
+    for (const name of ['start_after', 'start_before', 'event_type_id', 'is_complete', 'is_archived', 'team_member', 'ordering']) {
+      assert.match(describe(name), /^SolarDesk extension/, name);
+    }
+    assert.ok(describe('project') !== '' && !describe('project').startsWith('SolarDesk extension'), 'project is the hosted filter');
+    for (const method of ['patch', 'put', 'delete']) assert.ok(document.paths['/api/orgs/{org_id}/events/{id}/'][method], method);
   });
 
   test('someone who cannot see a project cannot see or change its events (403), as with the project', async () => {
