@@ -10,11 +10,11 @@
 // as strings ("35.12"), `gender` "2", null where the field is nullable. Postal codes
 // are never refused (formats change and exceptions exist): postalCodeWarning only warns.
 import { z } from 'zod';
-import { parseRoofTypeReference } from './api-paths.ts';
+import { parseOrgReference, parseRoofTypeReference } from './api-paths.ts';
 import { countryNumericCode } from './countries.ts';
 import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from './project-fields.ts';
 import { findRoofType } from './roof-types.ts';
-import { dateField, integerField, schemaForKind, stringField } from './schemas/coercing-fields.ts';
+import { booleanField, dateField, integerField, schemaForKind, stringField } from './schemas/coercing-fields.ts';
 
 /** DRF's field-error shape: `{"lat": ["Latitude must be between -90 and 90."]}`. */
 export type FieldErrors = Record<string, string[]>;
@@ -104,6 +104,107 @@ export const CONTACT_FIELD_RULES = {
   gender: integerField(GENDER_MESSAGE).refine((gender) => gender === 0 || gender === 1 || gender === 2, GENDER_MESSAGE),
 } satisfies Record<string, z.ZodType>;
 
+// An event's schedule (issue 27). The hosted service documents the Event record's
+// field names but not their types (hosted-docs-facts.md 9); it is a Django REST
+// framework service, so SolarDesk takes DRF's: date-times in ISO 8601, a duration as
+// "[D ]HH:MM:SS" (or a number of seconds), a task status as a whole-number code.
+
+const DATE_TIME_TEXT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * An ISO 8601 date-time as the UTC instant it names ("2026-03-31T09:00:00.000Z"), or
+ * null when the text is not one or names a day or time that does not exist. A time
+ * without an offset is UTC, as every timestamp of the API is.
+ */
+export function parseDateTime(text: string): string | null {
+  const match = DATE_TIME_TEXT.exec(text.trim());
+  if (!match) return null;
+  const [, year, month, day, hour, minute, second = '00', fraction = '', zone = 'Z'] = match;
+  const parts = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const local = new Date(Date.UTC(parts[0], parts[1] - 1, parts[2], parts[3], parts[4], parts[5]));
+  // Date.UTC rolls 31 April over to 1 May and 25:00 to the next day: such a date-time is not a real one.
+  const real =
+    local.getUTCFullYear() === parts[0] && local.getUTCMonth() === parts[1] - 1 && local.getUTCDate() === parts[2] &&
+    local.getUTCHours() === parts[3] && local.getUTCMinutes() === parts[4] && local.getUTCSeconds() === parts[5];
+  if (!real) return null;
+  const offsetMinutes = zone.toUpperCase() === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+  const milliseconds = fraction === '' ? 0 : Math.floor(Number(`0${fraction}`) * 1000);
+  return new Date(local.getTime() + milliseconds - offsetMinutes * 60_000).toISOString();
+}
+
+const dateTimeMessage = (label: string) => `${label} must be a date and time, such as 2026-03-31T09:00:00Z.`;
+
+/** An optional date-time: normalised to UTC; null or "" clears it. */
+function dateTimeSchema(label: string) {
+  const invalid = dateTimeMessage(label);
+  return z
+    .string({ error: invalid })
+    .nullable()
+    .transform((text, context) => {
+      if (text === null || text.trim() === '') return null;
+      const instant = parseDateTime(text);
+      if (instant === null) context.addIssue({ code: 'custom', message: invalid });
+      return instant;
+    });
+}
+
+const DURATION_TEXT = /^(?:(\d+) )?(\d{1,2}):(\d{2}):(\d{2})(?:\.\d{1,6})?$/;
+const DURATION_MESSAGE = 'Duration must be a length of time, such as 01:30:00 for an hour and a half, or a number of seconds.';
+
+/** A duration in whole seconds from DRF's "[D ]HH:MM:SS" or a number of seconds; null when it is neither. */
+export function parseDurationSeconds(value: string | number): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value) : null;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text));
+  const match = DURATION_TEXT.exec(text);
+  if (!match || Number(match[3]) > 59 || Number(match[4]) > 59) return null;
+  return Number(match[1] ?? 0) * 86_400 + Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4]);
+}
+
+/** Seconds as DRF writes a duration: "01:30:00", "1 02:00:00" past a day. */
+export function formatDuration(seconds: number): string {
+  const days = Math.floor(seconds / 86_400);
+  const rest = seconds % 86_400;
+  const pad = (value: number) => String(value).padStart(2, '0');
+  const clock = `${pad(Math.floor(rest / 3600))}:${pad(Math.floor((rest % 3600) / 60))}:${pad(rest % 60)}`;
+  return days > 0 ? `${days} ${clock}` : clock;
+}
+
+const TEAM_MEMBER_MESSAGE = "Each team member must be the URL of one of the organisation's roles, such as /api/orgs/1/roles/3/.";
+const END_BEFORE_START = 'The end cannot be before the start: check both times.';
+
+/** The event fields that have a rule (POST, PATCH and PUT of /events/). */
+export const EVENT_FIELD_RULES = {
+  start: dateTimeSchema('Start'),
+  end: dateTimeSchema('End'),
+  completion_date: dateTimeSchema('Completion date'),
+  duration: z
+    .union([z.number(), z.string()], { error: DURATION_MESSAGE })
+    .nullable()
+    .transform((value, context) => {
+      if (value === null || value === '') return null;
+      const seconds = parseDurationSeconds(value);
+      if (seconds === null) context.addIssue({ code: 'custom', message: DURATION_MESSAGE });
+      else if (seconds < 0) context.addIssue({ code: 'custom', message: 'Duration cannot be negative.' });
+      return seconds;
+    }),
+  is_complete: booleanField(),
+  is_archived: booleanField(),
+  task_status: integerField('Task status must be a whole number code, such as 1.')
+    .nullable()
+    .refine((status) => status === null || status >= 0, 'Task status cannot be negative.'),
+  // Whether each names a role of the actor's org is the engine's to check; here, that it names a role at all.
+  team_members: z
+    .array(z.union([z.string(), z.number()]), { error: 'Team members must be a list of role URLs.' })
+    .refine((references) => references.every((reference) => parseOrgReference(reference, 'roles') !== null), TEAM_MEMBER_MESSAGE),
+  location_override: stringField().nullable(),
+} satisfies Record<string, z.ZodType>;
+
+/** The message for a schedule whose end comes before its start (both UTC ISO text), or null. */
+export function eventTimeError(start: string | null, end: string | null): string | null {
+  return start !== null && end !== null && end < start ? END_BEFORE_START : null;
+}
+
 /** The messages of the rules in `rules` broken by the fields present in `fields`; fields without a rule are not looked at. */
 function errorsOf(rules: Record<string, z.ZodType>, fields: Record<string, unknown>): FieldErrors {
   const errors: FieldErrors = {};
@@ -136,6 +237,21 @@ export function projectFieldErrors(fields: Record<string, unknown>): FieldErrors
       for (const list of Object.values(contactFieldErrors(contact as Record<string, unknown>))) for (const message of list) messages.add(message);
     }
     if (messages.size > 0) errors.contacts_new = [...messages];
+  }
+  return errors;
+}
+
+/**
+ * What is wrong with an event's fields, by field; `{}` when nothing is. An end before
+ * the start is listed under `end`, when both are given here (a write that changes one
+ * of them is checked against the stored other by the engine, with eventTimeError).
+ */
+export function eventFieldErrors(fields: Record<string, unknown>): FieldErrors {
+  const errors = errorsOf(EVENT_FIELD_RULES, fields);
+  if (!errors.start && !errors.end) {
+    const time = (value: unknown) => (typeof value === 'string' ? parseDateTime(value) : null);
+    const message = eventTimeError(time(fields.start), time(fields.end));
+    if (message) errors.end = [message];
   }
   return errors;
 }

@@ -127,6 +127,10 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'GET /api/orgs/{org_id}/events/': { expect: all(200) },
   'POST /api/orgs/{org_id}/events/': { expect: projectRule(201), body: (home) => ({ title: 'Access matrix note', project: home.records.project }) },
   'GET /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200) },
+  // The schedule (issue 27): an event is changed by whoever may see its project; the fixture event is on the fixture project.
+  'PATCH /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200), body: () => ({ is_complete: true }) },
+  'PUT /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200), body: () => ({ title: 'Access matrix visit', start: '2027-01-04T09:00:00Z' }) },
+  'DELETE /api/orgs/{org_id}/events/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('event', home.records.project) }) },
   'GET /api/orgs/{org_id}/webhooks/': { expect: adminOnly(200) },
   'POST /api/orgs/{org_id}/webhooks/': { expect: adminOnly(201), body: () => ({ endpoint: 'https://hooks.example.invalid/access', enabled: false, debug: false }) },
   'GET /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(200) },

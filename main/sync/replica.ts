@@ -28,7 +28,7 @@ import type {
 } from './remote-records.ts';
 import type { SyncContext } from './sync-context.ts';
 import type { SharingOrg } from './record-orgs.ts';
-import { rekeyOutbox } from './outbox.ts';
+import { hasQueuedChanges, rekeyOutbox } from './outbox.ts';
 import { rekeyContentsState, rememberContentsLink } from './contents-policy.ts';
 import type { Clock } from '../engine/clock.ts';
 
@@ -361,7 +361,11 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
   await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
   const contactIds: number[] = (project.contacts_data ?? []).map((contact: RemoteContact) => contact.id);
   await replaceProjectContacts(trx, project.id, contactIds);
-  for (const event of project.events_data ?? []) await upsertEvent(trx, recordOrgId, { ...event, project_id: project.id });
+  for (const event of project.events_data ?? []) {
+    // An event changed here and not yet pushed keeps its local values: its own push sends them (issue 27).
+    if (await hasQueuedChanges(trx, 'event', event.id)) continue;
+    await upsertEvent(trx, recordOrgId, { ...event, project_id: project.id });
+  }
   if (ownerOrgId !== null) {
     await trx
       .insertInto('project_shares')

@@ -9,6 +9,7 @@ import { nowIso } from '../clock.ts';
 import type { ChangeTracker, RecordChange } from '../changes/tracked-write.ts';
 import { projectOfSnapshot } from '../changes/record-snapshots.ts';
 import { eventTypeIdOf } from '../../../shared/event-types.ts';
+import { formatDuration } from '../../../shared/field-rules.ts';
 
 export const ACTIVITY_EVENT_TYPES = ['project_created', 'stage_changed', 'file_added', 'contact_added', 'contact_removed', 'note'] as const;
 export type EventType = (typeof ACTIVITY_EVENT_TYPES)[number];
@@ -36,7 +37,7 @@ export function selectEventViews(db: Kysely<Database> | Transaction<Database>) {
     ]);
 }
 
-/** One event as its record (hosted-docs-facts.md 9); fields SolarDesk has no value for carry their empty one. */
+/** One event as its record (hosted-docs-facts.md 9); `action` and `archive_for`, which SolarDesk does not keep, carry their empty value. */
 export function serializeEvent(context: EngineContext, event: EventView): EventJson {
   const whoName = `${event.who_first_name ?? ''} ${event.who_family_name ?? ''}`.trim();
   return {
@@ -54,24 +55,30 @@ export function serializeEvent(context: EngineContext, event: EventView): EventJ
     action: null,
     contact: event.contact_id === null ? null : absoluteUrl(context, apiPaths.contact(event.org_id, event.contact_id)),
     user: event.user_id === null ? null : absoluteUrl(context, apiPaths.user(event.user_id)),
-    team_members: [],
+    team_members: teamMemberRoleIds(event).map((roleId) => absoluteUrl(context, apiPaths.role(event.org_id, roleId))),
     created_date: event.created_date,
     modified_date: event.modified_date,
-    completion_date: null,
-    start: null,
-    end: null,
-    duration: null,
-    repeat: null,
-    is_complete: false,
-    is_archived: false,
+    completion_date: event.completion_date,
+    start: event.starts_at,
+    end: event.ends_at,
+    duration: event.duration_seconds === null ? null : formatDuration(event.duration_seconds),
+    repeat: event.repeat_json === null ? null : (JSON.parse(event.repeat_json) as unknown),
+    is_complete: event.is_complete === 1,
+    is_archived: event.is_archived === 1,
     archive_for: null,
-    task_status: null,
-    location_override: null,
+    task_status: event.task_status,
+    location_override: event.location_override,
     who:
       event.user_id === null || event.who_email === null
         ? null
         : { display: whoName || event.who_email, email: event.who_email, portrait_image_public_url: null },
   };
+}
+
+/** The ids of the roles on the event (its `team_members`), in the order they were given. */
+export function teamMemberRoleIds(event: Pick<EventRow, 'team_member_role_ids'>): number[] {
+  const ids: unknown = JSON.parse(event.team_member_role_ids);
+  return Array.isArray(ids) ? ids.filter((id): id is number => typeof id === 'number') : [];
 }
 
 export interface NewEvent {
@@ -86,7 +93,11 @@ export interface NewEvent {
   contact_id?: number | null;
 }
 
-export async function insertEvent(trx: Transaction<Database>, context: EngineContext, event: NewEvent): Promise<EventRow> {
+/** A client's event: an event with, optionally, its schedule (migration 0024). */
+export type NewScheduledEvent = NewEvent &
+  Partial<Pick<EventRow, 'starts_at' | 'ends_at' | 'duration_seconds' | 'is_complete' | 'completion_date' | 'is_archived' | 'task_status' | 'team_member_role_ids' | 'repeat_json' | 'location_override'>>;
+
+export async function insertEvent(trx: Transaction<Database>, context: EngineContext, event: NewScheduledEvent): Promise<EventRow> {
   const now = nowIso(context.clock);
   return trx
     .insertInto('events')

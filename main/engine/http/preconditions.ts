@@ -12,7 +12,7 @@ import { nowIso } from '../clock.ts';
 import { ApiError } from './errors.ts';
 
 /** Tables whose records carry a version that writes can be conditional on. */
-export type VersionedTable = 'projects' | 'contacts' | 'private_files' | 'webhooks';
+export type VersionedTable = 'projects' | 'contacts' | 'private_files' | 'webhooks' | 'events';
 
 /** The ETag of a record at a version: its modified_date, quoted (RFC 9110 entity-tag). */
 export const versionTag = (modifiedDate: string): string => `"${modifiedDate}"`;
@@ -50,7 +50,7 @@ export function readIfMatch(header: string | string[] | undefined): IfMatch | nu
  * one the client named. Returns the current version.
  */
 export async function checkPrecondition(trx: Transaction<Database>, table: VersionedTable, id: number, ifMatch: IfMatch | null): Promise<string> {
-  // The four tables share the shape read here; the cast only picks one for the query builder's types.
+  // The tables share the shape read here; the cast only picks one for the query builder's types.
   const row = await trx.selectFrom(table as 'projects').select('modified_date').where('id', '=', id).executeTakeFirstOrThrow();
   if (ifMatch && !ifMatch.any && !ifMatch.versions.includes(row.modified_date)) {
     throw new ApiError(

@@ -29,6 +29,7 @@ import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
 import * as designedProjects from './migrations/0020-designed-projects.ts';
 import * as shareLinkGeneration from './migrations/0022-share-link-generation.ts';
 import * as conflictReasons from './migrations/0023-conflict-reasons.ts';
+import * as eventSchedule from './migrations/0024-event-schedule.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -95,6 +96,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0020-designed-projects': designedProjects,
   '0022-share-link-generation': shareLinkGeneration,
   '0023-conflict-reasons': conflictReasons,
+  '0024-event-schedule': eventSchedule,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

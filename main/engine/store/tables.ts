@@ -184,6 +184,19 @@ export interface EventsTable {
   user_id: number | null;
   created_date: string;
   modified_date: string;
+  // The schedule (migration 0024): ISO 8601 UTC text, or null for an event with no time.
+  starts_at: Generated<string | null>;
+  ends_at: Generated<string | null>;
+  duration_seconds: Generated<number | null>;
+  is_complete: Generated<Flag>;
+  completion_date: Generated<string | null>;
+  is_archived: Generated<Flag>;
+  task_status: Generated<number | null>;
+  /** JSON array of the org's role ids: the event's `team_members`. */
+  team_member_role_ids: Generated<string>;
+  /** The client's `repeat` as JSON text, or null. */
+  repeat_json: Generated<string | null>;
+  location_override: Generated<string | null>;
 }
 
 export interface WebhooksTable {
