@@ -47,6 +47,20 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
+/**
+ * The first pull of the demo org (48 projects, their designs and files) is work, not a
+ * wait: on a loaded machine it took over 30 s (issue 33). It is given 3 minutes as a
+ * guard against a hang, and a state that will not turn into "synced" by itself
+ * (needs attention, needs sign-in) fails at once with what the agent said.
+ */
+async function untilFirstSync(core: AppCore): Promise<void> {
+  await until(() => {
+    const state = core.events.latestOf('sync.state');
+    if (state?.state === 'needs_attention' || state?.state === 'needs_sign_in') assert.fail(`the first sync stopped: ${JSON.stringify(state)}`);
+    return state?.state === 'synced';
+  }, 'the first sync', 180_000);
+}
+
 describe('app core, embedded', () => {
   const dataDir = makeTempDir('solardesk-core-');
   const opened: string[] = [];
@@ -346,7 +360,7 @@ describe('app core, signed in to a remote through the sync agent', () => {
     assert.equal(session.mode, 'synced');
     assert.equal(session.remoteUrl, remote.baseUrl);
     assert.equal(session.orgId, 1);
-    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    await untilFirstSync(core);
     // The user's name, not the email they signed in with: it comes with their role in the first pull, and the views hear of it.
     await until(() => changed.some((info) => info.mode === 'synced' && info.user.displayName === 'Alex Morgan'), 'a session.changed with the name');
     const named = ok<SessionInfo>(await core.invoke('session.get', undefined));
@@ -380,7 +394,7 @@ describe('app core, synced: views follow the engine’s change events, not a pol
 
   test('a write through the local API and a change a pull brings each reach records.changed, and sync.state follows', async () => {
     ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
-    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    await untilFirstSync(core);
     const changes = collect(core, 'records.changed');
     const states = collect(core, 'sync.state');
 
@@ -414,7 +428,7 @@ describe('app core, synced: folder copies and downloads keep extensions, in the 
     const root = ok<SessionInfo>(await core.invoke('session.get', undefined)).folderRoot;
     fs.mkdirSync(root, { recursive: true });
     ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
-    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    await untilFirstSync(core);
     const folderOf = (projectId: number) => fs.readdirSync(root).filter((name) => name.endsWith(` (${projectId})`));
 
     // Titled without an extension, named without one: the replica knows it only as octet-stream until its bytes arrive.
@@ -452,7 +466,7 @@ describe('app core, synced: versions of a file are kept on this computer', () =>
   // Only this computer's side: how sync sends new contents to the remote is docs/sync.md's.
   test('on the replica, new contents keep the file, the old ones are listed and restored', async () => {
     ok(await core.invoke('auth.signIn', { remoteUrl: remote.baseUrl, username: 'admin@sunrise.example', password: DEMO_PASSWORD }));
-    await until(() => core.events.latestOf('sync.state')?.state === 'synced', 'the first sync');
+    await untilFirstSync(core);
     ok(await core.invoke('files.upload', { uploadId: 'synced-versioned', projectId: 7, fileName: 'meter.txt', bytes: new TextEncoder().encode('meter reading 1') }));
     // Once pushed, the file takes the remote's id: read it back from the replica.
     await until(() => core.events.latestOf('sync.state')?.state === 'synced' && core.events.latestOf('sync.state')?.pending === 0, 'the upload pushed');
