@@ -1,7 +1,8 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
 import type { ContactRecordJson } from '../../../../shared/schemas/contact.ts';
 import { apiDone, messageOf } from '../../api/api-client.ts';
+import { requireBridge } from '../../bridge-client.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
@@ -11,6 +12,10 @@ import { contactLine, contactName, deleteQuestion } from '../../project/contact-
 import { useContactSearch } from './contact-search.ts';
 import { projectIdOf, useProjectTitles } from './project-titles.ts';
 import './contacts.css';
+
+/** The change kinds that may change who is listed, or her projects and their titles. */
+const CONTACT_KINDS = new Set(['contacts', 'projects', 'sync', 'unknown']);
+const TITLE_KINDS = new Set(['projects', 'sync', 'unknown']);
 
 /** Enough for a screen of people; a search narrows it. */
 const LIST_LIMIT = 200;
@@ -37,12 +42,24 @@ export function ContactsView({ orgId }: { orgId: number }) {
   const searchId = useId();
   const [text, setText] = useState('');
   const [revision, setRevision] = useState(0);
+  const [titlesRevision, setTitlesRevision] = useState(0);
   const [editingId, setEditingId] = useState<number | null>(null);
   const [deletingId, setDeletingId] = useState<number | null>(null);
   const answer = useContactSearch(orgId, text, { limit: LIST_LIMIT, searchEmpty: true, revision });
-  const titles = useProjectTitles(orgId, revision);
+  const titles = useProjectTitles(orgId, titlesRevision);
   const toast = useUiStore((state) => state.toast);
   const refresh = () => setRevision((value) => value + 1);
+
+  // What sync or another window changes shows here too: the list is asked again (the
+  // answer on screen stays until the new one comes, so nothing flickers).
+  useEffect(
+    () =>
+      requireBridge().subscribe('records.changed', (change) => {
+        if (change.kinds.some((kind) => CONTACT_KINDS.has(kind))) setRevision((value) => value + 1);
+        if (change.kinds.some((kind) => TITLE_KINDS.has(kind))) setTitlesRevision((value) => value + 1);
+      }),
+    [],
+  );
 
   const openProject = (projectId: number) => {
     useUiStore.getState().show('projects');
