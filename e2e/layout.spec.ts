@@ -197,6 +197,8 @@ test('in a narrow window the sidebar is icons, each named for screen readers, wi
   await expect(webhooks.locator('.nav-label')).toHaveCSS('clip-path', 'inset(50%)');
   await sidebar.getByRole('button', { name: 'Projects', exact: true }).focus();
   await page.keyboard.press('Tab');
+  await expect(sidebar.getByRole('button', { name: 'Contacts', exact: true })).toBeFocused();
+  await page.keyboard.press('Tab');
   await expect(webhooks).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page.getByRole('main', { name: 'webhooks' })).toBeVisible();
@@ -253,6 +255,10 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
     await checkView(page, `project-${tab.toLowerCase()}`, tab === 'Design' ? () => page.waitForTimeout(300) : undefined); // the canvas redraws at its new size
   }
   await panel.getByRole('tab', { name: 'Details' }).click();
+
+  await page.getByRole('button', { name: 'Contacts', exact: true }).click();
+  await expect(page.getByTestId('contacts-row').first()).toBeVisible();
+  await checkView(page, 'contacts');
 
   await page.getByRole('button', { name: 'Webhooks', exact: true }).click();
   await expect(page.getByTestId('webhook-item')).toHaveCount(1);

@@ -6,10 +6,10 @@
 // beside its box. Only the network between the agent and the server is faked (the
 // sync suite's fault proxy).
 import fs from 'node:fs';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
 import type { ContactJson } from '../shared/schemas/contact.ts';
-import { openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { expectNoSidewaysOverflow, openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 
 interface CreatedProject {
@@ -36,23 +36,6 @@ async function localProjects(words: string): Promise<CreatedProject[]> {
 /** The folder the watcher made for a project of this title, once it exists (`<title> (<id>)`). */
 async function expectFolderFor(root: string, title: string): Promise<void> {
   await expect.poll(() => (fs.existsSync(root) ? fs.readdirSync(root) : []).some((name) => name.startsWith(`${title} (`)), { timeout: 30_000 }).toBe(true);
-}
-
-/** Nothing in the form reaches past the window or its pane sideways. */
-async function expectNoSidewaysOverflow(page: Page): Promise<void> {
-  const problems = await page.evaluate(() => {
-    const found: string[] = [];
-    if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) found.push(`the page scrolls sideways (${document.documentElement.scrollWidth}px)`);
-    const pane = document.querySelector('.detail-pane')!;
-    if (pane.scrollWidth > pane.clientWidth + 1) found.push(`the detail pane scrolls sideways (${pane.scrollWidth}px in ${pane.clientWidth}px)`);
-    const paneBox = pane.getBoundingClientRect();
-    for (const element of document.querySelectorAll('[data-testid="new-project-form"] *')) {
-      const box = element.getBoundingClientRect();
-      if (box.width > 0 && (box.left < paneBox.left - 1 || box.right > paneBox.right + 1)) found.push(`<${element.tagName.toLowerCase()} class="${element.className}"> spans ${Math.round(box.left)}-${Math.round(box.right)}px`);
-    }
-    return found;
-  });
-  expect(problems).toEqual([]);
 }
 
 test('a project with a new customer is created from the list button, shows in the list, and gets its folder', async ({ page }) => {
@@ -86,7 +69,7 @@ test('a project with a new customer is created from the list button, shows in th
   await form.getByLabel('Family name').fill('Raman');
   await form.getByLabel('Email').fill('priya.raman@example.com');
   await form.getByLabel('Phone').fill('0412 345 678');
-  await expectNoSidewaysOverflow(page);
+  await expectNoSidewaysOverflow(page, { pane: '.detail-pane', part: '[data-testid="new-project-form"]' });
   await form.getByLabel('Street address').scrollIntoViewIfNeeded();
   await screenshotBothThemes(page, 'new-project-form-800x600');
   await form.getByLabel('Email').scrollIntoViewIfNeeded();
@@ -132,7 +115,7 @@ test('Ctrl+N starts a project for an existing customer, found by a word of her e
   await expect(form.getByTestId('contact-result')).toContainText('zara.wang@example.com');
   await search.press('Enter');
   await expect(form.getByTestId('chosen-contact')).toContainText('Zara Wang');
-  await expectNoSidewaysOverflow(page);
+  await expectNoSidewaysOverflow(page, { pane: '.detail-pane', part: '[data-testid="new-project-form"]' });
   await screenshotBothThemes(page, 'new-project-form-1920x1080');
 
   await form.getByRole('button', { name: 'Create project' }).click();

@@ -120,3 +120,27 @@ export async function dropFileOnWindow(page: Page, fileName: string, text: strin
     { name: fileName, content: text },
   );
 }
+
+/**
+ * Nothing reaches past the window, or past the `pane` it is in, sideways: the page
+ * and the pane do not scroll sideways, and no element of `part` (a selector in the
+ * pane) spans beyond the pane's edges.
+ */
+export async function expectNoSidewaysOverflow(page: Page, { pane, part }: { pane: string; part: string }): Promise<void> {
+  const problems = await page.evaluate(
+    ([paneSelector, partSelector]) => {
+      const found: string[] = [];
+      if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) found.push(`the page scrolls sideways (${document.documentElement.scrollWidth}px)`);
+      const paneElement = document.querySelector(paneSelector)!;
+      if (paneElement.scrollWidth > paneElement.clientWidth + 1) found.push(`${paneSelector} scrolls sideways (${paneElement.scrollWidth}px in ${paneElement.clientWidth}px)`);
+      const paneBox = paneElement.getBoundingClientRect();
+      for (const element of document.querySelectorAll(`${partSelector} *`)) {
+        const box = element.getBoundingClientRect();
+        if (box.width > 0 && (box.left < paneBox.left - 1 || box.right > paneBox.right + 1)) found.push(`<${element.tagName.toLowerCase()} class="${element.className}"> spans ${Math.round(box.left)}-${Math.round(box.right)}px`);
+      }
+      return found;
+    },
+    [pane, part] as const,
+  );
+  expect(problems).toEqual([]);
+}

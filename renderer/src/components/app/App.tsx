@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { bridge } from '../../bridge-client.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
+import { ContactsView } from '../contacts/ContactsView.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { ProjectsView } from '../projects/ProjectsView.tsx';
@@ -42,6 +43,7 @@ function ConnectedApp() {
       <main className="main" aria-label={view}>
         <ConnectionBanner />
         {view === 'projects' && <ProjectsView orgId={session.orgId} />}
+        {view === 'contacts' && <ContactsView orgId={session.orgId} />}
         {view === 'webhooks' && <WebhooksView orgId={session.orgId} isAdmin={session.isAdmin} />}
         {view === 'sync' && <SyncView orgId={session.orgId} />}
         {view === 'settings' && <SettingsView />}

@@ -16,6 +16,16 @@ const icon = (children: ReactNode) => (
 
 const NAVIGATION: { view: MainView; label: string; icon: ReactNode }[] = [
   { view: 'projects', label: 'Projects', icon: icon(<path d="M3 6.5h7l2 2h9v10.5H3z" />) },
+  {
+    view: 'contacts',
+    label: 'Contacts',
+    icon: icon(
+      <>
+        <circle cx="9" cy="8" r="3.2" />
+        <path d="M3 19.5c.6-3.3 3-5.3 6-5.3s5.4 2 6 5.3M16 5.2a3 3 0 0 1 0 5.6M18 14.5c1.7.7 2.7 2.4 3 5" />
+      </>,
+    ),
+  },
   { view: 'webhooks', label: 'Webhooks', icon: icon(<path d="M9 7a3 3 0 1 1 4.5 2.6L16 14m-8.5 0a3 3 0 1 0 3 3h6m1-3a3 3 0 1 1-1.5 5.6M7.5 14 10 9.6" />) },
   { view: 'sync', label: 'Sync', icon: icon(<path d="M4 12a8 8 0 0 1 13.7-5.6L20 8.5M20 4v4.5h-4.5M20 12a8 8 0 0 1-13.7 5.6L4 15.5M4 20v-4.5h4.5" />) },
   {

@@ -3,10 +3,13 @@ import { useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
 import type { ContactJson } from '../../../../shared/schemas/contact.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
-import { apiDone, messageOf } from '../../api/api-client.ts';
+import { apiDone } from '../../api/api-client.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
+import { contactName } from '../../project/contact-words.ts';
+import { ContactSearchBox } from '../contacts/ContactSearchBox.tsx';
+import { DuplicateOffer } from '../contacts/DuplicateOffer.tsx';
 import { ContactForm, type ContactDraft } from './ContactForm.tsx';
 
 const CONTACT_DRAFT = 'contact:';
@@ -18,20 +21,22 @@ function editingOf(draftKey: string | undefined): number | 'new' | null {
   return id === 'new' ? 'new' : Number(id);
 }
 
-function nameOf(contact: ContactJson): string {
-  return contact.display || `${contact.first_name} ${contact.family_name}`.trim() || 'the contact';
-}
-
-/** The project's contacts: add (contacts_new), edit (the contact's own endpoint), remove (contacts without it). */
+/**
+ * The project's contacts: add a new one (contacts_new, offering an existing person
+ * with the same email or phone instead), attach an existing one found as you type
+ * and detach one (the `contacts` list of URLs), edit (the contact's own endpoint).
+ */
 export function ContactsTab({ project }: { project: ProjectDetailJson }) {
   // A contact form left unsubmitted (a draft of the project) opens again where it was.
   const draftedForm = useProjectStore((state) => Object.keys(state.drafts).find((key) => key.startsWith(CONTACT_DRAFT)));
   const [editingId, setEditingId] = useState<number | 'new' | null>(() => editingOf(draftedForm));
   const [removed, setRemoved] = useState<{ contact: ContactJson; urls: string[] } | null>(null);
+  const [isAttaching, setAttaching] = useState(false);
   const save = useProjectStore((state) => state.save);
   const reload = useProjectStore((state) => state.reload);
   const clearDraft = useProjectStore((state) => state.clearDraft);
   const toast = useUiStore((state) => state.toast);
+  const attachedUrls = project.contacts_data.map((other) => other.url);
 
   // The undo offer lasts a few seconds.
   useEffect(() => {
@@ -47,19 +52,32 @@ export function ContactsTab({ project }: { project: ProjectDetailJson }) {
   const add = async (draft: ContactDraft) => {
     if (await save({ contacts_new: [draft] })) closeForm('new');
   };
+  // A refusal is thrown on to the form, which shows the engine's messages beside the boxes.
   const update = async (contact: ContactJson, draft: ContactDraft) => {
-    try {
-      await apiDone('PATCH', apiPaths.contact(project.org_id, contact.id), { body: draft });
-      await reload();
-      closeForm(contact.id);
-    } catch (error) {
-      toast(messageOf(error), 'error');
+    await apiDone('PATCH', apiPaths.contact(project.org_id, contact.id), { body: draft });
+    await reload();
+    closeForm(contact.id);
+  };
+  // An existing contact joins the project: the project's `contacts` with her URL added.
+  const attach = async (contact: ContactJson) => {
+    if (attachedUrls.includes(contact.url)) return;
+    if (await save({ contacts: [...attachedUrls, contact.url] })) {
+      setAttaching(false);
+      toast(`${contactName(contact)} is now on this project.`);
+      return true;
     }
+    return false;
+  };
+  const takeExisting = async (contact: ContactJson) => {
+    if (attachedUrls.includes(contact.url)) {
+      toast(`${contactName(contact)} is already on this project.`);
+      closeForm('new');
+    } else if (await attach(contact)) closeForm('new');
   };
   // Removing takes the contact off the project at once (the contact stays in the org's
   // contacts), and Undo puts it back in its place for a few seconds after.
   const remove = async (contact: ContactJson) => {
-    const urls = project.contacts_data.map((other) => other.url);
+    const urls = attachedUrls;
     if (await save({ contacts: urls.filter((url) => url !== contact.url) })) setRemoved({ contact, urls });
   };
   const undo = async () => {
@@ -74,14 +92,14 @@ export function ContactsTab({ project }: { project: ProjectDetailJson }) {
       {removed && (
         <div className="undo-bar" role="status" data-testid="contact-undo">
           <span>
-            Removed {nameOf(removed.contact)} from this project. The contact is still in your contacts.
+            Removed {contactName(removed.contact)} from this project. The contact is still in your contacts.
           </span>
           <button type="button" className="button" onClick={() => void undo()}>
             Undo
           </button>
         </div>
       )}
-      {project.contacts_data.length === 0 && editingId !== 'new' && <EmptyState title="No contacts on this project yet" />}
+      {project.contacts_data.length === 0 && editingId !== 'new' && !isAttaching && <EmptyState title="No contacts on this project yet" />}
       <ul className="card-list">
         {project.contacts_data.map((contact) => (
           <li key={contact.id} className="card" data-testid="contact-card">
@@ -96,7 +114,7 @@ export function ContactsTab({ project }: { project: ProjectDetailJson }) {
             ) : (
               <div className="card-row">
                 <div>
-                  <strong>{nameOf(contact)}</strong>
+                  <strong>{contactName(contact)}</strong>
                   <div className="muted">{[contact.email, contact.phone].filter(Boolean).join(' · ') || 'No email or phone'}</div>
                 </div>
                 <div className="card-actions">
@@ -112,14 +130,43 @@ export function ContactsTab({ project }: { project: ProjectDetailJson }) {
           </li>
         ))}
       </ul>
-      {editingId === 'new' ? (
+      {editingId === 'new' && (
         <div className="card">
-          <ContactForm draftKey={`${CONTACT_DRAFT}new`} submitLabel="Add contact" onSubmit={add} onCancel={() => closeForm('new')} />
+          <ContactForm
+            draftKey={`${CONTACT_DRAFT}new`}
+            submitLabel="Add contact"
+            onSubmit={add}
+            onCancel={() => closeForm('new')}
+            below={(draft) => <DuplicateOffer orgId={project.org_id} email={draft.email ?? ''} phone={draft.phone ?? ''} onUse={(contact) => void takeExisting(contact)} />}
+          />
         </div>
-      ) : (
-        <button type="button" className="button button-primary" onClick={() => setEditingId('new')}>
-          Add a contact
-        </button>
+      )}
+      {isAttaching && (
+        <div className="card contact-attach" data-testid="contact-attach">
+          <ContactSearchBox
+            orgId={project.org_id}
+            label="Find a contact by name, email or phone"
+            nobodyHint="Try one word, or add a new contact."
+            leaveOut={attachedUrls}
+            autoFocus
+            onChoose={(contact) => void attach(contact)}
+          />
+          <div className="form-actions">
+            <button type="button" className="button" onClick={() => setAttaching(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      {editingId !== 'new' && !isAttaching && (
+        <div className="form-actions">
+          <button type="button" className="button button-primary" onClick={() => setEditingId('new')}>
+            Add a contact
+          </button>
+          <button type="button" className="button" onClick={() => setAttaching(true)}>
+            Add an existing contact
+          </button>
+        </div>
       )}
     </div>
   );

@@ -7,6 +7,7 @@ import { NEW_CONTACT_FIELDS, emptyNewContact, type CustomerDraft, type NewProjec
 import { useNewProjectStore } from '../../stores/new-project-store.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { RoofTypeOptions } from '../project/CountryAndRoofFields.tsx';
+import { DuplicateOffer } from '../contacts/DuplicateOffer.tsx';
 import { CustomerSearch } from './CustomerSearch.tsx';
 
 /** Countries by their name in the user's language, for the picker. */
@@ -250,6 +251,14 @@ export function NewProjectForm({ orgId }: { orgId: number }) {
               );
             })}
           </div>
+        )}
+        {draft.customer.kind === 'new' && (
+          <DuplicateOffer
+            orgId={orgId}
+            email={draft.customer.contact.email}
+            phone={draft.customer.contact.phone}
+            onUse={(contact) => setCustomer({ kind: 'existing', contact })}
+          />
         )}
         {draft.customer.kind === 'existing' && <CustomerSearch orgId={orgId} chosen={draft.customer.contact} onChoose={(contact) => setCustomer({ kind: 'existing', contact })} />}
         {customerErrors && (
