@@ -98,8 +98,13 @@ export async function screenshotBothThemes(page: Page, name: string): Promise<vo
 /** Searches for one project (by its identifier) and opens it, once the list shows only that one. */
 export async function openProjectByIdentifier(page: Page, identifier: string): Promise<void> {
   await page.getByRole('searchbox', { name: 'Search projects' }).fill(identifier);
+  // The row that names it, not the first row: right after another search the list and its
+  // count may still be the previous one's ("1 project" too) for a moment. The row's
+  // title carries the whole identifier (a generated one is shortened in its text).
+  const row = page.getByTestId('project-row').filter({ has: page.locator(`[title*="${identifier}"]`) });
+  await expect(row).toHaveCount(1);
   await expect(page.getByTestId('project-count')).toHaveText('1 project');
-  await page.getByTestId('project-row').first().click();
+  await row.click();
   await expect(page.getByTestId('project-panel')).toContainText(identifier);
 }
 
