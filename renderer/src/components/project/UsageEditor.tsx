@@ -1,5 +1,5 @@
 import './UsageEditor.css';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import {
   USAGE_DATA_SOURCES,
   USAGE_ESTIMATES,
@@ -65,6 +65,10 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
   const editDraft = useProjectStore((state) => state.editDraft);
   const flush = useProjectStore((state) => state.flush);
   const current = draft ?? draftOf(storedUsage(project));
+  // Which source's boxes the shown ones were worked out from: kept past the save (which ends
+  // the draft), so the note does not vanish the moment the values reach the store.
+  const [carried, setCarried] = useState<{ projectId: number; source: UsageDataSource; from: UsageDataSource } | null>(null);
+  const carriedFrom = current.carriedFrom ?? (carried && carried.projectId === project.id && carried.source === current.source ? carried.from : undefined);
   const shape = USAGE_SOURCES[current.source];
   const isBill = isBillSource(current.source);
   const currency = billCurrencyOf(project);
@@ -76,6 +80,7 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
     const typed = bySource[source];
     const carried = typed ? null : carryUsageBoxes(current.source, current.texts, source);
     change({ source, texts: typed ?? carried ?? blankBoxTexts(source), bySource, carriedFrom: carried ? current.source : undefined });
+    setCarried(carried ? { projectId: project.id, source, from: current.source } : null);
   };
 
   const result = usageFromBoxes(current.source, current.texts);
@@ -123,7 +128,10 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
                   value={text}
                   aria-invalid={boxError ? true : undefined}
                   aria-describedby={boxError ? errorId : undefined}
-                  onChange={(event) => change({ ...current, carriedFrom: undefined, texts: current.texts.map((old, at) => (at === index ? event.target.value : old)) })}
+                  onChange={(event) => {
+                    setCarried(null);
+                    change({ ...current, carriedFrom: undefined, texts: current.texts.map((old, at) => (at === index ? event.target.value : old)) });
+                  }}
                   onBlur={() => void flush()}
                 />
                 {boxError && (
@@ -143,7 +151,7 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
               : 'Sent to the service as whole kWh (rounded).'}
           </p>
         )}
-        {current.carriedFrom && <p className="muted">Worked out from the {lowerFirst(USAGE_SOURCE_LABELS[current.carriedFrom])} you entered.</p>}
+        {carriedFrom && <p className="muted">Worked out from the {lowerFirst(USAGE_SOURCE_LABELS[carriedFrom])} you entered.</p>}
         {keptSources.length > 0 && (
           <p className="muted">
             Your {keptSources.map((source) => lowerFirst(USAGE_SOURCE_LABELS[source])).join(' and ')} figures are kept: choose that source again to get them back.
