@@ -34,7 +34,7 @@ export const MADE_HERE_KEY = 'contents_made_here:';
 /**
  * A file made or changed here (dropped into a folder, uploaded or edited in the app) is
  * kept this long whatever `openedDays` says (0 included): a file someone just put in a
- * folder stays in it once it has gone up (README, "Files on demand").
+ * folder stays in it once it has gone up (docs/agent.md, "Files on demand").
  */
 export const MADE_HERE_KEEP_DAYS = 14;
 

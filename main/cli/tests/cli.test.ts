@@ -162,13 +162,13 @@ describe('solardesk command', () => {
   });
 });
 
-describe('README', () => {
+describe('docs/api-with-curl.md', () => {
   test('the curl examples work against the demo seed', async () => {
-    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const marked = /<!-- curl-examples:start -->([\s\S]*?)<!-- curl-examples:end -->/.exec(readme)?.[1] ?? '';
+    const page = fs.readFileSync(path.join(repoRoot, 'docs', 'api-with-curl.md'), 'utf8');
+    const marked = /<!-- curl-examples:start -->([\s\S]*?)<!-- curl-examples:end -->/.exec(page)?.[1] ?? '';
     // Every sh block between the markers, in order, as one script (later blocks use the first one's $TOKEN).
     const block = [...marked.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]).join('\n');
-    assert.ok(block, 'the README has the marked curl blocks');
+    assert.ok(block, 'docs/api-with-curl.md has the marked curl blocks');
     const dir = makeTempDir('solardesk-readme-');
     const server = await startServer(['--data', dir, '--seed', 'demo']);
     try {

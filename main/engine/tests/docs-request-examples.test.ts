@@ -1,6 +1,6 @@
 // Issue 25, item 13: the docs showed a request shape the server refuses. Every
 // request example in docs/*.md is therefore written one way, and sent here to a
-// real server (as main/cli/tests/cli.test.ts runs the README's curl examples):
+// real server (as main/cli/tests/cli.test.ts runs the curl examples of docs/api-with-curl.md):
 //
 //   ```http
 //   POST /api/orgs/1/connected_orgs/
