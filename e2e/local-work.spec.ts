@@ -73,6 +73,12 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   await expect(page.getByTestId('local-work-card')).toContainText('2 records you made or changed here are not on Sunrise Solar');
   await page.getByTestId('local-work-card').getByRole('button', { name: 'Review and send…' }).click();
   const dialog = page.getByTestId('local-work-dialog');
+  // Escape is "Decide later": the dialog closes and the offer stays (issue 28, 14).
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('local-work-card')).toContainText('2 records you made or changed here are not on Sunrise Solar');
+  await page.getByTestId('local-work-card').getByRole('button', { name: 'Review and send…' }).click();
   await dialog.getByRole('button', { name: 'Keep on this computer' }).click();
   await expect(dialog).toBeHidden();
 

@@ -43,6 +43,8 @@ interface ProjectsState {
   setOrdering(ordering: string): void;
   reload(): Promise<void>;
   highlight(id: number | null): void;
+  /** Keeps the highlighted row if the list still shows it, else highlights the first: ↓ from search lands on a row Enter opens. */
+  highlightFirstUnlessShown(): void;
   /** Puts a project's latest JSON into its row (after a save or a change event). */
   replaceRow(project: ProjectDetailJson | ProjectStudioJson): void;
   refreshRows(ids: readonly number[]): Promise<void>;
@@ -118,6 +120,10 @@ export const useProjectsStore = create<ProjectsState>((set, get) => {
     setOrdering: (ordering) => requery({ ordering }),
     reload: load,
     highlight: (highlightedId) => set({ highlightedId }),
+    highlightFirstUnlessShown() {
+      const { rows, highlightedId } = get();
+      if (rows.length > 0 && !rows.some((row) => row.id === highlightedId)) set({ highlightedId: rows[0]!.id });
+    },
     replaceRow(project) {
       const rows = get().rows;
       const index = rows.findIndex((row) => row.id === project.id);

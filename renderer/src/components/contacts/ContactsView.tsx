@@ -7,6 +7,7 @@ import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
+import { useEscapeKey } from '../common/use-escape-key.ts';
 import { ContactForm, type ContactDraft } from '../project/ContactForm.tsx';
 import { contactLine, contactName, deleteQuestion } from '../../project/contact-words.ts';
 import { useContactSearch } from './contact-search.ts';
@@ -45,6 +46,7 @@ export function ContactsView({ orgId }: { orgId: number }) {
   const [titlesRevision, setTitlesRevision] = useState(0);
   const [editingId, setEditingId] = useState<number | null>(null);
   const [deletingId, setDeletingId] = useState<number | null>(null);
+  useEscapeKey(() => setDeletingId(null), deletingId !== null);
   const answer = useContactSearch(orgId, text, { limit: LIST_LIMIT, searchEmpty: true, revision });
   const titles = useProjectTitles(orgId, titlesRevision);
   const toast = useUiStore((state) => state.toast);

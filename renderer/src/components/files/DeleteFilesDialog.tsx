@@ -3,10 +3,12 @@ import './DeleteFilesDialog.css';
 import { useEffect, useRef } from 'react';
 import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts';
 import { DELETE_UNDO_MS } from '../../stores/files-store.ts';
+import { useEscapeKey } from '../common/use-escape-key.ts';
 
 export function DeleteFilesDialog({ files, isSynced, onConfirm, onCancel }: { files: PrivateFileJson[]; isSynced: boolean; onConfirm(): void; onCancel(): void }) {
   const confirm = useRef<HTMLButtonElement>(null);
   useEffect(() => confirm.current?.focus(), []);
+  useEscapeKey(onCancel);
   const what = files.length === 1 ? files[0]!.title : `${files.length} files`;
   const listed = files.slice(0, 5);
   return (
@@ -18,9 +20,6 @@ export function DeleteFilesDialog({ files, isSynced, onConfirm, onCancel }: { fi
         aria-labelledby="delete-files-title"
         data-testid="delete-files-dialog"
         onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') onCancel();
-        }}
       >
         <h2 id="delete-files-title">Delete {what}?</h2>
         {files.length > 1 && (

@@ -3,7 +3,7 @@
 // several of (tag, download, delete together) and delete with an undo window;
 // uploads with progress, time left and cancel (docs/files.md "The Files tab").
 import './FilesTab.css';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { type PhotoMove, PhotoMoveNotice, ProjectOfFilesContext, usePhotoPlaces } from '../files/FileBadges.tsx';
 import { FileViewer } from '../files/FileViewer.tsx';
 import { useContentsStore } from '../../stores/contents-store.ts';
@@ -33,6 +33,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   const pendingDeletes = useFilesStore((state) => state.pendingDeletes);
   const isSynced = useSessionStore((state) => state.session?.mode === 'synced');
   const { load, upload, openFolder, deleteFiles } = useFilesStore.getState();
+  const fileInput = useRef<HTMLInputElement>(null);
   const [confirming, setConfirming] = useState<number[] | null>(null);
   // Which file the viewer shows (viewer-store), for tests and styles: FileViewer renders from the same store.
   const viewing = useViewerStore((state) => state.open?.fileId);
@@ -65,18 +66,20 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
       <div className="files-tab" data-viewing={viewing}>
         <div className="files-actions">
           <p className="muted">Drag files onto this window, or into the project folder, to attach them to the project.</p>
-          <label className="button">
+          {/* A real button, so Tab reaches it; it opens the hidden file input's picker. */}
+          <button type="button" className="button" onClick={() => fileInput.current?.click()}>
             Choose files…
-            <input
-              type="file"
-              multiple
-              hidden
-              onChange={(event) => {
-                if (event.target.files) void upload(project.id, [...event.target.files]);
-                event.target.value = '';
-              }}
-            />
-          </label>
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            multiple
+            hidden
+            onChange={(event) => {
+              if (event.target.files) void upload(project.id, [...event.target.files]);
+              event.target.value = '';
+            }}
+          />
           <button type="button" className="button" onClick={() => void openFolder(project.id)}>
             Open project folder
           </button>
@@ -90,12 +93,14 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
         {total > 0 && (
           <>
             <FileToolbar tags={usedTags} kinds={kinds} shown={shown.length} total={total} />
-            <FileSelectionBar files={selectedFiles} onDelete={setConfirming} />
             {shown.length === 0 ? (
               <p className="muted files-none-match">No file matches these filters.</p>
             ) : (
               <FileList files={shown} orgId={project.org_id} onDelete={setConfirming} />
             )}
+            {/* After the list and floating at the pane's foot: a bar that appeared above the rows would move
+                them between the two clicks of a double-click, which then opened the file above (issue 28). */}
+            <FileSelectionBar files={selectedFiles} onDelete={setConfirming} />
           </>
         )}
         {confirming && confirmingFiles.length > 0 && (

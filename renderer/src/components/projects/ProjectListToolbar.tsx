@@ -50,6 +50,8 @@ export function ProjectListToolbar({ orgId }: { orgId: number }) {
           if (event.key === 'Escape') setSearch('');
           if (event.key === 'ArrowDown') {
             event.preventDefault();
+            // Into the list with a row highlighted, so the next Enter opens it (/, type, ↓, Enter).
+            useProjectsStore.getState().highlightFirstUnlessShown();
             document.querySelector<HTMLElement>('[data-testid="project-list"]')?.focus();
           }
         }}

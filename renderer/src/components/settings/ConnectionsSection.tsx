@@ -8,6 +8,7 @@ import { messageOf } from '../../api/api-client.ts';
 import { connectionState, type ConnectionState, useConnectionsStore } from '../../stores/connections-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { Badge, type BadgeTone } from '../common/Badge.tsx';
+import { useEscapeKey } from '../common/use-escape-key.ts';
 
 const STATE_LABELS: Record<ConnectionState, { text: (partner: string) => string; tone: BadgeTone; title: string }> = {
   waiting: { text: () => 'Waiting for the partner', tone: 'warning', title: 'Asked: their admin has not accepted yet' },
@@ -168,6 +169,7 @@ function AskToConnect() {
 
 function ConnectionRow({ connection, isBusy, run }: { connection: ConnectedOrgJson; isBusy: boolean; run: (write: Promise<void>, done?: string) => void }) {
   const [isConfirming, setConfirming] = useState(false);
+  useEscapeKey(() => setConfirming(false), isConfirming);
   const state = connectionState(connection);
   const label = STATE_LABELS[state];
   const partner = connection.org_name;

@@ -2,6 +2,7 @@ import './LocalWorkDialog.css';
 import { useEffect, useMemo, useState } from 'react';
 import type { LocalWorkItem } from '../../../../shared/bridge.ts';
 import { useLocalWorkStore } from '../../stores/local-work-store.ts';
+import { useEscapeKey } from '../common/use-escape-key.ts';
 
 const KIND_LABELS: Record<LocalWorkItem['kind'], string> = { project: 'Project', contact: 'Contact', private_file: 'File', webhook: 'Webhook' };
 
@@ -28,6 +29,8 @@ export function LocalWorkDialog() {
   // Everything is chosen unless unticked; what went up leaves the list, and so the choice.
   const [unchosen, setUnchosen] = useState<ReadonlySet<string>>(new Set());
   const chosen = useMemo(() => new Set(items.filter((item) => !unchosen.has(item.key)).map((item) => item.key)), [items, unchosen]);
+  // Escape is "Decide later": it closes the dialog and decides nothing (not while a send is running).
+  useEscapeKey(() => useLocalWorkStore.getState().closeDialog(), isOpen && !isBusy);
 
   if (!isOpen || !offer) return null;
   const orgName = offer.orgName ?? 'your office';

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { messageOf } from '../../api/api-client.ts';
 import { useLocalWorkStore } from '../../stores/local-work-store.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
+import { useEscapeKey } from '../common/use-escape-key.ts';
 
 /** Sign in to a remote (the hosted service or a `solardesk server`), or out of it. */
 export function RemoteAccount() {
@@ -14,6 +15,7 @@ export function RemoteAccount() {
   const [error, setError] = useState<string | null>(null);
   const [isBusy, setBusy] = useState(false);
   const [question, setQuestion] = useState<string | null>(null);
+  useEscapeKey(() => setQuestion(null), question !== null && !isBusy);
 
   if (session?.signedIn && !session.needsSignIn) {
     const signOut = async (confirm: boolean) => {
