@@ -54,9 +54,9 @@ test('a latitude of 134 and a bad email are shown at their boxes and never sent;
   expect(stored.country_iso2).toBe('AU');
 
   // The Details tab saves as you type: a latitude off the globe stays in the box with its message, unsent.
-  const lat = panel.getByLabel('Lat', { exact: true });
+  const lat = panel.getByLabel('Latitude', { exact: true });
   // The message is in the box's own field (the has-locator is relative to each .field).
-  const latField = panel.locator('.field').filter({ has: page.getByLabel('Lat', { exact: true }) });
+  const latField = panel.locator('.field').filter({ has: page.getByLabel('Latitude', { exact: true }) });
   await lat.fill('134');
   await expect(latField.locator('.field-error')).toHaveText('Latitude must be between -90 and 90.');
   await expect(lat).toHaveAttribute('aria-invalid', 'true');
@@ -68,7 +68,7 @@ test('a latitude of 134 and a bad email are shown at their boxes and never sent;
   expect((await app.api<Project>('GET', PROJECT_PATH)).body.lat).toBe(-33.893169);
 
   // A postcode that is not 4 digits in Australia: a warning at the box, and it is saved.
-  const zip = panel.getByLabel('Zip', { exact: true });
+  const zip = panel.getByLabel('Postal code', { exact: true });
   await zip.fill('50x45');
   await expect(panel.getByTestId('warning-zip')).toHaveText('Postal codes in Australia are 4 digits, such as 2000: check "50x45" before it goes on a proposal.');
   await expect.poll(async () => (await app.api<Project>('GET', PROJECT_PATH)).body.zip).toBe('50x45');

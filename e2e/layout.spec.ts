@@ -307,7 +307,7 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
   await panel.getByLabel('Title', { exact: true }).fill('Edited in the van, while the network was down on the highway');
   await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
-  await expect(page.getByTestId('pending-changes')).toContainText('title');
+  await expect(page.getByTestId('pending-changes')).toContainText('Title');
   await checkView(page, 'sync-pending-and-conflict');
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();

@@ -37,7 +37,7 @@ test('an edit shows as saved and is in the local API', async ({ page }) => {
   expect(saved.body.notes).toBe('Customer wants the battery quote by Friday.');
 
   // Validation as you type, with the engine's own message; nothing invalid is sent.
-  const lat = panel.getByLabel('Lat', { exact: true });
+  const lat = panel.getByLabel('Latitude', { exact: true });
   await lat.fill('not a number');
   await expect(panel.getByText('Latitude must be a number, such as -33.86.')).toBeVisible();
   await expect(page.getByTestId('save-indicator')).toHaveText('1 field to fix');

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
+import { FIELD_EDITING } from '../shared/project-fields.ts';
 import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
@@ -72,7 +73,7 @@ test('invalid values are kept as a draft when leaving the project, and come back
   const priority = panel.getByLabel('Priority', { exact: true });
   await expect(priority).toHaveAttribute('type', 'number');
   await priority.fill('1.5');
-  await panel.getByLabel('Lat', { exact: true }).fill('-34.97x');
+  await panel.getByLabel('Latitude', { exact: true }).fill('-34.97x');
   await expect(page.getByTestId('save-indicator')).toHaveText('2 fields to fix');
 
   // Another project: the invalid values are not sent, and the user is told they are kept.
@@ -87,17 +88,17 @@ test('invalid values are kept as a draft when leaving the project, and come back
   const banner = page.getByTestId('draft-banner');
   await expect(banner).toContainText('Unsaved changes from');
   await expect(banner).toContainText('Priority');
-  await expect(banner).toContainText('Lat');
+  await expect(banner).toContainText('Latitude');
   await expect(panel.getByLabel('Priority', { exact: true })).toHaveValue('1.5');
-  await expect(panel.getByLabel('Lat', { exact: true })).toHaveValue('-34.97x');
-  await expect(panel.getByLabel('Lat', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await expect(panel.getByLabel('Latitude', { exact: true })).toHaveValue('-34.97x');
+  await expect(panel.getByLabel('Latitude', { exact: true })).toHaveAttribute('aria-invalid', 'true');
   await screenshotSizes(page, 'editor-draft-banner');
 
   // Another screen and back: still there. A reload (the window closed and opened): still there.
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   await expect(panel).toHaveCount(0);
   await page.getByRole('button', { name: 'Projects', exact: true }).click();
-  await expect(panel.getByLabel('Lat', { exact: true })).toHaveValue('-34.97x');
+  await expect(panel.getByLabel('Latitude', { exact: true })).toHaveValue('-34.97x');
   await page.reload();
   await openById(page, 31);
   await expect(page.getByTestId('draft-banner')).toBeVisible();
@@ -109,7 +110,7 @@ test('invalid values are kept as a draft when leaving the project, and come back
   await expect(banner).not.toContainText('Priority');
   await banner.getByRole('button', { name: 'Discard' }).click();
   await expect(banner).toHaveCount(0);
-  await expect(panel.getByLabel('Lat', { exact: true })).toHaveValue(String(before.lat));
+  await expect(panel.getByLabel('Latitude', { exact: true })).toHaveValue(String(before.lat));
   await expect(page.getByTestId('save-indicator')).not.toContainText('to fix');
   expect((await getProject(31)).lat).toBe(before.lat);
 
@@ -150,7 +151,7 @@ test('fields in people’s terms: switches, number inputs, named values, read-on
   await expect(panel).not.toContainText('JSON');
 
   const cellular = panel.getByRole('switch', { name: 'Has cellular coverage' });
-  await expect(panel.getByRole('switch', { name: 'Is residential' })).toBeVisible();
+  await expect(panel.getByRole('switch', { name: 'Residential' })).toBeVisible();
   const wasOn = (await getProject(34)).has_cellular_coverage !== 0;
   await expect(cellular).toBeChecked({ checked: wasOn });
   await cellular.click();
@@ -162,13 +163,17 @@ test('fields in people’s terms: switches, number inputs, named values, read-on
   await panel.getByLabel('Number of storeys', { exact: true }).fill('2');
   await expect.poll(async () => (await getProject(34) as unknown as { number_of_storeys: number }).number_of_storeys).toBe(2);
 
-  // Values the service does not document, and roles it does not let apps set: shown, with why.
-  for (const field of ['system_sold', 'payment_option_sold', 'wind_region', 'tags']) {
+  // Values set elsewhere (a signed proposal, the office's online account): shown, with why, in an
+  // installer's words: no API terms (issue 28, item 3).
+  for (const field of ['system_sold', 'payment_option_sold', 'wind_region', 'tags'] as const) {
     const shown = panel.getByTestId(`read-only-${field}`);
     await expect(shown).toBeVisible();
-    await expect(shown.locator('xpath=..').locator('.field-hint')).toContainText(/hosted service|documents/);
+    const hint = shown.locator('xpath=..').locator('.field-hint');
+    const editing = FIELD_EDITING[field];
+    await expect(hint).toContainText(editing?.control === 'read_only' ? editing.reason : 'a reason');
+    await expect(hint).not.toContainText(/\bAPI\b|documented|null or value|hosted service/);
   }
-  await expect(panel.getByTestId('read-only-assigned_designer_role_data').locator('xpath=..')).toContainText('lets no app change it');
+  await expect(panel.getByTestId('read-only-assigned_designer_role_data').locator('xpath=..')).toContainText('SolarDesk shows who it is but cannot change it');
 
   // custom_data as named values.
   const named = panel.locator('fieldset.named-values');
@@ -241,7 +246,7 @@ test('usage: bills with cents, the box at fault marked, units labelled, values k
   const currency = (project.utility_tariff_current_data as { currency?: string } | null)?.currency ?? 'AUD';
   await expect(usage.locator('.usage-value').first()).toContainText(`Jan (${currency})`);
   for (let month = 0; month < 12; month++) await boxes.nth(month).fill('226.40');
-  await expect(usage).toContainText(`sent to the service as whole ${currency} amounts`);
+  await expect(usage).toContainText('cents are allowed and rounded to whole amounts when saved');
   await expect.poll(async () => (await getProject(36)).usage).toEqual({ usage_data_source: 'bill_monthly', values: Array(12).fill(226) });
 
   // A bad box: that box marked, a message in words, nothing sent.

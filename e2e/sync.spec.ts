@@ -54,7 +54,7 @@ test('signed in to a remote, an edit made offline reaches the server when the ne
   await expect(page.getByTestId('project-row').first()).toContainText('Unsynced');
   expect((await remote.api<Project>('GET', '/api/orgs/1/projects/25/')).body.title).not.toBe('Edited in the van');
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
-  await expect(page.getByTestId('pending-changes')).toContainText('title');
+  await expect(page.getByTestId('pending-changes')).toContainText('Title');
   await screenshotBothThemes(page, 'sync-offline-pending');
 
   remote.proxy.setOffline(false);

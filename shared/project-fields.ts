@@ -112,7 +112,8 @@ export type FieldEditing =
   | { readonly control: 'named_values' }
   | { readonly control: 'read_only'; readonly reason: string };
 
-const SET_WHEN_SOLD = 'Recorded on the hosted service at the sale or installation; its format is not documented, so it is shown, not changed.';
+const SET_WHEN_SOLD = 'Set by the proposal when the customer signs it.';
+const SET_WHEN_INSTALLED = 'Set when the installation is recorded as done.';
 
 export const FIELD_EDITING: Partial<Record<WritablePlainField, FieldEditing>> = {
   // service.md 2.1: an integer, used as 0 = no, 1 = yes.
@@ -120,17 +121,17 @@ export const FIELD_EDITING: Partial<Record<WritablePlainField, FieldEditing>> = 
   custom_data: { control: 'named_values' },
   wind_region: {
     control: 'read_only',
-    reason: 'The service documents this value only as "null or value", so SolarDesk shows it and keeps it as it is.',
+    reason: 'Worked out from the site’s location by the office’s online account; SolarDesk keeps it as it is.',
   },
   project_sold: { control: 'read_only', reason: SET_WHEN_SOLD },
-  project_installed: { control: 'read_only', reason: SET_WHEN_SOLD },
+  project_installed: { control: 'read_only', reason: SET_WHEN_INSTALLED },
   system_sold: { control: 'read_only', reason: SET_WHEN_SOLD },
-  system_installed: { control: 'read_only', reason: SET_WHEN_SOLD },
+  system_installed: { control: 'read_only', reason: SET_WHEN_INSTALLED },
   payment_option_sold: { control: 'read_only', reason: SET_WHEN_SOLD },
-  stars: { control: 'read_only', reason: 'Each person stars a project for themselves on the hosted service.' },
-  shared_with: { control: 'read_only', reason: 'Sharing with partner organisations is set up on the hosted service (connected orgs).' },
-  tags: { control: 'read_only', reason: 'Project tags are picked from the organisation’s tag list on the hosted service, which SolarDesk does not hold.' },
-  testimonials: { control: 'read_only', reason: 'Testimonials are picked from the organisation’s testimonials on the hosted service, which SolarDesk does not hold.' },
+  stars: { control: 'read_only', reason: 'Each person stars projects for themselves in the office’s online account.' },
+  shared_with: { control: 'read_only', reason: 'Share with partner companies from the Share… button at the top of the project.' },
+  tags: { control: 'read_only', reason: 'Tags are picked from your office’s tag list in its online account.' },
+  testimonials: { control: 'read_only', reason: 'Testimonials are picked from your office’s testimonials in its online account.' },
 };
 
 /**

@@ -2,6 +2,7 @@
 // and one or more systems, each with its parts, layout, output, bills, price,
 // incentives and payment options; plus the `systems` summary a project shows.
 import type { DesignDiagnostic, DesignSite, DesignSystem, EnergySeries, ModuleGroup, PanelFeature, ProjectDesign } from '../../../shared/design-types.ts';
+import { countOf } from '../../../shared/words.ts';
 import { COUNTRY_PROFILES, type Country, type CountryProfile, type TariffAssumptions } from './country-economics.ts';
 import { chooseAdders, chooseBatteries, chooseSpecialAdders, chooseInverters, chooseOthers, MODULES, type ModuleModel } from './equipment-catalogue.ts';
 import { billComparison, consumptionSeries, environmentals, specificYield, systemOutput } from './energy-and-bills.ts';
@@ -118,7 +119,7 @@ function buildSystem(rng: Rng, plan: SystemPlan, index: number, ctx: DesignConte
 
 function diagnosticsFor(groups: readonly ModuleGroup[], kw: number, acKw: number, lat: number): DesignDiagnostic[] {
   const diagnostics: DesignDiagnostic[] = [
-    { level: 'info', message: `Auto design placed ${sum(groups.map((g) => g.module_quantity))} modules on ${groups.length} facet(s).` },
+    { level: 'info', message: `Auto design placed ${sum(groups.map((g) => g.module_quantity))} modules on ${countOf(groups.length, 'facet')}.` },
   ];
   const ratio = kw / acKw;
   if (ratio > 1.33) {
@@ -145,7 +146,7 @@ function siteFor(rng: Rng, ctx: DesignContext, roof: RoofShape, elevation: numbe
     auto_design_geojson: { type: 'FeatureCollection', features: panels },
     messages: [
       `Detected ${ctx.facets.length} roof facets (${roof.style.replace(/_/g, ' ')} roof, ${roof.pitch}° pitch).`,
-      `Auto design placed ${panels.length} panels across ${systems} system(s).`,
+      `Auto design placed ${panels.length} panels across ${countOf(systems, 'system')}.`,
       `Terrain sloped ${slope}° with ${surface} surface.`,
     ],
   };

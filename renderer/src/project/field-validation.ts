@@ -1,6 +1,6 @@
 // Validation as the user types, with the same zod schemas the engine validates
-// writes with (shared/schemas/), so the message under a field is the message the
-// engine's 400 would give.
+// writes with (shared/schemas/), so what the app refuses is what the engine's 400
+// would refuse; the framework's generic number messages are reworded for people.
 import { projectWriteSchema } from '../../../shared/schemas/project-write.ts';
 import { WRITABLE_PLAIN_FIELDS, type FieldKind, type WritablePlainField } from '../../../shared/project-fields.ts';
 
@@ -45,12 +45,23 @@ function candidateValue(kind: FieldKind, raw: RawInput): { value: unknown } | { 
 }
 
 export function checkPlainField(field: WritablePlainField, raw: RawInput): FieldCheck {
-  const kind = WRITABLE_PLAIN_FIELDS[field].kind;
-  const candidate = candidateValue(kind, raw);
+  const spec = WRITABLE_PLAIN_FIELDS[field];
+  // A number the project must have (priority, years to simulate) goes back to its usual value when
+  // the box is cleared: clearing is how people say "the usual", not a mistake to flag (issue 28).
+  if ((spec.kind === 'integer' || spec.kind === 'number') && String(raw).trim() === '') return { ok: true, value: spec.default };
+  const candidate = candidateValue(spec.kind, raw);
   if ('message' in candidate) return { ok: false, message: candidate.message };
   const parsed = projectWriteSchema.shape[field].safeParse(candidate.value);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]?.message ?? 'Invalid value.' };
+  if (!parsed.success) return { ok: false, message: peopleWordsFor(spec.kind, parsed.error.issues[0]?.message) };
   return { ok: true, value: parsed.data };
+}
+
+/** The engine answers integrations in the framework's words ("A valid integer is required."); a person reads what to type. */
+function peopleWordsFor(kind: FieldKind, message: string | undefined): string {
+  if (message && !/^A valid (integer|number) is required\.$/.test(message)) return message;
+  if (kind.includes('integer')) return 'Type a whole number, such as 2.';
+  if (kind.includes('number')) return 'Type a number, such as 2.5.';
+  return message ?? 'This value cannot be saved.';
 }
 
 /** Any other writable key of the project schema (country_iso2...), given its value. */

@@ -43,7 +43,7 @@ export function SystemSpecs({ system, annualUsageKwh }: { system: DesignSystem; 
       />
       {system.diagnostics.length > 0 && (
         <>
-          <h3>Design checks</h3>
+          <h3>Design notes</h3>
           <ul className="spec-list">
             {system.diagnostics.map((diagnostic) => (
               <li key={diagnostic.message} className={diagnostic.level === 'warning' ? 'warning-text' : undefined}>

@@ -1,5 +1,5 @@
 import './NamedValuesEditor.css';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import type { WritablePlainField } from '../../../../shared/project-fields.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { type DraftCheck, useProjectStore } from '../../stores/project-store.ts';
@@ -49,18 +49,29 @@ export function NamedValuesEditor({ field, project, label }: { field: WritablePl
   const flush = useProjectStore((state) => state.flush);
   const rows = draft ?? rowsOf(project[field]);
   const change = (next: Row[]) => editDraft(key, next, checkRows(field, next), label);
+  // Rows just added and still blank live here, not in the draft: they change nothing to save, and the
+  // save that ends a draft would otherwise take a new row away before anything was typed in it.
+  const [blankRows, setBlankRows] = useState(0);
+  const shown: Row[] = [...rows, ...Array.from({ length: blankRows }, () => ({ name: '', value: '' }))];
+  const changeRow = (index: number, patch: Partial<Row>) => {
+    if (index < rows.length) return change(rows.map((old, at) => (at === index ? { ...old, ...patch } : old)));
+    // The first thing typed in a new row makes it part of the draft (it keeps its place, and so the focus).
+    setBlankRows((count) => count - 1);
+    change([...rows, { ...shown[index]!, ...patch }]);
+  };
+  const removeRow = (index: number) => (index < rows.length ? change(rows.filter((_, at) => at !== index)) : setBlankRows((count) => count - 1));
 
   return (
     <fieldset className={`field field-wide named-values${error ? ' has-error' : ''}`} aria-describedby={error ? `${id}-error` : undefined}>
       <legend>{label}</legend>
-      {rows.length === 0 && <span className="muted">No values yet.</span>}
-      {rows.map((row, index) => (
+      {shown.length === 0 && <span className="muted">No values yet.</span>}
+      {shown.map((row, index) => (
         <div className="named-value" key={index}>
           <input
             aria-label={`Name ${index + 1}`}
             placeholder="Name"
             value={row.name}
-            onChange={(event) => change(rows.map((old, at) => (at === index ? { ...old, name: event.target.value } : old)))}
+            onChange={(event) => changeRow(index, { name: event.target.value })}
             onBlur={() => void flush()}
           />
           {row.nested !== undefined ? (
@@ -72,16 +83,16 @@ export function NamedValuesEditor({ field, project, label }: { field: WritablePl
               aria-label={`Value ${index + 1}`}
               placeholder="Value"
               value={row.value}
-              onChange={(event) => change(rows.map((old, at) => (at === index ? { ...old, value: event.target.value } : old)))}
+              onChange={(event) => changeRow(index, { value: event.target.value })}
               onBlur={() => void flush()}
             />
           )}
-          <button type="button" className="button" aria-label={`Remove ${row.name || `value ${index + 1}`}`} onClick={() => change(rows.filter((_, at) => at !== index))}>
+          <button type="button" className="button" aria-label={`Remove ${row.name ? `the value “${row.name.replace(/_/g, ' ')}”` : `value ${index + 1}`}`} onClick={() => removeRow(index)}>
             Remove
           </button>
         </div>
       ))}
-      <button type="button" className="button" onClick={() => change([...rows, { name: '', value: '' }])}>
+      <button type="button" className="button" onClick={() => setBlankRows((count) => count + 1)}>
         Add a value
       </button>
       {error && (

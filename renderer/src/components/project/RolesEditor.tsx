@@ -20,7 +20,7 @@ const READ_ONLY_ROLES = [
  * the first three references writable; the other two are returned by the service,
  * which assigns them itself (activity 96/97, "assigned to designer/salesperson").
  */
-const READ_ONLY_REASON = 'Set on the hosted service: its API shows this role but lets no app change it.';
+const READ_ONLY_REASON = 'Chosen in the office’s online account; SolarDesk shows who it is but cannot change it.';
 
 /** The three writable role references (service.md 2.1 "Roles"); designer and salesperson are shown, not set. */
 export function RolesEditor({ project }: { project: ProjectDetailJson }) {

@@ -147,8 +147,8 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
         {shape.type !== 'estimate' && (
           <p className="muted">
             {isBill
-              ? `Amounts in ${currency ?? 'the bill’s currency'}, cents allowed: sent to the service as whole ${currency ? `${currency} ` : ''}amounts (rounded).`
-              : 'Sent to the service as whole kWh (rounded).'}
+              ? `Amounts in ${currency ?? 'the bill’s currency'}; cents are allowed and rounded to whole amounts when saved.`
+              : 'Saved as whole kWh (rounded).'}
           </p>
         )}
         {carriedFrom && <p className="muted">Worked out from the {lowerFirst(USAGE_SOURCE_LABELS[carriedFrom])} you entered.</p>}

@@ -89,8 +89,9 @@ export function SettingsView() {
       <section className="card">
         <h2>Where your data is</h2>
         <p className="muted">
-          Mode: {session.mode === 'embedded' ? 'embedded (this computer holds the only copy)' : 'synced with a remote'}
-          {session.remoteUrl ? ` · remote ${session.remoteUrl}` : ''}
+          {session.mode === 'embedded'
+            ? 'On this computer only: nothing is synced, so keep a backup of the data folder.'
+            : `Synced with your office${session.remoteUrl ? ` at ${session.remoteUrl}` : ''}: this computer keeps a copy to work offline.`}
         </p>
       </section>
     </div>

@@ -1,6 +1,7 @@
 import './LocalWorkDialog.css';
 import { useEffect, useMemo, useState } from 'react';
 import type { LocalWorkItem } from '../../../../shared/bridge.ts';
+import { labelsOf } from '../../format.ts';
 import { useLocalWorkStore } from '../../stores/local-work-store.ts';
 import { useEscapeKey } from '../common/use-escape-key.ts';
 
@@ -9,7 +10,7 @@ const KIND_LABELS: Record<LocalWorkItem['kind'], string> = { project: 'Project',
 function describeChange(item: LocalWorkItem): string {
   const where = item.projectTitle ? ` · in ${item.projectTitle}` : '';
   if (item.change === 'created') return `Made on this computer${where}`;
-  const fields = item.fields.map((field) => field.replace(/_/g, ' '));
+  const fields = labelsOf(item.fields).map((label) => label.toLowerCase());
   return `Changed on this computer${fields.length > 0 ? `: ${fields.slice(0, 4).join(', ')}${fields.length > 4 ? ` and ${fields.length - 4} more` : ''}` : ''}${where}`;
 }
 
