@@ -149,7 +149,8 @@ export function WorkspaceSwitcher() {
     <div className="workspace-switcher">
       <label htmlFor="workspace">Workspace</label>
       <select id="workspace" value={session.workspace} disabled={isSwitching} title={current} onChange={(event) => void choose(event.target.value as Workspace)}>
-        <option value="remote">{labels.remote}</option>
+        {/* The org's name alone fits the sidebar ("Sunrise Solar at 12…" did not); the title above names the server too. */}
+        <option value="remote">{signedIn.orgName}</option>
         <option value="local">{labels.local}</option>
       </select>
       {isSwitching && <small>Switching…</small>}
