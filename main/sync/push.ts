@@ -14,6 +14,7 @@ import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { formatDuration } from '../../shared/field-rules.ts';
+import { EVENT_SYNC_FIELDS } from '../../shared/event-fields.ts';
 import {
   type OutboxGroup,
   dropFieldsFromOutbox,
@@ -32,7 +33,7 @@ import {
   removeFromOutbox,
   requeueFields,
 } from './outbox.ts';
-import { CLIENT_OP_KEY, EVENT_FIELDS, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, getSyncState, remotePath, remoteUrl, retryDelay, setSyncState } from './sync-context.ts';
@@ -146,7 +147,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
         return 1;
       }
     }
-    const referenceRequests = group.model === 'event' ? await pushEventReferencesFirst(sync, json, EVENT_FIELDS, done) : 0;
+    const referenceRequests = group.model === 'event' ? await pushEventReferencesFirst(sync, json, EVENT_SYNC_FIELDS, done) : 0;
     const fresh = referenceRequests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
     const body = await createBody(sync, group, fresh, createRow!.op_id);
     if (body === 'waiting') return referenceRequests;
@@ -738,8 +739,8 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
     }
     case 'event': {
       // Its project or contact made offline has not reached the remote yet.
-      if (eventWaitsFor(view, EVENT_FIELDS)) return 'waiting';
-      const fields = EVENT_FIELDS.filter((field) => field !== 'event_type_id' || typeof view.event_type_id === 'number');
+      if (eventWaitsFor(view, EVENT_SYNC_FIELDS)) return 'waiting';
+      const fields = EVENT_SYNC_FIELDS.filter((field) => field !== 'event_type_id' || typeof view.event_type_id === 'number');
       return eventFieldsBody(sync, view, fields);
     }
     case 'contact':

@@ -6,6 +6,7 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/proje
 import { type OrgRecordKind, parseFileTagReference, parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { parseDateTime, parseDurationSeconds } from '../../shared/field-rules.ts';
+import type { EventSyncField } from '../../shared/event-fields.ts';
 import { TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 
 export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
@@ -18,12 +19,6 @@ const CONTACT_FIELDS = [
   'custom_contact_info_1', 'custom_contact_info_2', 'identifier', 'type', 'date_of_birth', 'gender',
 ] as const;
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
-/** An event's fields as sync carries them (the hosted Event record's writable fields; issue 27). */
-export const EVENT_FIELDS = [
-  'title', 'notes', 'event_type', 'event_type_id', 'project_id', 'contact', 'start', 'end', 'duration',
-  'is_complete', 'completion_date', 'is_archived', 'task_status', 'team_members', 'repeat', 'location_override',
-] as const;
-
 /** Ids at and above this were made offline and are not on the remote yet (remote-records.ts refuses them from a remote). */
 export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
 export const isProvisional = (id: number): boolean => id >= PROVISIONAL_ID_FLOOR;
@@ -108,7 +103,7 @@ function eventView(json: Json): RecordView {
       : [],
     repeat: json.repeat ?? null,
     location_override: json.location_override ?? null,
-  } satisfies Record<(typeof EVENT_FIELDS)[number], unknown>;
+  } satisfies Record<EventSyncField, unknown>;
 }
 
 /** The fields whose view value differs. */

@@ -6,7 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
-import { apiPaths } from '../../../shared/api-paths.ts';
+import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
+import { eventFieldLabel } from '../../../shared/event-fields.ts';
+import type { SyncConflictJson } from '../../../shared/sync-api.ts';
 
 const PROJECT = 21;
 
@@ -156,6 +158,52 @@ describe('sync carries every field of an event both ways (issue 27)', () => {
     // No cycle is asked for: only the feed brings it (a project's version does not move when its event changes).
     await within(10_000, 'the change', async () => (await h.local('GET', path)).json?.location_override === 'site office');
     assert.deepEqual(scheduleOf((await h.local('GET', path)).json), scheduleOf(changed.json), 'every field came down');
+  });
+
+  test('both sides change different fields of an event: merged; the same field: a conflict the Sync screen names, settled like a project\'s', async () => {
+    const created = await h.remote('POST', apiPaths.events(1), {
+      project: apiPaths.project(1, PROJECT),
+      title: 'Maintenance visit',
+      event_type_id: 41,
+      start: '2026-12-05T09:00:00Z',
+      team_members: [apiPaths.role(1, roleIds[0]!)],
+    });
+    assert.equal(created.status, 201, created.text);
+    const path = apiPaths.event(1, created.json.id);
+    await within(10_000, 'the event', async () => (await h.local('GET', path)).status === 200);
+
+    h.proxy.setOffline(true);
+    const here = await h.local('PATCH', path, { start: '2026-12-05T11:00:00Z', duration: '01:00:00', team_members: [apiPaths.role(1, roleIds[1]!)] });
+    assert.equal(here.status, 200, here.text);
+    const there = await h.remote('PATCH', path, { location_override: 'the neighbour\'s drive', team_members: [apiPaths.role(1, roleIds[0]!), apiPaths.role(1, roleIds[1]!)] });
+    assert.equal(there.status, 200, there.text);
+    h.proxy.setOffline(false);
+    await h.synced();
+
+    const both = [roleIds[0]!, roleIds[1]!].sort((a, b) => a - b);
+    const onServer = scheduleOf((await h.remote('GET', path)).json);
+    assert.deepEqual([onServer.start, onServer.duration, onServer.location_override], ['2026-12-05T11:00:00.000Z', '01:00:00', "the neighbour's drive"], 'the fields changed on one side each are merged on the server');
+    assert.deepEqual(onServer.team_members, both, 'the field changed on both sides keeps the server\'s value there');
+    const replica = scheduleOf((await h.local('GET', path)).json);
+    assert.deepEqual([replica.start, replica.duration, replica.location_override], ['2026-12-05T11:00:00.000Z', '01:00:00', "the neighbour's drive"], 'and here');
+    assert.deepEqual(replica.team_members, [roleIds[1]], 'and this computer\'s value here, until the user chooses');
+
+    const conflicts = ((await h.local('GET', syncPaths.conflicts(1))).json as SyncConflictJson[]).filter((row) => row.model === 'event' && row.record_id === created.json.id);
+    assert.deepEqual(conflicts.map((row) => [row.field, row.local_value, row.remote_value]), [['team_members', [roleIds[1]], both]], 'one conflict, on the team');
+    assert.equal(eventFieldLabel(conflicts[0]!.field), 'Who goes', 'the Sync screen names it in people\'s words');
+
+    // The user types a third team: checked as a write would be, then applied here and sent.
+    const resolve = (value: unknown) => h.local('POST', syncPaths.resolveConflict(1, conflicts[0]!.id), { choice: 'value', value, local_value: conflicts[0]!.local_value });
+    const refused = await resolve(['Sam']);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, /must be the URL of one of the organisation's roles/);
+    const settled = await resolve([apiPaths.role(1, roleIds[0]!)]);
+    assert.equal(settled.status, 200, settled.text);
+    assert.deepEqual(scheduleOf((await h.local('GET', path)).json).team_members, [roleIds[0]], 'the typed team is the event\'s here at once');
+    await h.synced();
+    assert.deepEqual(scheduleOf((await h.remote('GET', path)).json).team_members, [roleIds[0]], 'and it reached the server');
+    const left = ((await h.local('GET', syncPaths.conflicts(1))).json as SyncConflictJson[]).filter((row) => row.model === 'event');
+    assert.deepEqual(left, [], 'nothing is left to settle');
   });
 
   test('a delete on either side reaches the other', async () => {
