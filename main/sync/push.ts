@@ -706,6 +706,9 @@ function eventFieldsBody(sync: SyncContext, view: RecordView, fields: readonly s
   return body;
 }
 
+/** The fields a lost event create is recognised by: what it sent that the remote keeps as sent. */
+const LOST_EVENT_MATCH_FIELDS = ['title', 'notes', 'event_type', 'start', 'end', 'contact', 'team_members', 'location_override'] as const;
+
 /** Whether an event's `fields` name a project or contact made offline that has no remote id yet. */
 function eventWaitsFor(view: RecordView, fields: readonly string[]): boolean {
   return (['project_id', 'contact'] as const).some((field) => fields.includes(field) && typeof view[field] === 'number' && isProvisional(view[field]));
@@ -997,7 +1000,9 @@ async function findLostCreate(sync: SyncContext, group: OutboxGroup, createRow: 
     case 'event': {
       if (!view || json?.project_id == null) return null;
       const events = await list({ project: String(json.project_id), limit: 100 });
-      return events.find((event) => event.title === view.title && event.notes === view.notes && event.event_type === view.event_type) ?? null;
+      // Two visits of one project may share a title: the schedule tells them apart too.
+      const sameAs = (event: RemoteRecord) => LOST_EVENT_MATCH_FIELDS.every((field) => sameJson(viewOf('event', event)[field], view[field]));
+      return events.find(sameAs) ?? null;
     }
     case 'webhook': {
       if (!view) return null;

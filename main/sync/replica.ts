@@ -196,12 +196,21 @@ async function replicaContactId(trx: Trx, id: unknown): Promise<number | null> {
   return (await trx.selectFrom('contacts').select('id').where('id', '=', id).executeTakeFirst()) ? id : null;
 }
 
+async function replicaUserId(trx: Trx, reference: unknown): Promise<number | null> {
+  const id = parseUserReference(reference);
+  if (id === null) return null;
+  const user = await trx.selectFrom('users').select('email').where('id', '=', id).executeTakeFirst();
+  // A login-less stand-in (a file's creator, ensureUser) has no name to show.
+  return user && !user.email.endsWith(STAND_IN_EMAIL_DOMAIN) ? id : null;
+}
+
 /** A remote event with every field (issue 27); `keep`: view values of fields with local changes still waiting. */
 export async function upsertEvent(trx: Trx, orgId: number, event: RemoteEvent, keep: RecordView = {}): Promise<void> {
   const row = {
     id: event.id,
     org_id: orgId,
-    user_id: null,
+    // Only people the replica holds (its own user) can be the event's author here; others show as the remote has none.
+    user_id: await replicaUserId(trx, event.user),
     ...(await eventColumnsOfView(trx, { ...viewOf('event', event), ...keep })),
     created_date: event.created_date ?? EPOCH,
     modified_date: event.modified_date ?? EPOCH,
@@ -227,13 +236,16 @@ export async function upsertWebhook(trx: Trx, orgId: number, webhook: RemoteWebh
   await trx.insertInto('webhooks').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
 
+/** The email domain of a stand-in user (reserved: it never delivers). */
+const STAND_IN_EMAIL_DOMAIN = '@replica.invalid';
+
 /** A file's creator may be anyone in the org; the replica keeps a login-less stand-in for them. */
 async function ensureUser(trx: Trx, userId: number): Promise<void> {
   const exists = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
   if (exists) return;
   await trx
     .insertInto('users')
-    .values({ id: userId, email: `user-${userId}@replica.invalid`, password_hash: '!', first_name: '', family_name: '', phone: '', is_machine_user: 0, is_staff: 0, created_date: EPOCH })
+    .values({ id: userId, email: `user-${userId}${STAND_IN_EMAIL_DOMAIN}`, password_hash: '!', first_name: '', family_name: '', phone: '', is_machine_user: 0, is_staff: 0, created_date: EPOCH })
     .execute();
 }
 

@@ -133,6 +133,8 @@ describe('sync carries every field of an event both ways (issue 27)', () => {
     const local = await h.local('GET', apiPaths.event(1, arrived.id));
     assert.equal(local.status, 200, 'the replica holds it under the id the server gave it');
     assert.deepEqual(scheduleOf(local.json), expected, 'and keeps every field');
+    assert.ok(booked.json.who?.email, 'the booking names who made it');
+    assert.equal(local.json.who?.email, booked.json.who.email, 'and still does after the server answered');
   });
 
   test('an event changed on the remote by another client reaches the replica with every field, through the change feed', async () => {
