@@ -9,12 +9,14 @@ import { recordVersion, versionHashesOf } from '../engine/files/file-versions.ts
 import type { Database } from '../engine/store/tables.ts';
 import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../shared/project-fields.ts';
 import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
+import { EVENT_FIELD_RULES } from '../../shared/field-rules.ts';
+import { parseOrgReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { ApiError, fieldError, notFound } from '../engine/http/errors.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
-import { applyProjectView } from './replica.ts';
+import { applyProjectView, eventColumnsOfView } from './replica.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { dropFieldsFromOutbox, requeueFields } from './outbox.ts';
 import type { SyncContext } from './sync-context.ts';
@@ -127,7 +129,23 @@ function checkValue(model: SyncedModel, field: string, value: unknown): unknown 
     if (!parsed.success) throw fieldError('value', parsed.error.issues[0]?.message ?? 'Invalid value for this field.');
     return parsed.data;
   }
+  if (model === 'event') return checkEventValue(field, value);
   return value;
+}
+
+/**
+ * A typed value of an event field, under the rules of a write (shared/field-rules.ts),
+ * in the form the sync view holds it: a time as its UTC instant, a duration in seconds,
+ * the team as role ids (a role's URL names its id too).
+ */
+function checkEventValue(field: string, value: unknown): unknown {
+  const rule = Object.hasOwn(EVENT_FIELD_RULES, field) ? EVENT_FIELD_RULES[field as keyof typeof EVENT_FIELD_RULES] : null;
+  if (!rule) return value;
+  const parsed = rule.safeParse(value);
+  if (!parsed.success) throw fieldError('value', parsed.error.issues[0]?.message ?? 'Invalid value for this field.');
+  if (field !== 'team_members') return parsed.data;
+  const ids = (parsed.data as Array<string | number>).map((reference) => parseOrgReference(reference, 'roles')!.id);
+  return [...new Set(ids)].sort((a, b) => a - b);
 }
 
 async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: number, view: RecordView): Promise<void> {
@@ -158,8 +176,11 @@ async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: 
       if (tagIds !== undefined) await setFileTags(trx, id, tagIds);
       return;
     }
-    case 'event':
+    case 'event': {
+      const columns = await eventColumnsOfView(trx, view);
+      if (Object.keys(columns).length) await trx.updateTable('events').set(columns).where('id', '=', id).execute();
       return;
+    }
   }
 }
 
