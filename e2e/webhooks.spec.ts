@@ -49,9 +49,11 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   const triggers = editor.getByTestId('picker-trigger-fields');
   await triggers.getByRole('button', { name: 'Clear' }).click();
   await triggers.getByLabel('Model to add to trigger fields').selectOption('project');
-  await triggers.getByLabel('Field to add to trigger fields').selectOption({ label: 'site_notes' });
+  await triggers.getByLabel('Field to add to trigger fields').selectOption('project.site_notes');
   await triggers.getByRole('button', { name: 'Add', exact: true }).click();
-  await expect(triggers.getByTestId('path-chip')).toHaveText(['project.site_notes×']);
+  await expect(triggers.getByTestId('path-chip')).toHaveText(['Site notesproject.site_notes×']);
+  // Label first, the path beside it; the screen reader's Remove names the label (issue 28).
+  await expect(triggers.getByRole('button', { name: 'Remove Site notes' })).toBeVisible();
   await triggers.getByLabel('Field to add to trigger fields').selectOption({ label: 'Other field (type it)…' });
   await triggers.getByLabel('Other project field for trigger fields').fill('bogus_field');
   await expect(editor.getByTestId('trigger_fields-unknown-note')).toContainText('SolarDesk does not know project.bogus_field');
@@ -66,7 +68,7 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   await payload.getByRole('button', { name: 'Clear' }).click();
   await payload.getByLabel('Model to add to payload fields').selectOption('project');
   for (const field of ['id', 'title', 'site_notes']) {
-    await payload.getByLabel('Field to add to payload fields').selectOption({ label: field });
+    await payload.getByLabel('Field to add to payload fields').selectOption(`project.${field}`);
     await payload.getByRole('button', { name: 'Add', exact: true }).click();
   }
   await expect(payload.getByTestId('path-chip')).toHaveCount(3);

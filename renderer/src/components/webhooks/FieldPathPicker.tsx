@@ -1,5 +1,6 @@
 import './FieldPathPicker.css';
 import { useState } from 'react';
+import { pathLabel } from '../../webhooks/path-label.ts';
 import { KNOWN_WEBHOOK_PATHS, WEBHOOK_MODELS, isKnownWebhookPath, webhookPathModelNote, type WebhookModel } from '../../../../shared/webhook-fields.ts';
 
 const OTHER = '__other__';
@@ -11,8 +12,8 @@ const MODEL_LABELS: Record<WebhookModel, string> = {
   quoteactivitylog: 'Quote activity log (hosted service only)',
 };
 
-/** How a field reads in the field box: `*` as words, the rest as the API names it. */
-const fieldLabel = (field: string) => (field === '*' ? 'Every field (*)' : field);
+/** How a field reads in the field box: its words, then the path. */
+const fieldLabel = (model: string, field: string) => `${pathLabel(`${model}.${field}`)} · ${field}`;
 
 /**
  * A list of field paths, chosen from the paths SolarDesk knows for each model
@@ -66,9 +67,10 @@ export function FieldPathPicker({
           const note = modelNote ?? (unknown ? 'SolarDesk does not know this field. It is kept and sent as is: the hosted service has more fields than SolarDesk.' : undefined);
           return (
             <span key={path} className={`chip${unknown ? ' chip-unknown' : ''}`} title={note} data-testid="path-chip">
-              {path}
+              <span className="chip-label">{pathLabel(path)}</span>
+              <code className="chip-path">{path}</code>
               {unknown && <span className="chip-note">{modelNote ? 'not a model: never fires' : 'not known to SolarDesk'}</span>}
-              <button type="button" aria-label={`Remove ${path}`} onClick={() => onChange(paths.filter((candidatePath) => candidatePath !== path))}>
+              <button type="button" aria-label={`Remove ${pathLabel(path)}`} onClick={() => onChange(paths.filter((candidatePath) => candidatePath !== path))}>
                 ×
               </button>
             </span>
@@ -94,7 +96,7 @@ export function FieldPathPicker({
           <option value="">Choose a field…</option>
           {known.map((path) => (
             <option key={path} value={path}>
-              {fieldLabel(path.slice(model.length + 1))}
+              {fieldLabel(model, path.slice(model.length + 1))}
             </option>
           ))}
           <option value={OTHER}>Other field (type it)…</option>
