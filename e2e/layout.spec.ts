@@ -149,6 +149,41 @@ function layoutProblems(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * Text shown to people that holds a snake_case field name (issue 28): rendered text,
+ * and the aria-label, title and placeholder a screen reader or a tooltip reads. What a
+ * person typed (inputs) and what is shown as code on purpose (<code>, <kbd>) are theirs.
+ */
+function snakeCaseWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const snake = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+    const isShown = (element: Element): boolean => {
+      const box = element.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) return false;
+      for (let node: Element | null = element; node; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (style.display === 'none' || style.visibility === 'hidden') return false;
+      }
+      return true;
+    };
+    const isOwnText = (element: Element) => element.closest('input, textarea, select option, code, kbd, [contenteditable]') !== null;
+    const found: string[] = [];
+    const walker = document.createTreeWalker(document.getElementById('root')!, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || isOwnText(parent) || !isShown(parent)) continue;
+      for (const word of node.textContent?.match(snake) ?? []) found.push(`"${word}" in the text "${(node.textContent ?? '').trim().slice(0, 60)}"`);
+    }
+    for (const element of document.querySelectorAll('#root [aria-label], #root [title], #root [placeholder]')) {
+      if (!isShown(element) || element.closest('code, kbd') !== null) continue;
+      for (const attribute of ['aria-label', 'title', 'placeholder']) {
+        for (const word of element.getAttribute(attribute)?.match(snake) ?? []) found.push(`"${word}" in ${attribute} "${element.getAttribute(attribute)!.slice(0, 60)}"`);
+      }
+    }
+    return [...new Set(found)];
+  });
+}
+
 /** Two frames, so a resize or a theme change has been laid out and painted. */
 async function settle(page: Page): Promise<void> {
   await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
@@ -178,6 +213,7 @@ async function checkView(page: Page, name: string, ready?: () => Promise<void>):
       // The layout is the same in both themes: checked once per size.
       if (theme === 'light') {
         for (const problem of await layoutProblems(page)) found.push(`${name} at ${size.width}x${size.height}: ${problem}`);
+        for (const word of await snakeCaseWords(page)) found.push(`${name} at ${size.width}x${size.height}: a field name shown to people, ${word}`);
         fs.writeFileSync(path.join(screenshotDir, 'problems.txt'), found.join('\n'));
       }
     }
