@@ -1,7 +1,8 @@
 import './ScheduleEntryCard.css';
 import { useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
-import { apiDone, messageOf } from '../../api/api-client.ts';
+import { apiDone, apiRequest, describeFailure, messageOf } from '../../api/api-client.ts';
+import { fileNameOf, saveText } from '../../save-text.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
@@ -33,6 +34,16 @@ export function ScheduleEntryCard({ entry, orgId, compact = false }: { entry: Sc
       toast(`“${event.title}” was not ${isDone ? 'marked done' : 'reopened'}: ${messageOf(error)}. Try again.`, 'error');
     } finally {
       setSaving(false);
+    }
+  };
+  // The engine writes the .ics (GET events/<id>/ics/); the page only saves it.
+  const downloadCalendarFile = async () => {
+    try {
+      const response = await apiRequest<string>('GET', apiPaths.eventCalendarFile(orgId, event.id));
+      if (response.status >= 300) throw new Error(describeFailure(response));
+      saveText(fileNameOf(response.headers['content-disposition'], 'event.ics'), String(response.body), 'text/calendar');
+    } catch (error) {
+      toast(`“${event.title}” could not be downloaded for a calendar: ${messageOf(error)}`, 'error');
     }
   };
   const openProject = (projectId: number) => {
@@ -70,10 +81,15 @@ export function ScheduleEntryCard({ entry, orgId, compact = false }: { entry: Sc
       <span className="schedule-entry-line schedule-entry-team" data-testid="schedule-entry-team">
         {team.length > 0 ? team.join(', ') : <span className="muted">Nobody assigned</span>}
       </span>
-      <label className="switch schedule-entry-done">
-        <input type="checkbox" role="switch" className="switch" checked={event.is_complete} disabled={isSaving} onChange={(change) => void setDone(change.target.checked)} aria-label={`Done: ${event.title}`} />
-        <span>{event.is_complete ? doneText(event) : 'Done'}</span>
-      </label>
+      <div className="schedule-entry-actions">
+        <label className="switch schedule-entry-done">
+          <input type="checkbox" role="switch" className="switch" checked={event.is_complete} disabled={isSaving} onChange={(change) => void setDone(change.target.checked)} aria-label={`Done: ${event.title}`} />
+          <span>{event.is_complete ? doneText(event) : 'Done'}</span>
+        </label>
+        <button type="button" className="link-button schedule-entry-ics" title={`Download “${event.title}” as an .ics file for a phone or desktop calendar`} onClick={() => void downloadCalendarFile()}>
+          Download .ics
+        </button>
+      </div>
     </article>
   );
 }
