@@ -14,7 +14,7 @@ import { ApiError, fieldError, notFound } from '../engine/http/errors.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
-import { applyProjectView } from './replica.ts';
+import { applyProjectView, eventColumnsOfView } from './replica.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { dropFieldsFromOutbox, requeueFields } from './outbox.ts';
 import type { SyncContext } from './sync-context.ts';
@@ -158,8 +158,11 @@ async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: 
       if (tagIds !== undefined) await setFileTags(trx, id, tagIds);
       return;
     }
-    case 'event':
+    case 'event': {
+      const columns = await eventColumnsOfView(trx, view);
+      if (Object.keys(columns).length) await trx.updateTable('events').set(columns).where('id', '=', id).execute();
       return;
+    }
   }
 }
 

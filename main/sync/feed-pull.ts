@@ -4,7 +4,8 @@
 // With the feed, the agent keeps one hint stream open (reconnecting with a backoff)
 // and, on each hint (and on each connect, for what it missed), reads the change
 // list from the cursor kept in sync_state and applies exactly those records: a
-// detail GET and a merge for a created or changed record, a removal for a deleted
+// detail GET and a merge for a created or changed record (events too, so one
+// changed elsewhere arrives without its project being read again), a removal for a deleted
 // one (unless it carries local changes still waiting, as in a sweep). A record with
 // local changes queued is left to the next cycle, which pulls before it pushes. A
 // 410 (the cursor is older than the remote's log) asks the next pull to sweep every
@@ -18,7 +19,8 @@ import type { EventStream } from './remote-client.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
 import { getSyncState, remotePath, setSyncState } from './sync-context.ts';
 import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
-import { readRemote } from './remote-records.ts';
+import { type RemoteRecord, readRemote } from './remote-records.ts';
+import { viewOf } from './sync-models.ts';
 import { refreshProjectFiles } from './pull-plan.ts';
 import { hasQueuedChanges } from './outbox.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
@@ -235,8 +237,6 @@ export class FeedPull {
   }
 
   private async apply(change: ChangeEntry, filesOfProjects: Set<number>): Promise<void> {
-    // Events come with their project's detail.
-    if (change.model === 'event') return;
     if (change.op === 'delete') {
       await removeReplicaRecord(this.sync, change.model, change.id);
       return;
@@ -250,6 +250,8 @@ export class FeedPull {
       filesOfProjects.add(change.project_id);
       return;
     }
+    // An event of a project this replica does not hold yet comes with that project's detail (its events_data).
+    if (change.model === 'event' && change.project_id !== null && !(await this.hasProject(change.project_id))) return;
     const json = await getRemoteJson(this.sync, remotePath(this.sync, change.model, change.id), {}, DETAIL_ACTIONS[change.model]);
     if (json === null) {
       // 403 or 404: gone, or no longer shown to this user.
@@ -257,7 +259,18 @@ export class FeedPull {
       return;
     }
     const record = readRemote(this.sync.unreadable, change.model, json);
+    // An event moved to a project this replica lacks: as above, that project's detail brings it.
+    if (record && change.model === 'event' && !(await this.hasEventProject(record))) return;
     if (record) await mergeRemote(this.sync, change.model, record);
+  }
+
+  private async hasProject(projectId: number): Promise<boolean> {
+    return (await this.sync.db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst()) !== undefined;
+  }
+
+  private async hasEventProject(event: RemoteRecord): Promise<boolean> {
+    const projectId = viewOf('event', event).project_id;
+    return typeof projectId !== 'number' || this.hasProject(projectId);
   }
 }
 

@@ -13,6 +13,7 @@ import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/proje
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
+import { formatDuration } from '../../shared/field-rules.ts';
 import {
   type OutboxGroup,
   dropFieldsFromOutbox,
@@ -31,7 +32,7 @@ import {
   removeFromOutbox,
   requeueFields,
 } from './outbox.ts';
-import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
+import { CLIENT_OP_KEY, EVENT_FIELDS, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, getSyncState, remotePath, remoteUrl, retryDelay, setSyncState } from './sync-context.ts';
@@ -145,8 +146,10 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
         return 1;
       }
     }
-    const body = await createBody(sync, group, json, createRow!.op_id);
-    if (body === 'waiting') return 0;
+    const referenceRequests = group.model === 'event' ? await pushEventReferencesFirst(sync, json, EVENT_FIELDS, done) : 0;
+    const fresh = referenceRequests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
+    const body = await createBody(sync, group, fresh, createRow!.op_id);
+    if (body === 'waiting') return referenceRequests;
     const size = body instanceof FormData ? ((body.get('file_contents') as Blob | null)?.size ?? 0) : 0;
     if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, { sent: 0, total: size });
     const outcome = await send(sync, group, {
@@ -198,9 +201,13 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
     if (fields.length === 0) return requests + (conflicted.size > 0 ? 0 : await finishRows(sync, group.rows));
     const json = await localJson(sync, model, recordId);
     if (!json) return requests + (await finishRows(sync, group.rows));
-    const contactRequests = model === 'project' && fields.includes('contacts') ? await pushNewContactsFirst(sync, json, done) : 0;
+    const contactRequests =
+      model === 'project' && fields.includes('contacts') ? await pushNewContactsFirst(sync, json, done)
+      : model === 'event' ? await pushEventReferencesFirst(sync, json, fields, done)
+      : 0;
     requests += contactRequests;
     const fresh = contactRequests > 0 ? ((await localJson(sync, model, recordId)) ?? json) : json;
+    if (model === 'event' && eventWaitsFor(viewOf('event', fresh), fields)) return requests; // its project or contact could not go up yet
     const body = await updateBody(sync, model, fresh, fields);
     const outcome = await send(sync, group, {
       method: 'PATCH',
@@ -627,6 +634,19 @@ async function pushNewContactsFirst(sync: SyncContext, project: Json, done: Set<
   return requests;
 }
 
+/** An event's project or contact made offline goes up first, so the event can name it (its create, or an update that names it). */
+async function pushEventReferencesFirst(sync: SyncContext, event: Json, fields: readonly string[], done: Set<string>): Promise<number> {
+  const view = viewOf('event', event);
+  let requests = 0;
+  for (const [field, model] of [['project_id', 'project'], ['contact', 'contact']] as const) {
+    const id = view[field];
+    if (!fields.includes(field) || typeof id !== 'number' || !isProvisional(id) || done.has(`${model}:${id}`)) continue;
+    const group = await groupOfRecord(sync.db, model, id, { pushableOnly: true });
+    if (group) requests += await pushGroup(sync, group, done);
+  }
+  return requests;
+}
+
 const roleUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, apiPaths.role(sync.orgId, id)));
 
 async function projectFieldsBody(sync: SyncContext, json: Json, fields: readonly string[]): Promise<Json> {
@@ -663,7 +683,31 @@ async function updateBody(sync: SyncContext, model: SyncedModel, json: Json, fie
     );
   }
   const view = viewOf(model, json);
+  if (model === 'event') return eventFieldsBody(sync, view, fields);
   return Object.fromEntries(fields.map((field) => [field, view[field]]));
+}
+
+/**
+ * An event's fields as the API takes them: references as remote URLs (`project`,
+ * `contact`, `team_members` as the org's roles), the duration as DRF writes one.
+ * The hosted service reads the kind from `event_type_id` (hosted-docs-facts.md 9).
+ */
+function eventFieldsBody(sync: SyncContext, view: RecordView, fields: readonly string[]): Json {
+  const body: Json = {};
+  for (const field of fields) {
+    const value = view[field];
+    if (field === 'project_id') body.project = projectUrl(sync, value as number | null);
+    else if (field === 'contact') body.contact = value === null ? null : remoteUrl(sync, remotePath(sync, 'contact', value as number));
+    else if (field === 'team_members') body.team_members = (value as number[]).map((id) => roleUrl(sync, id));
+    else if (field === 'duration') body.duration = typeof value === 'number' ? formatDuration(value) : value;
+    else body[field] = value;
+  }
+  return body;
+}
+
+/** Whether an event's `fields` name a project or contact made offline that has no remote id yet. */
+function eventWaitsFor(view: RecordView, fields: readonly string[]): boolean {
+  return (['project_id', 'contact'] as const).some((field) => fields.includes(field) && typeof view[field] === 'number' && isProvisional(view[field]));
 }
 
 async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opId: string): Promise<Json | FormData | 'waiting'> {
@@ -693,16 +737,10 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
       return body;
     }
     case 'event': {
-      const projectId = json.project_id as number | null;
-      if (projectId !== null && isProvisional(projectId)) return 'waiting'; // its project has not reached the remote yet
-      return {
-        title: view.title,
-        notes: view.notes,
-        event_type: view.event_type,
-        // The hosted service reads the kind from its id (hosted-docs-facts.md 9).
-        ...(typeof view.event_type_id === 'number' ? { event_type_id: view.event_type_id } : {}),
-        ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }),
-      };
+      // Its project or contact made offline has not reached the remote yet.
+      if (eventWaitsFor(view, EVENT_FIELDS)) return 'waiting';
+      const fields = EVENT_FIELDS.filter((field) => field !== 'event_type_id' || typeof view.event_type_id === 'number');
+      return eventFieldsBody(sync, view, fields);
     }
     case 'contact':
     case 'webhook':

@@ -3,13 +3,13 @@
 // once the remote gives them their real ids.
 import { eventTypeIdOf, eventTypeNameOf } from '../../shared/event-types.ts';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Database, ProjectUpdate } from '../engine/store/tables.ts';
+import type { Database, EventRow, ProjectUpdate } from '../engine/store/tables.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
 import { naturalSortKey } from '../../shared/natural-sort.ts';
 import { HOSTED_FIELD_NAMES, ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { parseCountryReference } from '../../shared/countries.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
-import { CLIENT_OP_KEY, PROVISIONAL_ID_FLOOR, type RecordView, type SyncedModel, isProvisional } from './sync-models.ts';
+import { CLIENT_OP_KEY, PROVISIONAL_ID_FLOOR, type RecordView, type SyncedModel, isProvisional, viewOf } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { isCatalogueTagId } from '../../shared/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
@@ -158,29 +158,56 @@ export async function upsertContact(trx: Trx, orgId: number, contact: RemoteCont
   await trx.insertInto('contacts').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
 }
 
-/** The contact an event names, when the replica holds it (a reference to one it lacks is left out). */
-async function replicaContactId(trx: Trx, reference: unknown): Promise<number | null> {
-  const id = typeof reference === 'string' ? (parseOrgReference(reference, 'contacts')?.id ?? null) : null;
-  if (id === null) return null;
+/**
+ * An event's columns from its sync view (sync-models.ts viewOf('event')): a pulled
+ * event, local values that must survive a pull, or a settled conflict. Only the
+ * fields `view` names are set. A contact the replica does not hold is left out.
+ */
+export async function eventColumnsOfView(trx: Trx, view: RecordView): Promise<Partial<Omit<EventRow, 'id'>>> {
+  const columns: Partial<Omit<EventRow, 'id'>> = {};
+  const has = (field: string) => Object.hasOwn(view, field);
+  const text = (value: unknown) => (typeof value === 'string' ? value : value === null || value === undefined ? null : String(value));
+  if (has('title')) columns.title = text(view.title) ?? '';
+  if (has('notes')) columns.notes = text(view.notes) ?? '';
+  if (has('event_type') || has('event_type_id')) {
+    const typeId = typeof view.event_type_id === 'number' ? view.event_type_id : null;
+    // A hosted event names its kind by id only (hosted-docs-facts.md 9); a SolarDesk remote sends both.
+    columns.event_type = text(view.event_type) ?? (typeId === null ? 'note' : eventTypeNameOf(typeId));
+    columns.event_type_id = typeId ?? eventTypeIdOf(columns.event_type);
+  }
+  if (has('project_id')) columns.project_id = typeof view.project_id === 'number' ? view.project_id : null;
+  if (has('contact')) columns.contact_id = await replicaContactId(trx, view.contact);
+  if (has('start')) columns.starts_at = text(view.start);
+  if (has('end')) columns.ends_at = text(view.end);
+  if (has('duration')) columns.duration_seconds = typeof view.duration === 'number' ? view.duration : null;
+  if (has('is_complete')) columns.is_complete = flag(view.is_complete);
+  if (has('completion_date')) columns.completion_date = text(view.completion_date);
+  if (has('is_archived')) columns.is_archived = flag(view.is_archived);
+  if (has('task_status')) columns.task_status = Number.isSafeInteger(Number(view.task_status)) && view.task_status !== null && view.task_status !== '' ? Number(view.task_status) : null;
+  if (has('team_members')) columns.team_member_role_ids = JSON.stringify(Array.isArray(view.team_members) ? view.team_members : []);
+  if (has('repeat')) columns.repeat_json = view.repeat === null || view.repeat === undefined ? null : JSON.stringify(view.repeat);
+  if (has('location_override')) columns.location_override = text(view.location_override);
+  return columns;
+}
+
+/** The contact an event names (its id), when the replica holds it (a reference to one it lacks is left out). */
+async function replicaContactId(trx: Trx, id: unknown): Promise<number | null> {
+  if (typeof id !== 'number') return null;
   return (await trx.selectFrom('contacts').select('id').where('id', '=', id).executeTakeFirst()) ? id : null;
 }
 
-export async function upsertEvent(trx: Trx, orgId: number, event: RemoteEvent): Promise<void> {
+/** A remote event with every field (issue 27); `keep`: view values of fields with local changes still waiting. */
+export async function upsertEvent(trx: Trx, orgId: number, event: RemoteEvent, keep: RecordView = {}): Promise<void> {
   const row = {
     id: event.id,
     org_id: orgId,
-    project_id: event.project_id ?? (event.project ? (parseOrgReference(event.project, 'projects')?.id ?? null) : null),
-    // A hosted event names its kind by id only (hosted-docs-facts.md 9); a SolarDesk remote sends both.
-    event_type: event.event_type ?? (typeof event.event_type_id === 'number' ? eventTypeNameOf(event.event_type_id) : 'note'),
-    event_type_id: typeof event.event_type_id === 'number' ? event.event_type_id : eventTypeIdOf(event.event_type ?? 'note'),
-    contact_id: await replicaContactId(trx, event.contact),
-    title: event.title ?? '',
-    notes: event.notes ?? '',
     user_id: null,
+    ...(await eventColumnsOfView(trx, { ...viewOf('event', event), ...keep })),
     created_date: event.created_date ?? EPOCH,
     modified_date: event.modified_date ?? EPOCH,
-  };
-  await trx.insertInto('events').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  } satisfies Partial<EventRow>;
+  const values = { title: '', notes: '', event_type: 'note', event_type_id: eventTypeIdOf('note'), project_id: null, contact_id: null, ...row };
+  await trx.insertInto('events').values(values).onConflict((conflict) => conflict.column('id').doUpdateSet(values)).execute();
 }
 
 export async function upsertWebhook(trx: Trx, orgId: number, webhook: RemoteWebhook, keep: RecordView = {}): Promise<void> {
@@ -361,11 +388,7 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
   await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
   const contactIds: number[] = (project.contacts_data ?? []).map((contact: RemoteContact) => contact.id);
   await replaceProjectContacts(trx, project.id, contactIds);
-  for (const event of project.events_data ?? []) {
-    // An event changed here and not yet pushed keeps its local values: its own push sends them (issue 27).
-    if (await hasQueuedChanges(trx, 'event', event.id)) continue;
-    await upsertEvent(trx, recordOrgId, { ...event, project_id: project.id });
-  }
+  if (project.events_data) await replaceProjectEvents(trx, recordOrgId, project.id, project.events_data);
   if (ownerOrgId !== null) {
     await trx
       .insertInto('project_shares')
@@ -374,6 +397,34 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
       .execute();
   }
   if (Object.keys(keep).length > 0) await applyProjectView(trx, project.id, keep);
+}
+
+/**
+ * The events a project's detail lists (its `events_data`) as the replica's, each with
+ * its merge base, so a later edit here merges against what was seen. An event changed
+ * here and not yet pushed keeps its local values: its own push sends them (issue 27).
+ * A synced event of the project the detail no longer lists was deleted on the remote
+ * (or moved: the project it joined lists it), unless it has local changes waiting.
+ */
+async function replaceProjectEvents(trx: Trx, orgId: number, projectId: number, events: readonly RemoteEvent[]): Promise<void> {
+  for (const event of events) {
+    if (await hasQueuedChanges(trx, 'event', event.id)) continue;
+    const remote = { ...event, project_id: projectId };
+    await upsertEvent(trx, orgId, remote);
+    const base = { model: 'event', record_id: event.id, base: JSON.stringify(viewOf('event', remote)), remote_modified: event.modified_date ?? null };
+    await trx.insertInto('sync_records').values(base).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(base)).execute();
+  }
+  const listed = new Set(events.map((event) => event.id));
+  const synced = await trx
+    .selectFrom('events')
+    .innerJoin('sync_records', (join) => join.onRef('sync_records.record_id', '=', 'events.id').on('sync_records.model', '=', 'event'))
+    .select('events.id')
+    .where('events.project_id', '=', projectId)
+    .execute();
+  for (const { id } of synced) {
+    if (listed.has(id) || isProvisional(id) || (await hasQueuedChanges(trx, 'event', id))) continue;
+    await deleteReplicaRecord(trx, 'event', id);
+  }
 }
 
 async function replaceProjectContacts(trx: Trx, projectId: number, contactIds: number[]): Promise<void> {
@@ -510,7 +561,7 @@ export async function writeRemoteRecord(
     case 'contact':
       return upsertContact(trx, sync.orgId, record as RemoteContact, keep);
     case 'event':
-      return upsertEvent(trx, sync.orgId, record as RemoteEvent);
+      return upsertEvent(trx, sync.orgId, record as RemoteEvent, keep);
     case 'webhook':
       return upsertWebhook(trx, sync.orgId, record as RemoteWebhook, keep);
     case 'private_file':

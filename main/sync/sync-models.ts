@@ -5,6 +5,7 @@
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { type OrgRecordKind, parseFileTagReference, parseOrgReference, parseRoofTypeReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
+import { parseDateTime, parseDurationSeconds } from '../../shared/field-rules.ts';
 import { TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 
 export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
@@ -17,7 +18,11 @@ const CONTACT_FIELDS = [
   'custom_contact_info_1', 'custom_contact_info_2', 'identifier', 'type', 'date_of_birth', 'gender',
 ] as const;
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
-const EVENT_FIELDS = ['title', 'notes', 'event_type', 'event_type_id', 'project_id'] as const;
+/** An event's fields as sync carries them (the hosted Event record's writable fields; issue 27). */
+export const EVENT_FIELDS = [
+  'title', 'notes', 'event_type', 'event_type_id', 'project_id', 'contact', 'start', 'end', 'duration',
+  'is_complete', 'completion_date', 'is_archived', 'task_status', 'team_members', 'repeat', 'location_override',
+] as const;
 
 /** Ids at and above this were made offline and are not on the remote yet (remote-records.ts refuses them from a remote). */
 export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
@@ -70,8 +75,40 @@ export function viewOf(model: SyncedModel, json: Json): RecordView {
         file_hash: json.file_hash ?? null,
       };
     case 'event':
-      return { ...Object.fromEntries(EVENT_FIELDS.map((field) => [field, json[field] ?? null])), project_id: json.project_id ?? null };
+      return eventView(json);
   }
+}
+
+/** A date-time as the UTC instant it names, so "09:00:00Z" from one host and "09:00:00.000Z" from another agree. */
+const instantOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? (parseDateTime(value) ?? value) : null);
+
+/**
+ * An event's view: references as ids (its project, its contact, its team's roles,
+ * sorted: the order of a team is not a change), times as UTC instants, the duration
+ * in seconds. A remote that names the project only by URL (the hosted service) gives its id too.
+ */
+function eventView(json: Json): RecordView {
+  const duration = json.duration;
+  return {
+    title: json.title ?? null,
+    notes: json.notes ?? null,
+    event_type: json.event_type ?? null,
+    event_type_id: json.event_type_id ?? null,
+    project_id: typeof json.project_id === 'number' ? json.project_id : idOf(json.project, 'projects'),
+    contact: idOf(json.contact, 'contacts'),
+    start: instantOf(json.start),
+    end: instantOf(json.end),
+    duration: typeof duration === 'number' || (typeof duration === 'string' && duration !== '') ? (parseDurationSeconds(duration) ?? duration) : null,
+    is_complete: json.is_complete === true,
+    completion_date: instantOf(json.completion_date),
+    is_archived: json.is_archived === true,
+    task_status: json.task_status ?? null,
+    team_members: Array.isArray(json.team_members)
+      ? [...new Set(json.team_members.map((reference) => idOf(reference, 'roles')).filter((id): id is number => id !== null))].sort((a, b) => a - b)
+      : [],
+    repeat: json.repeat ?? null,
+    location_override: json.location_override ?? null,
+  } satisfies Record<(typeof EVENT_FIELDS)[number], unknown>;
 }
 
 /** The fields whose view value differs. */

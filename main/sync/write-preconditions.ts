@@ -15,8 +15,8 @@ import { throwUnlessAnswered } from './remote-errors.ts';
 import { mergeRemote } from './pull.ts';
 import { readRemote } from './remote-records.ts';
 
-/** Records whose remote updates can be conditional (events are never updated in place). */
-const CONDITIONAL_MODELS: ReadonlySet<SyncedModel> = new Set(['project', 'contact', 'private_file', 'webhook']);
+/** Records whose remote updates can be conditional: every synced model (events since issue 27). */
+const CONDITIONAL_MODELS: ReadonlySet<SyncedModel> = new Set(['project', 'contact', 'event', 'private_file', 'webhook']);
 
 const DETAIL_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { project: 'project_detail', private_file: 'private_file_detail' };
 

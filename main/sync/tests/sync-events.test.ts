@@ -39,3 +39,139 @@ describe('sync of changed events', () => {
     assert.equal((await h.local('GET', apiPaths.project(1, PROJECT))).json.notes, 'changed in the office', "the project's own change came down");
   });
 });
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+
+/** Polls until `check` holds, failing after `timeoutMs`: what the change feed brings arrives on its own, not on a cycle the test asks for. */
+async function within(timeoutMs: number, what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not there after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every schedule field of an event as the API answers it, references reduced to their ids. */
+function scheduleOf(event: Json): Json {
+  const idOf = (url: string | null) => (url === null ? null : Number(/\/(\d+)\/$/.exec(url)?.[1]));
+  return {
+    title: event.title,
+    notes: event.notes,
+    event_type_id: event.event_type_id,
+    project: idOf(event.project),
+    contact: idOf(event.contact),
+    team_members: (event.team_members as string[]).map(idOf).sort(),
+    start: event.start,
+    end: event.end,
+    duration: event.duration,
+    is_complete: event.is_complete,
+    completion_date: event.completion_date,
+    is_archived: event.is_archived,
+    task_status: event.task_status,
+    repeat: event.repeat,
+    location_override: event.location_override,
+  };
+}
+
+describe('sync carries every field of an event both ways (issue 27)', () => {
+  let h: SyncHarness;
+  let roleIds: number[];
+  let contactId: number;
+  before(async () => {
+    h = await startSyncHarness();
+    roleIds = ((await h.remote('GET', apiPaths.roles(1))).json as Json[]).map((role) => role.id as number);
+    assert.ok(roleIds.length >= 2, 'the org has two roles to send');
+    contactId = (await h.remote('GET', apiPaths.contacts(1))).json[0].id;
+    await within(10_000, 'the feed listening', async () => h.agent.feed?.state === 'listening');
+  });
+  after(() => h.close());
+
+  test('an event booked offline with every field reaches the remote with every field', async () => {
+    h.proxy.setOffline(true);
+    const booked = await h.local('POST', apiPaths.events(1), {
+      project: apiPaths.project(1, PROJECT),
+      title: 'Installation',
+      notes: 'bring the long ladder',
+      event_type_id: 40,
+      contact: apiPaths.contact(1, contactId),
+      team_members: [apiPaths.role(1, roleIds[1]!), apiPaths.role(1, roleIds[0]!)],
+      start: '2026-12-01T09:00:00+01:00',
+      end: '2026-12-01T13:30:00+01:00',
+      duration: '04:30:00',
+      is_complete: true,
+      completion_date: '2026-12-01T12:45:00Z',
+      task_status: 2,
+      repeat: { frequency: 'weekly', count: 3 },
+      location_override: 'the barn behind the house',
+    });
+    assert.equal(booked.status, 201, booked.text);
+    h.proxy.setOffline(false);
+    await h.synced();
+    const remoteList = (await h.remote('GET', `${apiPaths.events(1)}?project=${PROJECT}&limit=100`)).json as Json[];
+    const arrived = remoteList.find((event) => event.title === 'Installation');
+    assert.ok(arrived, 'the event is on the server');
+    const expected = {
+      title: 'Installation',
+      notes: 'bring the long ladder',
+      event_type_id: 40,
+      project: PROJECT,
+      contact: contactId,
+      team_members: [roleIds[0], roleIds[1]].sort(),
+      start: '2026-12-01T08:00:00.000Z',
+      end: '2026-12-01T12:30:00.000Z',
+      duration: '04:30:00',
+      is_complete: true,
+      completion_date: '2026-12-01T12:45:00.000Z',
+      is_archived: false,
+      task_status: 2,
+      repeat: { frequency: 'weekly', count: 3 },
+      location_override: 'the barn behind the house',
+    };
+    assert.deepEqual(scheduleOf(arrived), expected, 'every field reached the server');
+    const local = await h.local('GET', apiPaths.event(1, arrived.id));
+    assert.equal(local.status, 200, 'the replica holds it under the id the server gave it');
+    assert.deepEqual(scheduleOf(local.json), expected, 'and keeps every field');
+  });
+
+  test('an event changed on the remote by another client reaches the replica with every field, through the change feed', async () => {
+    const created = await h.remote('POST', apiPaths.events(1), { project: apiPaths.project(1, PROJECT), title: 'Survey', event_type_id: 42 });
+    assert.equal(created.status, 201, created.text);
+    const path = apiPaths.event(1, created.json.id);
+    await within(10_000, 'the new event', async () => (await h.local('GET', path)).status === 200);
+    const changed = await h.remote('PATCH', path, {
+      notes: 'ring twice',
+      contact: apiPaths.contact(1, contactId),
+      team_members: [apiPaths.role(1, roleIds[0]!)],
+      start: '2026-12-02T07:30:00Z',
+      end: '2026-12-02T08:30:00Z',
+      duration: 3600,
+      is_complete: true,
+      completion_date: '2026-12-02T08:20:00Z',
+      is_archived: true,
+      task_status: 3,
+      repeat: { frequency: 'daily' },
+      location_override: 'site office',
+    });
+    assert.equal(changed.status, 200, changed.text);
+    // No cycle is asked for: only the feed brings it (a project's version does not move when its event changes).
+    await within(10_000, 'the change', async () => (await h.local('GET', path)).json?.location_override === 'site office');
+    assert.deepEqual(scheduleOf((await h.local('GET', path)).json), scheduleOf(changed.json), 'every field came down');
+  });
+
+  test('a delete on either side reaches the other', async () => {
+    const here = await h.local('POST', apiPaths.events(1), { project: apiPaths.project(1, PROJECT), title: 'Deleted here', start: '2026-12-03T10:00:00Z' });
+    assert.equal(here.status, 201, here.text);
+    await h.synced();
+    const hereRemote = ((await h.remote('GET', `${apiPaths.events(1)}?project=${PROJECT}&limit=100`)).json as Json[]).find((event) => event.title === 'Deleted here');
+    assert.ok(hereRemote, 'it reached the server');
+    assert.equal((await h.local('DELETE', apiPaths.event(1, hereRemote.id))).status, 204);
+    await h.synced();
+    assert.equal((await h.remote('GET', apiPaths.event(1, hereRemote.id))).status, 404, 'the delete made here reached the server');
+
+    const there = await h.remote('POST', apiPaths.events(1), { project: apiPaths.project(1, PROJECT), title: 'Deleted there', start: '2026-12-04T10:00:00Z' });
+    assert.equal(there.status, 201, there.text);
+    await within(10_000, 'the event made there', async () => (await h.local('GET', apiPaths.event(1, there.json.id))).status === 200);
+    assert.equal((await h.remote('DELETE', apiPaths.event(1, there.json.id))).status, 204);
+    await within(10_000, 'the delete made there', async () => (await h.local('GET', apiPaths.event(1, there.json.id))).status === 404);
+  });
+});
