@@ -14,8 +14,6 @@ export const AGENDA_GROUPS: readonly { group: AgendaGroup; title: string; emptyT
 /** How far ahead the agenda looks: its "Later" ends here, so one request fetches it. */
 export const AGENDA_DAYS = 60;
 
-const DAY_MS = 86_400_000;
-
 /** Local midnight of the day of `date`. */
 export function startOfDay(date: Date): Date {
   return new Date(date.getFullYear(), date.getMonth(), date.getDate());
@@ -76,9 +74,4 @@ export function instantOf(day: string, time: string): string | null {
   const local = new Date(year, month - 1, date, Number(timeMatch[1]), Number(timeMatch[2]));
   if (local.getFullYear() !== year || local.getMonth() !== month - 1 || local.getDate() !== date) return null;
   return Number.isNaN(local.getTime()) ? null : local.toISOString();
-}
-
-/** Whole days between two local midnights (for tests and the week's column of a day). */
-export function daysBetween(from: Date, to: Date): number {
-  return Math.round((startOfDay(to).getTime() - startOfDay(from).getTime()) / DAY_MS);
 }

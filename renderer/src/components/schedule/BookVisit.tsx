@@ -27,9 +27,9 @@ export function BookVisitButton({ project }: { project: ProjectDetailJson }) {
   );
 }
 
-function BoxField({ id, label, errors, children }: { id: string; label: string; errors: string[] | undefined; children: ReactNode }) {
+function BoxField({ id, label, errors, isWide = false, children }: { id: string; label: string; errors: string[] | undefined; isWide?: boolean; children: ReactNode }) {
   return (
-    <div className={`field${errors ? ' has-error' : ''}`}>
+    <div className={`field${isWide ? ' field-wide' : ''}${errors ? ' has-error' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {children}
       {errors && (
@@ -52,6 +52,8 @@ function BookVisitDialog({ project, onClose }: { project: ProjectDetailJson; onC
   const errors: BoxErrors = { ...refused, ...typedErrors };
   const canSend = Object.keys(typedErrors).length === 0 && !isBusy;
   // The project's assigned person stays choosable even when the org's roles have not come yet.
+  const contactChoice = project.contacts_data.find((contact) => contact.url === draft.contact);
+  const chosenContact = contactChoice ? `${contactName(contactChoice)}${contactChoice.phone ? ` · ${contactChoice.phone}` : ''}` : 'No contact';
   const people = roles.filter((role) => !role.is_hidden || draft.teamMembers.includes(role.url));
 
   const edit = (patch: Partial<BookingDraft>, boxes: string[]) => {
@@ -111,7 +113,7 @@ function BookVisitDialog({ project, onClose }: { project: ProjectDetailJson; onC
           ))}
         </div>
         <div className="field-grid book-visit-grid">
-          <BoxField id={`${idPrefix}-title`} label="Title" errors={errors.title}>
+          <BoxField id={`${idPrefix}-title`} label="Title" errors={errors.title} isWide>
             <input {...inputProps('title')} value={draft.title} onChange={(event) => edit({ title: event.target.value }, ['title'])} />
           </BoxField>
           <BoxField id={`${idPrefix}-day`} label="Day" errors={errors.day}>
@@ -123,8 +125,8 @@ function BookVisitDialog({ project, onClose }: { project: ProjectDetailJson; onC
           <BoxField id={`${idPrefix}-to`} label="To" errors={errors.to}>
             <input {...inputProps('to')} type="time" value={draft.to} onChange={(event) => edit({ to: event.target.value }, ['from', 'to'])} />
           </BoxField>
-          <BoxField id={`${idPrefix}-contact`} label="Contact" errors={errors.contact}>
-            <select {...inputProps('contact')} value={draft.contact} onChange={(event) => edit({ contact: event.target.value }, ['contact'])}>
+          <BoxField id={`${idPrefix}-contact`} label="Contact" errors={errors.contact} isWide>
+            <select {...inputProps('contact')} title={chosenContact} value={draft.contact} onChange={(event) => edit({ contact: event.target.value }, ['contact'])}>
               <option value="">No contact</option>
               {project.contacts_data.map((contact) => (
                 <option key={contact.url} value={contact.url}>

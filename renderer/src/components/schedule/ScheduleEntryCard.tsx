@@ -20,18 +20,24 @@ export function ScheduleEntryCard({ entry, orgId, compact = false }: { entry: Sc
   const roles = useOrgStore((state) => state.roles);
   const toast = useUiStore((state) => state.toast);
   const [isSaving, setSaving] = useState(false);
+  // What the switch was set to, shown while the event is the version it was set on: the
+  // engine's answer comes back as a new version (modified_date), and a refusal puts it back.
+  const [wish, setWish] = useState<{ isDone: boolean; version: string } | null>(null);
+  const isDone = wish !== null && wish.version === event.modified_date ? wish.isDone : event.is_complete;
   const team = teamNames(event, roles);
   const address = event.location_override ? String(event.location_override) : (project?.address ?? '');
   const time = entryTime(event, { withDay: false });
   const label = `${entryKind(event)}: ${event.title}`;
 
-  const setDone = async (isDone: boolean) => {
+  const setDone = async (shouldBeDone: boolean) => {
     setSaving(true);
+    setWish({ isDone: shouldBeDone, version: event.modified_date });
     try {
       // Reopening clears the completion date; completing lets the engine stamp it.
-      await apiDone('PATCH', apiPaths.event(orgId, event.id), { body: isDone ? { is_complete: true } : { is_complete: false, completion_date: null } });
+      await apiDone('PATCH', apiPaths.event(orgId, event.id), { body: shouldBeDone ? { is_complete: true } : { is_complete: false, completion_date: null } });
     } catch (error) {
-      toast(`“${event.title}” was not ${isDone ? 'marked done' : 'reopened'}: ${messageOf(error)}. Try again.`, 'error');
+      setWish(null);
+      toast(`“${event.title}” was not ${shouldBeDone ? 'marked done' : 'reopened'}: ${messageOf(error)}. Try again.`, 'error');
     } finally {
       setSaving(false);
     }
@@ -79,12 +85,13 @@ export function ScheduleEntryCard({ entry, orgId, compact = false }: { entry: Sc
         </span>
       )}
       <span className="schedule-entry-line schedule-entry-team" data-testid="schedule-entry-team">
-        {team.length > 0 ? team.join(', ') : <span className="muted">Nobody assigned</span>}
+        <span className="muted">Who goes: </span>
+        {team.length > 0 ? team.join(', ') : 'nobody yet'}
       </span>
       <div className="schedule-entry-actions">
         <label className="switch schedule-entry-done">
-          <input type="checkbox" role="switch" className="switch" checked={event.is_complete} disabled={isSaving} onChange={(change) => void setDone(change.target.checked)} aria-label={`Done: ${event.title}`} />
-          <span>{event.is_complete ? doneText(event) : 'Done'}</span>
+          <input type="checkbox" role="switch" className="switch" checked={isDone} disabled={isSaving} onChange={(change) => void setDone(change.target.checked)} aria-label={`Done: ${event.title}`} />
+          <span>{isDone ? doneText(event) || 'Done' : 'Done'}</span>
         </label>
         <button type="button" className="link-button schedule-entry-ics" title={`Download “${event.title}” as an .ics file for a phone or desktop calendar`} onClick={() => void downloadCalendarFile()}>
           Download .ics

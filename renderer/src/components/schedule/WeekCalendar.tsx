@@ -1,6 +1,6 @@
 import './WeekCalendar.css';
 import { useMemo, useState } from 'react';
-import { addDays, isSameDay, startOfWeek, weekDays } from '../../schedule/schedule-days.ts';
+import { addDays, dayKey, isSameDay, startOfWeek, weekDays } from '../../schedule/schedule-days.ts';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { dayTitle } from './schedule-words.ts';
@@ -45,7 +45,7 @@ export function WeekCalendar({ orgId, today, initialWeek }: { orgId: number; tod
             {days.map((day) => {
               const ofDay = entries.filter((entry) => entry.event.start !== null && isSameDay(new Date(entry.event.start), day));
               return (
-                <li key={day.getTime()} className={`week-day${isSameDay(day, today) ? ' is-today' : ''}`} data-testid="week-day" aria-label={dayTitle(day)}>
+                <li key={day.getTime()} className={`week-day${isSameDay(day, today) ? ' is-today' : ''}`} data-testid="week-day" data-day={dayKey(day)} aria-label={dayTitle(day)}>
                   <h3 className="week-day-title">{dayTitle(day)}</h3>
                   {ofDay.length === 0 ? (
                     <span className="muted small week-day-free">Free</span>
