@@ -235,6 +235,8 @@ test('in a narrow window the sidebar is icons, each named for screen readers, wi
   await page.keyboard.press('Tab');
   await expect(sidebar.getByRole('button', { name: 'Contacts', exact: true })).toBeFocused();
   await page.keyboard.press('Tab');
+  await expect(sidebar.getByRole('button', { name: 'Schedule', exact: true })).toBeFocused();
+  await page.keyboard.press('Tab');
   await expect(webhooks).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page.getByRole('main', { name: 'webhooks' })).toBeVisible();
@@ -296,6 +298,11 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
   await expect(page.getByTestId('contacts-row').first()).toBeVisible();
   await checkView(page, 'contacts');
 
+  // Nothing booked yet: the Schedule says how to book (entries are checked once signed in, below).
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await expect(page.getByTestId('schedule-empty')).toBeVisible();
+  await checkView(page, 'schedule-empty');
+
   await page.getByRole('button', { name: 'Webhooks', exact: true }).click();
   await expect(page.getByTestId('webhook-item')).toHaveCount(1);
   await checkView(page, 'webhooks-list');
@@ -353,6 +360,28 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
   await checkView(page, 'settings-signed-in');
   await page.getByRole('button', { name: 'Projects', exact: true }).click();
   await checkView(page, 'projects-signed-in');
+
+  // The Schedule with a visit to the project with the long title, tomorrow, with three people: the agenda and the week.
+  const roles = (await app.api<{ url: string }[]>('GET', apiPaths.roles(1), undefined, { limit: 3 })).body;
+  const tomorrow = new Date();
+  tomorrow.setDate(tomorrow.getDate() + 1);
+  tomorrow.setHours(9, 0, 0, 0);
+  const visit = await app.api('POST', apiPaths.events(1), {
+    project: apiPaths.project(1, 5),
+    title: `Installation: ${LONG_TITLE}`,
+    event_type_id: 40,
+    start: tomorrow.toISOString(),
+    end: new Date(tomorrow.getTime() + 8 * 3600_000).toISOString(),
+    team_members: roles.map((role) => role.url),
+  });
+  expect(visit.status, JSON.stringify(visit.body)).toBe(201);
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await expect(page.getByTestId('schedule-entry')).toHaveCount(1);
+  await checkView(page, 'schedule-agenda');
+  await page.getByRole('button', { name: 'Week', exact: true }).click();
+  if (tomorrow.getDay() === 1) await page.getByRole('button', { name: 'Next week' }).click();
+  await expect(page.getByTestId('schedule-entry')).toHaveCount(1);
+  await checkView(page, 'schedule-week');
   remote.proxy.setOffline(false);
 
   expect(found, found.join('\n')).toEqual([]);

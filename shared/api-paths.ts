@@ -31,6 +31,8 @@ export const apiPaths = {
   workflowAction: (orgId: number, id: number) => `${orgPath(orgId)}actions/${id}/`,
   events: (orgId: number) => `${orgPath(orgId)}events/`,
   event: (orgId: number, id: number) => `${orgPath(orgId)}events/${id}/`,
+  /** SolarDesk extension: the event as an iCalendar file (GET, text/calendar), main/engine/events/event-calendar.ts. */
+  eventCalendarFile: (orgId: number, id: number) => `${orgPath(orgId)}events/${id}/ics/`,
   webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,
   webhook: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/`,
   webhookProcessLogs: (orgId: number) => `${orgPath(orgId)}webhook_process_logs/`,

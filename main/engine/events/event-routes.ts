@@ -9,7 +9,10 @@ import type { FastifyReply } from 'fastify';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
 import { type Actor, actorOf, canSeeAllProjects } from '../auth/actor.ts';
-import { notFound } from '../http/errors.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import { SOLARDESK_EXTENSION_TAG, extensionDescription } from '../http/extensions.ts';
+import { contentDisposition } from '../files/file-types.ts';
+import { calendarFileName, calendarText, loadCalendarDetails } from './event-calendar.ts';
 import { idParam, pageOffset, pagingQuery, readOrdering } from '../http/list-query.ts';
 import { conditionalWriteSchema, readIfMatch, versionTag } from '../http/preconditions.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
@@ -120,6 +123,29 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
     reply.header('etag', versionTag(event.modified_date));
     return serializeEvent(context, event);
   });
+
+  app.get(
+    '/events/:id/ics/',
+    {
+      schema: {
+        tags: [...tags, SOLARDESK_EXTENSION_TAG],
+        summary: 'Download an event as an iCalendar (.ics) file',
+        description: extensionDescription(
+          'The event as one VEVENT (RFC 5545) for a phone or desktop calendar: its title, start and end (in UTC), place (location_override, else the project\'s address), notes, project, contact and team. Seen by whoever may see the event. 409 for an event with no start (a note): a calendar has nowhere to put it.',
+        ),
+        params,
+      },
+    },
+    async (request, reply) => {
+      const event = await getVisibleEvent(context, actorOf(request), request.params.id);
+      if (event.starts_at === null) throw new ApiError(409, { detail: 'This event has no start time, so no calendar can show it. Give it a start, then download it again.' });
+      const text = calendarText(context, event.title, [event], await loadCalendarDetails(context.db, [event]));
+      return reply
+        .type('text/calendar; charset=utf-8')
+        .header('content-disposition', contentDisposition(calendarFileName(event.title), 'text/calendar'))
+        .send(text);
+    },
+  );
 
   app.post('/events/', { schema: { tags, summary: 'Add an event: a note, or a schedule entry', body: eventCreateSchema, response: { 201: eventJsonSchema } } }, async (request, reply) => {
     const event = await createEvent(context, actorOf(request), request.body);

@@ -1,7 +1,7 @@
 // Which view is showing, the open project's tab, and short messages for the user.
 import { create } from 'zustand';
 
-export type MainView = 'projects' | 'contacts' | 'webhooks' | 'sync' | 'settings';
+export type MainView = 'projects' | 'contacts' | 'schedule' | 'webhooks' | 'sync' | 'settings';
 export type ProjectTab = 'details' | 'contacts' | 'notes' | 'files' | 'design';
 
 export interface Toast {

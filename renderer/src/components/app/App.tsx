@@ -6,6 +6,7 @@ import { ContactsView } from '../contacts/ContactsView.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { ProjectsView } from '../projects/ProjectsView.tsx';
+import { ScheduleView } from '../schedule/ScheduleView.tsx';
 import { SettingsView } from '../settings/SettingsView.tsx';
 import { LocalWorkDialog } from '../sync/LocalWorkDialog.tsx';
 import { SyncView } from '../sync/SyncView.tsx';
@@ -44,6 +45,7 @@ function ConnectedApp() {
         <ConnectionBanner />
         {view === 'projects' && <ProjectsView orgId={session.orgId} />}
         {view === 'contacts' && <ContactsView orgId={session.orgId} />}
+        {view === 'schedule' && <ScheduleView orgId={session.orgId} />}
         {view === 'webhooks' && <WebhooksView orgId={session.orgId} isAdmin={session.isAdmin} />}
         {view === 'sync' && <SyncView orgId={session.orgId} />}
         {view === 'settings' && <SettingsView />}

@@ -12,8 +12,15 @@ import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { FieldInput } from './FieldInput.tsx';
+import { inActivityOrder } from '../../schedule/activity.ts';
+import { useOrgStore } from '../../stores/org-store.ts';
+import { doneText, entryKind, entryTime, teamNames } from '../schedule/schedule-words.ts';
 
-/** The project's notes fields, and its activity: events the engine records and notes people add. */
+/**
+ * The project's notes fields, and its activity: notes people add, events the engine
+ * records and the project's schedule (visits, installations) in one list, in time
+ * order (activity.ts); a schedule entry shows its time, kind, who goes and whether it is done.
+ */
 export function NotesTab({ project }: { project: ProjectDetailJson }) {
   const [events, setEvents] = useState<EventJson[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -23,6 +30,7 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
   const clearDraft = useProjectStore((state) => state.clearDraft);
   const setNote = (text: string) => (text === '' ? clearDraft('note') : editDraft('note', text, { ok: 'form' }, 'New activity note'));
   const toast = useUiStore((state) => state.toast);
+  const roles = useOrgStore((state) => state.roles);
   const eventsPath = apiPaths.events(project.org_id);
 
   const [loadCount, setLoadCount] = useState(0);
@@ -34,7 +42,7 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
     apiOk(z.array(eventJsonSchema), 'GET', eventsPath, { query: { project: project.id, limit: 100 } }).then(
       (rows) => {
         if (!isCurrent) return;
-        setEvents(rows);
+        setEvents(inActivityOrder(rows));
         setError(null);
       },
       (failure: unknown) => isCurrent && setError(messageOf(failure)),
@@ -78,13 +86,25 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
       {events && events.length === 0 && <EmptyState title="No activity yet" />}
       {events && events.length > 0 && (
         <ol className="timeline">
-          {events.map((event) => (
-            <li key={event.id}>
-              <span className="timeline-date">{formatDateTime(event.created_date)}</span>
-              <strong>{event.title}</strong>
-              {event.notes && event.notes !== event.title && <p>{event.notes}</p>}
-            </li>
-          ))}
+          {events.map((event) =>
+            event.start === null ? (
+              <li key={event.id}>
+                <span className="timeline-date">{formatDateTime(event.created_date)}</span>
+                <strong>{event.title}</strong>
+                {event.notes && event.notes !== event.title && <p>{event.notes}</p>}
+              </li>
+            ) : (
+              <li key={event.id} className={`timeline-entry${event.is_complete ? ' is-done' : ''}`} data-testid="activity-entry">
+                <span className="timeline-date">
+                  {entryTime(event, { withDay: true })} · {entryKind(event)}
+                </span>
+                <strong>{event.title}</strong>
+                <span className="timeline-who">{teamNames(event, roles).join(', ') || 'Nobody assigned'}</span>
+                <span className={`timeline-status${event.is_complete ? ' is-done' : ''}`}>{event.is_complete ? doneText(event) : 'Not done yet'}</span>
+                {event.notes && event.notes !== event.title && <p>{event.notes}</p>}
+              </li>
+            ),
+          )}
         </ol>
       )}
     </div>

@@ -5,6 +5,7 @@ import { useSessionStore } from '../../stores/session-store.ts';
 import { type ProjectTab, useUiStore } from '../../stores/ui-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { ErrorState } from '../common/ErrorState.tsx';
+import { BookVisitButton } from '../schedule/BookVisit.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
 import { DesignTab } from '../design/DesignTab.tsx';
 import { ContactsTab } from './ContactsTab.tsx';
@@ -57,6 +58,7 @@ export function ProjectPanel() {
           <SharingMarker project={project} />
           <PinToggle project={project} />
           {!isReadOnly && <StagePicker project={project} />}
+          {!isReadOnly && <BookVisitButton project={project} />}
           {canShare && (
             <button type="button" className="button" aria-expanded={isSharing} onClick={() => setSharingProjectId(isSharing ? null : project.id)}>
               Share…

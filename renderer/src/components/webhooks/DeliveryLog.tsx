@@ -8,22 +8,11 @@ import { LOG_CSV_ROWS, useWebhooksStore } from '../../stores/webhooks-store.ts';
 import { Badge } from '../common/Badge.tsx';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
+import { saveText } from '../../save-text.ts';
 
 const REFRESH_MS = 4000;
 /** How long typing pauses before the search runs. */
 const SEARCH_DELAY_MS = 300;
-
-/** Hands `text` to the browser as a download named `fileName` (Electron asks where to save it). */
-function saveText(fileName: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 /** The record a row is about, by its title; the model and id say which when it has none (deleted). */
 function recordName(row: WebhookLogJson): string {
