@@ -11,7 +11,7 @@ export function pathLabel(path: string): string {
   if (rest.length === 0) return labelOf(model);
   if (rest.at(-1) === '*') return rest.length === 1 ? `Every ${model} field` : `Every field of ${rest.slice(0, -1).join(' ').replace(/_/g, ' ')}`;
   // Parents are lists ("systems"): one of them is meant; the field's own words follow.
-  const parents = rest.slice(0, -1).map((segment) => segment.replace(/_/g, ' ').replace(/s$/, ''));
+  const parents = rest.slice(0, -1).map((segment) => segment.replace(/_data$/, '').replace(/_/g, ' ').replace(/s$/, ''));
   const words = [...parents, labelOf(rest.at(-1)!).toLowerCase()].join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
