@@ -4,14 +4,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateDesign } from '../main/engine/seed/project-design.ts';
-import { chosenPaymentOption, chosenSystem, priceLines, runningTotals, systemFigures } from './design-figures.ts';
+import { chosenPaymentOption, chosenSystem, customerPriceLines, priceLines, runningTotals, systemFigures } from './design-figures.ts';
 
-test('price lines add up to the price including tax, for every system of many designs', () => {
+test('price lines, and the customer\'s price lines, add up to the price including tax, for every system of many designs', () => {
   for (let seed = 1; seed <= 40; seed++) {
     for (const system of generateDesign(seed).systems) {
       const total = priceLines(system).reduce((sum, line) => sum + line.amount, 0);
       assert.ok(Math.abs(total - system.pricing.system_price_including_tax) < 0.01, `seed ${seed} ${system.name}: ${total} != ${system.pricing.system_price_including_tax}`);
       assert.ok(priceLines(system).every((line) => line.amount !== 0));
+      const customerTotal = customerPriceLines(system).reduce((sum, line) => sum + line.amount, 0);
+      assert.ok(Math.abs(customerTotal - system.pricing.system_price_including_tax) < 0.01, `seed ${seed} ${system.name}: customer lines ${customerTotal}`);
+      const titles = customerPriceLines(system).map((line) => line.title);
+      assert.ok(!titles.includes('Margin') && !titles.includes('Dealer fee'), "the installer's margin is not the customer's line");
+      for (const hidden of system.pricing.adders.filter((adder) => adder.show_customer === false)) assert.ok(!titles.includes(hidden.title), hidden.title);
     }
   }
 });

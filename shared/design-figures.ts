@@ -39,6 +39,26 @@ export function priceLines(system: DesignSystem): PriceLine[] {
   return lines.filter((line) => line.amount !== 0);
 }
 
+/**
+ * The price as the customer's documents print it: the installer's costs, margin, fee
+ * and the adders the customer is not shown are one line, the system supplied and
+ * installed; then the adders shown to the customer, the discount, adjustments and
+ * tax. Lines of zero left out; the sum is still the price including tax.
+ */
+export function customerPriceLines(system: DesignSystem): PriceLine[] {
+  const { pricing } = system;
+  const shown = pricing.adders.filter((adder) => adder.show_customer !== false);
+  const folded = pricing.adders.filter((adder) => adder.show_customer === false).reduce((total, adder) => total + adder.price, 0);
+  const lines: PriceLine[] = [
+    { title: 'Solar system, supplied and installed', amount: pricing.costs.total + pricing.margin + pricing.dealer_fee + folded },
+    ...shown.map((adder) => ({ title: adder.title, amount: adder.price })),
+    { title: 'Discount', amount: -pricing.discount },
+    ...pricing.price_adjustments.map((adjustment) => ({ title: adjustment.title, amount: adjustment.amount })),
+    { title: 'Tax', amount: pricing.tax },
+  ];
+  return lines.filter((line) => line.amount !== 0);
+}
+
 /** Year 0 onwards: the running total of the customer's cash flows. */
 export function runningTotals(flows: readonly number[]): number[] {
   const totals: number[] = [];
