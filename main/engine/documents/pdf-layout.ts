@@ -3,6 +3,7 @@
 // extract back as typed, on A4 or US Letter. Nothing is fetched: fonts come from
 // node_modules, drawings from the design. Sections flow down the page and start a
 // new page when what comes next would not fit.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import type { PaperSize } from '../../../shared/documents.ts';
@@ -10,8 +11,13 @@ import { runningTotals } from '../../../shared/design-figures.ts';
 import { facetShade, planFitter, type PlanPoint, type RoofPlan } from '../designs/roof-plan.ts';
 
 const require = createRequire(import.meta.url);
-const FONT_REGULAR = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
-const FONT_BOLD = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
+/** Read once per process (about 1.4 MB together): each document then parses them without touching the disk. */
+let fonts: { regular: Buffer; bold: Buffer } | null = null;
+const fontFiles = () =>
+  (fonts ??= {
+    regular: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
+    bold: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
+  });
 
 const MARGIN = 50;
 const COLOURS = { text: '#1d232b', muted: '#5c6570', rule: '#c9ced4', panel: '#1c3f6e', panelEdge: '#b9d4ea', facetEdge: '#5b5149', ground: '#eef2ea', payback: '#2e9d5b' };
@@ -52,8 +58,8 @@ export class PdfLayout {
       info: { Title: header.title, Author: header.orgName, Creator: 'SolarDesk', CreationDate: header.date, ModDate: header.date },
       bufferPages: true,
     });
-    this.doc.registerFont('body', FONT_REGULAR);
-    this.doc.registerFont('bold', FONT_BOLD);
+    this.doc.registerFont('body', fontFiles().regular);
+    this.doc.registerFont('bold', fontFiles().bold);
     this.doc.on('data', (chunk: Buffer) => this.chunks.push(chunk));
     this.finished = new Promise((resolve, reject) => {
       this.doc.on('end', () => resolve(Buffer.concat(this.chunks)));
@@ -128,7 +134,10 @@ export class PdfLayout {
   table(columns: readonly TableColumn[], rows: ReadonlyArray<readonly string[]>, totalRow?: readonly string[]): void {
     const widths = columns.map((column) => column.width * this.width);
     const drawRow = (cells: readonly string[], font: 'body' | 'bold', colour: string) => {
-      const heights = cells.map((cell, index) => this.doc.font(font).fontSize(9.5).heightOfString(cell, { width: widths[index]! - 8 }));
+      this.doc.font(font).fontSize(9.5);
+      // Most cells fit on one line: measuring their width is far cheaper than laying them out to measure their height.
+      const lineHeight = this.doc.currentLineHeight(true);
+      const heights = cells.map((cell, index) => (this.doc.widthOfString(cell) <= widths[index]! - 8 ? lineHeight : this.doc.heightOfString(cell, { width: widths[index]! - 8 })));
       const height = Math.max(12, ...heights) + 5;
       this.ensureSpace(height);
       const top = this.doc.y;
