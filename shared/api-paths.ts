@@ -5,7 +5,7 @@
 // or nowhere.
 
 /** The kinds of org-scoped record, by their path segment: `/api/orgs/<org>/<kind>/<id>/`. */
-export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events' | 'webhooks' | 'permissions_role';
+export type OrgRecordKind = 'projects' | 'contacts' | 'roles' | 'private_files' | 'file_tags' | 'events' | 'webhooks' | 'permissions_role' | 'document_templates';
 
 const orgPath = (orgId: number) => `/api/orgs/${orgId}/`;
 const privateFilePath = (orgId: number, id: number) => `${orgPath(orgId)}private_files/${id}/`;
@@ -55,6 +55,13 @@ export const apiPaths = {
   systems: (orgId: number) => `${orgPath(orgId)}systems/`,
   /** One system of the org by the id systems/details gives (GET, `?fieldset=list`). */
   system: (orgId: number, id: number) => `${orgPath(orgId)}systems/${id}/`,
+  /** Makes a document of the project (POST; `?action=save` keeps it as a private file): hosted docs "Generating Project Files". */
+  generateDocument: (orgId: number, projectId: number, documentType: string) => `${orgPath(orgId)}projects/${projectId}/generate_document/${documentType}/`,
+  /** The legacy spelling of generateDocument, answered the same. */
+  generateDocumentPdf: (orgId: number, projectId: number, documentType: string) => `${orgPath(orgId)}projects/${projectId}/generate_document_pdf/${documentType}/`,
+  /** An org's document templates (GET list, POST): SolarDesk's extension (docs/documents.md "Templates"). */
+  documentTemplates: (orgId: number) => `${orgPath(orgId)}document_templates/`,
+  documentTemplate: (orgId: number, id: number) => `${orgPath(orgId)}document_templates/${id}/`,
   privateFiles: (orgId: number) => `${orgPath(orgId)}private_files/`,
   privateFile: privateFilePath,
   /** New contents for a file that keeps its id (PUT, multipart): SolarDesk's extension, not the hosted service's. */

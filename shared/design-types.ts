@@ -111,6 +111,11 @@ export interface DesignSystem {
   kw_stc: number;
   total_module_quantity: number;
   output: EnergySeries;
+  /**
+   * Output of each hour of a year (8760 values, from 1 January 00:00 local time), when the
+   * design tool worked it out; designs without it cannot give system_performance_8760.
+   */
+  hourly_output_kwh?: number[];
   consumption: EnergySeries;
   bills: BillComparison;
   environmentals: Environmentals;

@@ -22,6 +22,8 @@ export const DEFAULT_THROTTLE_RATES = {
   system_image: { user: '10/min', org: '10000/day' },
   // GET /api/user_logins/ (facts section 12, hosted docs: Throttle Limits); the org is the named projects' (the first's).
   proposal_data: { user: '100/min', org: '10000/day' },
+  // Generated documents (issue 29): each renders a PDF or CSV, so fewer than reads; SolarDesk's own quota.
+  generate_document: { user: '60/min', org: '5000/day' },
   connected_org_create: { user: '100/day', org: '100/day' },
   connected_org_partial_update: { user: '100/day', org: '100/day' },
   connected_org_list: { user: '100/day', org: '100/day' },
@@ -123,6 +125,7 @@ export const BUCKET_LABELS: Record<string, string> = {
   system_details: 'System details',
   system_image: 'System images',
   proposal_data: 'Proposal data',
+  generate_document: 'Generated documents',
   connected_org_create: 'New connected orgs',
   connected_org_partial_update: 'Connected org edits',
   connected_org_list: 'Connected org lists',

@@ -13,6 +13,8 @@ import { registerRoleRoutes } from './roles/role-routes.ts';
 import { registerPrivateFileRoutes } from './files/file-routes.ts';
 import { registerDownloadRoutes } from './files/download-route.ts';
 import { registerSystemRoutes } from './systems/system-routes.ts';
+import { registerDocumentRoutes } from './documents/document-routes.ts';
+import { registerDocumentTemplateRoutes } from './documents/document-templates.ts';
 import { registerConnectedOrgRoutes } from './connected-orgs/connected-org-routes.ts';
 import { registerPermissionsRoleRoutes } from './sharing/permissions-role-routes.ts';
 import { registerBulkShareRoutes } from './sharing/bulk-share-routes.ts';
@@ -71,6 +73,8 @@ export async function registerRoutes(
       registerRoleRoutes(orgScope, context);
       registerPrivateFileRoutes(orgScope, context);
       registerSystemRoutes(orgScope, context);
+      registerDocumentRoutes(orgScope, context);
+      registerDocumentTemplateRoutes(orgScope, context);
       registerConnectedOrgRoutes(orgScope, context);
       registerPermissionsRoleRoutes(orgScope, context);
       registerBulkShareRoutes(orgScope, context);

@@ -98,6 +98,16 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/roles/{id}/': { expect: adminOnly(200), body: () => ({ job_title: 'Access matrix' }) },
   'GET /api/orgs/{org_id}/projects/{id}/systems/details/': { expect: projectRule(200) },
   'GET /api/orgs/{org_id}/projects/{id}/systems/{uuid}/image/': { expect: projectRule(200), query: 'width=64&height=48' },
+  // Generated documents (issue 29): whoever sees the project makes one; keeping it (action=save)
+  // makes a private file, which is for Pro users (the viewer is not). Made once per org: 201.
+  'POST /api/orgs/{org_id}/projects/{id}/generate_document/{document_type}/': { expect: { admin: 201, member: 403, viewer: 403 }, query: 'action=save' },
+  'POST /api/orgs/{org_id}/projects/{id}/generate_document_pdf/{document_type}/': { expect: projectRule(200) },
+  // Org document templates (issue 29, SolarDesk extension): every role reads them, admins write.
+  'GET /api/orgs/{org_id}/document_templates/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/document_templates/': { expect: adminOnly(201), body: () => ({ document_type: 'global_bom', title: 'Access matrix bill of materials' }) },
+  'GET /api/orgs/{org_id}/document_templates/{id}/': { expect: all(200) },
+  'PATCH /api/orgs/{org_id}/document_templates/{id}/': { expect: adminOnly(200), body: () => ({ intro_text: 'Dear {customer_name},' }) },
+  'DELETE /api/orgs/{org_id}/document_templates/{id}/': { expect: adminOnly(204), fresh: async (home) => ({ id: await home.maker.make('documentTemplate') }) },
   // The systems resource: every role lists (each sees its projects' systems); the fixture system's project is hidden from the member.
   'GET /api/orgs/{org_id}/systems/': { expect: all(200), query: 'fieldset=list' },
   'GET /api/orgs/{org_id}/systems/{id}/': { expect: projectRule(200), query: 'fieldset=list' },

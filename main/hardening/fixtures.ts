@@ -37,9 +37,14 @@ export interface OrgRecords {
   upload: string;
   /** A workflow the admin made (POST), not the default, no project in it. */
   workflow: number;
+  /** The org's contract_only document template (issue 29). */
+  documentTemplate: number;
 }
 
-export type RecordKind = 'project' | 'contact' | 'event' | 'webhook' | 'file' | 'connection' | 'upload' | 'openUpload' | 'workflow';
+export type RecordKind = 'project' | 'contact' | 'event' | 'webhook' | 'file' | 'connection' | 'upload' | 'openUpload' | 'workflow' | 'documentTemplate';
+
+/** Document types a fresh template is made for, one each (an org has one template per type); contract_only is the fixture's. */
+const FRESH_TEMPLATE_TYPES = ['system_image_only', 'pv_site_plan', 'bill_calculations_csv', 'system_performance_8760', 'financials_report'];
 
 /** A multipart body as bytes, fields first, then the file part (name `file_contents` unless told). */
 export function multipartBytes(
@@ -69,6 +74,7 @@ export function multipartRequest(urlPath: string, token: string, multipart: { co
 /** Makes records as one org's admin. */
 export class RecordMaker {
   private made = 0;
+  private templatesMade = 0;
 
   constructor(
     private readonly server: HardeningServer,
@@ -124,6 +130,11 @@ export class RecordMaker {
       }
       case 'workflow':
         return String((await this.call('POST', apiPaths.workflows(this.org), { title: label, description: 'made by the hardening suite' })).json.id);
+      case 'documentTemplate': {
+        const documentType = FRESH_TEMPLATE_TYPES[this.templatesMade++];
+        if (!documentType) throw new Error('the fixtures ran out of document types for fresh templates');
+        return String((await this.call('POST', apiPaths.documentTemplates(this.org), { document_type: documentType, title: label })).json.id);
+      }
       case 'connection': {
         // Every org asks Lapsed Solar (org 3), which can never answer: the request stays pending.
         return String((await this.call('POST', apiPaths.connectedOrgs(this.org), { org_name: 'Lapsed Solar' })).json.id);
@@ -217,6 +228,7 @@ export class RecordMaker {
       ).json.id as number,
       upload: await this.make('upload'),
       workflow: Number(await this.make('workflow')),
+      documentTemplate: (await this.call('POST', apiPaths.documentTemplates(this.org), { document_type: 'contract_only', title: `Hardening contract ${this.org}`, terms_text: 'Terms for {customer_name}.' })).json.id as number,
     };
   }
 }
@@ -235,6 +247,7 @@ const ID_KINDS: Record<string, keyof OrgRecords> = {
   systems: 'system',
   workflows: 'workflow',
   permissions_role: 'permissionsRole',
+  document_templates: 'documentTemplate',
 };
 
 /**
@@ -256,6 +269,8 @@ export function pathValues(operation: ApiOperation, records: OrgRecords): Record
       : name === 'upload_id' ? records.upload
       : name === 'version_id' ? String(records.fileVersion)
       : name === 'iso2' ? 'AU'
+      // Generated documents (issue 29): the type every org can make for a designed project.
+      : name === 'document_type' ? 'proposal'
       // A country by its ISO 3166 numeric code (Australia), as the hosted service names it.
       : name === 'country' ? '36'
       // Bulk entity sharing (facts section 11): one of the documented entity types.

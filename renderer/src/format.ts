@@ -17,17 +17,9 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-export function formatMoney(amount: number, currency = 'AUD'): string {
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount);
-}
-
-export function formatNumber(value: number, fractionDigits = 0): string {
-  return new Intl.NumberFormat(undefined, { maximumFractionDigits: fractionDigits }).format(value);
-}
-
-export function formatPercent(fraction: number | null): string {
-  return fraction === null ? '—' : `${(fraction * 100).toFixed(1)} %`;
-}
+// Money, numbers and percentages are formatted by shared/design-figures.ts, so the
+// Design tab and the generated documents print a figure the same way.
+export { formatMoney, formatNumber, formatPercent } from '../../shared/design-figures.ts';
 
 /** Field names whose words alone would not say what they hold. */
 const FIELD_WORDS: Record<string, string> = {

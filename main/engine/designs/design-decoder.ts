@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DesignOutcome } from './design-digest.ts';
 import type { DesignJob, DesignJobAnswer } from './design-worker.ts';
+import type { RoofPlan } from './roof-plan.ts';
 
 /** Enough heap to parse a design of MAX_DESIGN_JSON_BYTES of JSON; past it the worker dies, not the host. */
 const WORKER_HEAP_MB = 1024;
@@ -75,4 +76,13 @@ export async function systemImageSvgInWorker(encoded: string, systemUuid: string
   if ('outcome' in answer && 'failure' in answer.outcome) throw new Error(answer.outcome.failure.message);
   if (!('svg' in answer)) throw new Error('The design worker answered an image with something else.');
   return answer.svg;
+}
+
+/** One system's roof plan in metres (roof-plan.ts), for the generated documents; worked out in the design worker. */
+export async function roofPlanInWorker(encoded: string, systemUuid: string): Promise<RoofPlan> {
+  const answer = await runJob({ kind: 'roof-plan', encoded, systemUuid });
+  if ('error' in answer) throw new Error(answer.error);
+  if ('outcome' in answer && 'failure' in answer.outcome) throw new Error(answer.outcome.failure.message);
+  if (!('plan' in answer)) throw new Error('The design worker answered a roof plan with something else.');
+  return answer.plan;
 }

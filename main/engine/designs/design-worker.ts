@@ -6,13 +6,20 @@ import { DesignTooLargeError } from '../../../shared/design-codec.ts';
 import { decodeDesignNatively } from './native-design-codec.ts';
 import type { ProjectDesign } from '../../../shared/design-types.ts';
 import { digestOf, type DesignOutcome } from './design-digest.ts';
+import { roofPlan, type RoofPlan } from './roof-plan.ts';
 
 export type DesignJob =
   | { id: number; kind: 'ping' }
   | { id: number; kind: 'digest'; encoded: string }
-  | { id: number; kind: 'image-svg'; encoded: string; systemUuid: string; width: number; height: number };
+  | { id: number; kind: 'image-svg'; encoded: string; systemUuid: string; width: number; height: number }
+  | { id: number; kind: 'roof-plan'; encoded: string; systemUuid: string };
 
-export type DesignJobAnswer = { id: number; pong: true } | { id: number; outcome: DesignOutcome } | { id: number; svg: string } | { id: number; error: string };
+export type DesignJobAnswer =
+  | { id: number; pong: true }
+  | { id: number; outcome: DesignOutcome }
+  | { id: number; svg: string }
+  | { id: number; plan: RoofPlan }
+  | { id: number; error: string };
 
 function decodeOrFailure(encoded: string): { design: ProjectDesign | null } | { failure: Extract<DesignOutcome, { failure: unknown }>['failure'] } {
   try {
@@ -31,6 +38,7 @@ async function run(job: DesignJob): Promise<DesignJobAnswer> {
     const digest = digestOf(decoded.design);
     return { id: job.id, outcome: digest ? { digest } : { failure: { reason: 'unreadable', message: 'The design has no list of systems.' } } };
   }
+  if (job.kind === 'roof-plan') return { id: job.id, plan: roofPlan(decoded.design!, job.systemUuid) };
   // Loaded on the first image only: sharp is not needed to decode.
   const { systemImageSvg } = await import('../systems/system-image.ts');
   return { id: job.id, svg: systemImageSvg(decoded.design!, job.systemUuid, job.width, job.height) };

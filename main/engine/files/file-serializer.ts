@@ -55,6 +55,13 @@ export function serializeFileTag(context: EngineContext, tag: FileTagRow): FileT
   return { url: absoluteUrl(context, apiPaths.fileTag(tag.id)), title: tag.title, type: tag.type, id: tag.id };
 }
 
+/** The template a generated document was made with (issue 29): its input_data names it; null for every other file. */
+function documentTemplateOf(context: EngineContext, row: PrivateFileRow): string | null {
+  if (row.input_data === null || !row.input_data.includes('"document_template"')) return null;
+  const id = (parseJsonColumn(row.input_data) as { document_template?: unknown } | null)?.document_template;
+  return typeof id === 'number' ? absoluteUrl(context, apiPaths.documentTemplate(row.org_id, id)) : null;
+}
+
 export function parseJsonColumn(text: string | null): unknown {
   return text === null ? null : JSON.parse(text);
 }
@@ -75,7 +82,7 @@ export function serializeFile(context: EngineContext, file: FileWithTags, downlo
     org: absoluteUrl(context, apiPaths.org(row.org_id)),
     project: row.project_id === null ? null : absoluteUrl(context, apiPaths.project(row.org_id, row.project_id)),
     user: absoluteUrl(context, apiPaths.globalUser(row.user_id)),
-    document_template: null,
+    document_template: documentTemplateOf(context, row),
     title: row.title,
     file_contents: downloadUrl(row),
     filesize: row.filesize,

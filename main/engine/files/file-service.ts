@@ -50,6 +50,8 @@ export interface NewFileRecord {
   inputData?: unknown;
   inputDataHash?: string;
   status?: string | null;
+  /** A file the client means to discard soon (a generated document's `temporary`). */
+  temporary?: boolean;
   /** For a file assembled from a chunked upload. */
   upload?: { id: string; parts: readonly UploadPart[]; completedOn: string };
 }
@@ -95,7 +97,7 @@ export async function insertFileRow(trx: Transaction<Database>, context: EngineC
       status: record.status === undefined ? 'created' : record.status,
       status_message: null,
       show_customer: record.showCustomer ? 1 : 0,
-      temporary: 0,
+      temporary: record.temporary ? 1 : 0,
       upload_id: record.upload?.id ?? '',
       parts: JSON.stringify(record.upload?.parts ?? []),
       completed_on: record.upload?.completedOn ?? now,

@@ -194,3 +194,18 @@ export async function updateOrg(context: EngineContext, actor: { org: OrgRow; us
   context.orgs.forget(actor.org.id);
   return updated;
 }
+
+/** The org's country: the one most of its projects are in (the org record has none), or null before it has any. */
+export async function orgCountry(context: EngineContext, orgId: number): Promise<string | null> {
+  const row = await context.db
+    .selectFrom('projects')
+    .select(['country_iso2', (builder) => builder.fn.countAll<number>().as('count')])
+    .where('org_id', '=', orgId)
+    .where('country_iso2', '!=', '')
+    .groupBy('country_iso2')
+    .orderBy('count', 'desc')
+    .orderBy('country_iso2')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.country_iso2 ?? null;
+}

@@ -15,7 +15,7 @@ import { absoluteUrl, type EngineContext } from '../context.ts';
 import type { OrgRow, ProjectRow, UserRow } from '../store/tables.ts';
 import { ApiError, fieldError, forbidden } from '../http/errors.ts';
 import { authenticate, canSeeAllProjects } from '../auth/actor.ts';
-import { planAccess, findMemberRole } from '../orgs/org-service.ts';
+import { planAccess, findMemberRole, orgCountry } from '../orgs/org-service.ts';
 import { todayIso } from '../clock.ts';
 import { enforceThrottle } from '../throttle/throttle-hook.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
@@ -168,19 +168,6 @@ async function answer(
 }
 
 /** The country most of the org's projects are in (orgs keep no country of their own); null when none has one. */
-async function orgCountry(context: EngineContext, orgId: number): Promise<string | null> {
-  const row = await context.db
-    .selectFrom('projects')
-    .select(['country_iso2', (builder) => builder.fn.countAll<number>().as('count')])
-    .where('org_id', '=', orgId)
-    .where('country_iso2', '!=', '')
-    .groupBy('country_iso2')
-    .orderBy('count', 'desc')
-    .orderBy('country_iso2')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.country_iso2 ?? null;
-}
 
 const stringOr = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const arrayOr = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);

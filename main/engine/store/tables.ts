@@ -321,6 +321,27 @@ export interface PrivateFilesTable {
   modified_date: string;
 }
 
+/** An org's layout and words for one document type (migration 0026, docs/documents.md "Templates"). */
+export interface DocumentTemplatesTable {
+  id: Generated<number>;
+  org_id: number;
+  /** shared/documents.ts DocumentType; one template per type and org. */
+  document_type: string;
+  title: string;
+  /** The org's name as the documents print it ('' : the org's own name). */
+  org_display_name: string;
+  /** An image private file of the org, printed at the top of each first page. */
+  logo_file_id: number | null;
+  /** #rrggbb: headings and the chart's bars. */
+  primary_colour: string;
+  /** #rrggbb: the running total line and rules. */
+  accent_colour: string;
+  intro_text: string;
+  terms_text: string;
+  created_date: string;
+  modified_date: string;
+}
+
 /** Earlier contents of a private file, kept on this computer (migration 0008, docs/files.md "Versions"). */
 export interface PrivateFileVersionsTable {
   id: Generated<number>;
@@ -536,6 +557,7 @@ export interface Database {
   project_contacts: ProjectContactsTable;
   settings: SettingsTable;
   private_files: PrivateFilesTable;
+  document_templates: DocumentTemplatesTable;
   private_file_versions: PrivateFileVersionsTable;
   file_tags: FileTagsTable;
   private_file_tags: PrivateFileTagsTable;
@@ -560,6 +582,7 @@ export type NewContact = Insertable<ContactsTable>;
 export type WorkflowRow = Selectable<WorkflowsTable>;
 export type StageRow = Selectable<WorkflowStagesTable>;
 export type WorkflowActionRow = Selectable<WorkflowActionsTable>;
+export type DocumentTemplateRow = Selectable<DocumentTemplatesTable>;
 export type PrivateFileRow = Selectable<PrivateFilesTable>;
 export type NewPrivateFile = Insertable<PrivateFilesTable>;
 export type PrivateFileVersionRow = Selectable<PrivateFileVersionsTable>;

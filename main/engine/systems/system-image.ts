@@ -3,41 +3,19 @@
 // the design's GeoJSON (lon/lat projected to metres around the scene origin) and
 // rendered to PNG by sharp at exactly the requested size.
 import sharp from 'sharp';
-import type { LinearRing, ProjectDesign } from '../../../shared/design-types.ts';
+import type { ProjectDesign } from '../../../shared/design-types.ts';
+import { facetShade, planFitter, roofPlan, type PlanPoint } from '../designs/roof-plan.ts';
 
 export const MIN_IMAGE_SIDE = 16;
 export const MAX_IMAGE_SIDE = 4096;
 
-const METRES_PER_DEGREE_LAT = 111_320;
 const COLOURS = { ground: '#e4ebdf', facetEdge: '#5b5149', panel: '#1c3f6e', panelEdge: '#b9d4ea', arrow: '#222222' };
 
-type Point = [x: number, y: number];
+type Point = PlanPoint;
 
-/** Equirectangular projection around the origin: metres east and north; plenty for one roof. */
-function projector(origin: { lat: number; lon: number }) {
-  const metresPerDegreeLon = METRES_PER_DEGREE_LAT * Math.cos((origin.lat * Math.PI) / 180);
-  return ([lon, lat]: readonly [number, number]): Point => [(lon - origin.lon) * metresPerDegreeLon, (lat - origin.lat) * METRES_PER_DEGREE_LAT];
-}
-
-/** Fits metre coordinates into the image with a margin, north up. */
-function fitter(points: readonly Point[], width: number, height: number) {
-  const margin = Math.max(4, Math.min(width, height) * 0.08);
-  const xs = points.map(([x]) => x);
-  const ys = points.map(([, y]) => y);
-  const [minX, maxX, minY, maxY] = xs.length > 0 ? [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)] : [-1, 1, -1, 1];
-  const scale = Math.min((width - 2 * margin) / Math.max(maxX - minX, 1), (height - 2 * margin) / Math.max(maxY - minY, 1));
-  const centreX = (minX + maxX) / 2;
-  const centreY = (minY + maxY) / 2;
-  return ([x, y]: Point): Point => [width / 2 + (x - centreX) * scale, height / 2 - (y - centreY) * scale];
-}
-
-/**
- * Light from the north-west, as on most maps: a facet facing it is bright, one
- * facing away is dark, so the roof's shape reads at a glance.
- */
 function facetFill(azimuth: number): string {
-  const towardsLight = Math.cos(((azimuth - 315) * Math.PI) / 180);
-  return `hsl(22, 28%, ${Math.round(58 + 22 * towardsLight)}%)`;
+  const [hue, saturation, lightness] = facetShade(azimuth);
+  return `hsl(${hue}, ${saturation}%, ${lightness}%)`;
 }
 
 const pathOf = (points: readonly Point[]) => `M${points.map(([x, y]) => `${x.toFixed(2)},${y.toFixed(2)}`).join('L')}Z`;
@@ -56,13 +34,10 @@ function northArrow(width: number, height: number, stroke: number): string {
 }
 
 export function systemImageSvg(design: ProjectDesign, systemUuid: string, width: number, height: number): string {
-  const project = projector(design.site.scene_origin);
-  const ringOf = (rings: LinearRing[]) => (rings[0] ?? []).map(project);
-  const facets = design.site.autoFacetsGeoJson.features.map((feature) => ({ ring: ringOf(feature.geometry.coordinates), azimuth: feature.properties.azimuth }));
-  const panels = design.site.auto_design_geojson.features
-    .filter((feature) => feature.properties.system_uuid === systemUuid)
-    .map((feature) => ringOf(feature.geometry.coordinates));
-  const place = fitter([...facets.flatMap((facet) => facet.ring), ...panels.flat()], width, height);
+  const plan = roofPlan(design, systemUuid);
+  const facets = plan.facets;
+  const panels = plan.panels.map((panel) => panel.ring);
+  const place = planFitter([...facets.flatMap((facet) => facet.ring), ...panels.flat()], width, height);
   const stroke = Math.max(0.5, Math.min(width, height) / 400);
   const facetPaths = facets.map(
     (facet) => `<path d="${pathOf(facet.ring.map(place))}" fill="${facetFill(facet.azimuth)}" stroke="${COLOURS.facetEdge}" stroke-width="${stroke * 1.5}" stroke-linejoin="round"/>`,

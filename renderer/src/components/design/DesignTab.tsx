@@ -11,6 +11,7 @@ import { PricingSummary } from './PricingSummary.tsx';
 import { RoofScene } from './RoofScene.tsx';
 import { SystemSpecs } from './SystemSpecs.tsx';
 import { projectAnnualUsage } from '../../../../shared/usage.ts';
+import { chosenSystem } from '../../../../shared/design-figures.ts';
 
 /**
  * While the worker decodes: a still line, no spinner. On a busy machine a spinner's
@@ -37,7 +38,7 @@ export function DesignTab({ project }: { project: ProjectDetailJson }) {
   if ('isDecoding' in decoded) return <OpeningDesign />;
   if ('error' in decoded) return <ErrorState message={decoded.error} />;
   const { design } = decoded;
-  const system = design.systems.find((candidate) => candidate.uuid === systemUuid) ?? design.systems.find((candidate) => candidate.is_sold) ?? design.systems[0];
+  const system = chosenSystem(design, systemUuid);
 
   return (
     <div className="design-tab" data-testid="design-tab">

@@ -1,24 +1,13 @@
 import './PaymentOptions.css';
 import { useState } from 'react';
-import type { DesignSystem, FeaturedFigure } from '../../../../shared/design-types.ts';
+import type { DesignSystem } from '../../../../shared/design-types.ts';
+import { chosenPaymentOption, extraFeaturedFigures, paybackText } from '../../../../shared/design-figures.ts';
 import { formatMoney, formatNumber, formatPercent } from '../../format.ts';
 import { CashFlowChart } from './CashFlowChart.tsx';
 
-const isRateOfReturn = (figure: FeaturedFigure) => figure.unit === 'percent' && /rate of return|return on investment|\birr\b/i.test(figure.label);
-
-/**
- * A headline figure that says again what the facts above it say (payback, rate of
- * return, net present value): each number is shown once (issue 20).
- */
-function repeatsAFact(figure: FeaturedFigure): boolean {
-  if (figure.unit === 'years' && /payback/i.test(figure.label)) return true;
-  if (isRateOfReturn(figure)) return true;
-  return figure.unit === 'currency' && /net present value|\bnpv\b/i.test(figure.label);
-}
-
 export function PaymentOptions({ system }: { system: DesignSystem }) {
   const [optionId, setOptionId] = useState(system.payment_options[0]?.id ?? null);
-  const option = system.payment_options.find((candidate) => candidate.id === optionId) ?? system.payment_options[0];
+  const option = chosenPaymentOption(system, optionId);
   if (!option) return <p className="muted">This system has no payment options.</p>;
   const currency = system.bills.currency;
   return (
@@ -36,7 +25,7 @@ export function PaymentOptions({ system }: { system: DesignSystem }) {
       <dl className="facts" data-testid="payment-facts">
         <div>
           <dt>Payback</dt>
-          <dd data-testid="payback-year">{option.payback_year === null ? 'Not within 25 years' : `Year ${option.payback_year}`}</dd>
+          <dd data-testid="payback-year">{paybackText(option)}</dd>
         </div>
         <div>
           <dt>Net present value</dt>
@@ -46,7 +35,7 @@ export function PaymentOptions({ system }: { system: DesignSystem }) {
           <dt>Rate of return</dt>
           <dd>{formatPercent(option.internal_rate_of_return)}</dd>
         </div>
-        {option.featured_figures.filter((figure) => !repeatsAFact(figure)).map((figure) => (
+        {extraFeaturedFigures(option).map((figure) => (
           <div key={figure.label}>
             <dt>{figure.label}</dt>
             <dd>

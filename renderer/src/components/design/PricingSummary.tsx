@@ -1,37 +1,26 @@
 import './PricingSummary.css';
 import type { DesignSystem } from '../../../../shared/design-types.ts';
 import { formatMoney } from '../../format.ts';
+import { priceLines } from '../../../../shared/design-figures.ts';
 
 /** The price build-up (shared/design-types.ts SystemPricing) and the incentives. */
 export function PricingSummary({ system }: { system: DesignSystem }) {
   const { pricing, incentives } = system;
+  const rows = priceLines(system);
   const currency = system.bills.currency;
   const money = (amount: number) => formatMoney(amount, currency);
-  const rows: [string, number][] = [
-    ['Hardware', pricing.costs.hardware],
-    ['Labour', pricing.costs.labor],
-    ['Overhead', pricing.costs.overhead],
-    ...pricing.adders.map((adder): [string, number] => [adder.title, adder.price]),
-    ['Margin', pricing.margin],
-    ['Dealer fee', pricing.dealer_fee],
-    ['Discount', -pricing.discount],
-    ...pricing.price_adjustments.map((adjustment): [string, number] => [adjustment.title, adjustment.amount]),
-    ['Tax', pricing.tax],
-  ];
   return (
     <section className="pricing" aria-label="Pricing">
       <div>
         <h2>Pricing</h2>
         <table className="table compact">
           <tbody>
-            {rows
-              .filter(([, amount]) => amount !== 0)
-              .map(([title, amount]) => (
-                <tr key={title}>
-                  <td>{title}</td>
-                  <td className="numeric">{money(amount)}</td>
-                </tr>
-              ))}
+            {rows.map(({ title, amount }) => (
+              <tr key={title}>
+                <td>{title}</td>
+                <td className="numeric">{money(amount)}</td>
+              </tr>
+            ))}
             <tr className="total">
               <td>Price including tax</td>
               <td className="numeric">{money(pricing.system_price_including_tax)}</td>

@@ -1,6 +1,7 @@
 import './SystemSpecs.css';
 import type { ComponentSpec, DesignSystem } from '../../../../shared/design-types.ts';
 import { formatNumber, formatPercent } from '../../format.ts';
+import { formatKw } from '../../../../shared/design-figures.ts';
 
 /** `annualUsageKwh`: the project's figure (shared/usage.ts projectAnnualUsage), the one Details shows too. */
 export function SystemSpecs({ system, annualUsageKwh }: { system: DesignSystem; annualUsageKwh: number }) {
@@ -10,7 +11,7 @@ export function SystemSpecs({ system, annualUsageKwh }: { system: DesignSystem; 
       <dl className="facts">
         <div>
           <dt>Size</dt>
-          <dd>{formatNumber(system.kw_stc, 2)} kW</dd>
+          <dd>{formatKw(system.kw_stc)}</dd>
         </div>
         <div>
           <dt>Output</dt>
