@@ -1,5 +1,5 @@
 // The Electron main process: one hardened window over the same core browser mode
-// runs (main/app-core.ts), a tray icon that shows sync, native notifications, an
+// runs (main/core/app-core.ts), a tray icon that shows sync, native notifications, an
 // application menu. Everything with a rule in it lives in a pure module beside
 // this one and is tested in plain Node; this file only wires Electron to them.
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, protocol, safeStorage, screen, session, shell } from 'electron';
 import type { SyncState } from '../../shared/bridge.ts';
 import { trayFaceOf } from '../../shared/sync-api.ts';
-import { type AppCore, startAppCore } from '../app-core.ts';
+import { type AppCore, startAppCore } from '../core/app-core.ts';
 import { createSyncAgentHost } from '../core/agent-backend.ts';
 import { defaultSettings } from '../core/host-stores.ts';
 import { DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
