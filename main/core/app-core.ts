@@ -1,13 +1,17 @@
-// The main-process core: what the Electron shell and browser mode both run. It
-// locks the data folder, starts the local backend on it (core-runtime.ts: the
+// The composer of the running app, for every host. The desktop (Electron) and
+// browser mode (`solardesk web`) run `startAppCore`: it locks the data folder, starts the local backend on it (core-runtime.ts: the
 // engine on the embedded store with no remote, the sync agent once the user signs
 // in to one) and composes the bridge's handlers from their modules by domain
-// (session, settings, files, local work, photos). It never imports Electron: the
+// (session, settings, files, local work, photos). The headless agent (`solardesk
+// agent`) runs `startHeadlessAgent`: the same sync agent and project folders
+// watcher, joined the same way, with no bridge. It never imports Electron: the
 // shell hands in what differs (where settings live, how a folder is opened).
 import path from 'node:path';
 import type { BridgeEnvelope, BridgeHandlers, SessionInfo } from '../../shared/bridge.ts';
 import { BridgeEventHub, dispatchInvoke } from '../bridge-dispatch.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
+import { type Agent, type AgentOptions, startAgent } from '../sync/agent.ts';
+import { type ProjectFolderOptions, watchProjectFolders } from './agent-folders.ts';
 import { type AppCoreOptions, createCoreRuntime } from './core-runtime.ts';
 import { sessionHandlers } from './session-handlers.ts';
 import { settingsHandlers } from './settings-handlers.ts';
@@ -18,6 +22,9 @@ import { ThumbnailService } from './thumbnails.ts';
 import { createMediaRoute, type MediaAnswer } from './media.ts';
 
 export { type AppCoreOptions, describeChanges } from './core-runtime.ts';
+// What hosts catch when the app cannot start: they reach the engine and sync only through the core.
+export { DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
+export { AgentSetupError } from '../sync/agent.ts';
 
 export interface AppCore {
   readonly handlers: BridgeHandlers;
@@ -86,4 +93,16 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
       lock.release();
     },
   };
+}
+
+export interface HeadlessAgentOptions extends Omit<AgentOptions, 'folders'> {
+  /** Keep one folder per project under `root` (docs/project-folders.md). */
+  projectFolders?: { root: string } & ProjectFolderOptions;
+}
+
+/** `solardesk agent`: the sync agent on its replica, with its project folders watcher when given a root. */
+export function startHeadlessAgent({ projectFolders, ...options }: HeadlessAgentOptions): Promise<Agent> {
+  if (!projectFolders) return startAgent(options);
+  const { root, ...folderOptions } = projectFolders;
+  return startAgent({ ...options, folders: watchProjectFolders(root, folderOptions) });
 }
