@@ -2,7 +2,8 @@
 // (`invokeChannels` in shared/bridge.ts) with zod: main/bridge-dispatch.ts checks
 // every request against them before a handler runs, whichever transport brought it.
 import { z } from 'zod';
-import { type InvokeChannel, invokeChannels, requestSchemaParts } from './bridge.ts';
+import { type InvokeChannel, invokeChannels } from './bridge.ts';
+import { requestSchemaParts } from './bridge-request-parts.ts';
 
 const parts = requestSchemaParts(z);
 
