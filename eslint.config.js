@@ -4,7 +4,8 @@
 // renderer imports neither Node nor main/; React's hook rules apply in renderer/.
 // Inside main/, imports point downwards: the engine imports none of the hosts
 // around it, sync and watch import neither the core nor the desktop, and sync and
-// watch do not import each other (main/core composes them). Tests and test helpers
+// watch do not import each other (main/core composes them), and the desktop reaches
+// the engine, sync and watch only through main/core. Tests and test helpers
 // (tests/, testing/, *.test.ts) are exempt from those folder rules, not from the
 // electron one: they build whole agents, watcher included, as the core does.
 // It also keeps URL shapes in one place: only shared/api-paths.ts may build an API
@@ -39,14 +40,14 @@ const electronBan = {
 };
 const testFiles = ['**/tests/**', '**/testing/**', '**/*.test.ts'];
 
-/** The electron ban plus the folders of main/ that `layer` may not import (docs/layers.md). */
-function layerImports(layer, forbiddenFolders) {
+/** The electron ban (unless `mayImportElectron`) plus the folders of main/ that `layer` may not import (docs/layers.md). */
+function layerImports(layer, forbiddenFolders, { mayImportElectron = false } = {}) {
   return [
     'error',
     {
-      paths: [electronBan],
+      paths: mayImportElectron ? [] : [electronBan],
       patterns: [
-        { group: ['electron/*'], message: electronBan.message },
+        ...(mayImportElectron ? [] : [{ group: ['electron/*'], message: electronBan.message }]),
         ...forbiddenFolders.map((folder) => ({
           group: [`**/${folder}/**`],
           message: `main/${layer}/ may not import main/${folder}/: imports in main/ point downwards (docs/layers.md).`,
@@ -83,6 +84,13 @@ export default tseslint.config(
   {
     files: ['main/desktop/**', 'preload/**'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    // The desktop is a shell around the core: it reaches the engine, sync and the
+    // watcher only through main/core/ (issue 26).
+    files: ['main/desktop/**'],
+    ignores: testFiles,
+    rules: { 'no-restricted-imports': layerImports('desktop', ['engine', 'sync', 'watch'], { mayImportElectron: true }) },
   },
   {
     files: ['main/engine/**'],

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BridgeEnvelope, BridgeEventChannels, EventChannel, SessionInfo, SignOutAnswer } from '../shared/bridge.ts';
-import { type AppCore, describeChanges, startAppCore } from './app-core.ts';
+import { type AppCore, describeChanges, startAppCore } from './core/app-core.ts';
 import { byUser, type RecordChangeEvent } from './engine/changes/change-feed.ts';
 import { createSyncAgentHost } from './core/agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from './core/host-stores.ts';

@@ -2,11 +2,19 @@
 // request and its answer, in one place (docs/bridge.md). Two transports carry it:
 // Electron IPC (preload/ and main/desktop/ipc-bridge.ts) and HTTP in browser mode
 // (shared/bridge-http.ts and main/web/bridge-server.ts). Both hand requests to the
-// same dispatcher (main/bridge-dispatch.ts), which checks them against the schemas
-// of shared/bridge-schemas.ts: the renderer is never trusted to send what its
-// types say. No zod here, so the preload bundle stays small.
+// same dispatcher (main/bridge-dispatch.ts), which checks them against the request
+// schemas defined here (built by shared/bridge-schemas.ts): the renderer is never
+// trusted to send what its types say.
+//
+// Each invoke channel is defined once, in `invokeChannels`: its request schema and
+// the type it answers. The channel list, the request and response types and the
+// dispatcher's schemas all derive from it. The schemas are written as functions of
+// zod, and zod is imported here as a type only: the sandboxed preload bundles this
+// file for the channel names (7 kB), and zod itself would add some 750 kB.
+import type { z as ZodNamespace } from 'zod';
 import type { SyncStateName } from './sync-api.ts';
 import type { InboxState, ProjectPhotoPlace } from './photos.ts';
+import type { RequestSchemaParts } from './bridge-request-parts.ts';
 
 // ---------------------------------------------------------------------------
 // Shapes that travel over the bridge.
@@ -103,23 +111,11 @@ export interface ApiResponse<Body = unknown> {
   body: Body;
 }
 
-export interface FileUploadRequest {
-  /** Chosen by the caller, so it can match `upload.progress` events to this upload. */
-  uploadId: string;
-  projectId: number;
-  fileName: string;
-  bytes: Uint8Array;
-  title?: string;
-}
+/** files.upload's request: the whole file in one call. */
+export type FileUploadRequest = ParsedRequestOf<'files.upload'>;
 
 /** files.uploadStart: a chunked upload the renderer feeds part by part, so its progress and cancel are the user's own. */
-export interface UploadStartRequest {
-  projectId: number;
-  fileName: string;
-  /** The whole file's size: a file over the server's limit is refused (413) before any byte is sent. */
-  size: number;
-  title?: string;
-}
+export type UploadStartRequest = ParsedRequestOf<'files.uploadStart'>;
 
 export interface UploadStarted {
   /** The engine's upload id (32 hex digits). */
@@ -218,57 +214,121 @@ export interface PhotoInfo {
   isHere: boolean;
 }
 
-/** Every invoke channel: what it takes and what it answers. */
-export interface BridgeInvokeChannels {
-  'session.get': { request: Record<string, never> | undefined; response: SessionInfo };
-  'api.request': { request: ApiRequest; response: ApiResponse };
-  'files.upload': { request: FileUploadRequest; response: ApiResponse };
-  /** Starts a chunked upload; a refusal (too large, quota, no permission) fails with a sentence that says what to do. */
-  'files.uploadStart': { request: UploadStartRequest; response: UploadStarted };
-  /** Sends part n (from 1) of a started upload; sending it again replaces it. */
-  'files.uploadPart': { request: { uploadId: string; fileName: string; part: number; bytes: Uint8Array }; response: { part: number; size: number } };
-  /** Assembles the parts into the private file: the API's 201 (200 when already done). */
-  'files.uploadFinish': { request: { uploadId: string; fileName: string }; response: ApiResponse };
-  /** Cancels an open upload: its parts are removed, nothing is attached. */
-  'files.uploadCancel': { request: { uploadId: string }; response: { cancelled: boolean } };
-  /** Saves the file in its project's folder (never over a different file) and says where. */
-  'files.download': { request: { fileId: number }; response: { path: string; bytes: number } };
-  /** Saves one earlier version of a file beside the project folders (never inside one, where it would be attached) and says where. */
-  'files.downloadVersion': { request: { fileId: number; versionId: number }; response: { path: string; bytes: number } };
-  /** New contents for a file that keeps its id; the contents it replaces become a version. Answers the API's 200 with the file. */
-  'files.replaceContents': { request: { fileId: number; fileName: string; bytes: Uint8Array }; response: ApiResponse };
-  /** Desktop only (browser mode: `not_available`): opens the file's copy in the project folder (downloaded there first if needed) with the system's default app. */
-  'files.open': { request: { fileId: number }; response: { path: string; opened: boolean } };
-  /** Desktop only (browser mode: `not_available`): shows the file's copy in the project folder in the system's file manager. */
-  'files.showInFolder': { request: { fileId: number }; response: { path: string } };
-  /** A photo's EXIF: when and where it was taken (docs/files.md "Thumbnails and viewers"); all null when the contents are not on this computer. */
-  'files.photoInfo': { request: { fileId: number }; response: PhotoInfo };
-  /** Creates the folder if needed and opens it in the system's file manager when there is one. */
-  'folder.open': { request: { projectId?: number }; response: { path: string; opened: boolean } };
-  'settings.get': { request: Record<string, never> | undefined; response: Settings };
-  'settings.set': { request: Partial<Settings>; response: Settings };
-  /** Shows the system's folder dialog (starting at `defaultPath`) and answers the folder picked; it changes no setting. */
-  'settings.chooseFolder': { request: { defaultPath?: string } | undefined; response: FolderChoice };
-  'auth.signIn': { request: { remoteUrl: string; username: string; password: string; orgId?: number }; response: SessionInfo };
-  /** Without `confirm: true`, answers `needs_confirmation` (and stays signed in) while changes or held deletes wait. */
-  'auth.signOut': { request: { confirm?: boolean } | undefined; response: SignOutAnswer };
-  /** Opens the local workspace ("On this computer") or the signed-in org's, keeping the sign-in. */
-  'workspace.switch': { request: { workspace: Workspace }; response: SessionInfo };
-  /** What exists only on this computer and has not gone to the signed-in org. */
-  'localWork.list': { request: Record<string, never> | undefined; response: LocalWorkOffer };
-  /** Sends these items (by key) to the signed-in org; `localWork.progress` events meanwhile. */
-  'localWork.send': { request: { keys: string[] }; response: LocalWorkSendResult };
-  /** "Keep on this computer": the offer is not shown on its own again for this remote; the items stay in the local workspace. */
-  'localWork.keep': { request: Record<string, never> | undefined; response: LocalWorkOffer };
-  /** Where the project's photos were taken against its site (issue 17): the far ones flagged, with the one project they match. */
-  'photos.check': { request: { projectId: number }; response: ProjectPhotoPlace[] };
-  /** The inbox folder (Unsorted): what waits there with its candidates, and what it attached. Looks at the folder first. */
-  'inbox.list': { request: Record<string, never> | undefined; response: InboxState };
-  /** Attaches a waiting file to the chosen project. */
-  'inbox.attach': { request: { name: string; projectId: number }; response: InboxState };
-  /** Puts an attached file back in the inbox and deletes its private file. */
-  'inbox.undo': { request: { entryId: string }; response: InboxState };
+// ---------------------------------------------------------------------------
+// The invoke channels.
+
+
+declare const answerType: unique symbol;
+/** Stands for a channel's answer in `invokeChannels`: a type for the compiler, never read. */
+type Answer<Response> = { readonly [answerType]: Response };
+const answers = <Response>() => ({}) as Answer<Response>;
+
+interface ChannelDefinition<Schema extends ZodNamespace.ZodType, Response> {
+  /** The request's strict schema, made from the shared parts. */
+  request: (parts: RequestSchemaParts) => Schema;
+  answer: Answer<Response>;
 }
+
+const channel = <Schema extends ZodNamespace.ZodType, Response>(request: (parts: RequestSchemaParts) => Schema, answer: Answer<Response>): ChannelDefinition<Schema, Response> => ({
+  request,
+  answer,
+});
+
+type PathAnswer = { path: string; bytes: number };
+
+/** Every invoke channel: what it takes (a strict zod schema) and what it answers. */
+export const invokeChannels = {
+  'session.get': channel(({ empty }) => empty, answers<SessionInfo>()),
+  'api.request': channel(({ apiRequest }) => apiRequest, answers<ApiResponse>()),
+  'files.upload': channel(
+    ({ z, positiveId, fileName, bytes }) =>
+      z
+        .object({
+          /** Chosen by the caller, so it can match `upload.progress` events to this upload. */
+          uploadId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+          projectId: positiveId,
+          fileName,
+          bytes,
+          title: z.string().max(255).optional(),
+        })
+        .strict(),
+    answers<ApiResponse>(),
+  ),
+  /** Starts a chunked upload; a refusal (too large, quota, no permission) fails with a sentence that says what to do. */
+  'files.uploadStart': channel(
+    ({ z, positiveId, fileName }) =>
+      z
+        .object({
+          projectId: positiveId,
+          fileName,
+          /** The whole file's size: a file over the server's limit is refused (413) before any byte is sent. */
+          size: z.number().int().nonnegative(),
+          title: z.string().max(255).optional(),
+        })
+        .strict(),
+    answers<UploadStarted>(),
+  ),
+  /** Sends part n (from 1) of a started upload; sending it again replaces it. */
+  'files.uploadPart': channel(
+    ({ z, engineUploadId, fileName, bytes }) => z.object({ uploadId: engineUploadId, fileName, part: z.number().int().min(1).max(10_000), bytes }).strict(),
+    answers<{ part: number; size: number }>(),
+  ),
+  /** Assembles the parts into the private file: the API's 201 (200 when already done). */
+  'files.uploadFinish': channel(({ z, engineUploadId, fileName }) => z.object({ uploadId: engineUploadId, fileName }).strict(), answers<ApiResponse>()),
+  /** Cancels an open upload: its parts are removed, nothing is attached. */
+  'files.uploadCancel': channel(({ z, engineUploadId }) => z.object({ uploadId: engineUploadId }).strict(), answers<{ cancelled: boolean }>()),
+  /** Saves the file in its project's folder (never over a different file) and says where. */
+  'files.download': channel(({ z, positiveId }) => z.object({ fileId: positiveId }).strict(), answers<PathAnswer>()),
+  /** Saves one earlier version of a file beside the project folders (never inside one, where it would be attached) and says where. */
+  'files.downloadVersion': channel(({ z, positiveId }) => z.object({ fileId: positiveId, versionId: positiveId }).strict(), answers<PathAnswer>()),
+  /** New contents for a file that keeps its id; the contents it replaces become a version. Answers the API's 200 with the file. */
+  'files.replaceContents': channel(({ z, positiveId, fileName, bytes }) => z.object({ fileId: positiveId, fileName, bytes }).strict(), answers<ApiResponse>()),
+  /** Desktop only (browser mode: `not_available`): opens the file's copy in the project folder (downloaded there first if needed) with the system's default app. */
+  'files.open': channel(({ z, positiveId }) => z.object({ fileId: positiveId }).strict(), answers<{ path: string; opened: boolean }>()),
+  /** Desktop only (browser mode: `not_available`): shows the file's copy in the project folder in the system's file manager. */
+  'files.showInFolder': channel(({ z, positiveId }) => z.object({ fileId: positiveId }).strict(), answers<{ path: string }>()),
+  /** A photo's EXIF: when and where it was taken (docs/files.md "Thumbnails and viewers"); all null when the contents are not on this computer. */
+  'files.photoInfo': channel(({ z, positiveId }) => z.object({ fileId: positiveId }).strict(), answers<PhotoInfo>()),
+  /** Creates the folder if needed and opens it in the system's file manager when there is one. */
+  'folder.open': channel(({ z, positiveId }) => z.object({ projectId: positiveId.optional() }).strict(), answers<{ path: string; opened: boolean }>()),
+  'settings.get': channel(({ empty }) => empty, answers<Settings>()),
+  'settings.set': channel(({ settingsPatch }) => settingsPatch, answers<Settings>()),
+  /** Shows the system's folder dialog (starting at `defaultPath`) and answers the folder picked; it changes no setting. */
+  'settings.chooseFolder': channel(({ z }) => z.object({ defaultPath: z.string().max(4096).optional() }).strict().optional(), answers<FolderChoice>()),
+  'auth.signIn': channel(
+    ({ z, positiveId }) =>
+      z
+        .object({
+          remoteUrl: z.string().url(),
+          username: z.string().min(1).max(320),
+          password: z.string().min(1).max(1024),
+          orgId: positiveId.optional(),
+        })
+        .strict(),
+    answers<SessionInfo>(),
+  ),
+  /** Without `confirm: true`, answers `needs_confirmation` (and stays signed in) while changes or held deletes wait. */
+  'auth.signOut': channel(({ z }) => z.object({ confirm: z.boolean().optional() }).strict().optional(), answers<SignOutAnswer>()),
+  /** Opens the local workspace ("On this computer") or the signed-in org's, keeping the sign-in. */
+  'workspace.switch': channel(({ z }) => z.object({ workspace: z.enum(['remote', 'local']) }).strict(), answers<SessionInfo>()),
+  /** What exists only on this computer and has not gone to the signed-in org. */
+  'localWork.list': channel(({ empty }) => empty, answers<LocalWorkOffer>()),
+  /** Sends these items (by key) to the signed-in org; `localWork.progress` events meanwhile. */
+  'localWork.send': channel(
+    ({ z }) => z.object({ keys: z.array(z.string().regex(/^(project|contact|private_file|webhook):\d{1,15}$/)).min(1).max(10_000) }).strict(),
+    answers<LocalWorkSendResult>(),
+  ),
+  /** "Keep on this computer": the offer is not shown on its own again for this remote; the items stay in the local workspace. */
+  'localWork.keep': channel(({ empty }) => empty, answers<LocalWorkOffer>()),
+  /** Where the project's photos were taken against its site (issue 17): the far ones flagged, with the one project they match. */
+  'photos.check': channel(({ z, positiveId }) => z.object({ projectId: positiveId }).strict(), answers<ProjectPhotoPlace[]>()),
+  /** The inbox folder (Unsorted): what waits there with its candidates, and what it attached. Looks at the folder first. */
+  'inbox.list': channel(({ empty }) => empty, answers<InboxState>()),
+  /** Attaches a waiting file to the chosen project. */
+  'inbox.attach': channel(({ z, positiveId }) => z.object({ name: z.string().min(1).max(1024), projectId: positiveId }).strict(), answers<InboxState>()),
+  /** Puts an attached file back in the inbox and deletes its private file. */
+  'inbox.undo': channel(({ z }) => z.object({ entryId: z.string().uuid() }).strict(), answers<InboxState>()),
+};
 
 /** Every event channel and its payload. Subscriptions return an unsubscribe function. */
 export interface BridgeEventChannels {
@@ -282,50 +342,26 @@ export interface BridgeEventChannels {
   'inbox.changed': InboxState;
 }
 
-export type InvokeChannel = keyof BridgeInvokeChannels;
+export type InvokeChannel = keyof typeof invokeChannels;
 export type EventChannel = keyof BridgeEventChannels;
-export type RequestOf<C extends InvokeChannel> = BridgeInvokeChannels[C]['request'];
-export type ResponseOf<C extends InvokeChannel> = BridgeInvokeChannels[C]['response'];
+type RequestSchemaOf<C extends InvokeChannel> = ReturnType<(typeof invokeChannels)[C]['request']>;
+/** What a caller sends (the schema's input). */
+export type RequestOf<C extends InvokeChannel> = ZodNamespace.input<RequestSchemaOf<C>>;
+/** What a handler gets: the request as its schema parsed it. */
+export type ParsedRequestOf<C extends InvokeChannel> = ZodNamespace.output<RequestSchemaOf<C>>;
+export type ResponseOf<C extends InvokeChannel> = (typeof invokeChannels)[C]['answer'] extends Answer<infer Response> ? Response : never;
+/** Every invoke channel with its request and answer types. */
+export type BridgeInvokeChannels = { [C in InvokeChannel]: { request: RequestOf<C>; response: ResponseOf<C> } };
 /** Channels whose request is empty may be invoked without one. */
 export type InvokeArgs<C extends InvokeChannel> = undefined extends RequestOf<C> ? [request?: RequestOf<C>] : [request: RequestOf<C>];
 export type Unsubscribe = () => void;
 
-export const INVOKE_CHANNELS = [
-  'session.get',
-  'api.request',
-  'files.upload',
-  'files.uploadStart',
-  'files.uploadPart',
-  'files.uploadFinish',
-  'files.uploadCancel',
-  'files.download',
-  'files.downloadVersion',
-  'files.replaceContents',
-  'files.open',
-  'files.showInFolder',
-  'files.photoInfo',
-  'folder.open',
-  'settings.get',
-  'settings.set',
-  'settings.chooseFolder',
-  'auth.signIn',
-  'auth.signOut',
-  'workspace.switch',
-  'localWork.list',
-  'localWork.send',
-  'localWork.keep',
-  'photos.check',
-  'inbox.list',
-  'inbox.attach',
-  'inbox.undo',
-] as const satisfies readonly InvokeChannel[];
+export const INVOKE_CHANNELS = Object.keys(invokeChannels) as InvokeChannel[];
 export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed'] as const satisfies readonly EventChannel[];
 
-// Compile-time checks that the two lists name every channel of the interfaces above.
+// A compile-time check that the event list names every channel of BridgeEventChannels.
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _invokeListCoversEveryChannel: Exactly<(typeof INVOKE_CHANNELS)[number], InvokeChannel> = true;
 const _eventListCoversEveryChannel: Exactly<(typeof EVENT_CHANNELS)[number], EventChannel> = true;
-void _invokeListCoversEveryChannel;
 void _eventListCoversEveryChannel;
 
 export function isInvokeChannel(value: unknown): value is InvokeChannel {
@@ -343,7 +379,7 @@ export interface Bridge {
 }
 
 /** The main-process side: one function per invoke channel. */
-export type BridgeHandlers = { [C in InvokeChannel]: (request: RequestOf<C>) => Promise<ResponseOf<C>> };
+export type BridgeHandlers = { [C in InvokeChannel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> };
 
 // ---------------------------------------------------------------------------
 // Errors cross the bridge as data, because Electron IPC keeps only the message.

@@ -4,9 +4,8 @@ import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import type { ThrottleRates } from '../../shared/throttle-rates.ts';
 import { readDownloadHostList } from '../../shared/download-hosts.ts';
-import { AgentSetupError, startAgent } from '../sync/agent.ts';
 import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
-import { watchProjectFolders } from '../core/agent-folders.ts';
+import { AgentSetupError, startHeadlessAgent } from '../core/app-core.ts';
 import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
 
 export const AGENT_HELP = `Usage: solardesk agent --remote URL --username U --password P --data DIR [options]
@@ -116,7 +115,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
   });
   let agent;
   try {
-    agent = await startAgent({
+    agent = await startHeadlessAgent({
       dataDir: path.resolve(values.data),
       remote: values.remote,
       username: values.username,
@@ -126,7 +125,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       pollIntervalSeconds: pollInterval,
       backgroundShare: backgroundSharePercent === undefined ? undefined : backgroundSharePercent / 100,
       remoteRates: readRemoteRates(values['remote-throttle-config']),
-      folders: values.folder ? watchProjectFolders(values.folder, { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs }) : undefined,
+      projectFolders: values.folder ? { root: values.folder, confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs } : undefined,
       chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),
       uploadPartBytes,
       contents,

@@ -4,7 +4,7 @@ import { readContentsPolicy } from './agent-command.ts';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { startAppCore } from '../app-core.ts';
+import { startAppCore } from '../core/app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../core/host-stores.ts';
 import { createSyncAgentHost } from '../core/agent-backend.ts';
 import { NoLocalOrgError } from '../core/embedded-backend.ts';

@@ -1,16 +1,23 @@
-// The bridge channels of field photos (issue 17): photos.check and the inbox. One
+// The bridge channels of field photos (issue 17): a photo's EXIF (files.photoInfo),
+// photos.check and the inbox. EXIF is read from the local blobs only. One
 // inbox runs per backend, on the workspace's project-folders root, and lives as long
 // as that backend's watcher (the core starts it after a backend starts and closes it
 // before the backend closes: sign-in, sign-out, another org, a new folder root).
-import type { ApiResponse, BridgeHandlers } from '../../shared/bridge.ts';
+import { type ApiResponse, BridgeError, type BridgeHandlers, type PhotoInfo } from '../../shared/bridge.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
+import type { PrivateFileJson } from '../../shared/schemas/private-file.ts';
 import { INBOX_FOLDER, type InboxState } from '../../shared/photos.ts';
 import type { LocalBackend } from './local-backend.ts';
 import type { RawApiRequest } from './local-api.ts';
 import { workspaceFolderRoot } from './folder-session.ts';
 import { PhotoInbox } from './photo-inbox.ts';
-import { checkProjectPhotos, PhotoExifCache } from './photo-places.ts';
+import { checkProjectPhotos, localBlobHead, PhotoExifCache } from './photo-places.ts';
+import { readPhotoExifOffThread } from './media-worker.ts';
 
-type PhotoChannels = 'photos.check' | 'inbox.list' | 'inbox.attach' | 'inbox.undo';
+type PhotoChannels = 'files.photoInfo' | 'photos.check' | 'inbox.list' | 'inbox.attach' | 'inbox.undo';
+
+/** How much of a photo files.photoInfo reads for its EXIF: a JPEG's is in its first segment (at most 64 KiB); HEIC and PNG keep theirs near the start too. */
+const EXIF_HEAD_BYTES = 512 * 1024;
 
 export interface PhotoHandlersOptions {
   current: () => Promise<LocalBackend>;
@@ -53,6 +60,16 @@ export function createPhotoHost(options: PhotoHandlersOptions): PhotoHost {
 
   return {
     handlers: {
+      'files.photoInfo': async ({ fileId }): Promise<PhotoInfo> => {
+        const backend = await options.current();
+        const described = await options.callApi({ method: 'GET', path: apiPaths.privateFile(backend.identity().orgId, fileId) });
+        if (described.status !== 200) throw new BridgeError(`Could not find file ${fileId}.`, { status: described.status });
+        const hash = (described.body as PrivateFileJson).file_hash;
+        const head = hash ? await localBlobHead(backend.fileRoot, hash, EXIF_HEAD_BYTES).catch(() => null) : null;
+        if (!head) return { takenAt: null, latitude: null, longitude: null, isHere: false };
+        const exif = await readPhotoExifOffThread(head);
+        return { takenAt: exif.takenAt, latitude: exif.lat, longitude: exif.lon, isHere: true };
+      },
       'photos.check': async ({ projectId }) => {
         const backend = await options.current();
         return checkProjectPhotos(backend.db, backend.fileRoot, cacheOf(backend), backend.identity().orgId, projectId);

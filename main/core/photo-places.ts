@@ -48,6 +48,23 @@ export async function localBlob(fileRoot: string, hash: string): Promise<Uint8Ar
   return fsp.readFile(file);
 }
 
+/** The first `maxBytes` of a blob if this computer has it (a replica's file on demand may not): never fetched. */
+export async function localBlobHead(fileRoot: string, hash: string, maxBytes: number): Promise<Uint8Array | null> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(blobPath(fileRoot, hash), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(maxBytes);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 export interface ProjectSite extends LatLon {
   projectId: number;
   title: string;

@@ -1,5 +1,5 @@
 // The Electron main process: one hardened window over the same core browser mode
-// runs (main/app-core.ts), a tray icon that shows sync, native notifications, an
+// runs (main/core/app-core.ts), a tray icon that shows sync, native notifications, an
 // application menu. Everything with a rule in it lives in a pure module beside
 // this one and is tested in plain Node; this file only wires Electron to them.
 import path from 'node:path';
@@ -7,10 +7,10 @@ import { parseArgs } from 'node:util';
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, protocol, safeStorage, screen, session, shell } from 'electron';
 import type { SyncState } from '../../shared/bridge.ts';
 import { trayFaceOf } from '../../shared/sync-api.ts';
-import { type AppCore, startAppCore } from '../app-core.ts';
+import { type AppCore, DataFolderInUseError, startAppCore } from '../core/app-core.ts';
 import { createSyncAgentHost } from '../core/agent-backend.ts';
 import { defaultSettings } from '../core/host-stores.ts';
-import { DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
+import { safeStorageTokenStore } from '../core/safe-token-store.ts';
 import { preloadBundle, rendererDist } from '../renderer-files.ts';
 import { buildMenuTemplate } from './app-menu.ts';
 import { answerAppRequest, mediaPathOf } from './app-protocol.ts';
@@ -21,7 +21,6 @@ import { folderChooser } from './folder-dialog.ts';
 import { noticesFor, trayBitmap, trayTooltip } from './tray-state.ts';
 import { APP_SCHEME, APP_START_URL, buildWindowOptions, decideNavigation, isNativeModuleMismatch, isPermissionGranted } from './window-policy.ts';
 import { restoreWindowState } from './window-state.ts';
-import { safeStorageTokenStore } from './safe-token-store.ts';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 app.enableSandbox();

@@ -3,7 +3,7 @@
 // refused before the core sees them; events go only to our own windows.
 import type { WebContents } from 'electron';
 import { type BridgeEnvelope, EVENT_CHANNELS, IPC_CHANNELS, type Unsubscribe } from '../../shared/bridge.ts';
-import type { AppCore } from '../app-core.ts';
+import type { AppCore } from '../core/app-core.ts';
 import { isTrustedSender, type SenderFrame } from './window-policy.ts';
 
 /** The part of ipcMain the helper uses; Electron's ipcMain is one, the tests' in-memory pipe another. */

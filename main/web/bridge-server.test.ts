@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BRIDGE_HTTP, createHttpBridge } from '../../shared/bridge-http.ts';
 import type { RecordsChanged } from '../../shared/bridge.ts';
-import { type AppCore, startAppCore } from '../app-core.ts';
+import { type AppCore, startAppCore } from '../core/app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../core/host-stores.ts';
 import { makeTempDir } from '../engine/testing/test-server.ts';
 import { CONTENT_SECURITY_POLICY } from '../renderer-files.ts';

@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { BRIDGE_HTTP, decodeBridgeJson, encodeBridgeJson, formatServerSentEvent } from '../../shared/bridge-http.ts';
 import { EVENT_CHANNELS, type BridgeEnvelope } from '../../shared/bridge.ts';
-import type { AppCore } from '../app-core.ts';
+import type { AppCore } from '../core/app-core.ts';
 import { CONTENT_SECURITY_POLICY, contentTypeOf, resolveRendererFile } from '../renderer-files.ts';
 import { MEDIA_PREFIX } from '../../shared/media-paths.ts';
 import { nodeBody } from '../core/media.ts';

@@ -13,7 +13,7 @@ import { BRIDGE_HTTP } from '../../../shared/bridge-http.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { mediaPaths } from '../../../shared/media-paths.ts';
 import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
-import { type AppCore, startAppCore } from '../../app-core.ts';
+import { type AppCore, startAppCore } from '../app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { type BridgeServer, startBridgeServer } from '../../web/bridge-server.ts';

@@ -15,7 +15,7 @@ import type { FolderStatusJson } from '../../../shared/schemas/folder.ts';
 import type { PendingChangeJson } from '../../../shared/schemas/sync.ts';
 import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
-import { type AppCore, startAppCore } from '../../app-core.ts';
+import { type AppCore, startAppCore } from '../app-core.ts';
 import { createSyncAgentHost } from '../agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
 import { EMBEDDED_WORKSPACE_FOLDER } from '../folder-session.ts';

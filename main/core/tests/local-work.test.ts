@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BridgeEnvelope, LocalWorkOffer, LocalWorkProgress, LocalWorkSendResult, SessionInfo, SignOutAnswer } from '../../../shared/bridge.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
-import { type AppCore, startAppCore } from '../../app-core.ts';
+import { type AppCore, startAppCore } from '../app-core.ts';
 import { createSyncAgentHost, REPLICA_FOLDER } from '../agent-backend.ts';
 import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
 import { makeTempDir, startTestServer, type TestServer } from '../../engine/testing/test-server.ts';

@@ -15,7 +15,7 @@ import type { PrivateFileJson } from '../../../shared/schemas/private-file.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { haversineMeters } from '../../../shared/geo.ts';
 import { INBOX_FOLDER, type InboxState, type ProjectPhotoPlace } from '../../../shared/photos.ts';
-import { type AppCore, startAppCore } from '../../app-core.ts';
+import { type AppCore, startAppCore } from '../app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
 import { workspaceFolderRoot } from '../folder-session.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';

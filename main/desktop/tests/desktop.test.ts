@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EVENT_CHANNELS, IPC_CHANNELS, bridgeFromEnvelopes } from '../../../shared/bridge.ts';
 import { createEnvelopeBridge, type IpcRendererLike } from '../../../preload/ipc-client.ts';
-import { type AppCore, startAppCore } from '../../app-core.ts';
+import { type AppCore, startAppCore } from '../../core/app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../../core/host-stores.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { answerAppRequest, mediaPathOf } from '../app-protocol.ts';

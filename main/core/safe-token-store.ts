@@ -1,6 +1,7 @@
 // The remote token, kept with Electron's safeStorage (the OS keychain/DPAPI/libsecret
-// key encrypts it) instead of a plain 0600 file. Takes safeStorage as a parameter so
-// the logic is tested in plain Node; where the OS offers no encryption (a bare Linux
+// key encrypts it) instead of a plain 0600 file. The desktop hands safeStorage in
+// (main/desktop/electron-main.ts), so this stays free of Electron, beside the agent
+// backend whose token it keeps, and the logic is tested in plain Node; where the OS offers no encryption (a bare Linux
 // session without a keyring) it falls back to the agent's 0600 file and says so.
 import fs from 'node:fs';
 import path from 'node:path';

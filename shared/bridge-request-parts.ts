@@ -1,0 +1,57 @@
+// The pieces the bridge's request schemas share (`invokeChannels` in
+// shared/bridge.ts builds each channel's schema from them). They are made from the
+// zod handed in, so neither this file nor bridge.ts loads zod: the preload bundles
+// them, and shared/bridge-schemas.ts hands in the real zod.
+import type { z as ZodNamespace } from 'zod';
+import { HTTP_METHODS, THEMES } from './bridge.ts';
+import { MAX_DOWNLOAD_HOSTS, readDownloadHostList } from './download-hosts.ts';
+
+type Zod = typeof ZodNamespace;
+
+/** The pieces the request schemas share, built from the zod that shared/bridge-schemas.ts hands in. */
+export function requestSchemaParts(z: Zod) {
+  const positiveId = z.number().int().positive();
+  const fileName = z.string().min(1).max(255);
+  return {
+    z,
+    positiveId,
+    fileName,
+    /** A channel that takes nothing: no request, or an empty object. */
+    empty: z.object({}).strict().optional(),
+    // Typed as any Uint8Array (a Node Buffer too), as the transports hand them over.
+    bytes: z.instanceof(Uint8Array) as ZodNamespace.ZodType<Uint8Array>,
+    engineUploadId: z.string().regex(/^[0-9a-f]{32}$/, 'uploadId must be the id files.uploadStart answered'),
+    apiRequest: z
+      .object({
+        method: z.enum(HTTP_METHODS),
+        path: z
+          .string()
+          .regex(/^\/api\/[A-Za-z0-9_\-/.]*$/, 'path must be a local API path starting with /api/')
+          .refine((path) => !path.split('/').includes('..'), 'path may not contain ".."'),
+        query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.undefined()])).optional(),
+        body: z.unknown().optional(),
+      })
+      .strict(),
+    settingsPatch: z
+      .object({
+        remoteUrl: z.string().url().nullable(),
+        username: z.string().max(320).nullable(),
+        orgId: positiveId.nullable(),
+        folderRoot: z.string().min(1).max(4096),
+        downloadHosts: z
+          .array(z.string().max(300))
+          .max(MAX_DOWNLOAD_HOSTS)
+          // Kept as the shared rule reads them: lower case, each once.
+          .transform((hosts, context) => {
+            const reading = readDownloadHostList(hosts.join(','));
+            if (reading.error !== null) context.addIssue({ code: 'custom', message: reading.error });
+            return reading.hosts ?? [];
+          }),
+        theme: z.enum(THEMES),
+      })
+      .partial()
+      .strict(),
+  };
+}
+
+export type RequestSchemaParts = ReturnType<typeof requestSchemaParts>;
