@@ -8,7 +8,8 @@
 // main/core/agent-folders.ts), and the core counts held deletes through it.
 import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { Database, OutboxRow, OutboxStatus } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { OutboxRow, OutboxStatus } from './sync-tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Transaction } from 'kysely';
-import type { Database, OutboxRow } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { OutboxRow } from './sync-tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';

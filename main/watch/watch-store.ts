@@ -3,7 +3,8 @@
 // joins) and what the watcher reads of `private_files` and `users`. The parts of the
 // watcher never build SQL themselves, so the tables' use is read here, once.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { Database, WatchFileRow } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { WatchFileRow } from './watch-tables.ts';
 
 /** Files on demand: the projects whose files are kept on this computer, and single files kept besides. */
 export interface KeptFilter {
