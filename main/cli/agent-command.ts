@@ -6,7 +6,7 @@ import type { ThrottleRates } from '../../shared/throttle-rates.ts';
 import { readDownloadHostList } from '../../shared/download-hosts.ts';
 import { AgentSetupError, startAgent } from '../sync/agent.ts';
 import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
-import { watchProjectFolders } from '../core/agent-folders.ts';
+import { projectFolderRecords, watchProjectFolders } from '../core/agent-folders.ts';
 import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
 
 export const AGENT_HELP = `Usage: solardesk agent --remote URL --username U --password P --data DIR [options]
@@ -127,6 +127,7 @@ export async function runAgentCommand(args: string[]): Promise<number> {
       backgroundShare: backgroundSharePercent === undefined ? undefined : backgroundSharePercent / 100,
       remoteRates: readRemoteRates(values['remote-throttle-config']),
       folders: values.folder ? watchProjectFolders(values.folder, { confirmDeletes: values['confirm-deletes'] ?? false, stabilityWindowMs }) : undefined,
+      folderRecords: projectFolderRecords,
       chunkedUploadAboveBytes: readByteSize('--chunked-upload-above', values['chunked-upload-above']),
       uploadPartBytes,
       contents,

@@ -77,7 +77,8 @@ declare module '../engine/store/tables.ts' {
 export const SYNC_TABLES: TableOwnership<SyncTables> = {
   part: 'sync',
   tables: { sync_outbox: true, sync_records: true, sync_conflicts: true, sync_state: true, sync_uploads: true },
-  migrations: ['0004-sync', '0005-folders-uploads', '0023-conflict-reasons'],
+  // 0016 and 0017 are the engine's but read or rewrite merge bases and conflicts (ids that changed meaning).
+  migrations: ['0004-sync', '0005-folders-uploads', '0016-catalogues', '0017-event-types-identifiers', '0023-conflict-reasons'],
 };
 
 export type OutboxRow = Selectable<SyncOutboxTable>;
