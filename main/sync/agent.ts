@@ -208,6 +208,10 @@ async function establishSession(options: AgentOptions<AgentFolders>): Promise<{ 
 }
 
 export async function startAgent<Folders extends AgentFolders = AgentFolders>(options: AgentOptions<Folders>): Promise<Agent<Folders>> {
+  // Folders without their records would be re-keyed by nobody: a mistake of the host that composed the agent.
+  if (options.folders && !options.folderRecords) {
+    throw new Error('An agent with project folders needs their records too: pass folderRecords (main/core/agent-folders.ts, projectFolderRecords) with folders.');
+  }
   // Before anything reads or writes the folder: a second agent on it would sync beside the first.
   const lock = lockDataFolder(options.dataDir, options.lockHolder ?? 'a SolarDesk agent');
   try {
