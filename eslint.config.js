@@ -5,11 +5,13 @@
 // Inside main/, imports point downwards: the engine imports none of the hosts
 // around it, sync and watch import neither the core nor the desktop, and sync and
 // watch do not import each other (main/core composes them), and the desktop reaches
-// the engine, sync and watch only through main/core. Tests and test helpers
-// (tests/, testing/, *.test.ts) are exempt from those folder rules, not from the
-// electron one: they build whole agents, watcher included, as the core does.
+// the engine, sync and watch only through main/core. Tests themselves (tests/,
+// *.test.ts) are exempt from those folder rules, not from the electron one: a test
+// of a part may build the whole agent around it, as the core does. Test helpers
+// (testing/) are not: a helper that composes parts lives in main/core/testing/.
 // It also keeps URL shapes in one place: only shared/api-paths.ts may build an API
-// path from a template (docs/layers.md), and the sync outbox in one module.
+// path from a template (docs/layers.md), the sync outbox in one module, and each
+// part's tables with their owner (docs/tables.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -34,11 +36,34 @@ const outboxOwner = {
   selector: 'Literal[value=/^sync_outbox\\b/], TemplateElement[value.raw=/\\bsync_outbox\\b/]',
   message: 'Only main/sync/outbox.ts reads and writes sync_outbox: call one of its functions (docs/layers.md).',
 };
+// Each part owns its tables (issue 26, docs/tables.md): a query (selectFrom,
+// insertInto, updateTable, deleteFrom, a join, or raw sql) names only tables of its
+// own part or the engine's, whose records every part above the engine works on. A
+// part that needs another's data gets a function injected. These lists must equal
+// the parts' declarations (main/*/…-tables.ts): main/core/tests/table-ownership.test.ts checks.
+export const tableOwners = {
+  sync: ['sync_outbox', 'sync_records', 'sync_conflicts', 'sync_state', 'sync_uploads'],
+  watch: ['watch_projects', 'watch_files'],
+  core: ['photo_exif'],
+};
+const queryMethods = /^(selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin)$/;
+/** Selectors refusing queries on the tables of every part in `foreignParts`. */
+function foreignTableQueries(part, foreignParts) {
+  const tables = foreignParts.flatMap((owner) => tableOwners[owner]);
+  const names = `(${tables.join('|')})`;
+  const message = `This query names a table of another part (${foreignParts.map((owner) => `${owner}: ${tableOwners[owner].join(', ')}`).join('; ')}): ${part} gets that data from a function of its owner, injected by the core (docs/tables.md).`;
+  return [
+    { selector: `CallExpression[callee.property.name=${queryMethods}] > Literal.arguments:first-child[value=/^${names}\\b/]`, message },
+    { selector: `TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=/\\b${names}\\b/]`, message },
+  ];
+}
 const electronBan = {
   name: 'electron',
   message: 'Only main/desktop/ and preload/ may import electron (docs/layers.md).',
 };
 const testFiles = ['**/tests/**', '**/testing/**', '**/*.test.ts'];
+/** Tests themselves, not their helpers in testing/, which follow their folder's layer and table rules. */
+const testsThemselves = ['**/tests/**', '**/*.test.ts'];
 
 /** The electron ban (unless `mayImportElectron`) plus the folders of main/ that `layer` may not import (docs/layers.md). */
 function layerImports(layer, forbiddenFolders, { mayImportElectron = false } = {}) {
@@ -73,7 +98,25 @@ export default tseslint.config(
   {
     files: ['main/**'],
     ignores: ['main/sync/outbox.ts', 'main/engine/store/migrations/**', ...testFiles],
-    rules: { 'no-restricted-syntax': ['error', ...handBuiltApiPaths, outboxOwner] },
+    rules: { 'no-restricted-syntax': ['error', ...handBuiltApiPaths, outboxOwner, ...foreignTableQueries('this host', ['sync', 'watch', 'core'])] },
+  },
+  ...[
+    { part: 'engine', files: ['main/engine/**'], foreign: ['sync', 'watch', 'core'] },
+    { part: 'sync', files: ['main/sync/**'], foreign: ['watch', 'core'] },
+    { part: 'watch', files: ['main/watch/**'], foreign: ['sync', 'core'] },
+    { part: 'core', files: ['main/core/**', 'main/app-core.ts'], foreign: ['sync', 'watch'] },
+  ].map(({ part, files, foreign }) => ({
+    files,
+    // Migrations make every part's tables; a test may look at any table to check what was stored.
+    ignores: ['main/engine/store/migrations/**', ...testsThemselves],
+    rules: {
+      'no-restricted-syntax': ['error', ...handBuiltApiPaths, ...(files.includes('main/sync/**') ? [] : [outboxOwner]), ...foreignTableQueries(part, foreign)],
+    },
+  })),
+  {
+    files: ['main/sync/**'],
+    ignores: ['main/sync/outbox.ts', ...testsThemselves],
+    rules: { 'no-restricted-syntax': ['error', ...handBuiltApiPaths, outboxOwner, ...foreignTableQueries('sync', ['watch', 'core'])] },
   },
   {
     // api-paths.ts is where paths are built; tests and the hardening suite use its
@@ -89,22 +132,22 @@ export default tseslint.config(
     // The desktop is a shell around the core: it reaches the engine, sync and the
     // watcher only through main/core/ (issue 26).
     files: ['main/desktop/**'],
-    ignores: testFiles,
+    ignores: testsThemselves,
     rules: { 'no-restricted-imports': layerImports('desktop', ['engine', 'sync', 'watch'], { mayImportElectron: true }) },
   },
   {
     files: ['main/engine/**'],
-    ignores: testFiles,
+    ignores: testsThemselves,
     rules: { 'no-restricted-imports': layerImports('engine', ['sync', 'watch', 'core', 'desktop']) },
   },
   {
     files: ['main/sync/**'],
-    ignores: testFiles,
+    ignores: testsThemselves,
     rules: { 'no-restricted-imports': layerImports('sync', ['watch', 'core', 'desktop']) },
   },
   {
     files: ['main/watch/**'],
-    ignores: testFiles,
+    ignores: testsThemselves,
     rules: { 'no-restricted-imports': layerImports('watch', ['sync', 'core', 'desktop']) },
   },
   {

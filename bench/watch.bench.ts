@@ -26,7 +26,7 @@ import { startTestServer, UNTHROTTLED_RATES } from '../main/engine/testing/test-
 import { signIn, startServerProcess, stopServerProcess } from '../main/engine/testing/server-process.ts';
 import { startFaultProxy, type FaultProxy } from '../main/sync/testing/fault-proxy.ts';
 import { startAgent, type Agent } from '../main/sync/agent.ts';
-import { watchProjectFolders } from '../main/core/agent-folders.ts';
+import { projectFolderRecords, watchProjectFolders } from '../main/core/agent-folders.ts';
 import { embeddedFolderOutboxOf } from '../main/core/folder-session.ts';
 import { FolderWatcher } from '../main/watch/watcher.ts';
 import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
@@ -97,6 +97,7 @@ async function startSetup(work: string, root: string): Promise<Setup> {
     pollIntervalSeconds: 3600,
     remoteRates: UNTHROTTLED_RATES as ThrottleRates,
     folders: watchProjectFolders(root),
+    folderRecords: projectFolderRecords,
   });
   await waitFor('the project folders', async () => {
     await agent.sync.settled();

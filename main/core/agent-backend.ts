@@ -11,7 +11,7 @@ import { issueToken } from '../engine/auth/accounts.ts';
 import type { SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import { readSyncStateName } from '../../shared/sync-api.ts';
 import type { LocalBackend, LocalIdentity } from './local-backend.ts';
-import type { ProjectFolderOptions } from './agent-folders.ts';
+import { type ProjectFolderOptions, projectFolderRecords } from './agent-folders.ts';
 import { syncedFolders } from './folder-session.ts';
 import { countHeldDeletes } from '../sync/outbox.ts';
 import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
@@ -158,6 +158,8 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           pollIntervalSeconds: settings.pollIntervalSeconds,
           remoteTokenStore: tokenStoreFor(options.dataDir),
           folders: options.folderRoot ? syncedFolders(options.folderRoot, options.remoteUrl, options.projectFolders) : undefined,
+          // Folders made under an earlier folder root keep following their records' ids.
+          folderRecords: projectFolderRecords,
           lockHolder: options.lockHolder,
           contents: settings.contents,
           downloadHosts: options.downloadHosts,

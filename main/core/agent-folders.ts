@@ -1,22 +1,26 @@
 // Composes the project folders watcher (main/watch/) into a sync agent
 // (main/sync/agent.ts): the watcher gets sync's outbox as the FolderOutbox it asks
-// for, and the agent gets the watcher as the AgentFolders it asks for. Neither
+// for, and the agent gets the watcher as the AgentFolders it asks for, and the
+// watcher's tables as the ProjectFolderRecords it asks for. Neither
 // layer imports the other; this is where they meet.
 import path from 'node:path';
 import type { AgentFolderWiring } from '../sync/agent.ts';
 import {
   confirmHeldDelete,
   dropStaleHolds,
-  hasNoQueuedChange,
-  hasNoQueuedDelete,
+  filesWithQueuedChange,
+  filesWithQueuedDelete,
   holdDelete,
-  listFolderUploads,
+  listFileCreates,
   listHeldFileDeletes,
   releaseHeldDelete,
 } from '../sync/outbox.ts';
 import { recordFolderContentsConflict } from '../sync/conflicts.ts';
+import { remoteFileHashes } from '../sync/merge-bases.ts';
 import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
 import type { FolderOutbox } from '../watch/folder-outbox.ts';
+import { filesInProjectFolders, isInProjectFolder, rekeyFile, rekeyProject, showsContentsInProject } from '../watch/folder-records.ts';
+import type { ProjectFolderRecords } from '../sync/folder-records.ts';
 import type { EngineContext } from '../engine/context.ts';
 
 /** Timings and rules of the project folders (stability window, --confirm-deletes...). */
@@ -29,13 +33,17 @@ export function folderOutboxOf(engine: EngineContext): FolderOutbox {
     releaseHeldDelete,
     confirmHeldDelete: (holdId, by) => confirmHeldDelete(engine, holdId, by),
     dropStaleHolds: () => dropStaleHolds(engine.db),
-    hasNoQueuedDelete,
-    hasNoQueuedChange,
-    listFolderUploads: (limit) => listFolderUploads(engine.db, limit),
+    filesWithQueuedDelete: (fileIds) => filesWithQueuedDelete(engine.db, fileIds),
+    filesWithQueuedChange: (fileIds) => filesWithQueuedChange(engine.db, fileIds),
+    listFileCreates: (afterId, limit) => listFileCreates(engine.db, afterId, limit),
     listHeldFileDeletes: (limit) => listHeldFileDeletes(engine.db, limit),
     recordContentsConflict: (fileId, sides) => recordFolderContentsConflict(engine.db, engine.clock, fileId, sides),
+    remoteFileHashes: (fileIds) => remoteFileHashes(engine.db, fileIds),
   };
 }
+
+/** The watcher's tables as sync needs them: the agent's `folderRecords` option. */
+export const projectFolderRecords: ProjectFolderRecords = { isInProjectFolder, filesInProjectFolders, showsContentsInProject, rekeyProject, rekeyFile };
 
 /** The agent's `folders` option: one folder per project under `root`. */
 export function watchProjectFolders(root: string, options: ProjectFolderOptions = {}): (wiring: AgentFolderWiring) => FolderWatcher {

@@ -11,7 +11,7 @@ import type { BridgeEnvelope, BridgeHandlers, SessionInfo } from '../../shared/b
 import { BridgeEventHub, dispatchInvoke } from '../bridge-dispatch.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { type Agent, type AgentOptions, startAgent } from '../sync/agent.ts';
-import { type ProjectFolderOptions, watchProjectFolders } from './agent-folders.ts';
+import { type ProjectFolderOptions, projectFolderRecords, watchProjectFolders } from './agent-folders.ts';
 import { type AppCoreOptions, createCoreRuntime } from './core-runtime.ts';
 import { sessionHandlers } from './session-handlers.ts';
 import { settingsHandlers } from './settings-handlers.ts';
@@ -102,7 +102,8 @@ export interface HeadlessAgentOptions extends Omit<AgentOptions, 'folders'> {
 
 /** `solardesk agent`: the sync agent on its replica, with its project folders watcher when given a root. */
 export function startHeadlessAgent({ projectFolders, ...options }: HeadlessAgentOptions): Promise<Agent> {
-  if (!projectFolders) return startAgent(options);
+  // The watcher's records go with it: sync re-keys folder rows through them when a record gets its remote id.
+  if (!projectFolders) return startAgent({ ...options, folderRecords: projectFolderRecords });
   const { root, ...folderOptions } = projectFolders;
-  return startAgent({ ...options, folders: watchProjectFolders(root, folderOptions) });
+  return startAgent({ ...options, folders: watchProjectFolders(root, folderOptions), folderRecords: projectFolderRecords });
 }

@@ -10,6 +10,7 @@ import { BridgeError, type ApiResponse } from '../../shared/bridge.ts';
 import type { PrivateFileJson } from '../../shared/schemas/private-file.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
 import { downloadFile, type WorkspaceFolders } from './file-transfers.ts';
+import { folderCopiesOf } from '../watch/folder-records.ts';
 
 type CallApi = (request: RawApiRequest) => Promise<ApiResponse>;
 
@@ -18,12 +19,7 @@ export async function localCopyOf(callApi: CallApi, orgId: number, folders: Work
   const described = await callApi({ method: 'GET', path: apiPaths.privateFile(orgId, fileId) });
   if (described.status !== 200) throw new BridgeError(`Could not find file ${fileId}: ${describeApiError(described)}`, { status: described.status });
   const file = described.body as PrivateFileJson;
-  const mapped = await folders.db
-    .selectFrom('watch_files')
-    .innerJoin('watch_projects', 'watch_projects.project_id', 'watch_files.project_id')
-    .select(['watch_projects.folder', 'watch_files.name', 'watch_files.file_hash', 'watch_files.size'])
-    .where('watch_files.file_id', '=', fileId)
-    .execute();
+  const mapped = await folderCopiesOf(folders.db, fileId);
   for (const copy of mapped) {
     const candidate = path.join(folders.root, copy.folder, copy.name);
     if (file.file_hash && copy.file_hash !== file.file_hash) continue;

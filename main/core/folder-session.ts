@@ -127,7 +127,7 @@ class RefusedFolders implements AgentFolders {
  */
 export function embeddedFolderOutboxOf(engine: EngineContext): FolderOutbox {
   // Nothing goes anywhere: there are no uploads to list.
-  return { ...folderOutboxOf(engine), listFolderUploads: async () => [] };
+  return { ...folderOutboxOf(engine), listFileCreates: async () => [] };
 }
 
 /** The inbox (main/core/photo-inbox.ts) is not a project's folder: the watcher never looks into it. */

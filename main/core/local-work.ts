@@ -1,7 +1,7 @@
 // Local work: what a person made or changed in the embedded store on this
 // computer, so that signing in to a remote never hides it (issue 15). The
 // embedded engine's change capture records each record a person's write created
-// or changed in the write's own transaction (sync_state rows `local_work:<kind>:<id>`);
+// or changed in the write's own transaction (a ledger kept in sync's state, main/sync/sync-state.ts);
 // the seed writes straight to the store, never through change capture, so the demo
 // data as seeded is never local work. After a sign-in the app offers these records
 // to the signed-in org: sending creates each one through the agent's local API (its
@@ -20,11 +20,9 @@ import { addChangeCapture, type RecordChange } from '../engine/changes/tracked-w
 import type { TrackedModel } from '../engine/changes/record-snapshots.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
 import { uploadFile } from './file-transfers.ts';
+import { type LedgerRow, ledgerSince, listLedgerEntries, readLedgerEntry, removeLedgerEntry, startLedger, writeLedgerEntry } from '../sync/sync-state.ts';
 
 export const LOCAL_WORK_FILE = 'local-work.json';
-const LEDGER_PREFIX = 'local_work:';
-/** Set once the ledger exists in a store (the first start of a version that keeps it: see backfillLocalWork). */
-const LEDGER_SINCE_KEY = 'local_work_since';
 const KINDS: readonly LocalWorkKind[] = ['contact', 'project', 'private_file', 'webhook'];
 /** Fields of a view that change with every write or never come from a person: not "what changed". */
 const NOT_CHANGES = new Set(['modified_date', 'created_date', 'url', 'file_contents', 'completed_on', 'parts', 'private_files', 'private_files_data', 'events', 'events_data']);
@@ -37,7 +35,6 @@ interface LedgerEntry {
 }
 
 const isLocalWorkKind = (model: TrackedModel): model is LocalWorkKind => (KINDS as readonly string[]).includes(model);
-const ledgerKey = (kind: LocalWorkKind, id: number) => `${LEDGER_PREFIX}${kind}:${id}`;
 
 function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
@@ -62,21 +59,19 @@ export function captureLocalWork(context: EngineContext): void {
 
 async function recordChange(trx: Transaction<Database>, orgId: number, change: RecordChange, at: string): Promise<void> {
   if (!isLocalWorkKind(change.model)) return;
-  const key = ledgerKey(change.model, change.id);
   if (change.after === null) {
-    await trx.deleteFrom('sync_state').where('key', '=', key).execute();
+    await removeLedgerEntry(trx, change.model, change.id);
     return;
   }
   const fields = change.before === null ? [] : changedFields(change.before, change.after);
   if (change.before !== null && fields.length === 0) return;
-  const existing = await trx.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
-  const previous = existing ? (JSON.parse(existing.value) as LedgerEntry) : null;
+  const existing = await readLedgerEntry(trx, change.model, change.id);
+  const previous = existing ? (JSON.parse(existing) as LedgerEntry) : null;
   const entry: LedgerEntry =
     change.before === null || previous?.op === 'created'
       ? { org: orgId, op: 'created', fields: [], at }
       : { org: orgId, op: 'changed', fields: [...new Set([...(previous?.fields ?? []), ...fields])].sort(), at };
-  const value = JSON.stringify(entry);
-  await trx.insertInto('sync_state').values({ key, value }).onConflict((conflict) => conflict.column('key').doUpdateSet({ value })).execute();
+  await writeLedgerEntry(trx, change.model, change.id, JSON.stringify(entry));
 }
 
 /**
@@ -86,11 +81,10 @@ async function recordChange(trx: Transaction<Database>, orgId: number, change: R
  * this version and never edited since cannot be told from the seed's and is not found.
  */
 export async function backfillLocalWork(db: Kysely<Database>, now: string): Promise<void> {
-  const since = await db.selectFrom('sync_state').select('value').where('key', '=', LEDGER_SINCE_KEY).executeTakeFirst();
-  if (since) return;
-  const rows: { key: string; value: string }[] = [];
+  if ((await ledgerSince(db)) !== null) return;
+  const rows: LedgerRow[] = [];
   const add = (kind: LocalWorkKind, records: { id: number; org_id: number; modified_date: string }[], op: LedgerEntry['op']) => {
-    for (const record of records) rows.push({ key: ledgerKey(kind, record.id), value: JSON.stringify({ org: record.org_id, op, fields: [], at: record.modified_date } satisfies LedgerEntry) });
+    for (const record of records) rows.push({ kind, id: record.id, entry: JSON.stringify({ org: record.org_id, op, fields: [], at: record.modified_date } satisfies LedgerEntry) });
   };
   const edited = <T extends 'projects' | 'contacts' | 'private_files'>(table: T) =>
     db.selectFrom(table as 'projects').select(['id', 'org_id', 'modified_date']).whereRef('modified_date', '!=', 'created_date').execute();
@@ -98,15 +92,12 @@ export async function backfillLocalWork(db: Kysely<Database>, now: string): Prom
   add('contact', await edited('contacts'), 'changed');
   add('private_file', await edited('private_files'), 'changed');
   add('webhook', await db.selectFrom('webhooks').select(['id', 'org_id', 'modified_date']).execute(), 'created');
-  await db.transaction().execute(async (trx) => {
-    for (const row of rows) await trx.insertInto('sync_state').values(row).onConflict((conflict) => conflict.column('key').doNothing()).execute();
-    await trx.insertInto('sync_state').values({ key: LEDGER_SINCE_KEY, value: now }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
-  });
+  await startLedger(db, rows, now);
 }
 
 /** Every record of `orgId` in the ledger that still exists, named as people know it. */
 export async function listLocalWork(db: Kysely<Database>, orgId: number): Promise<LocalWorkItem[]> {
-  const rows = await db.selectFrom('sync_state').select(['key', 'value']).where('key', 'like', `${LEDGER_PREFIX}%`).execute();
+  const rows = await listLedgerEntries(db);
   const items: LocalWorkItem[] = [];
   const projectTitles = new Map<number, string>();
   const projectTitle = async (id: number | null): Promise<string | null> => {
@@ -118,9 +109,8 @@ export async function listLocalWork(db: Kysely<Database>, orgId: number): Promis
     return projectTitles.get(id)!;
   };
   for (const row of rows) {
-    const [kind, idText] = row.key.slice(LEDGER_PREFIX.length).split(':') as [LocalWorkKind, string];
-    const id = Number(idText);
-    const entry = JSON.parse(row.value) as LedgerEntry;
+    const { kind, id } = row;
+    const entry = JSON.parse(row.entry) as LedgerEntry;
     if (entry.org !== orgId || !KINDS.includes(kind)) continue;
     const base = { key: `${kind}:${id}`, kind, id, change: entry.op, fields: entry.fields, changedAt: entry.at };
     if (kind === 'project') {

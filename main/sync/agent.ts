@@ -30,6 +30,7 @@ import { reserveProvisionalIds } from './replica.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 import { ContentsPolicy, createMadeHereCapture, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';
+import { NO_PROJECT_FOLDERS, type ProjectFolderRecords } from './folder-records.ts';
 
 /**
  * What the agent needs of the project folders watcher (main/watch/). Sync does not
@@ -82,6 +83,12 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   remoteTokenStore?: SecretStore;
   /** Keep one folder per project (main/watch/, docs/project-folders.md): makes the watcher, e.g. main/core/agent-folders.ts's watchProjectFolders. */
   folders?: (wiring: AgentFolderWiring) => Folders;
+  /**
+   * The project folders' tables as sync needs them (the watcher's, main/core/agent-folders.ts's
+   * projectFolderRecords): the host passes them whenever folders may exist in the data
+   * folder, with or without a watcher running now. Default: no folders.
+   */
+  folderRecords?: ProjectFolderRecords;
   /** Private files above this size go up in resumable parts (default 16 MiB), of this size (default 8 MiB). */
   chunkedUploadAboveBytes?: number;
   uploadPartBytes?: number;
@@ -201,6 +208,10 @@ async function establishSession(options: AgentOptions<AgentFolders>): Promise<{ 
 }
 
 export async function startAgent<Folders extends AgentFolders = AgentFolders>(options: AgentOptions<Folders>): Promise<Agent<Folders>> {
+  // Folders without their records would be re-keyed by nobody: a mistake of the host that composed the agent.
+  if (options.folders && !options.folderRecords) {
+    throw new Error('An agent with project folders needs their records too: pass folderRecords (main/core/agent-folders.ts, projectFolderRecords) with folders.');
+  }
   // Before anything reads or writes the folder: a second agent on it would sync beside the first.
   const lock = lockDataFolder(options.dataDir, options.lockHolder ?? 'a SolarDesk agent');
   try {
@@ -246,7 +257,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   let folders: Folders | null = null;
   try {
     await ensureLocalIdentity(engine, remote, config);
-    const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents));
+    const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents, options.folderRecords ?? NO_PROJECT_FOLDERS));
     // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here, whatever
     // --keep-opened-days says: a file someone just put in a folder must not leave it once it has gone up.
     addChangeCapture(engine.context, createMadeHereCapture(clock));
@@ -258,6 +269,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       localUserId: config.user_id,
       remote,
       retry: options.retry ?? DEFAULT_RETRY_SCHEDULE,
+      folderRecords: options.folderRecords ?? NO_PROJECT_FOLDERS,
       preconditions: { mode: options.remotePreconditions ?? 'detect' },
       contentsReplace: { mode: options.remoteContentsReplace ?? 'detect' },
       unreadable: new UnreadableRecords(),

@@ -21,6 +21,7 @@ import { blobPath, evictBlob } from '../engine/files/blob-store.ts';
 import { ROLE_REFERENCE_FIELDS } from '../../shared/project-fields.ts';
 import type { FileContentsJson, ProjectContentsJson } from '../../shared/schemas/contents.ts';
 import { hasNoQueuedChange } from './outbox.ts';
+import { NO_PROJECT_FOLDERS, type ProjectFolderRecords } from './folder-records.ts';
 import { PROVISIONAL_ID_FLOOR } from './replica.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -136,6 +137,8 @@ export class ContentsPolicy {
     private readonly orgId: number,
     private readonly userId: number,
     options: ContentsPolicyOptions = {},
+    /** The project folders' records (main/sync/folder-records.ts): a blob a folder copy maps stays. */
+    private readonly folderRecords: ProjectFolderRecords = NO_PROJECT_FOLDERS,
   ) {
     this.options = { ...DEFAULT_CONTENTS_POLICY, ...options };
   }
@@ -320,8 +323,8 @@ export class ContentsPolicy {
     if (kept.projects === null) return 0;
     const keptProjects = [...kept.projects.keys()];
     const keptFiles = [...kept.files];
-    const evictable = (db: Kysely<Database>, hash: string) =>
-      db
+    const evictable = async (db: Kysely<Database>, hash: string) => {
+      const blocking = await db
         .selectFrom('private_files')
         .select('id')
         .where('file_hash', '=', hash)
@@ -331,13 +334,15 @@ export class ContentsPolicy {
             ...(keptProjects.length > 0 ? [builder('project_id', 'in', keptProjects)] : []),
             ...(keptFiles.length > 0 ? [builder('id', 'in', keptFiles)] : []),
             builder.not(hasNoQueuedChange(builder)),
-            // A folder copy still mapped (the watcher has not evicted it yet, or may not: open in an editor): its blob stays with it.
-            builder.exists(builder.selectFrom('watch_files').select('file_id').whereRef('watch_files.file_id', '=', 'private_files.id')),
           ]),
         )
         .limit(1)
-        .executeTakeFirst()
-        .then((blocking) => blocking === undefined);
+        .executeTakeFirst();
+      if (blocking) return false;
+      // A folder copy still mapped (the watcher has not evicted it yet, or may not: open in an editor): its blob stays with it.
+      const namers = await db.selectFrom('private_files').select('id').where('file_hash', '=', hash).execute();
+      return (await this.folderRecords.filesInProjectFolders(db, namers.map((namer) => namer.id))).size === 0;
+    };
     const hashes = await this.db
       .selectFrom('private_files')
       .select('file_hash')

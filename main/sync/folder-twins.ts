@@ -10,6 +10,7 @@
 // bytes uploaded on purpose) is left alone after a few looks, like any other file.
 import type { Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
+import type { ProjectFolderRecords } from './folder-records.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
@@ -26,18 +27,11 @@ export const FOLDER_TWIN_LOOKS = 5;
  * A private file just pulled into the replica for the first time: a twin (see above)
  * when a project folder here shows another file of its project with its bytes.
  */
-export async function noteFolderTwin(trx: Transaction<Database>, file: { id: number }): Promise<void> {
+export async function noteFolderTwin(trx: Transaction<Database>, file: { id: number }, folders: ProjectFolderRecords): Promise<void> {
   if (isProvisional(file.id)) return;
   const pulled = await trx.selectFrom('private_files').select(['project_id', 'file_hash']).where('id', '=', file.id).executeTakeFirst();
   if (!pulled?.file_hash || pulled.project_id === null) return;
-  const shown = await trx
-    .selectFrom('watch_files')
-    .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
-    .select('watch_files.file_id')
-    .where('private_files.project_id', '=', pulled.project_id)
-    .where('private_files.file_hash', '=', pulled.file_hash)
-    .where('private_files.id', '!=', file.id)
-    .executeTakeFirst();
+  const shown = await folders.showsContentsInProject(trx, pulled.project_id, pulled.file_hash, file.id);
   if (!shown) return;
   await trx.insertInto('sync_state').values({ key: `${FOLDER_TWIN_KEY}${file.id}`, value: '0' }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
 }

@@ -8,7 +8,8 @@
 // main/core/agent-folders.ts), and the core counts held deletes through it.
 import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { Database, OutboxRow, OutboxStatus } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { OutboxRow, OutboxStatus } from './sync-tables.ts';
 import type { ChangeCapture } from '../engine/changes/tracked-write.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
@@ -432,23 +433,6 @@ export async function listHeldFileDeletes(db: Kysely<Database>, limit: number): 
   return db.selectFrom('sync_outbox').select(['id', 'record_id', 'last_error']).where('model', '=', 'private_file').where('status', '=', 'held').limit(limit).execute();
 }
 
-/**
- * A condition on a query over `private_files`: the file has no deletion queued or
- * held. Kept a SQL condition (not a list of ids) so the caller's LIMIT still counts
- * only files that pass it.
- */
-export function hasNoQueuedDelete({ not, exists, selectFrom }: ExpressionBuilder<Database, 'private_files'>) {
-  return not(
-    exists(
-      selectFrom('sync_outbox')
-        .select('id')
-        .where('sync_outbox.model', '=', 'private_file')
-        .where('sync_outbox.op', '=', 'delete')
-        .whereRef('sync_outbox.record_id', '=', 'private_files.id'),
-    ),
-  );
-}
-
 /** A condition on `private_files`: nothing of the file waits in the outbox (no create, change, delete or hold): its contents here are the synced ones. */
 export function hasNoQueuedChange({ not, exists, selectFrom }: ExpressionBuilder<Database, 'private_files'>) {
   return not(
@@ -461,15 +445,29 @@ export function hasNoQueuedChange({ not, exists, selectFrom }: ExpressionBuilder
   );
 }
 
-/** Files created here and still waiting to reach the remote, with the project folder each is in: at most `limit`. */
-export async function listFolderUploads(db: Kysely<Database>, limit: number) {
+/** Private file creates still waiting to reach the remote, in queue order: at most `limit` after the entry `afterId` (the watcher finds which came from its folders). */
+export async function listFileCreates(db: Kysely<Database>, afterId: number, limit: number) {
   return db
     .selectFrom('sync_outbox')
-    .innerJoin('watch_files', 'watch_files.file_id', 'sync_outbox.record_id')
-    .innerJoin('watch_projects', 'watch_projects.project_id', 'watch_files.project_id')
-    .select(['sync_outbox.record_id', 'sync_outbox.status', 'sync_outbox.last_error', 'sync_outbox.next_attempt_at', 'watch_files.name', 'watch_files.size', 'watch_projects.folder', 'watch_projects.project_id'])
-    .where('sync_outbox.model', '=', 'private_file')
-    .where('sync_outbox.op', '=', 'create')
+    .select(['id', 'record_id', 'status', 'last_error'])
+    .where('model', '=', 'private_file')
+    .where('op', '=', 'create')
+    .where('id', '>', afterId)
+    .orderBy('id')
     .limit(limit)
     .execute();
+}
+
+/** Which of these private files have a deletion queued or held. */
+export async function filesWithQueuedDelete(db: Kysely<Database>, fileIds: readonly number[]): Promise<Set<number>> {
+  if (fileIds.length === 0) return new Set();
+  const rows = await db.selectFrom('sync_outbox').select('record_id').where('model', '=', 'private_file').where('op', '=', 'delete').where('record_id', 'in', [...fileIds]).execute();
+  return new Set(rows.map((row) => row.record_id));
+}
+
+/** Which of these private files have anything waiting in the outbox (a create, change, delete or hold). */
+export async function filesWithQueuedChange(db: Kysely<Database>, fileIds: readonly number[]): Promise<Set<number>> {
+  if (fileIds.length === 0) return new Set();
+  const rows = await db.selectFrom('sync_outbox').select('record_id').where('model', '=', 'private_file').where('record_id', 'in', [...fileIds]).execute();
+  return new Set(rows.map((row) => row.record_id));
 }

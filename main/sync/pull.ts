@@ -330,7 +330,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     if (agreed.length) await dropFieldsFromOutbox(trx, model, id, agreed);
     await writeRemoteRecord(trx, sync, model, remoteJson, keep, verdict.sharedBy);
     // New here, with the bytes of a folder file of its project: perhaps a racing copy about to be deleted (folder-twins.ts).
-    if (model === 'private_file' && !localView) await noteFolderTwin(trx, remoteJson);
+    if (model === 'private_file' && !localView) await noteFolderTwin(trx, remoteJson, sync.folderRecords);
     const row = { model, record_id: id, base: JSON.stringify(newBase), remote_modified: remoteJson.modified_date ?? null };
     await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
     return localView && sameJson(localView, { ...remoteView, ...keep }) ? 0 : 1;

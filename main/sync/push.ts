@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Transaction } from 'kysely';
-import type { Database, OutboxRow } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { OutboxRow } from './sync-tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
@@ -540,7 +541,7 @@ async function finishCreate(
       : [];
     for (const field of notTaken) keep[field] = localView[field];
     if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson as RemoteProject);
-    await rekey(trx, group.model, group.recordId, remoteJson.id);
+    await rekey(trx, group.model, group.recordId, remoteJson.id, sync.folderRecords);
     await removeFromOutbox(trx, group.rows);
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
     await storeBase(trx, group.model, remoteJson.id, remoteJson);
@@ -618,7 +619,7 @@ async function adoptCreatedContacts(trx: Transaction<Database>, sync: SyncContex
   for (const [index, contact] of provisional.entries()) {
     const remote = created[index];
     if (!remote) continue;
-    await rekey(trx, 'contact', contact.id, remote.id);
+    await rekey(trx, 'contact', contact.id, remote.id, sync.folderRecords);
     await dropQueuedCreate(trx, 'contact', remote.id);
     await storeBase(trx, 'contact', remote.id, remote);
   }
@@ -758,7 +759,7 @@ async function createBody(sync: SyncContext, group: OutboxGroup, json: Json, opI
  * uploaded through the app is the user's explicit choice and is not merged.
  */
 async function isFromProjectFolder(sync: SyncContext, fileId: number): Promise<boolean> {
-  return (await sync.db.selectFrom('watch_files').select('file_id').where('file_id', '=', fileId).executeTakeFirst()) !== undefined;
+  return sync.folderRecords.isInProjectFolder(sync.db, fileId);
 }
 
 /**
@@ -844,7 +845,7 @@ async function settleFolderCopy(sync: SyncContext, ownId: number): Promise<numbe
     const view = snapshot ? viewOf('private_file', snapshot) : {};
     const keep: RecordView = {};
     for (const field of await queuedUpdateFields(trx, 'private_file', ownId)) keep[field] = view[field];
-    await rekey(trx, 'private_file', ownId, chosen.id);
+    await rekey(trx, 'private_file', ownId, chosen.id, sync.folderRecords);
     await upsertPrivateFile(trx, sync.orgId, chosen, keep);
     await storeBase(trx, 'private_file', chosen.id, chosen);
     await insertOutboxRow(trx, sync.clock.now().toISOString(), { model: 'private_file', recordId: ownId, op: 'delete', fields: [] });

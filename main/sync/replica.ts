@@ -4,6 +4,7 @@
 import { eventTypeIdOf, eventTypeNameOf } from '../../shared/event-types.ts';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, EventRow, ProjectUpdate } from '../engine/store/tables.ts';
+import type { ProjectFolderRecords } from './folder-records.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
 import { naturalSortKey } from '../../shared/natural-sort.ts';
 import { HOSTED_FIELD_NAMES, ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
@@ -466,8 +467,8 @@ export async function applyProjectView(trx: Trx, projectId: number, view: Record
   await trx.updateTable('projects').set({ ...withTitleSort(columns), attributes: JSON.stringify(attributes) }).where('id', '=', projectId).execute();
 }
 
-/** Gives a record made offline the id the remote gave it, everywhere it is referred to. */
-export async function rekey(trx: Trx, model: SyncedModel, from: number, to: number): Promise<void> {
+/** Gives a record made offline the id the remote gave it, everywhere it is referred to (the project folders' records through `folders`). */
+export async function rekey(trx: Trx, model: SyncedModel, from: number, to: number, folders: ProjectFolderRecords): Promise<void> {
   if (from === to) return;
   await sql`PRAGMA defer_foreign_keys = ON`.execute(trx);
   // A pull may already have brought the remote's copy in (a create whose answer was
@@ -481,10 +482,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('private_files').set({ project_id: to }).where('project_id', '=', from).execute();
       await trx.updateTable('file_uploads').set({ project_id: to }).where('project_id', '=', from).execute();
       // Its project folder stays its folder (main/watch/); a pulled copy's folder, if any, is let go.
-      await trx.deleteFrom('watch_files').where('project_id', '=', to).execute();
-      await trx.deleteFrom('watch_projects').where('project_id', '=', to).execute();
-      await trx.updateTable('watch_projects').set({ project_id: to }).where('project_id', '=', from).execute();
-      await trx.updateTable('watch_files').set({ project_id: to }).where('project_id', '=', from).execute();
+      await folders.rekeyProject(trx, from, to);
       break;
     case 'contact':
       await trx.updateTable('contacts').set({ id: to }).where('id', '=', from).execute();
@@ -501,7 +499,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       await trx.updateTable('private_files').set({ id: to }).where('id', '=', from).execute();
       await trx.updateTable('private_file_tags').set({ file_id: to }).where('file_id', '=', from).execute();
       await trx.updateTable('file_uploads').set({ completed_file_id: to }).where('completed_file_id', '=', from).execute();
-      await trx.updateTable('watch_files').set({ file_id: to }).where('file_id', '=', from).execute();
+      await folders.rekeyFile(trx, from, to);
       // Its earlier contents stay its versions (the foreign key cascades too; this holds without it).
       await trx.updateTable('private_file_versions').set({ file_id: to }).where('file_id', '=', from).execute();
       break;

@@ -10,6 +10,7 @@ import type { RequestClass } from './quota-pacer.ts';
 import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import type { UnreadableRecords } from './remote-records.ts';
+import type { ProjectFolderRecords } from './folder-records.ts';
 
 /** How a change that failed for a passing reason is retried: firstDelayMs after the first failure, no jitter. */
 export type RetrySchedule = Omit<Backoff, 'jitter'>;
@@ -24,6 +25,8 @@ export interface SyncContext {
   readonly localUserId: number;
   readonly remote: RemoteClient;
   readonly retry: RetrySchedule;
+  /** The project folders' records (the watcher's, injected by the core; NO_PROJECT_FOLDERS without folders). */
+  readonly folderRecords: ProjectFolderRecords;
   /** How private file creates go up: chunked and resumable above a size, with progress (main/sync/push.ts). */
   readonly uploads?: UploadSettings;
   /** Records per list page when pulling (default: 100 for changes, 1000 for sweeps); tests use small pages to cross page boundaries. */

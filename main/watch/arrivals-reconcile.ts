@@ -185,10 +185,10 @@ export class ArrivalsReconcile {
    */
   private async evictNotKept(kept: KeptFilter): Promise<void> {
     const { store, folders, report, root, outbox, clock } = this.options;
-    const rows = await store.mappingsToEvict({ kept, hasNoQueuedChange: (builder) => outbox.hasNoQueuedChange(builder), limit: EVICTIONS_PER_PASS });
+    const rows = await store.mappingsToEvict({ kept, withQueuedChange: (fileIds) => outbox.filesWithQueuedChange(fileIds), limit: EVICTIONS_PER_PASS });
     if (rows.length === 0) return;
     const openFiles = this.options.openFiles();
-    const remoteHashes = await store.remoteFileHashes(rows.map((row) => row.file_id));
+    const remoteHashes = await outbox.remoteFileHashes(rows.map((row) => row.file_id));
     for (const row of rows) {
       if (this.options.closed()) return;
       // Only bytes the remote is known to hold (the merge base, last read from the remote, names them) leave this computer.
@@ -246,7 +246,7 @@ export class ArrivalsReconcile {
    */
   private async listOnlineOnly(kept: KeptFilter | undefined): Promise<void> {
     const { store, folders, report, root, outbox, orgId } = this.options;
-    const rows = kept ? await store.filesOnlineOnly({ orgId, kept, hasNoQueuedDelete: (builder) => outbox.hasNoQueuedDelete(builder) }) : [];
+    const rows = kept ? await store.filesOnlineOnly({ orgId, kept, withQueuedDelete: (fileIds) => outbox.filesWithQueuedDelete(fileIds) }) : [];
     const byProject = new Map<number, OnlineOnlyEntry[]>();
     for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
     const projects = new Set([...byProject.keys(), ...folders.projectIds().filter((id) => this.onlineOnlyListed.get(id) !== '')]);
@@ -384,7 +384,7 @@ export class ArrivalsReconcile {
     const ids = await this.options.store.filesToArrive({
       orgId: this.options.orgId,
       refusedProjectIds: this.options.folders.refusedProjectIds(),
-      hasNoQueuedDelete: (builder) => this.options.outbox.hasNoQueuedDelete(builder),
+      withQueuedDelete: (fileIds) => this.options.outbox.filesWithQueuedDelete(fileIds),
       limit: ARRIVALS_PER_PASS,
       ...(kept ? { kept } : {}),
     });

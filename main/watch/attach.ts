@@ -7,7 +7,7 @@
 import type fs from 'node:fs';
 import path from 'node:path';
 import type { EngineContext } from '../engine/context.ts';
-import type { WatchFileRow } from '../engine/store/tables.ts';
+import type { WatchFileRow } from './watch-tables.ts';
 import { actorInOrg } from '../engine/auth/actor.ts';
 import type { ReceivedFile } from '../engine/files/blob-store.ts';
 import { type AfterInsert, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';

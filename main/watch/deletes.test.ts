@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
-import { PARTS_PAIR_WINDOW_MS, startWatchParts, type WatchParts } from './testing/watch-parts.ts';
+import { PARTS_PAIR_WINDOW_MS, startWatchParts, type WatchParts } from '../core/testing/watch-parts.ts';
 
 let server: TestServer;
 let root: string;

@@ -5,7 +5,7 @@
 // more than `fraction` of them within a minute trips the mass-delete guard: every
 // one of those deletions is held with its reason, none confirmed automatically.
 import path from 'node:path';
-import type { WatchFileRow } from '../engine/store/tables.ts';
+import type { WatchFileRow } from './watch-tables.ts';
 import { type Clock, nowIso } from '../engine/clock.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import type { ProjectFolders } from './project-folders.ts';

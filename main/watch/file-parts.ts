@@ -1,7 +1,7 @@
 // The three parts that take a file from "seen" to "attached" or "held", wired to one
 // another: the stability gate asks the attacher whether a file is already settled and
 // hands it stable files; the deletes tell the gate to forget a file that went away.
-// The watcher and the parts' unit tests (testing/watch-parts.ts) wire them here alike.
+// The watcher and the parts' unit tests (main/core/testing/watch-parts.ts) wire them here alike.
 import type { Clock } from '../engine/clock.ts';
 import type { EngineContext } from '../engine/context.ts';
 import type { ProjectFolders } from './project-folders.ts';

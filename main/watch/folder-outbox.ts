@@ -1,12 +1,21 @@
 // What the folder watcher needs of sync's outbox (main/sync/outbox.ts owns the
 // table): holding, releasing and confirming the deletion of a file that left its
-// folder, and reading what waits. The watcher never imports sync; the composer
+// folder, and reading what waits. The watcher never imports sync nor queries its
+// tables, and sync is asked questions, not handed SQL (docs/tables.md); the composer
 // (main/core/agent-folders.ts) hands it an implementation.
-import type { Expression, ExpressionBuilder, Kysely, SqlBool, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import type { ChangeActor } from '../engine/changes/change-feed.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+export interface QueuedFileCreate {
+  /** The outbox entry's id: the key of the next page. */
+  id: number;
+  record_id: number;
+  status: string;
+  last_error: string | null;
+}
 
 export interface FolderOutbox {
   /** Holds the deletion of a private file, once; returns the hold's id. */
@@ -17,14 +26,12 @@ export interface FolderOutbox {
   confirmHeldDelete(holdId: number, by: ChangeActor): Promise<{ fileId: number }>;
   /** Drops holds of files that no longer exist. */
   dropStaleHolds(): Promise<number>;
-  /** A condition on `private_files`: no deletion of the file is queued or held. */
-  hasNoQueuedDelete(builder: ExpressionBuilder<Database, 'private_files'>): Expression<SqlBool>;
-  /** A condition on `private_files`: nothing of the file waits in the outbox (files on demand evict only such files). */
-  hasNoQueuedChange(builder: ExpressionBuilder<Database, 'private_files'>): Expression<SqlBool>;
-  /** Files from the folders still waiting to reach the remote. */
-  listFolderUploads(limit: number): Promise<
-    Array<{ record_id: number; status: string; last_error: string | null; name: string; size: number; folder: string; project_id: number }>
-  >;
+  /** Which of these files have a deletion queued or held. */
+  filesWithQueuedDelete(fileIds: readonly number[]): Promise<Set<number>>;
+  /** Which of these files have anything waiting in the outbox (files on demand evict only files with nothing). */
+  filesWithQueuedChange(fileIds: readonly number[]): Promise<Set<number>>;
+  /** Private file creates still waiting to reach the remote, in queue order: at most `limit` after the entry `afterId`. */
+  listFileCreates(afterId: number, limit: number): Promise<QueuedFileCreate[]>;
   /**
    * An edit in place on a folder copy whose file took other contents elsewhere since
    * the copy was made (`folderBase` -> `before` there, `folderBase` -> `local` here):
@@ -33,4 +40,6 @@ export interface FolderOutbox {
    */
   recordContentsConflict(fileId: number, sides: { folderBase: string; before: string; local: string }): Promise<boolean>;
   listHeldFileDeletes(limit: number): Promise<Array<{ id: number; record_id: number; last_error: string | null }>>;
+  /** The contents hash each file had when last read from the remote (sync's merge base): bytes the remote is known to hold. Files never synced are absent. */
+  remoteFileHashes(fileIds: readonly number[]): Promise<Map<number, string | null>>;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
 import { folderWatcherStatusJsonSchema } from '../../shared/schemas/folder.ts';
 import { FolderReport, folderStatus, LIST_CAP, type StatusSources } from './folder-status.ts';
-import { startWatchParts, type WatchParts } from './testing/watch-parts.ts';
+import { startWatchParts, type WatchParts } from '../core/testing/watch-parts.ts';
 
 let server: TestServer;
 let root: string;
@@ -35,6 +35,7 @@ const sources = (overrides: Partial<StatusSources> = {}): StatusSources => ({
   waiting: [],
   downloadProblems: [],
   outbox: parts.outbox,
+  folderUploads: (limit) => parts.store.folderUploads((afterId, pageSize) => parts.outbox.listFileCreates(afterId, pageSize), limit),
   attachedFiles: () => parts.store.countFiles(),
   quiet: () => false,
   ...overrides,

@@ -5,6 +5,7 @@
 import fsp from 'node:fs/promises';
 import type { FolderFileStatus, FolderStatus } from '../../shared/schemas/folder.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
+import type { FolderUpload } from './watch-store.ts';
 
 /** How many entries each list keeps (the counts go on past it). */
 export const LIST_CAP = 500;
@@ -121,6 +122,8 @@ export interface StatusSources {
   waiting: Iterable<WaitingFile>;
   downloadProblems: Iterable<[number, { reason: string }]>;
   outbox: FolderOutbox;
+  /** Files from the folders still waiting to reach the remote (WatchStore.folderUploads over the outbox's creates). */
+  folderUploads: (limit: number) => Promise<FolderUpload[]>;
   attachedFiles: () => Promise<number>;
   /** Read last, after the awaits above, as the watcher's own answer has always been. */
   quiet: () => boolean;
@@ -152,7 +155,7 @@ export async function folderStatus(report: FolderReport, sources: StatusSources)
     });
   }
   for (const [label, problem] of report.problems) files.push({ path: label, project_id: problem.projectId, file_id: null, state: 'failed', reason: problem.reason });
-  const outgoing = await sources.outbox.listFolderUploads(LIST_CAP);
+  const outgoing = await sources.folderUploads(LIST_CAP);
   for (const row of outgoing) {
     const progress = report.uploadProgress.get(row.record_id);
     const failed = row.status === 'parked';

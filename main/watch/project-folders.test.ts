@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
 import { folderForProject, ProjectFolders } from './project-folders.ts';
 import { rekey } from '../sync/replica.ts';
+import { projectFolderRecords } from '../core/agent-folders.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 
 let server: TestServer;
@@ -64,7 +65,7 @@ test('a project made offline keeps its folder when sync re-keys it, which is the
   fs.writeFileSync(path.join(root, `Offline job (${provisional})`, 'photo.jpg'), 'jpeg');
   const realId = provisional + 1000;
   await db().transaction().execute(async (trx) => {
-    await rekey(trx, 'project', provisional, realId);
+    await rekey(trx, 'project', provisional, realId, projectFolderRecords);
     await sql`PRAGMA defer_foreign_keys = OFF`.execute(trx);
   });
   assert.equal(await folders.projectOfFolderNow(`Offline job (${provisional})`), realId, 'the mapping moved with the re-key');

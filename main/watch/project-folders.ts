@@ -10,7 +10,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Database, WatchProjectRow } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { WatchProjectRow } from './watch-tables.ts';
 import { idInFolderName, nameKey, projectFolderName, uniqueName } from './folder-names.ts';
 
 /** The folder at the root that holds the agent's own temp and trash folders; dot-named, so never a project's. */

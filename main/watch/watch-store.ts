@@ -3,7 +3,9 @@
 // joins) and what the watcher reads of `private_files` and `users`. The parts of the
 // watcher never build SQL themselves, so the tables' use is read here, once.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { Database, WatchFileRow } from '../engine/store/tables.ts';
+import type { Database } from '../engine/store/tables.ts';
+import type { WatchFileRow } from './watch-tables.ts';
+import type { FolderOutbox, QueuedFileCreate } from './folder-outbox.ts';
 
 /** Files on demand: the projects whose files are kept on this computer, and single files kept besides. */
 export interface KeptFilter {
@@ -18,6 +20,12 @@ function isKept(builder: ExpressionBuilder<Database, 'private_files'>, kept: Kep
   if (kept.fileIds.length > 0) either.push(builder('private_files.id', 'in', [...kept.fileIds]));
   return either.length > 0 ? builder.or(either) : builder.lit(false);
 }
+
+/** Which of these files sync has something queued or held for (a FolderOutbox question: the watcher never reads sync's outbox). */
+export type QueuedFilesOf = (fileIds: readonly number[]) => Promise<Set<number>>;
+
+/** A file from a folder still waiting to reach the remote: its outbox entry and where it is. */
+export type FolderUpload = QueuedFileCreate & { name: string; size: number; folder: string; project_id: number };
 
 /** One file of a project folder and the private file it shows: a `watch_files` row. */
 export type FileMapping = WatchFileRow;
@@ -120,11 +128,26 @@ export class WatchStore {
   async filesToArrive(options: {
     orgId: number;
     refusedProjectIds: number[];
-    hasNoQueuedDelete: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>;
+    /** Deleted in the folder and held, or being deleted: not brought back. */
+    withQueuedDelete: QueuedFilesOf;
     limit: number;
     /** Files on demand: only files of these projects, or these files, are written into folders (absent: every file). */
     kept?: KeptFilter;
   }): Promise<number[]> {
+    const found: number[] = [];
+    // In pages by id, until `limit` files pass the outbox's check too.
+    for (let after = 0; found.length < options.limit; ) {
+      const page = await this.filesNotShown(options, after);
+      if (page.length === 0) break;
+      const deleting = await options.withQueuedDelete(page);
+      found.push(...page.filter((id) => !deleting.has(id)).slice(0, options.limit - found.length));
+      if (page.length < options.limit) break;
+      after = page[page.length - 1]!;
+    }
+    return found;
+  }
+
+  private async filesNotShown(options: { orgId: number; refusedProjectIds: number[]; limit: number; kept?: KeptFilter }, afterId: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom('private_files')
       .innerJoin('watch_projects', 'watch_projects.project_id', 'private_files.project_id')
@@ -145,8 +168,7 @@ export class WatchStore {
           ),
         ),
       )
-      // Deleted in the folder and held, or being deleted: not brought back.
-      .where((builder) => options.hasNoQueuedDelete(builder))
+      .where('private_files.id', '>', afterId)
       .$if(options.kept !== undefined, (query) => query.where((builder) => isKept(builder, options.kept!)))
       .orderBy('private_files.id')
       .limit(options.limit)
@@ -160,48 +182,44 @@ export class WatchStore {
    * and with nothing of the file waiting in the outbox. The caller still checks that
    * the copy on disk is the mapped one (size, mtime, inode).
    */
-  mappingsToEvict(options: { kept: KeptFilter; hasNoQueuedChange: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>; limit: number }): Promise<WatchFileRow[]> {
-    return this.db
-      .selectFrom('watch_files')
-      .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
-      .selectAll('watch_files')
-      .whereRef('private_files.file_hash', '=', 'watch_files.file_hash')
-      .whereRef('private_files.project_id', '=', 'watch_files.project_id')
-      .where((builder) => builder.not(isKept(builder, options.kept)))
-      .where((builder) => options.hasNoQueuedChange(builder))
-      .limit(options.limit)
-      .execute();
-  }
-
-  /**
-   * The contents hash each file had when last read from the remote (sync's merge base,
-   * `sync_records`): bytes the remote is known to hold. Files never synced are absent.
-   */
-  async remoteFileHashes(fileIds: readonly number[]): Promise<Map<number, string | null>> {
-    const known = new Map<number, string | null>();
-    if (fileIds.length === 0) return known;
-    const rows = await this.db.selectFrom('sync_records').select(['record_id', 'base']).where('model', '=', 'private_file').where('record_id', 'in', [...fileIds]).execute();
-    for (const row of rows) {
-      try {
-        const hash = (JSON.parse(row.base) as { file_hash?: unknown }).file_hash;
-        known.set(row.record_id, typeof hash === 'string' ? hash : null);
-      } catch {
-        known.set(row.record_id, null);
-      }
+  async mappingsToEvict(options: { kept: KeptFilter; withQueuedChange: QueuedFilesOf; limit: number }): Promise<WatchFileRow[]> {
+    const found: WatchFileRow[] = [];
+    // In pages in key order, until `limit` mappings pass the outbox's check too.
+    for (let after: WatchFileRow | undefined; found.length < options.limit; ) {
+      const page = await this.db
+        .selectFrom('watch_files')
+        .innerJoin('private_files', 'private_files.id', 'watch_files.file_id')
+        .selectAll('watch_files')
+        .whereRef('private_files.file_hash', '=', 'watch_files.file_hash')
+        .whereRef('private_files.project_id', '=', 'watch_files.project_id')
+        .where((builder) => builder.not(isKept(builder, options.kept)))
+        .$if(after !== undefined, (query) =>
+          query.where(({ or, and, eb }) => or([eb('watch_files.project_id', '>', after!.project_id), and([eb('watch_files.project_id', '=', after!.project_id), eb('watch_files.name', '>', after!.name)])])),
+        )
+        .orderBy('watch_files.project_id')
+        .orderBy('watch_files.name')
+        .limit(options.limit)
+        .execute();
+      if (page.length === 0) break;
+      const changing = await options.withQueuedChange(page.map((row) => row.file_id));
+      found.push(...page.filter((row) => !changing.has(row.file_id)).slice(0, options.limit - found.length));
+      if (page.length < options.limit) break;
+      after = page[page.length - 1];
     }
-    return known;
+    return found;
   }
 
   /**
    * Files on demand: per project with a folder, the files whose contents stay on the
    * remote (not in `kept`, not in the folder), for its "Online only" list.
    */
-  filesOnlineOnly(options: {
+  async filesOnlineOnly(options: {
     orgId: number;
     kept: KeptFilter;
-    hasNoQueuedDelete: (builder: ExpressionBuilder<Database, 'private_files'>) => Expression<SqlBool>;
+    /** Deleted in the folder and held, or being deleted: not listed. */
+    withQueuedDelete: QueuedFilesOf;
   }): Promise<Array<{ id: number; project_id: number; title: string; filesize: number | null }>> {
-    return this.db
+    const rows = await this.db
       .selectFrom('private_files')
       .innerJoin('watch_projects', 'watch_projects.project_id', 'private_files.project_id')
       .select(['private_files.id', 'watch_projects.project_id', 'private_files.title', 'private_files.filesize'])
@@ -209,10 +227,32 @@ export class WatchStore {
       .where('private_files.file_hash', 'is not', null)
       .where((builder) => builder.not(isKept(builder, options.kept)))
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('watch_files').select('file_id').whereRef('watch_files.file_id', '=', 'private_files.id'))))
-      .where((builder) => options.hasNoQueuedDelete(builder))
       .orderBy('watch_projects.project_id')
       .orderBy('private_files.title')
       .execute();
+    const deleting = await options.withQueuedDelete(rows.map((row) => row.id));
+    return rows.filter((row) => !deleting.has(row.id));
+  }
+
+  /** Files from the folders still waiting to reach the remote, with the folder each is in: at most `limit`. */
+  async folderUploads(listFileCreates: FolderOutbox['listFileCreates'], limit: number): Promise<FolderUpload[]> {
+    const found: FolderUpload[] = [];
+    for (let after = 0; found.length < limit; ) {
+      const creates = await listFileCreates(after, limit);
+      if (creates.length === 0) break;
+      const copies = await this.db
+        .selectFrom('watch_files')
+        .innerJoin('watch_projects', 'watch_projects.project_id', 'watch_files.project_id')
+        .select(['watch_files.file_id', 'watch_files.name', 'watch_files.size', 'watch_projects.folder', 'watch_projects.project_id'])
+        .where('watch_files.file_id', 'in', creates.map((create) => create.record_id))
+        .execute();
+      for (const create of creates) {
+        for (const { file_id: _fileId, ...copy } of copies.filter((row) => row.file_id === create.record_id)) found.push({ ...create, ...copy });
+      }
+      if (creates.length < limit) break;
+      after = creates[creates.length - 1]!.id;
+    }
+    return found.slice(0, limit);
   }
 
   // ---- what the watcher reads of other tables -------------------------------

@@ -267,6 +267,7 @@ export class FolderWatcher {
       waiting: this.gate.waiting(this.root),
       downloadProblems: this.arrivals.downloadProblems,
       outbox: this.options.outbox,
+      folderUploads: (limit) => this.store.folderUploads((afterId, pageSize) => this.options.outbox.listFileCreates(afterId, pageSize), limit),
       attachedFiles: () => this.store.countFiles(),
       quiet: () => this.isQuiet(),
     });

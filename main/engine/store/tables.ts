@@ -1,7 +1,12 @@
-// Row types of every table, as Kysely sees them. Booleans are stored as 0/1 and
-// timestamps as ISO 8601 UTC text in both dialects, so the same queries, the same
+// Row types of the engine's tables, as Kysely sees them. Booleans are stored as 0/1
+// and timestamps as ISO 8601 UTC text in both dialects, so the same queries, the same
 // ordering and the same serializers work on SQLite and on PostgreSQL.
+// Each part owns its tables (docs/tables.md): sync's are in main/sync/sync-tables.ts,
+// the watcher's in main/watch/watch-tables.ts, the core's in main/core/core-tables.ts.
+// They add themselves to `Database`, so the one store holds them all while the engine
+// imports none of them.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { TableOwnership } from './table-ownership.ts';
 
 /** 0 or 1: the portable boolean column. */
 export type Flag = 0 | 1;
@@ -236,15 +241,6 @@ export interface ChangeLogTable {
   logged_at: string;
 }
 
-/** Where and when a photo was taken, by its contents' sha256 (migration 0013; main/core/photo-places.ts). */
-export interface PhotoExifTable {
-  file_hash: string;
-  taken_at: string | null;
-  lat: number | null;
-  lon: number | null;
-  orientation: number | null;
-}
-
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface WebhookDeliveriesTable {
@@ -453,95 +449,12 @@ export interface EntitySharesTable {
   created_date: string;
 }
 
-export type OutboxStatus = 'pending' | 'in_flight' | 'parked' | 'held';
-
-/** A local change waiting to reach the remote (main/sync/). */
-export interface SyncOutboxTable {
-  id: Generated<number>;
-  op_id: string;
-  model: string;
-  record_id: number;
-  op: 'create' | 'update' | 'delete';
-  /** JSON array of the fields an update changed. */
-  fields: string;
-  status: OutboxStatus;
-  attempts: number;
-  next_attempt_at: string;
-  /** When a request for it went out with no answer recorded yet (a crash or a lost response). */
-  sent_at: string | null;
-  last_error: string | null;
-  created_date: string;
-}
-
-/** A synced record's merge base: the writable field values both sides last agreed on. */
-export interface SyncRecordsTable {
-  model: string;
-  record_id: number;
-  base: string;
-  remote_modified: string | null;
-}
-
-export interface SyncConflictsTable {
-  id: Generated<number>;
-  model: string;
-  record_id: number;
-  field: string;
-  local_value: string;
-  remote_value: string;
-  base_value: string;
-  created_date: string;
-  /** Why it is a conflict when not both sides changed it (the remote did not take the value sent); null: changed on both sides. Migration 0023. */
-  reason: string | null;
-}
-
-/** A private file create going up in parts (main/sync/push.ts): resumed from parts_done + 1 after a restart. */
-export interface SyncUploadsTable {
-  op_id: string;
-  upload_id: string;
-  part_bytes: number;
-  parts_done: number;
-  created_date: string;
-}
-
-/** A project's folder under the folder root (main/watch/). */
-export interface WatchProjectsTable {
-  project_id: number;
-  /** The folder's name under the root. */
-  folder: string;
-  /** The "<title> (<id>)" name it was last given; when that changes, the folder is renamed. */
-  canonical: string;
-  folder_ino: string | null;
-}
-
-/** A file in a project folder and the private file it is (main/watch/). */
-export interface WatchFilesTable {
-  project_id: number;
-  name: string;
-  file_id: number;
-  file_hash: string;
-  size: number;
-  mtime_ms: number;
-  ino: string;
-}
-
-export interface SyncStateTable {
-  key: string;
-  value: string;
-}
-
-export interface Database {
-  sync_outbox: SyncOutboxTable;
-  sync_records: SyncRecordsTable;
-  sync_conflicts: SyncConflictsTable;
-  sync_state: SyncStateTable;
-  sync_uploads: SyncUploadsTable;
-  watch_projects: WatchProjectsTable;
-  watch_files: WatchFilesTable;
+/** The engine's own tables. */
+export interface EngineTables {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_changes: WebhookChangesTable;
   change_log: ChangeLogTable;
-  photo_exif: PhotoExifTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_process_logs: WebhookProcessLogsTable;
   throttle_buckets: ThrottleBucketsTable;
@@ -569,6 +482,72 @@ export interface Database {
   entity_shares: EntitySharesTable;
 }
 
+
+/**
+ * Every table of the store. The parts above the engine add theirs with a module
+ * augmentation of this interface (main/sync/sync-tables.ts, main/watch/watch-tables.ts,
+ * main/core/core-tables.ts); lint keeps each part's queries on its own tables.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the parts' augmentations
+export interface Database extends EngineTables {}
+
+/** The engine's tables and the migrations that made them (docs/tables.md). */
+export const ENGINE_TABLES: TableOwnership<EngineTables> = {
+  part: 'engine',
+  tables: {
+    orgs: true,
+    users: true,
+    roles: true,
+    tokens: true,
+    workflows: true,
+    workflow_stages: true,
+    workflow_actions: true,
+    projects: true,
+    contacts: true,
+    project_contacts: true,
+    settings: true,
+    private_files: true,
+    document_templates: true,
+    private_file_versions: true,
+    file_tags: true,
+    private_file_tags: true,
+    file_uploads: true,
+    file_upload_parts: true,
+    connected_orgs: true,
+    permissions_roles: true,
+    project_shares: true,
+    entity_shares: true,
+    events: true,
+    webhooks: true,
+    webhook_changes: true,
+    change_log: true,
+    webhook_deliveries: true,
+    webhook_process_logs: true,
+    throttle_buckets: true,
+  },
+  migrations: [
+    '0001-core',
+    '0002-files',
+    '0003-webhooks-events-throttles',
+    '0006-scale-out',
+    '0007-contact-creator',
+    '0008-private-file-versions',
+    '0009-throttle-admit',
+    '0010-write-generations',
+    '0011-change-log',
+    '0012-title-sort',
+    '0014-workflows',
+    '0015-teams',
+    '0016-catalogues',
+    '0017-event-types-identifiers',
+    '0018-webhook-log-queue',
+    '0020-designed-projects',
+    '0022-share-link-generation',
+    '0024-event-schedule',
+    '0026-document-templates',
+  ],
+};
+
 export type OrgRow = Selectable<OrgsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type RoleRow = Selectable<RolesTable>;
@@ -595,8 +574,3 @@ export type ProjectShareRow = Selectable<ProjectSharesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
-export type OutboxRow = Selectable<SyncOutboxTable>;
-export type ConflictRow = Selectable<SyncConflictsTable>;
-export type SyncUploadRow = Selectable<SyncUploadsTable>;
-export type WatchProjectRow = Selectable<WatchProjectsTable>;
-export type WatchFileRow = Selectable<WatchFilesTable>;

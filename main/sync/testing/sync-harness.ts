@@ -3,22 +3,22 @@
 import fs from 'node:fs';
 import { makeTempDir, requestJson, startTestServer, type TestResponse, type TestServer } from '../../engine/testing/test-server.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { startAgent, type Agent as AnyAgent, type AgentOptions as AnyAgentOptions } from '../agent.ts';
-import type { FolderWatcher } from '../../watch/watcher.ts';
+import { startAgent, type Agent, type AgentFolders, type AgentOptions } from '../agent.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { countChangesStillMoving } from '../outbox.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 
-/** The harness's agents, with the real folder watcher when a test gives them folders (tests read its counts). */
-type Agent = AnyAgent<FolderWatcher>;
-type AgentOptions = AnyAgentOptions<FolderWatcher>;
-
-export interface SyncHarness {
+/**
+ * The harness's agents. `Folders` is what a test gives them as project folders (the
+ * core's real watcher, main/core/testing/folder-harness.ts), so the test can read its
+ * counts; sync's own helpers know only sync's AgentFolders, and never import the watcher.
+ */
+export interface SyncHarness<Folders extends AgentFolders = AgentFolders> {
   server: TestServer;
   proxy: FaultProxy;
-  agent: Agent;
+  agent: Agent<Folders>;
   dataDir: string;
   /** A request to the agent's local API. */
   local(method: string, path: string, body?: unknown): Promise<TestResponse>;
@@ -29,13 +29,13 @@ export interface SyncHarness {
   /** Stops the agent, runs `whileStopped` (edits made while no agent runs), and starts it again on the same data folder. */
   restartAgent(whileStopped?: () => Promise<void> | void): Promise<void>;
   /** Another agent (another computer) on the same server, through the proxy, signed in as `username`; closed with the harness. It has project folders only when `options.folders` gives it its own root. */
-  addAgent(username: string, options?: Partial<AgentOptions>): Promise<SyncedAgent>;
+  addAgent(username: string, options?: Partial<AgentOptions<Folders>>): Promise<SyncedAgent<Folders>>;
   close(): Promise<void>;
 }
 
 /** An agent with its local API and a way to wait for it to be synced. */
-export interface SyncedAgent {
-  readonly agent: Agent;
+export interface SyncedAgent<Folders extends AgentFolders = AgentFolders> {
+  readonly agent: Agent<Folders>;
   readonly dataDir: string;
   local(method: string, path: string, body?: unknown): Promise<TestResponse>;
   synced(timeoutMs?: number): Promise<void>;
@@ -60,21 +60,21 @@ export async function changesStillMoving(agent: Agent): Promise<number> {
   return countChangesStillMoving(agent.context.db);
 }
 
-export interface SyncHarnessOptions {
+export interface SyncHarnessOptions<Folders extends AgentFolders = AgentFolders> {
   serverRates?: unknown;
   remoteRates?: ThrottleRates;
   pollIntervalSeconds?: number;
   /** More agent options (project folders, upload sizes). */
-  agent?: Partial<AgentOptions>;
+  agent?: Partial<AgentOptions<Folders>>;
   /** The server serves the change feed (default true; false as `--no-change-feed`). */
   serverChangeFeed?: boolean;
 }
 
-export async function startSyncHarness(options: SyncHarnessOptions = {}): Promise<SyncHarness> {
+export async function startSyncHarness<Folders extends AgentFolders = AgentFolders>(options: SyncHarnessOptions<Folders> = {}): Promise<SyncHarness<Folders>> {
   const server = await startTestServer({ throttleRates: options.serverRates, changeFeed: options.serverChangeFeed });
   const proxy = await startFaultProxy(server.baseUrl);
   const dataDir = makeTempDir('solardesk-agent-');
-  const agentOptions = {
+  const agentOptions: AgentOptions<Folders> = {
     dataDir,
     pollIntervalSeconds: options.pollIntervalSeconds ?? 3600,
     retry: { firstDelayMs: 100, factor: 2, maxDelayMs: 1000 },
@@ -84,12 +84,12 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     downloadHosts: [new URL(server.baseUrl).host],
     ...options.agent,
   };
-  let agent = await startAgent({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
-  const extraAgents: Agent[] = [];
+  let agent = await startAgent<Folders>({ ...agentOptions, remote: proxy.url, username: DEMO_USERS.sunriseAdmin, password: DEMO_PASSWORD });
+  const extraAgents: Agent<Folders>[] = [];
   const extraDirs: string[] = [];
   const remoteToken = await server.tokenFor(DEMO_USERS.sunriseAdmin);
 
-  const harness: SyncHarness = {
+  const harness: SyncHarness<Folders> = {
     server,
     proxy,
     get agent() {
@@ -102,7 +102,7 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
     async restartAgent(whileStopped) {
       await agent.close();
       await whileStopped?.();
-      agent = await startAgent(agentOptions);
+      agent = await startAgent<Folders>(agentOptions);
     },
     async addAgent(username, options = {}) {
       const extraDir = makeTempDir('solardesk-agent-');
@@ -110,9 +110,9 @@ export async function startSyncHarness(options: SyncHarnessOptions = {}): Promis
       // Another computer: its own data folder, and no project folders unless given its own root. The
       // first agent's `folders` would watch the same root: two watchers on one disk, each attaching
       // what the other writes (arrivals, edits) as its own, which no two computers ever do.
-      const extra = await startAgent({ ...agentOptions, folders: undefined, dataDir: extraDir, remote: proxy.url, username, password: DEMO_PASSWORD, ...options });
+      const extra = await startAgent<Folders>({ ...agentOptions, folders: undefined, dataDir: extraDir, remote: proxy.url, username, password: DEMO_PASSWORD, ...options });
       extraAgents.push(extra);
-      const handle: SyncedAgent = {
+      const handle: SyncedAgent<Folders> = {
         agent: extra,
         dataDir: extraDir,
         local: (method, path, body) => requestJson(extra.localApiUrl, method, path, { token: extra.localToken, body }),

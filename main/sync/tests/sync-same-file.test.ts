@@ -11,23 +11,24 @@ import path from 'node:path';
 import { startSyncHarness, type SyncedAgent, type SyncHarness } from '../testing/sync-harness.ts';
 import type { AgentOptions } from '../agent.ts';
 import type { FolderWatcher } from '../../watch/watcher.ts';
-import { watchProjectFolders } from '../../core/agent-folders.ts';
+import { projectFolderRecords, watchProjectFolders } from '../../core/agent-folders.ts';
 import { makeTempDir, UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { folderOfProject, settleFolders, sleep, waitFor } from '../../watch/testing/folder-testing.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
-import { sha256, type Json } from '../../watch/testing/folder-harness.ts';
+import { sha256, type Json } from '../../core/testing/folder-harness.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const PROJECT = 5;
 const withFolder = (root: string): Partial<AgentOptions<FolderWatcher>> => ({
   folders: watchProjectFolders(root, { stabilityWindowMs: 300, pairWindowMs: 1200, reconcileIntervalMs: 500, burstThreshold: 100 }),
+  folderRecords: projectFolderRecords,
 });
 
 describe('the same bytes dropped into one project on two computers', () => {
-  let first: SyncHarness;
-  let second: SyncedAgent;
+  let first: SyncHarness<FolderWatcher>;
+  let second: SyncedAgent<FolderWatcher>;
   const firstRoot = makeTempDir('solardesk-folders-first-');
   const secondRoot = makeTempDir('solardesk-folders-second-');
   before(async () => {

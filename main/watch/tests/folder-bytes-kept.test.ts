@@ -7,15 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { filesBelow } from '../../engine/testing/file-testing.ts';
 import { folderOfProject, settleFolders, waitFor } from '../testing/folder-testing.ts';
-import { startWithFolder, type Json } from '../testing/folder-harness.ts';
-import { bytesEverywhere, mappedPath, replaceOnServer, sha256Of } from '../testing/bytes-everywhere.ts';
+import { startWithFolder, type Json } from '../../core/testing/folder-harness.ts';
+import { bytesEverywhere, mappedPath, replaceOnServer, sha256Of } from '../../core/testing/bytes-everywhere.ts';
 import { multipartBody, sendMultipart } from '../../engine/testing/multipart-upload.ts';
-import { folderStatus } from '../testing/folder-harness.ts';
+import { folderStatus } from '../../core/testing/folder-harness.ts';
 import { lockFileNamesFor } from '../folder-names.ts';
 import { NEWER_VERSION_WAITING } from '../folder-status.ts';
 import { agentEvictedDir } from '../arrivals.ts';
@@ -28,7 +28,7 @@ const UNPINNED_LATER = 9;
 
 /** A real server and agent with project folders under a fresh root, at the agent's files-on-demand policy. */
 class AgentWithFolders {
-  h!: SyncHarness;
+  h!: FolderHarness;
   root = '';
   token = '';
 

@@ -1,23 +1,23 @@
 // Issue 19, findings 4, 5 and 10: only regular files inside a real project folder are
 // ever read, nothing is written through a link, and titles starting with a dot get
 // visible names that round-trip. A real server, the fault proxy and a real agent
-// with --folder on the real filesystem (main/watch/testing/folder-harness.ts).
+// with --folder on the real filesystem (main/core/testing/folder-harness.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { folderOfProject, settleFolders, sleep, waitFor } from '../testing/folder-testing.ts';
-import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder } from '../testing/folder-harness.ts';
+import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder } from '../../core/testing/folder-harness.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 
 // Long enough for the test to swap a file for a link while the watcher still waits for it to be stable.
 const WINDOW_MS = 1000;
 
 describe('project folders: only real files in real folders are read', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   let outside: string;
   const logs: string[] = [];

@@ -10,14 +10,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SyncHarness, SyncedAgent } from '../../sync/testing/sync-harness.ts';
+import type { SyncedAgent } from '../../sync/testing/sync-harness.ts';
+import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { CONTENTS_ROUTE_KEY } from '../../sync/push.ts';
 import { getSyncState } from '../../sync/sync-context.ts';
 import { folderOfProject, settleFolders, sleep, waitFor } from '../testing/folder-testing.ts';
-import { localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../testing/folder-harness.ts';
+import { localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../../core/testing/folder-harness.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 
 const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
@@ -28,7 +29,7 @@ const projectIdOf = (file: Json) => Number(/\/projects\/(\d+)\/$/.exec(file.proj
 const tagIdsOf = (file: Json) => (file.file_tags as string[]).map((url) => Number(/\/file_tags\/(\d+)\/$/.exec(url)?.[1] ?? NaN)).sort();
 
 /** Drops `bytes` into the project's folder and waits until the remote has them; returns the remote file. */
-async function dropAndSync(h: SyncHarness, root: string, projectId: number, name: string, bytes: Buffer): Promise<Json> {
+async function dropAndSync(h: FolderHarness, root: string, projectId: number, name: string, bytes: Buffer): Promise<Json> {
   fs.writeFileSync(path.join(folderOfProject(root, projectId), name), bytes);
   await waitFor(`${name} attached`, async () => (await localFilesWithHash(h, sha256(bytes))).length === 1);
   await settleFolders(h);
@@ -37,14 +38,14 @@ async function dropAndSync(h: SyncHarness, root: string, projectId: number, name
   return remote;
 }
 
-const versionHashes = async (h: SyncHarness, fileId: number) =>
+const versionHashes = async (h: FolderHarness, fileId: number) =>
   (await h.agent.engine.context.db.selectFrom('private_file_versions').select('file_hash').where('file_id', '=', fileId).orderBy('id').execute()).map((row) => row.file_hash);
-const heldCount = async (h: SyncHarness) => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).filter((row) => row.status === 'held').length;
-const mappedFileId = async (h: SyncHarness, name: string) =>
+const heldCount = async (h: FolderHarness) => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).filter((row) => row.status === 'held').length;
+const mappedFileId = async (h: FolderHarness, name: string) =>
   (await h.agent.engine.context.db.selectFrom('watch_files').select('file_id').where('name', '=', name).executeTakeFirst())?.file_id;
 
 describe('edits in place, synced to a SolarDesk remote (the contents route)', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   before(async () => {
     root = makeTempDir('solardesk-folder-edits-');
@@ -133,7 +134,7 @@ describe('edits in place, synced to a SolarDesk remote (the contents route)', ()
 });
 
 describe('edits in place, synced to a remote without the contents route (remoteContentsReplace off, as the hosted service)', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   before(async () => {
     root = makeTempDir('solardesk-folder-edits-hosted-');

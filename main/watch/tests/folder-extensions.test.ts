@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { folderOfProject, settleFolders, waitFor } from '../testing/folder-testing.ts';
-import { sha256, startWithFolder, type Json } from '../testing/folder-harness.ts';
+import { sha256, startWithFolder, type Json } from '../../core/testing/folder-harness.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 
 const jpeg = () => sharp({ create: { width: 16, height: 16, channels: 3, background: '#8ec5ff' } }).jpeg().toBuffer();
@@ -19,7 +19,7 @@ const png = () => sharp({ create: { width: 16, height: 16, channels: 4, backgrou
 const pdf = () => Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
 describe('project folders, synced: folder copies keep extensions', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   before(async () => {
     root = makeTempDir('solardesk-folder-names-');

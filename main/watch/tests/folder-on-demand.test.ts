@@ -6,12 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { blobPath } from '../../engine/files/blob-store.ts';
 import { folderOfProject, settleFolders, waitFor } from '../testing/folder-testing.ts';
-import { sha256, startWithFolder, type Json } from '../testing/folder-harness.ts';
+import { sha256, startWithFolder, type Json } from '../../core/testing/folder-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { ONLINE_ONLY_FILE_NAME, ONLINE_ONLY_MARKER } from '../online-only.ts';
 import { LINK_KEY } from '../../sync/contents-policy.ts';
@@ -24,7 +24,7 @@ const OPENED_PROJECT = 17;
 const USER_NAMED_PROJECT = 25;
 
 describe('files on demand: only the projects that matter keep their files here', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   let adminToken: string;
   const files: Record<string, Json> = {};

@@ -5,12 +5,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { folderOfProject, settleFolders, sleep, waitFor, writeSlowly } from '../testing/folder-testing.ts';
-import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../testing/folder-harness.ts';
+import { folderStatus, localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../../core/testing/folder-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 
 const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
@@ -18,7 +18,7 @@ const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
 const projectIdOf = (file: Json) => Number(/\/projects\/(\d+)\/$/.exec(file.project ?? '')?.[1] ?? NaN);
 
 describe('project folders, synced', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   before(async () => {
     root = makeTempDir('solardesk-folders-');
@@ -376,7 +376,7 @@ describe('project folders, synced', () => {
 });
 
 describe('project folders with --confirm-deletes', () => {
-  let h: SyncHarness;
+  let h: FolderHarness;
   let root: string;
   before(async () => {
     root = makeTempDir('solardesk-folders-confirm-');

@@ -46,5 +46,5 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 
 /** Whether writes to `table` must move the counts: every table a view may be built from. */
 export function tracksWrites(table: string): boolean {
-  return !BOOKKEEPING_TABLES.has(table as never) && table !== 'write_generations' && !table.startsWith('kysely_migration');
+  return !BOOKKEEPING_TABLES.has(table) && table !== 'write_generations' && !table.startsWith('kysely_migration');
 }

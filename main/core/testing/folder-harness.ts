@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import { startSyncHarness, type SyncHarness } from '../../sync/testing/sync-harness.ts';
 import { UNTHROTTLED_RATES } from '../../engine/testing/test-server.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
-import type { FolderStatus } from '../watcher.ts';
-import { settleFolders } from './folder-testing.ts';
-import { watchProjectFolders } from '../../core/agent-folders.ts';
+import type { FolderStatus, FolderWatcher } from '../../watch/watcher.ts';
+import { settleFolders } from '../../watch/testing/folder-testing.ts';
+import { projectFolderRecords, watchProjectFolders } from '../agent-folders.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContentsPolicyOptions } from '../../sync/contents-policy.ts';
 
@@ -33,7 +33,10 @@ export interface FolderHarnessOptions {
   contents?: ContentsPolicyOptions;
 }
 
-export async function startWithFolder(root: string, options: FolderHarnessOptions = {}): Promise<SyncHarness> {
+/** A sync harness whose agent has the real folder watcher (tests read its counts). */
+export type FolderHarness = SyncHarness<FolderWatcher>;
+
+export async function startWithFolder(root: string, options: FolderHarnessOptions = {}): Promise<FolderHarness> {
   const printing = process.env.FOLDER_TEST_LOG;
   const log = (line: string) => {
     options.log?.(line);
@@ -50,6 +53,7 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
         burstThreshold: 100,
         confirmDeletes: options.confirmDeletes ?? false,
       }),
+      folderRecords: projectFolderRecords,
       contents: options.contents ?? { everything: true },
       chunkedUploadAboveBytes: 1024 * 1024,
       uploadPartBytes: 512 * 1024,

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SyncHarness } from '../../sync/testing/sync-harness.ts';
+import { folderCopiesOf } from '../../watch/folder-records.ts';
 import type { TestServer } from '../../engine/testing/test-server.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { multipartBody, sendMultipart } from '../../engine/testing/multipart-upload.ts';
@@ -43,6 +44,6 @@ export async function replaceOnServer(server: TestServer, token: string, fileId:
 
 /** The folder copy's path by the name the agent mapped for this file. */
 export async function mappedPath(h: SyncHarness, folder: string, fileId: number): Promise<string | null> {
-  const row = await h.agent.engine.context.db.selectFrom('watch_files').select('name').where('file_id', '=', fileId).executeTakeFirst();
-  return row ? path.join(folder, row.name) : null;
+  const [copy] = await folderCopiesOf(h.agent.engine.context.db, fileId);
+  return copy ? path.join(folder, copy.name) : null;
 }

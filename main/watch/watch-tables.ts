@@ -1,0 +1,46 @@
+// The folder watcher's own tables (docs/tables.md): which folder is which
+// project's, and which file in it is which private file. Only main/watch/ queries
+// them; sync and the core get what they need of them as functions
+// (main/watch/folder-links.ts), injected by the composer.
+import type { Selectable } from 'kysely';
+import type { TableOwnership } from '../engine/store/table-ownership.ts';
+
+/** A project's folder under the folder root (main/watch/). */
+export interface WatchProjectsTable {
+  project_id: number;
+  /** The folder's name under the root. */
+  folder: string;
+  /** The "<title> (<id>)" name it was last given; when that changes, the folder is renamed. */
+  canonical: string;
+  folder_ino: string | null;
+}
+
+/** A file in a project folder and the private file it is (main/watch/). */
+export interface WatchFilesTable {
+  project_id: number;
+  name: string;
+  file_id: number;
+  file_hash: string;
+  size: number;
+  mtime_ms: number;
+  ino: string;
+}
+
+export interface WatchTables {
+  watch_projects: WatchProjectsTable;
+  watch_files: WatchFilesTable;
+}
+
+declare module '../engine/store/tables.ts' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds the watcher's tables to the store's
+  interface Database extends WatchTables {}
+}
+
+export const WATCH_TABLES: TableOwnership<WatchTables> = {
+  part: 'watch',
+  tables: { watch_projects: true, watch_files: true },
+  migrations: ['0005-folders-uploads'],
+};
+
+export type WatchProjectRow = Selectable<WatchProjectsTable>;
+export type WatchFileRow = Selectable<WatchFilesTable>;
