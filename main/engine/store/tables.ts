@@ -508,6 +508,16 @@ export interface SyncStateTable {
   value: string;
 }
 
+/** A person's schedule feed in one org (migration 0025): only the hash of its URL's secret is kept. */
+export interface CalendarFeedsTable {
+  id: Generated<number>;
+  user_id: number;
+  org_id: number;
+  /** SHA-256 (hex) of the secret in the feed's URL. */
+  secret_hash: string;
+  created_date: string;
+}
+
 export interface Database {
   sync_outbox: SyncOutboxTable;
   sync_records: SyncRecordsTable;
@@ -517,6 +527,7 @@ export interface Database {
   watch_projects: WatchProjectsTable;
   watch_files: WatchFilesTable;
   events: EventsTable;
+  calendar_feeds: CalendarFeedsTable;
   webhooks: WebhooksTable;
   webhook_changes: WebhookChangesTable;
   change_log: ChangeLogTable;
