@@ -33,6 +33,10 @@ export const apiPaths = {
   event: (orgId: number, id: number) => `${orgPath(orgId)}events/${id}/`,
   /** SolarDesk extension: the event as an iCalendar file (GET, text/calendar), main/engine/events/event-calendar.ts. */
   eventCalendarFile: (orgId: number, id: number) => `${orgPath(orgId)}events/${id}/ics/`,
+  /** SolarDesk extension: the caller's schedule feed in the org (GET whether one exists, POST makes or replaces it, DELETE revokes it). */
+  calendarFeedSettings: (orgId: number) => `${orgPath(orgId)}calendar_feed/`,
+  /** SolarDesk extension: a person's schedule as iCalendar, at its secret (GET/HEAD, no Authorization header). */
+  calendarFeed: (secret: string) => `/api/calendar_feeds/${encodeURIComponent(secret)}/schedule.ics`,
   webhooks: (orgId: number) => `${orgPath(orgId)}webhooks/`,
   webhook: (orgId: number, id: number) => `${orgPath(orgId)}webhooks/${id}/`,
   webhookProcessLogs: (orgId: number) => `${orgPath(orgId)}webhook_process_logs/`,

@@ -190,9 +190,10 @@ export const EVENT_FIELD_RULES = {
     }),
   is_complete: booleanField(),
   is_archived: booleanField(),
+  // The check before .nullable(): after it, the OpenAPI document would show whole numbers only, not "2".
   task_status: integerField('Task status must be a whole number code, such as 1.')
-    .nullable()
-    .refine((status) => status === null || status >= 0, 'Task status cannot be negative.'),
+    .refine((status) => status >= 0, 'Task status cannot be negative.')
+    .nullable(),
   // Whether each names a role of the actor's org is the engine's to check; here, that it names a role at all.
   team_members: z
     .array(z.union([z.string(), z.number()]), { error: 'Team members must be a list of role URLs.' })

@@ -38,6 +38,9 @@ export const DEFAULT_THROTTLE_RATES = {
   // SolarDesk's contents and versions extension (docs/files.md "Versions") counts in the same quota.
   private_file_contents_update: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
   private_file_versions: { user: '1000/hour', org: '1000/day', bucket: 'private_files' },
+  // A person's schedule feed (docs/http-api.md "Schedule feed"): phones and calendar services poll it, every
+  // 15 minutes at the most eager; counted per feed owner, whoever fetches it, so a leaked URL cannot be hammered.
+  calendar_feed: { user: '60/hour', org: '10000/day' },
   // Every other endpoint still has a quota (service.md 8); these are SolarDesk's own.
   default: { user: '600/min', org: '200000/day' },
   // Routes without a signed-in user are counted per client address ("user" is the address here).
@@ -129,5 +132,6 @@ export const BUCKET_LABELS: Record<string, string> = {
   connected_org_create: 'New connected orgs',
   connected_org_partial_update: 'Connected org edits',
   connected_org_list: 'Connected org lists',
+  calendar_feed: 'Schedule feeds',
   default: 'Other requests (lists, contacts, roles, webhooks)',
 };

@@ -20,6 +20,7 @@ import { registerPermissionsRoleRoutes } from './sharing/permissions-role-routes
 import { registerBulkShareRoutes } from './sharing/bulk-share-routes.ts';
 import { notFound } from './http/errors.ts';
 import { registerEventRoutes } from './events/event-routes.ts';
+import { registerCalendarFeedRoute, registerCalendarFeedSettingsRoutes } from './events/calendar-feed-routes.ts';
 import { registerWebhookRoutes } from './webhooks/webhook-routes.ts';
 import { registerWorkflowRoutes } from './workflows/workflow-routes.ts';
 import { enforceThrottle, throttleActionOf } from './throttle/throttle-hook.ts';
@@ -54,6 +55,7 @@ export async function registerRoutes(
   registerDownloadRoutes(app, context);
   registerShareRoutes(app, context);
   registerProposalDataRoutes(app, context);
+  registerCalendarFeedRoute(app, context);
 
   await app.register(
     async (scope) => {
@@ -79,6 +81,7 @@ export async function registerRoutes(
       registerPermissionsRoleRoutes(orgScope, context);
       registerBulkShareRoutes(orgScope, context);
       registerEventRoutes(orgScope, context);
+      registerCalendarFeedSettingsRoutes(orgScope, context);
       registerWebhookRoutes(orgScope, context);
       if (features.changeFeed) registerChangeRoutes(orgScope, context);
       extraOrgRoutes?.(orgScope, context);

@@ -141,6 +141,12 @@ const ORG_ROUTES: Record<string, RouteRule> = {
   'PATCH /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200), body: () => ({ is_complete: true }) },
   'PUT /api/orgs/{org_id}/events/{id}/': { expect: projectRule(200), body: () => ({ title: 'Access matrix visit', start: '2027-01-04T09:00:00Z' }) },
   'DELETE /api/orgs/{org_id}/events/{id}/': { expect: projectRule(204), fresh: async (home) => ({ id: await home.maker.make('event', home.records.project) }) },
+  // The event as .ics (issue 27): the event's own access; the fixture event has a start.
+  'GET /api/orgs/{org_id}/events/{id}/ics/': { expect: projectRule(200) },
+  // Each person manages their own schedule feed in the org: every role may.
+  'GET /api/orgs/{org_id}/calendar_feed/': { expect: all(200) },
+  'POST /api/orgs/{org_id}/calendar_feed/': { expect: all(201) },
+  'DELETE /api/orgs/{org_id}/calendar_feed/': { expect: all(204) },
   'GET /api/orgs/{org_id}/webhooks/': { expect: adminOnly(200) },
   'POST /api/orgs/{org_id}/webhooks/': { expect: adminOnly(201), body: () => ({ endpoint: 'https://hooks.example.invalid/access', enabled: false, debug: false }) },
   'GET /api/orgs/{org_id}/webhooks/{id}/': { expect: adminOnly(200) },
@@ -210,6 +216,8 @@ const PUBLIC_ROUTES: Record<string, { expect: number; body?: unknown }> = {
   'GET /api/file_tags/': { expect: 200 },
   'GET /api/file_tags/{id}/': { expect: 200 },
   'GET /downloads/private_files/{id}/': { expect: 200 },
+  // A schedule feed's secret URL (issue 27) with a secret that names no feed: 404 whatever the Authorization.
+  'GET /api/calendar_feeds/{secret}/schedule.ics': { expect: 404 },
 };
 
 describe('access: every route, every demo user, no token, a bad token and a foreign org', () => {
@@ -413,6 +421,48 @@ describe('access: every route, every demo user, no token, a bad token and a fore
       }
     }
     tally.notes.push(`${operations.length} routes x ${principals.length} callers: ${cells} cells, every answer checked for other orgs' data`);
+  });
+
+  test("a project's events are out of reach of whoever cannot see the project: detail, list, changes, .ics and feed", async () => {
+    // The member holds no role on Sunrise's fixture project; an event there names them as a team member all the same.
+    const sunrise = homes[1];
+    const [adminToken, memberToken, basicToken] = [await server.tokenFor('sunriseAdmin'), await server.tokenFor('sunriseMember'), await server.tokenFor('basicAdmin')];
+    const call = async (method: string, urlPath: string, token: string | undefined, body?: unknown) => {
+      tally.inputs++;
+      return sendChecked(server, jsonRequest(method, urlPath, body, token));
+    };
+    const roles = (await call('GET', apiPaths.roles(1), adminToken)).json as Array<{ id: number; email: string }>;
+    const memberRole = roles.find((role) => role.email === 'member@sunrise.example')!;
+    const created = await call('POST', apiPaths.events(1), adminToken, {
+      project: apiPaths.project(1, sunrise.records.project),
+      title: 'Hidden from the member: roof inspection',
+      start: '2027-01-05T09:00:00+10:00',
+      team_members: [apiPaths.role(1, memberRole.id)],
+    });
+    expectStatus(created, 201, 'the admin books the member on the hidden project');
+    const id = created.json.id as number;
+
+    expectStatus(await call('GET', apiPaths.event(1, id), memberToken), 403, 'the member reads it');
+    expectStatus(await call('GET', apiPaths.eventCalendarFile(1, id), memberToken), 403, 'the member downloads its .ics');
+    expectStatus(await call('PATCH', apiPaths.event(1, id), memberToken, { is_complete: true }), 403, 'the member completes it');
+    expectStatus(await call('PUT', apiPaths.event(1, id), memberToken, { title: 'Taken over' }), 403, 'the member replaces it');
+    expectStatus(await call('DELETE', apiPaths.event(1, id), memberToken), 403, 'the member deletes it');
+    const listed = (await call('GET', `${apiPaths.events(1)}?limit=1000&team_member=${memberRole.id}`, memberToken)).json as Array<{ id: number }>;
+    assert.ok(!listed.some((event) => event.id === id), 'the member does not find it in the list, even filtered by their own role');
+    const feedUrl = new URL((await call('POST', apiPaths.calendarFeedSettings(1), memberToken)).json.url as string);
+    const feed = await call('GET', feedUrl.pathname, undefined);
+    expectStatus(feed, 200, "the member's feed");
+    assert.ok(!feed.text.includes('Hidden from the member'), "the member's feed leaves it out");
+
+    // Another org's admin: it does not exist for them, in either org's path.
+    expectStatus(await call('GET', apiPaths.eventCalendarFile(2, id), basicToken), 404, "Basic's admin downloads it by Basic's path");
+    expectStatus(await call('GET', apiPaths.eventCalendarFile(1, id), basicToken), 403, "Basic's admin downloads it by Sunrise's path");
+
+    // The admin sees it, so the refusals above were about access, not a broken event.
+    expectStatus(await call('GET', apiPaths.eventCalendarFile(1, id), adminToken), 200, 'the admin downloads its .ics');
+    expectStatus(await call('PATCH', apiPaths.event(1, id), memberToken, { title: 'Still hidden' }), 403, 'still refused after');
+    expectStatus(await call('DELETE', apiPaths.calendarFeedSettings(1), memberToken), 204, 'the member revokes the feed');
+    expectStatus(await call('GET', feedUrl.pathname, undefined), 404, 'the revoked feed');
   });
 
   test('fetch_token for a foreign org is 403', async () => {

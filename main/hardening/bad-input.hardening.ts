@@ -366,7 +366,8 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
           return (
             !/^\d+$/.test(decoded) &&
             !/^[0-9a-f]{32}$/.test(decoded) &&
-            !(param === 'iso2' && /^[A-Za-z]{2}$/.test(decoded)) &&
+            // Two letters may be another country (the parameter was `iso2`, now `country`: AU, 36 or BA alike).
+            !((param === 'iso2' || param === 'country') && /^[A-Za-z]{2}$/.test(decoded)) &&
             decoded !== values[param] &&
             decoded.replace(/\//g, '') !== ''
           );
@@ -438,6 +439,70 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
       // None of them may write (the absolute-form GET is a read).
       assert.equal(inspector.dataVersion(), version, `${label} wrote to the store`);
     }
+  });
+
+  test('events and their calendar routes: what cannot be true is refused on its field, and stores nothing', async () => {
+    // Another org's contact and person, and ids that name nothing, read from the store itself.
+    const otherContact = inspector.all<{ id: number }>('select id from contacts where org_id = 2 order by id limit 1')[0]!.id;
+    const otherRole = inspector.all<{ id: number }>('select id from roles where org_id = 2 order by id limit 1')[0]!.id;
+    const project = apiPaths.project(1, records.project);
+    const valid = { title: 'Hardening visit', project, start: '2027-02-01T09:00:00+10:00', end: '2027-02-01T10:00:00+10:00' };
+    // [what, body, the field the 400 names]; each is sent as a create and as a change of the fixture event.
+    const refused: Array<[string, Record<string, unknown>, string]> = [
+      ['a start that is not a date', { start: 'next Tuesday' }, 'start'],
+      ['a start on a day that does not exist', { start: '2027-02-30T09:00:00Z' }, 'start'],
+      ['a start at an hour that does not exist', { start: '2027-02-01T25:00:00Z' }, 'start'],
+      ['an end that is not a date', { end: '01/02/2027 10am' }, 'end'],
+      ['a completion date that is not a date', { completion_date: 'yesterday' }, 'completion_date'],
+      ['an end before the start', { start: '2027-02-01T10:00:00Z', end: '2027-02-01T09:59:59Z' }, 'end'],
+      // 10:00 at +10:00 is 00:00 UTC: an end at 23:59 UTC the day before reads later but is earlier.
+      ['an end that reads later but is earlier, in another zone', { start: '2027-02-01T10:00:00+10:00', end: '2027-01-31T23:59:00Z' }, 'end'],
+      ['a negative duration', { duration: -60 }, 'duration'],
+      ['a duration that is not one', { duration: '1h30' }, 'duration'],
+      ['a fractional task status', { task_status: 1.5 }, 'task_status'],
+      ['a negative task status', { task_status: -1 }, 'task_status'],
+      ['an unknown event type', { event_type_id: 999_999 }, 'event_type_id'],
+      ['a team member that is no role', { team_members: [apiPaths.role(1, 999_999)] }, 'team_members'],
+      ["a team member of another org", { team_members: [apiPaths.role(2, otherRole)] }, 'team_members'],
+      ['a team member that is not a reference', { team_members: ['../../1; DROP TABLE roles'] }, 'team_members'],
+      ['team members that are not a list', { team_members: apiPaths.role(1, records.role) }, 'team_members'],
+      ["a contact of another org", { contact: apiPaths.contact(2, otherContact) }, 'contact'],
+      ['a contact that does not exist', { contact: apiPaths.contact(1, 999_999) }, 'contact'],
+      ['a project that is an object', { project: { id: records.project } }, 'project'],
+      ['a title that is a list', { title: ['Site visit'] }, 'title'],
+      ['a completion flag that is not a boolean', { is_complete: 'maybe' }, 'is_complete'],
+      ['a start that is an object', { start: { date: '2027-02-01' } }, 'start'],
+      ['a place that is an object', { location_override: { street: 1 } }, 'location_override'],
+    ];
+    let sent = 0;
+    for (const [what, body, field] of refused) {
+      for (const [method, urlPath, payload] of [
+        ['POST', apiPaths.events(1), { ...valid, ...body }],
+        ['PATCH', apiPaths.event(1, records.event), body],
+      ] as const) {
+        const response = await attack({ label: `${what} (${method})`, request: jsonRequest(method, urlPath, payload, token), mustRefuse: true });
+        sent++;
+        assert.equal(response.status, 400, `${what} (${method}): ${response.text.slice(0, 300)}`);
+        assert.ok(Array.isArray((response.json as Record<string, unknown>)[field]), `${what} (${method}): the 400 names ${field}: ${response.text.slice(0, 300)}`);
+      }
+    }
+    // An end before the start the event already has: the PATCH carries only the end.
+    const stored = await attack({ label: 'an end before the stored start', request: jsonRequest('PATCH', apiPaths.event(1, records.event), { end: '2027-01-04T08:00:00Z' }, token), mustRefuse: true });
+    assert.equal(stored.status, 400, stored.text);
+    assert.ok(Array.isArray((stored.json as Record<string, unknown>).end), stored.text);
+    // Huge bodies: a title over the body limit is 413 on every event write.
+    for (const [method, urlPath] of [['POST', apiPaths.events(1)], ['PATCH', apiPaths.event(1, records.event)], ['PUT', apiPaths.event(1, records.event)]] as const) {
+      const huge = await attack({ label: `a 3 MiB title (${method})`, request: jsonRequest(method, urlPath, { ...valid, title: 'x'.repeat(3 * MiB) }, token), mustRefuse: true });
+      assert.equal(huge.status, 413, `${method}: ${huge.text.slice(0, 200)}`);
+      sent++;
+    }
+    // The .ics of an event that does not exist, of an id that is no id, and a feed secret that is far too long.
+    for (const urlPath of [apiPaths.eventCalendarFile(1, 999_999), '/api/orgs/1/events/1e3/ics/', apiPaths.calendarFeed('x'.repeat(150)), apiPaths.calendarFeed("' OR 1=1 --")]) {
+      const response = await attack({ label: `GET ${urlPath.slice(0, 60)}`, request: jsonRequest('GET', urlPath, undefined, token), mustRefuse: true });
+      assert.equal(response.status, 404, `${urlPath.slice(0, 60)}: ${response.text.slice(0, 200)}`);
+      sent++;
+    }
+    tally.notes.push(`${sent + 1} event and calendar requests that cannot be true refused on their field, nothing stored`);
   });
 
   test('every route of the OpenAPI document was attacked', () => {

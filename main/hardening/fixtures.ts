@@ -119,7 +119,8 @@ export class RecordMaker {
       case 'contact':
         return String((await this.call('POST', apiPaths.contacts(this.org), { first_name: label, email: `fixture${this.made}.org${this.org}@example.com` })).json.id);
       case 'event':
-        return String((await this.call('POST', apiPaths.events(this.org), { title: label, project })).json.id);
+        // A schedule entry (a start), so that its .ics download answers 200 to whoever may see it.
+        return String((await this.call('POST', apiPaths.events(this.org), { title: label, project, start: '2027-01-04T09:00:00Z' })).json.id);
       case 'webhook':
         return String(
           (await this.call('POST', apiPaths.webhooks(this.org), { endpoint: `https://hooks.example.invalid/org${this.org}/${this.made}`, enabled: false, debug: false })).json.id,

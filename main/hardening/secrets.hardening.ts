@@ -40,6 +40,8 @@ const wrongPasswords = [`wrong-${randomBytes(6).toString('hex')}`, `Pa55-${rando
 /** A password a client put where it does not belong: it may be stored as data, never logged or echoed by an error. */
 const canary = `canary-${randomBytes(9).toString('base64url')}`;
 const webhookCredential = `whsec-${randomBytes(12).toString('hex')}`;
+/** The secret of a schedule feed made and fetched in the run: in its owner's answer, never in a log or the store. */
+let feedSecret = '';
 
 async function record(route: string, request: RawRequest, admin = false): Promise<RawResponse> {
   const response = await sendChecked(server, request);
@@ -119,6 +121,12 @@ test('a webhook whose headers carry a credential, and a signed download', async 
   const link = new URL(records.fileLink, server.baseUrl);
   const downloaded = await record('GET /downloads/private_files/{id}/', { method: 'GET', path: `${link.pathname}${link.search}` });
   assert.equal(downloaded.status, 200);
+  // A schedule feed (issue 27): its URL's path is its secret, and the request log must not keep it.
+  const feed = await record('POST /api/orgs/{org_id}/calendar_feed/', jsonRequest('POST', apiPaths.calendarFeedSettings(1), undefined, admin), true);
+  assert.equal(feed.status, 201, feed.text);
+  const feedUrl = new URL(feed.json.url as string);
+  feedSecret = decodeURIComponent(/\/api\/calendar_feeds\/([^/]+)\//.exec(feedUrl.pathname)![1]!);
+  assert.equal((await record('GET /api/calendar_feeds/{secret}/schedule.ics', { method: 'GET', path: feedUrl.pathname })).status, 200);
 });
 
 test('every GET route, as each demo user', async () => {
@@ -161,7 +169,9 @@ test('no secret in the logs, in answers, in error messages or in the store', asy
     ['the canary password', canary],
     ['the webhook credential', webhookCredential],
     ...signatures.map((signature): [string, string] => ['a link signature', signature]),
+    ['a schedule feed secret', feedSecret],
   ];
+  assert.ok(feedSecret.length >= 40, 'a schedule feed was made and fetched');
   for (const [what, secret] of neverLogged) {
     assert.ok(!output.includes(secret), `${what} is in the server's output:\n${outputTail(server)}`);
   }
@@ -191,7 +201,11 @@ test('no secret in the logs, in answers, in error messages or in the store', asy
   const databaseBytes = Buffer.concat(
     fs.readdirSync(server.dataDir).filter((name) => name.startsWith('solardesk.sqlite')).map((name) => fs.readFileSync(path.join(server.dataDir, name))),
   );
-  for (const [what, secret] of never.filter(([what]) => what === 'the demo password' || what === 'a wrong password' || what === 'a token')) {
+  const storedHashedOnly: Array<[string, string]> = [
+    ...never.filter(([what]) => what === 'the demo password' || what === 'a wrong password' || what === 'a token'),
+    ['a schedule feed secret', feedSecret],
+  ];
+  for (const [what, secret] of storedHashedOnly) {
     assert.ok(!databaseBytes.includes(Buffer.from(secret)), `${what} is stored in plain text`);
   }
   tally.notes.push(`${answers.length} answers and ${output.split('\n').length} log lines searched for ${never.length + 2 + signatures.length} secrets; none found where it must not be`);

@@ -58,8 +58,15 @@ export function eventUid(context: EngineContext, event: Pick<EventView, 'id' | '
 }
 
 /** The iCalendar text of `events` (those without a start have no place in a calendar and are left out). */
-export function calendarText(context: EngineContext, name: string, events: readonly EventView[], details: CalendarDetails): string {
-  const calendar = ical({ name, prodId: { company: 'SolarDesk', product: 'SolarDesk', language: 'EN' } });
+export function calendarText(
+  context: EngineContext,
+  name: string,
+  events: readonly EventView[],
+  details: CalendarDetails,
+  options: { refreshSeconds?: number } = {},
+): string {
+  // `ttl`: how often a subscribed calendar should fetch again (a feed); none for a one-off file.
+  const calendar = ical({ name, prodId: { company: 'SolarDesk', product: 'SolarDesk', language: 'EN' }, ttl: options.refreshSeconds ?? null });
   const completions: Array<{ uid: string; completed: string }> = [];
   for (const event of events) {
     if (event.starts_at === null) continue;

@@ -4,11 +4,10 @@
 // that project (404 when there is no such event, 403 when its project is not theirs,
 // as for projects); an org-wide event by every member.
 import { z } from 'zod';
-import { sql } from 'kysely';
 import type { FastifyReply } from 'fastify';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
-import { type Actor, actorOf, canSeeAllProjects } from '../auth/actor.ts';
+import { type Actor, actorOf } from '../auth/actor.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { SOLARDESK_EXTENSION_TAG, extensionDescription } from '../http/extensions.ts';
 import { contentDisposition } from '../files/file-types.ts';
@@ -19,8 +18,7 @@ import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { booleanQueryParam, integerField } from '../../../shared/schemas/coercing-fields.ts';
 import { parseDateTime } from '../../../shared/field-rules.ts';
 import { getVisibleProject } from '../projects/project-service.ts';
-import { visibleProjectIds } from '../projects/project-access.ts';
-import { type EventView, selectEventViews, serializeEvent } from './events.ts';
+import { type EventView, onlyEventsVisibleTo, onlyEventsWithTeamMember, selectEventViews, serializeEvent } from './events.ts';
 import { createEvent, deleteEvent, updateEvent } from './event-service.ts';
 import { eventJsonSchema } from '../../../shared/schemas/event.ts';
 import { eventCreateSchema, eventUpdateSchema } from '../../../shared/schemas/event-write.ts';
@@ -89,24 +87,15 @@ export function registerEventRoutes(app: TypedApp, context: EngineContext): void
       if (teamMember !== undefined) {
         const reference = parseOrgReference(teamMember, 'roles');
         if (!reference || (reference.orgId !== null && reference.orgId !== actor.org.id)) return [];
-        // team_member_role_ids is a JSON array written by JSON.stringify ("[3,15]"): with its brackets
-        // taken off and commas put round it, ",3,15," holds ",3," exactly when role 3 is in it.
-        query = query.where(sql<boolean>`',' || replace(replace(events.team_member_role_ids, '[', ''), ']', '') || ',' like ${`%,${reference.id},%`}`);
+        query = onlyEventsWithTeamMember(query, reference.id);
       }
       if (startAfter !== undefined) query = query.where('events.starts_at', '>=', startAfter);
       if (startBefore !== undefined) query = query.where('events.starts_at', '<', startBefore);
       if (eventTypeId !== undefined) query = query.where('events.event_type_id', '=', eventTypeId);
       if (isComplete !== undefined) query = query.where('events.is_complete', '=', isComplete ? 1 : 0);
       if (isArchived !== undefined) query = query.where('events.is_archived', '=', isArchived ? 1 : 0);
-      if (!canSeeAllProjects(actor.role)) {
-        // Events of projects this user may not see stay hidden; org-wide events do not.
-        query = query.where((builder) =>
-          builder.or([
-            builder('events.project_id', 'is', null),
-            builder('events.project_id', 'in', visibleProjectIds(actor)),
-          ]),
-        );
-      }
+      // Events of projects this user may not see stay hidden; org-wide events do not.
+      query = onlyEventsVisibleTo(query, actor);
       const order = readOrdering(ordering, Object.keys(EVENT_ORDERING_FIELDS) as (keyof typeof EVENT_ORDERING_FIELDS)[], { field: 'id', direction: 'desc' });
       const rows = await query
         .orderBy(EVENT_ORDERING_FIELDS[order.field], order.direction)

@@ -1,6 +1,8 @@
 // Events: notable activity on a project (service.md 6 model `event`), recorded by
 // the engine itself as changes are captured, or added by a client.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { type Actor, canSeeAllProjects } from '../auth/actor.ts';
+import { visibleProjectIds } from '../projects/project-access.ts';
 import type { Database, EventRow } from '../store/tables.ts';
 import { absoluteUrl, type EngineContext } from '../context.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
@@ -35,6 +37,21 @@ export function selectEventViews(db: Kysely<Database> | Transaction<Database>) {
       'users.first_name as who_first_name',
       'users.family_name as who_family_name',
     ]);
+}
+
+type EventViewQuery = ReturnType<typeof selectEventViews>;
+
+/** Only the events the actor may see: those of projects they may see, and every org-wide one. */
+export function onlyEventsVisibleTo(query: EventViewQuery, actor: Actor): EventViewQuery {
+  if (canSeeAllProjects(actor.role)) return query;
+  return query.where((builder) => builder.or([builder('events.project_id', 'is', null), builder('events.project_id', 'in', visibleProjectIds(actor))]));
+}
+
+/** Only the events the role `roleId` is a team member of. */
+export function onlyEventsWithTeamMember(query: EventViewQuery, roleId: number): EventViewQuery {
+  // team_member_role_ids is a JSON array written by JSON.stringify ("[3,15]"): with its brackets
+  // taken off and commas put round it, ",3,15," holds ",3," exactly when role 3 is in it.
+  return query.where(sql<boolean>`',' || replace(replace(events.team_member_role_ids, '[', ''), ']', '') || ',' like ${`%,${roleId},%`}`);
 }
 
 /** One event as its record (hosted-docs-facts.md 9); `action` and `archive_for`, which SolarDesk does not keep, carry their empty value. */

@@ -46,8 +46,9 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
       ? {
           level: options.logLevel,
           stream: process.stderr,
-          // Paths only: a query string may carry a signed download token.
-          serializers: { req: (request: FastifyRequest) => ({ method: request.method, url: request.url.split('?')[0] }) },
+          // Paths only: a query string may carry a signed download token. A schedule feed's
+          // path is its secret (events/calendar-feed-routes.ts), so that part is left out too.
+          serializers: { req: (request: FastifyRequest) => ({ method: request.method, url: loggablePath(request.url) }) },
         }
       : false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -89,6 +90,11 @@ export async function buildApp(context: EngineContext, options: AppOptions = {})
   await registerRoutes(app.withTypeProvider<ZodTypeProvider>(), context, options.extraOrgRoutes, { changeFeed: options.changeFeed ?? false });
   answerUnknownRoutes(app, methodsByRoute);
   return app;
+}
+
+/** A request's path as the log may keep it: no query string, no schedule feed secret. */
+function loggablePath(url: string): string {
+  return (url.split('?')[0] ?? '').replace(/^\/api\/calendar_feeds\/[^/]*/, '/api/calendar_feeds/<secret>');
 }
 
 /** JSON nested deeper than this is refused (deeper input overflowed JSON.stringify's stack: a 500). */

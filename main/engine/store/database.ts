@@ -30,6 +30,7 @@ import * as designedProjects from './migrations/0020-designed-projects.ts';
 import * as shareLinkGeneration from './migrations/0022-share-link-generation.ts';
 import * as conflictReasons from './migrations/0023-conflict-reasons.ts';
 import * as eventSchedule from './migrations/0024-event-schedule.ts';
+import * as calendarFeeds from './migrations/0025-calendar-feeds.ts';
 import * as documentTemplates from './migrations/0026-document-templates.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
@@ -98,6 +99,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0022-share-link-generation': shareLinkGeneration,
   '0023-conflict-reasons': conflictReasons,
   '0024-event-schedule': eventSchedule,
+  '0025-calendar-feeds': calendarFeeds,
   '0026-document-templates': documentTemplates,
 };
 

@@ -449,9 +449,20 @@ export interface EntitySharesTable {
   created_date: string;
 }
 
+/** A person's schedule feed in one org (migration 0025): only the hash of its URL's secret is kept. */
+export interface CalendarFeedsTable {
+  id: Generated<number>;
+  user_id: number;
+  org_id: number;
+  /** SHA-256 (hex) of the secret in the feed's URL. */
+  secret_hash: string;
+  created_date: string;
+}
+
 /** The engine's own tables. */
 export interface EngineTables {
   events: EventsTable;
+  calendar_feeds: CalendarFeedsTable;
   webhooks: WebhooksTable;
   webhook_changes: WebhookChangesTable;
   change_log: ChangeLogTable;
@@ -518,6 +529,7 @@ export const ENGINE_TABLES: TableOwnership<EngineTables> = {
     project_shares: true,
     entity_shares: true,
     events: true,
+    calendar_feeds: true,
     webhooks: true,
     webhook_changes: true,
     change_log: true,
@@ -544,6 +556,7 @@ export const ENGINE_TABLES: TableOwnership<EngineTables> = {
     '0020-designed-projects',
     '0022-share-link-generation',
     '0024-event-schedule',
+    '0025-calendar-feeds',
     '0026-document-templates',
   ],
 };

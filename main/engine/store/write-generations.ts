@@ -54,6 +54,8 @@ export const BOOKKEEPING_TABLES: ReadonlySet<string> = new Set([
   'webhook_process_logs',
   'file_uploads',
   'file_upload_parts',
+  // Schedule feeds' secrets (migration 0025): read by the feed route alone, never part of a record's view.
+  'calendar_feeds',
   // The sync outbox is left out: only main/sync/outbox.ts may name it (docs/layers.md),
   // so its writes count as writes to the records, which is only ever safe.
   'sync_state',
