@@ -3,7 +3,7 @@
 // printed, a logo (an image private file of the org), two colours, and intro and
 // terms text with {placeholders}. A saved document names the template it was made
 // with in its input_data, so private_files needs no column of its own.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { type Dialect, idColumn } from '../dialect.ts';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
@@ -24,4 +24,12 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   // One template per type in an org.
   await db.schema.createIndex('document_templates_org_type').on('document_templates').columns(['org_id', 'document_type']).unique().execute();
+  // A template is part of what a document is made from: on PostgreSQL its writes move the
+  // write generations (migration 0010), so other processes' caches see a changed template.
+  if (dialect === 'postgres') {
+    await sql`
+      create trigger document_templates_write_generations
+      after insert or update or delete or truncate on document_templates
+      for each statement execute function bump_write_generations('records')`.execute(db);
+  }
 }
