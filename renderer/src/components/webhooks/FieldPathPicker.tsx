@@ -54,7 +54,7 @@ export function FieldPathPicker({
   };
   const slug = title.toLowerCase().replace(/\s+/g, '-');
   return (
-    <fieldset className={`path-picker${errors.length ? ' has-error' : ''}`} data-testid={`picker-${slug}`}>
+    <fieldset className={`form-panel path-picker${errors.length ? ' has-error' : ''}`} data-testid={`picker-${slug}`}>
       <legend>
         {title} <span className="muted">({paths.length})</span>
       </legend>

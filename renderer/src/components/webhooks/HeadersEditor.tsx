@@ -17,7 +17,7 @@ export function HeadersEditor({
 }) {
   const update = (key: number, patch: Partial<HeaderRow>) => onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
   return (
-    <fieldset className={`headers-editor${problems.size || errors.length ? ' has-error' : ''}`} data-testid="headers-editor">
+    <fieldset className={`form-panel headers-editor${problems.size || errors.length ? ' has-error' : ''}`} data-testid="headers-editor">
       <legend>Headers</legend>
       <p className="muted">Sent with every delivery, for example an API key your endpoint expects.</p>
       {rows.length === 0 && <p className="muted">No headers.</p>}
