@@ -28,7 +28,7 @@ import { ROOF_TYPES, type RoofType, findRoofType } from '../../shared/roof-types
 import { registerFileTagCatalogueRoutes } from './files/file-tag-routes.ts';
 import { absoluteUrl } from './context.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
-import { countryIso2OfNumeric, countryNumericCode } from '../../shared/countries.ts';
+import { countryNumericCode, parseCountryReference } from '../../shared/countries.ts';
 import { registerShareRoutes } from './projects/share-link.ts';
 import { registerProposalDataRoutes } from './proposals/proposal-data-routes.ts';
 import { registerChangeRoutes } from './changes/change-routes.ts';
@@ -131,9 +131,9 @@ function registerReferenceRoutes(app: TypedApp, context: EngineContext): void {
       },
     },
     async (request) => {
-      const key = request.params.country;
-      const iso2 = /^\d+$/.test(key) ? countryIso2OfNumeric(Number(key)) : key.toUpperCase();
-      if (iso2 === undefined) throw notFound('No country has this ISO 3166 numeric code.');
+      // The same reading a project's `country` gets, so the route knows exactly the countries a project can name.
+      const iso2 = parseCountryReference(request.params.country);
+      if (iso2 === null) throw notFound('No country has this ISO 3166 code. Send its numeric code (36) or its two letters (AU).');
       const numeric = countryNumericCode(iso2) ?? null;
       return { id: numeric, iso2, name: regionNames.of(iso2) ?? iso2, url: absoluteUrl(context, apiPaths.country(numeric ?? iso2)) };
     },

@@ -158,6 +158,8 @@ describe('hosted field names and shapes', () => {
     assert.equal((await server.request('GET', '/api/countries/840/')).json.iso2, 'US');
     assert.equal((await server.request('GET', '/api/countries/999/')).status, 404);
     assert.equal((await server.request('GET', '/api/countries/1234/')).status, 404);
+    // Two letters that name no country (user-assigned AA, "unknown" ZZ, the EU) are not countries either.
+    for (const letters of ['AA', 'zz', 'EU']) assert.equal((await server.request('GET', apiPaths.country(letters))).status, 404, letters);
     assert.equal(parseCountryReference('https://api.example.com/api/countries/36/'), 'AU');
     assert.equal(parseCountryReference('/api/countries/GB/'), 'GB');
   });
