@@ -2,9 +2,10 @@
 // CLI tests run SolarDesk: wait for the line that says it is ready, stop it with
 // a real signal.
 import type { ChildProcess } from 'node:child_process';
+import { PROCESS_HANG_GUARD_MS } from '../engine/testing/hang-guards.ts';
 
 /** Resolves with the first capture group of `pattern` in stdout; rejects on exit or timeout, with what it printed. */
-export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 90_000): Promise<string> {
+export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = PROCESS_HANG_GUARD_MS): Promise<string> {
   let output = '';
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
   return new Promise((resolve, reject) => {

@@ -6,11 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 /** `solardesk ARGS`: its exit code and output (a non-zero exit is an answer here, not an error). */
 function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [solardeskBin, ...args], { encoding: 'utf8', cwd: repoRoot, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [solardeskBin, ...args], { encoding: 'utf8', cwd: repoRoot, timeout: PROCESS_HANG_GUARD_MS }, (error, stdout, stderr) => {
       resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });

@@ -9,10 +9,11 @@ import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { withTestDatabase } from '../../engine/testing/test-database.ts';
 import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 /** `solardesk ARGS`; on the PostgreSQL run a command naming --data also gets that folder's test schema. */
 function run(args: string[], input?: string) {
-  return spawnSync(process.execPath, [solardeskBin, ...withTestDatabase(args)], { encoding: 'utf8', input, cwd: repoRoot, timeout: 60_000 });
+  return spawnSync(process.execPath, [solardeskBin, ...withTestDatabase(args)], { encoding: 'utf8', input, cwd: repoRoot, timeout: PROCESS_HANG_GUARD_MS });
 }
 
 const startServer = startServerProcess;
@@ -174,7 +175,7 @@ describe('docs/api-with-curl.md', () => {
     try {
       const { port } = new URL(server.baseUrl);
       const script = `set -euo pipefail\n${block.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`)}`;
-      const result = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 });
+      const result = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: PROCESS_HANG_GUARD_MS });
       assert.equal(result.status, 0, `stderr: ${result.stderr}\nstdout: ${result.stdout.slice(-2000)}`);
       assert.match(result.stdout, /"name":"Sunrise Solar"/);
       assert.match(result.stdout, /"address":"12 Example Street"/);

@@ -23,6 +23,7 @@ import { ENGINE_TABLES } from '../../engine/store/tables.ts';
 import { SYNC_TABLES } from '../../sync/sync-tables.ts';
 import { WATCH_TABLES } from '../../watch/watch-tables.ts';
 import { CORE_TABLES } from '../../core/core-tables.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 /** Every table of the store, from the parts' own declarations (docs/tables.md): the next migration's table counts too. */
 const TABLE_COUNT = [ENGINE_TABLES, SYNC_TABLES, WATCH_TABLES, CORE_TABLES].reduce((count, part) => count + ownedTableNames(part).length, 0);
@@ -40,7 +41,7 @@ const uploadsPath = '/api/orgs/1/private_files/uploads/';
 
 /** `solardesk migrate-store ARGS`, exactly as given (no test schema is added). */
 function migrateStore(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  return spawnSync(process.execPath, [solardeskBin, 'migrate-store', ...args], { encoding: 'utf8', cwd: repoRoot, timeout: 120_000, env });
+  return spawnSync(process.execPath, [solardeskBin, 'migrate-store', ...args], { encoding: 'utf8', cwd: repoRoot, timeout: PROCESS_HANG_GUARD_MS, env });
 }
 
 /** A SQLite store in `dataDir` with the demo data, made in this process (no --database, whatever the run). */
@@ -222,7 +223,7 @@ describe('solardesk migrate-store', () => {
     }
   });
 
-  test('a blob missing in the source is named and fails the run (exit 1) after everything else is copied', { timeout: 120_000 }, () => {
+  test('a blob missing in the source is named and fails the run (exit 1) after everything else is copied', { timeout: PROCESS_HANG_GUARD_MS }, () => {
     const brokenDir = path.join(root, 'broken-sqlite');
     fs.cpSync(sourceDir, brokenDir, { recursive: true });
     const lost = sha256(uploaded);

@@ -16,6 +16,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { killAgent, startAgentProcess } from '../../sync/testing/agent-process.ts';
 import { testPostgresUrl } from '../../engine/testing/test-database.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 // `npm run test:postgres` runs this file again with the servers' stores in
 // PostgreSQL: their data folders then hold no SQLite file (the agents' replicas
@@ -82,14 +83,14 @@ describe('private data folders', () => {
           const status = (await local('GET', '/api/orgs/1/sync/status/')).json;
           return status.state === 'idle' && status.pending === 0;
         };
-        await eventually(synced, 'the agent to finish its first sync', 60_000);
+        await eventually(synced, 'the agent to finish its first sync', STATE_HANG_GUARD_MS);
         // The server's file reaches the agent's blobs on demand; one made on the agent goes up.
         const replicated = await local('GET', apiPaths.privateFile(1, uploaded.json.id));
         assert.equal(replicated.status, 200, replicated.text);
         assert.equal((await download(replicated.json.file_contents)).status, 200);
         const madeLocally = await postMultipart(`${agent.localApiUrl}${apiPaths.privateFiles(1)}`, agent.token, multipartBody({ title: 'Site photo' }, { fileName: 'photo.bin', contents: randomBytes(20_000) }));
         assert.equal(madeLocally.status, 201, JSON.stringify(madeLocally.json));
-        await eventually(synced, 'the agent to push the new file', 60_000);
+        await eventually(synced, 'the agent to push the new file', STATE_HANG_GUARD_MS);
 
         // Checked while both run, so the SQLite -wal and -shm files are there too.
         assertHolds(assertAllPrivate(serverDir), [...serverStoreFiles, /^blobs\/..\/..\/[0-9a-f]{64}$/, /^uploads\/[0-9a-f]+\/1\.part$/, /^tmp$/]);

@@ -20,6 +20,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../../engine/store/tables.ts';
 import { DATABASE_FILE_NAME } from '../../engine/store/database.ts';
 import { currentIdOf } from '../../sync/replica.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 const ADMIN = 'admin@sunrise.example';
 const ORG = 1;
@@ -33,7 +34,7 @@ const ok = <T>(envelope: BridgeEnvelope<unknown>): T => {
 };
 
 async function until<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + Math.max(timeoutMs, STATE_HANG_GUARD_MS); // a hang guard (issue 33)
   for (;;) {
     const value = await check();
     if (value) return value;

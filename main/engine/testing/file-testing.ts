@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { TestServer } from './test-server.ts';
 import { multipartBody, postMultipart, type UploadResponse } from './multipart-upload.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from './hang-guards.ts';
 
 export async function uploadFile(
   server: TestServer,
@@ -36,9 +37,13 @@ export const blobNames = (server: TestServer) => filesBelow(path.join(server.dat
 export const tempFiles = (server: TestServer) => filesBelow(path.join(server.dataDir, 'tmp'));
 export const uploadPartFiles = (server: TestServer) => filesBelow(path.join(server.dataDir, 'uploads'));
 
-/** Polls until the check passes (the server cleans up after a dropped connection on its own time). */
+/**
+ * Polls until the check passes (the server cleans up after a dropped connection on its
+ * own time). `timeoutMs` is what a call expects on a quiet machine; the wait gives up no
+ * sooner than STATE_HANG_GUARD_MS, so a loaded machine never fails it by chance (issue 33).
+ */
 export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + Math.max(timeoutMs, STATE_HANG_GUARD_MS);
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTestDatabase } from './test-database.ts';
+import { PROCESS_HANG_GUARD_MS } from './hang-guards.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const solardeskBin = path.join(repoRoot, 'main/solardesk.js');
@@ -28,8 +29,8 @@ export async function startServerProcess(args: string[]): Promise<ServerProcess>
     const timer = setTimeout(() => {
       // Not left running behind a test that has given up on it.
       child.kill('SIGKILL');
-      reject(new Error(`server did not start within 60 s: ${stderr}`));
-    }, 60_000);
+      reject(new Error(`server did not start within ${PROCESS_HANG_GUARD_MS / 1000} s: ${stderr}`));
+    }, PROCESS_HANG_GUARD_MS);
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
       const match = /^listening on (http:\/\/\S+)$/m.exec(stdout);

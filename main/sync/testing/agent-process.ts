@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 export interface AgentProcess {
   child: ChildProcess;
@@ -18,7 +19,7 @@ export async function startAgentProcess(args: string[], stdin?: string): Promise
   if (stdin !== undefined) child.stdin!.end(stdin);
   else child.stdin!.end();
   const localApiUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agent did not start: ${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`agent did not start: ${output}`)), PROCESS_HANG_GUARD_MS);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const match = /^local api on (http:\/\/\S+)$/m.exec(output);

@@ -9,6 +9,7 @@ import { countChangesStillMoving } from '../outbox.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 /**
  * The harness's agents. `Folders` is what a test gives them as project folders (the
@@ -43,7 +44,7 @@ export interface SyncedAgent<Folders extends AgentFolders = AgentFolders> {
 
 /** Wakes sync and waits until nothing is pending (or `timeoutMs` passes). */
 async function waitSynced(agent: Agent, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + Math.max(timeoutMs, STATE_HANG_GUARD_MS); // a hang guard (issue 33)
   for (;;) {
     agent.sync.wake();
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -12,12 +12,13 @@ import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { actionOfRequest } from '../../../bench/budget.bench.ts';
 import type { SyncBudgetJson } from '../../../shared/schemas/sync.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 const SCALE = 1440;
 const RATES = scaleRates(DEFAULT_THROTTLE_RATES, SCALE) as ThrottleRates;
 const IDLE_MS = 20_000;
 
-async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = STATE_HANG_GUARD_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -9,6 +9,7 @@ import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { eventFieldLabel } from '../../../shared/event-fields.ts';
 import type { SyncConflictJson } from '../../../shared/sync-api.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 const PROJECT = 21;
 
@@ -46,7 +47,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** Polls until `check` holds, failing after `timeoutMs`: what the change feed brings arrives on its own, not on a cycle the test asks for. */
 async function within(timeoutMs: number, what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + Math.max(timeoutMs, STATE_HANG_GUARD_MS); // a hang guard (issue 33)
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not there after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));

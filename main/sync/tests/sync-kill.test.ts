@@ -11,6 +11,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { startFaultProxy, type FaultProxy } from '../testing/fault-proxy.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../testing/agent-process.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 const RUNS = 20;
 let server: ServerProcess;
@@ -90,7 +91,7 @@ test(`kill -9 of the agent at ${RUNS} points during a push: zero loss, zero dupl
 
   const last = await startAgentProcess(baseArgs);
   try {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + STATE_HANG_GUARD_MS;
     for (;;) {
       const status = (await local(last, 'GET', '/api/orgs/1/sync/status/')).json;
       if (status.pending === 0 && status.state === 'idle') break;

@@ -16,6 +16,7 @@ import { startFaultProxy, type FaultProxy } from '../testing/fault-proxy.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../testing/agent-process.ts';
 import { REMOTE_LIMITS } from '../remote-limits.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 const MB = 1024 * 1024;
 /** How far the agent's peak memory may rise over its peak before each hostile answer (before the fix: GBs). */
@@ -24,7 +25,7 @@ const PROJECT_LIST = /^\/api\/orgs\/1\/projects\/$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = STATE_HANG_GUARD_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

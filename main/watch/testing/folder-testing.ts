@@ -3,11 +3,18 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
 
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
-/** Polls `check` until it returns something truthy; fails after `timeoutMs` with what was last seen. */
+/**
+ * Polls `check` until it returns something truthy; fails with what was last seen once
+ * the wait is hung. `timeoutMs` is what a call expects at most on a quiet machine, but
+ * the wait gives up no sooner than STATE_HANG_GUARD_MS: a slow, loaded machine must not
+ * fail a test that would pass given time (issue 33).
+ */
 export async function waitFor<T>(label: string, check: () => Promise<T> | T, timeoutMs = 20_000, intervalMs = 50): Promise<Truthy<T>> {
+  timeoutMs = Math.max(timeoutMs, STATE_HANG_GUARD_MS);
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
