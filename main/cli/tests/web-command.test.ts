@@ -1,17 +1,21 @@
 // `solardesk web` and `solardesk start` as a user runs them: real processes, a
 // real port, real signals. Where Electron cannot run (here: no display, no
 // binary), start says why in one line and serves browser mode instead.
-import { after, describe, test } from 'node:test';
+import { after, afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
 import { BRIDGE_HTTP } from '../../../shared/bridge-http.ts';
 import { stopChild, waitForOutput } from '../../testing/child-process.ts';
 
+/** Every process a test launched: stopped after each test, so one that failed half way never holds the data folder for the next. */
+const launched: ChildProcess[] = [];
+
 function launch(args: string[], env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(process.execPath, [solardeskBin, ...args], { cwd: repoRoot, env });
+  launched.push(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return { url: waitForOutput(child, /SolarDesk is running at (\S+)/), stop: () => stopChild(child), stderr: () => stderr };
@@ -19,6 +23,9 @@ function launch(args: string[], env: NodeJS.ProcessEnv = process.env) {
 
 describe('solardesk web and start', () => {
   const dataDir = makeTempDir('solardesk-web-cli-');
+  afterEach(async () => {
+    await Promise.all(launched.splice(0).map((child) => stopChild(child)));
+  });
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   test('web serves the app behind its secret and stops cleanly on SIGTERM', async () => {

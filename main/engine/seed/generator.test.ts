@@ -309,13 +309,11 @@ test('systemsSummary lists each system with its URL under the project', () => {
   }
 });
 
-test('the large design option scales to several MB quickly', () => {
-  const started = performance.now();
+// How fast is the bench's business (design.decode makes designs this size); a time bound here failed on a loaded machine (issue 33).
+test('the large design option scales to several MB', () => {
   const design = generateDesign(1, { systems: 4, panelsPerSystem: 20000 });
   const json = JSON.stringify(design);
-  const elapsed = performance.now() - started;
   assert.ok(json.length > 3 * 1024 * 1024, `${json.length} bytes`);
-  assert.ok(elapsed < 5000, `${elapsed.toFixed(0)} ms`);
   assert.equal(design.systems.length, 4);
   for (const system of design.systems) {
     assert.equal(system.total_module_quantity, 20000);
