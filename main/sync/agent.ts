@@ -8,6 +8,8 @@ import { createEngine, type Engine } from '../engine/engine.ts';
 import type { EngineContext, FetchBlobOptions } from '../engine/context.ts';
 import { addChangeCapture } from '../engine/changes/tracked-write.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
+import { BandwidthLimiter } from './bandwidth-limiter.ts';
+import type { TransferCaps } from '../../shared/transfer-caps.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
 import type { FolderStatus } from '../../shared/schemas/folder.ts';
 import { UnreadableRecords } from './remote-records.ts';
@@ -112,6 +114,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   downloadHosts?: readonly string[] | (() => readonly string[]);
   /** Where the user names download hosts, for the message of a refused link (default "--download-hosts"). */
   whereDownloadHostsAreNamed?: string;
+  /** The user's speed caps and metered switch (shared/transfer-caps.ts), asked at each piece so a change holds at once (default: none). */
+  transferCaps?: () => TransferCaps;
 }
 
 /** Somewhere to keep one secret between runs. */
@@ -227,7 +231,8 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   const clock = options.clock ?? systemClock;
   const { config, token: remoteToken } = await establishSession(options);
   const pacer = new QuotaPacer(clock, options.remoteRates ?? DEFAULT_THROTTLE_RATES, { backgroundShare: options.backgroundShare });
-  const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer });
+  const bandwidth = new BandwidthLimiter(clock, options.transferCaps);
+  const remote = new RemoteClient({ baseUrl: config.remote, token: () => remoteToken, pacer, bandwidth });
   // The sync routes are registered as the engine is built, before the sync engine that serves them exists: it is handed over once, before the local API listens.
   let syncRoutesTarget: { sync: SyncContext; engine: SyncEngine; folders: Folders | null; contents: ContentsPolicy } | null = null;
   let contents: ContentsPolicy | null = null;
@@ -361,6 +366,8 @@ async function fetchBlobFromRemote(
   options: FetchBlobOptions = {},
 ): Promise<void> {
   const requestClass = options.requestClass ?? 'user';
+  // On a metered connection background contents wait (MeteredWaitError), before any request is spent.
+  sync.remote.bandwidth?.assertMayStart('download', requestClass);
   const unavailable = (why: string) =>
     new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
   // The record says how large the file is; a remote sending far more is refused as it streams, not stored first.
@@ -368,7 +375,12 @@ async function fetchBlobFromRemote(
   const receive = (url: string) =>
     receiveToTempFile(
       sync.engine.store.fileRoot,
-      downloadStream(url, { remoteBaseUrl: sync.remote.baseUrl, ...links, signal: sync.remote.stopSignal }),
+      downloadStream(url, {
+        remoteBaseUrl: sync.remote.baseUrl,
+        ...links,
+        signal: sync.remote.stopSignal,
+        ...(sync.remote.bandwidth ? { pace: { limiter: sync.remote.bandwidth, requestClass } } : {}),
+      }),
       maxBytes,
       'download',
     );

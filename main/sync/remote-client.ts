@@ -6,6 +6,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { QuotaPacer, RequestClass } from './quota-pacer.ts';
 import { Readable } from 'node:stream';
+import { FormDataEncoder } from 'form-data-encoder';
+import type { BandwidthLimiter } from './bandwidth-limiter.ts';
 import { BoundedJsonText, REMOTE_LIMITS, RemoteAnswerRefused, refusedLinkReason } from './remote-limits.ts';
 
 export type RemoteOutcome =
@@ -60,6 +62,8 @@ export interface RemoteClientOptions {
   timeoutMs?: number;
   /** GET answers remembered with their ETag, for If-None-Match (default REMEMBERED_ANSWERS; 0: none). */
   rememberedAnswers?: number;
+  /** The user's speed caps on file contents (main/sync/bandwidth-limiter.ts); none when absent. */
+  bandwidth?: BandwidthLimiter;
 }
 
 /** How many GET answers (by URL) are remembered for conditional requests. */
@@ -122,6 +126,11 @@ export class RemoteClient {
   /** The pacer and budget every request goes through. */
   get pacer(): QuotaPacer {
     return this.options.pacer;
+  }
+
+  /** The speed caps file contents go through, when the user set any. */
+  get bandwidth(): BandwidthLimiter | undefined {
+    return this.options.bandwidth;
   }
 
   get baseUrl(): string {
@@ -240,7 +249,13 @@ export class RemoteClient {
     await this.options.pacer.take(action, requestClass, this.stopping.signal);
     const key = `GET ${action}`;
     this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
-    return downloadStream(this.url(path), { remoteBaseUrl: this.baseUrl, downloadHosts: [], token: this.options.token(), signal: this.stopping.signal });
+    return downloadStream(this.url(path), {
+      remoteBaseUrl: this.baseUrl,
+      downloadHosts: [],
+      token: this.options.token(),
+      signal: this.stopping.signal,
+      ...(this.options.bandwidth ? { pace: { limiter: this.options.bandwidth, requestClass } } : {}),
+    });
   }
 
   /** Aborted once stop() is called: downloads of the remote's links end with it too. */
@@ -248,15 +263,37 @@ export class RemoteClient {
     return this.stopping.signal;
   }
 
+  /**
+   * A file upload's body (a multipart form, or a chunked upload's raw part), through the
+   * speed caps when there is a limiter. The form is encoded as got itself encodes one
+   * (form-data-encoder, with its Content-Length), so the bytes sent are the same.
+   */
+  private uploadBody(request: RemoteRequest): { body: Readable | FormData | Buffer; headers: Record<string, string> } | null {
+    const limiter = this.options.bandwidth;
+    const requestClass = request.requestClass ?? 'user';
+    if (request.form) {
+      if (!limiter) return { body: request.form, headers: {} };
+      const encoder = new FormDataEncoder(request.form);
+      return { body: Readable.from(limiter.paced(encoder.encode(), 'upload', requestClass, this.stopping.signal)), headers: { ...encoder.headers } };
+    }
+    if (request.bytes) {
+      const headers = { 'content-type': 'application/octet-stream', 'content-length': String(request.bytes.length) };
+      if (!limiter) return { body: request.bytes, headers };
+      return { body: Readable.from(limiter.paced([request.bytes], 'upload', requestClass, this.stopping.signal)), headers };
+    }
+    return null;
+  }
+
   /** Sends one request and reads its answer as it streams in, within REMOTE_LIMITS (throws RemoteAnswerRefused past them). */
   private async send(request: RemoteRequest, token: string | null, etag: string | undefined) {
+    const upload = this.uploadBody(request);
     const stream = got.stream(this.url(request.path), {
       method: request.method,
       searchParams: request.query,
-      ...(request.form ? { body: request.form } : request.bytes ? { body: request.bytes } : request.json === undefined ? {} : { json: request.json }),
+      ...(upload ? { body: upload.body } : request.json === undefined ? {} : { json: request.json }),
       headers: {
         accept: 'application/json',
-        ...(request.bytes ? { 'content-type': 'application/octet-stream' } : {}),
+        ...upload?.headers,
         ...(token ? { authorization: `Bearer ${token}` } : {}),
         ...(etag ? { 'if-none-match': etag } : {}),
         ...request.headers,
@@ -320,6 +357,8 @@ export interface DownloadOptions {
   timeoutMs?: number;
   /** Ends the download (the agent is closing). */
   signal?: AbortSignal;
+  /** The speed caps the bytes go through, and whose work this is (a person's open goes first). */
+  pace?: { limiter: BandwidthLimiter; requestClass: RequestClass };
 }
 
 /**
@@ -362,7 +401,7 @@ export function downloadStream(url: string, options: DownloadOptions): Readable 
           throw new Error(`the link answered HTTP ${response.statusCode}`);
         }
         try {
-          yield* stream as AsyncIterable<Buffer>;
+          yield* options.pace ? options.pace.limiter.paced(stream as AsyncIterable<Buffer>, 'download', options.pace.requestClass, options.signal) : (stream as AsyncIterable<Buffer>);
         } finally {
           stream.destroy();
         }
