@@ -34,11 +34,12 @@ import {
   removeFromOutbox,
   requeueFields,
 } from './outbox.ts';
-import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, viewOf } from './sync-models.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, isProvisional, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, getSyncState, remotePath, remoteUrl, retryDelay, setSyncState } from './sync-context.ts';
-import { isProvisional, rekey, upsertPrivateFile, writeRemoteRecord } from './replica.ts';
+import { upsertPrivateFile, writeRemoteRecord } from './replica.ts';
+import { rekey } from './record-ids.ts';
 import { type RemotePrivateFile, type RemoteProject, type RemoteRecord, parseRemote, readRemote, readRemoteList } from './remote-records.ts';
 import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } from './write-preconditions.ts';
 import { getRemoteJson } from './pull.ts';
