@@ -37,7 +37,8 @@ import {
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, clientOpOf, pushableFields, isProvisional, viewOf } from './sync-models.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import type { RemoteOutcome } from './remote-client.ts';
-import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, getSyncState, remotePath, remoteUrl, retryDelay, setSyncState } from './sync-context.ts';
+import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl, retryDelay } from './sync-context.ts';
+import { contentsRouteAbsent, markContentsRouteAbsent } from './sync-state.ts';
 import { upsertPrivateFile, writeRemoteRecord } from './replica.ts';
 import { rekey } from './record-ids.ts';
 import { type RemotePrivateFile, type RemoteProject, type RemoteRecord, parseRemote, readRemote, readRemoteList } from './remote-records.ts';
@@ -254,12 +255,9 @@ const isPreconditionFailed = (outcome: RemoteOutcome) => outcome.kind === 'rejec
 // show_customer, the local file is re-keyed to it (its folder mapping, versions
 // and outbox follow, as for a create), and the old remote file is deleted.
 
-/** sync_state key: `absent` once the remote answered the contents route with 404/405 for a file it has. */
-export const CONTENTS_ROUTE_KEY = 'remote_contents_route';
-
 async function remoteTakesContents(sync: SyncContext): Promise<boolean> {
   if (sync.contentsReplace?.mode === 'off') return false;
-  return (await getSyncState(sync.db, CONTENTS_ROUTE_KEY)) !== 'absent';
+  return !(await contentsRouteAbsent(sync.db));
 }
 
 /** Sends a private file's new contents, then the rest of its queued fields. Returns how many requests it made. */
@@ -308,7 +306,7 @@ async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: J
     const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'private_file', group.recordId), action: 'private_file_detail' });
     requests++;
     throwUnlessAnswered(detail);
-    if (detail.kind === 'ok') await setSyncState(sync.db, CONTENTS_ROUTE_KEY, 'absent');
+    if (detail.kind === 'ok') await markContentsRouteAbsent(sync.db);
     else if (detail.kind !== 'rejected' || detail.status !== 404) return requests;
     return requests + (await replaceByNewRemoteFile(sync, group, json, false, isStopped));
   }

@@ -15,6 +15,7 @@ import { PROVISIONAL_ID_FLOOR, type SyncedModel, isProvisional } from './sync-mo
 import { deleteReplicaRecord } from './replica-removal.ts';
 import { rekeyOutbox } from './outbox.ts';
 import { rekeyContentsState } from './contents-policy.ts';
+import { markRekeyed, rekeyedTo } from './sync-state.ts';
 
 type Trx = Transaction<Database>;
 
@@ -76,20 +77,17 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
   // The merge base of the provisional id meant nothing on the remote; the answer gives the record its own.
   await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
   // Remembered, so whoever kept the provisional id (local work sent from this computer) can find the record again.
-  const mark = { key: `${REKEYED_PREFIX}${model}:${from}`, value: String(to) };
-  await trx.insertInto('sync_state').values(mark).onConflict((conflict) => conflict.column('key').doUpdateSet({ value: mark.value })).execute();
+  await markRekeyed(trx, model, from, to);
 }
-
-const REKEYED_PREFIX = 'rekeyed:';
 
 /** The id a record has now: a provisional id the remote has since given an id of its own leads to that id. */
 export async function currentIdOf(db: Kysely<Database>, model: SyncedModel, id: number): Promise<number> {
   let current = id;
   // A provisional id is re-keyed once; the bound only guards against a loop in damaged state.
   for (let hop = 0; hop < 4 && isProvisional(current); hop++) {
-    const next = await db.selectFrom('sync_state').select('value').where('key', '=', `${REKEYED_PREFIX}${model}:${current}`).executeTakeFirst();
-    if (!next) break;
-    current = Number(next.value);
+    const next = await rekeyedTo(db, model, current);
+    if (next === null) break;
+    current = next;
   }
   return current;
 }
