@@ -59,7 +59,7 @@ function foreignTableQueries(part, foreignParts) {
 }
 // sync_state holds small named values of several owners (issue 26, docs/tables.md):
 // only these modules query it; the rest of sync calls their named functions.
-export const syncStateOwners = ['main/sync/sync-state.ts', 'main/sync/contents-policy.ts', 'main/sync/folder-twins.ts', 'main/sync/push.ts'];
+export const syncStateOwners = ['main/sync/sync-state.ts', 'main/sync/contents-policy.ts', 'main/sync/folder-twins.ts'];
 const syncStateOwner = {
   selector: `CallExpression[callee.property.name=${queryMethods}] > Literal.arguments:first-child[value=/^sync_state\\b/], TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=/\\bsync_state\\b/]`,
   message: `Only ${syncStateOwners.join(', ')} query sync_state: call a named function of its owner (main/sync/sync-state.ts and docs/tables.md say which).`,

@@ -144,3 +144,23 @@ export const rekeyedTo = async (db: Db, model: SyncedModel, from: number): Promi
   const to = await readValue(db, rekeyedKey(model, from));
   return to === undefined ? null : Number(to);
 };
+
+const FOLDER_COPY_PREFIX = 'folder_copy:';
+/**
+ * A file this computer created from a project folder, not yet checked for a racing
+ * copy (push-folder-copies.ts): marked in its create's transaction, so a kill before
+ * the check leaves it due. Kept with its sha256.
+ */
+export async function markFolderCopy(trx: Transaction<Database>, fileId: number, fileHash: string): Promise<void> {
+  await trx.insertInto('sync_state').values({ key: `${FOLDER_COPY_PREFIX}${fileId}`, value: fileHash }).onConflict((conflict) => conflict.column('key').doNothing()).execute();
+}
+
+/** The folder copies whose race check is still due. */
+export async function folderCopiesToCheck(db: Db): Promise<number[]> {
+  const marks = await db.selectFrom('sync_state').select('key').where('key', 'like', `${FOLDER_COPY_PREFIX}%`).execute();
+  return marks.map(({ key }) => Number(key.slice(FOLDER_COPY_PREFIX.length)));
+}
+
+export async function folderCopyChecked(db: Db, fileId: number): Promise<void> {
+  await db.deleteFrom('sync_state').where('key', '=', `${FOLDER_COPY_PREFIX}${fileId}`).execute();
+}

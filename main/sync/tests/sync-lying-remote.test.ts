@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { PROVISIONAL_ID_FLOOR } from '../sync-models.ts';
-import { OTHER_RECORD_TRIES } from '../push.ts';
+import { OTHER_RECORD_TRIES } from '../push-requests.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-accounts.ts';
 import { setSweepDue } from '../sync-state.ts';
