@@ -28,7 +28,7 @@ import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { FeedPull } from './feed-pull.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, type SyncContext } from './sync-context.ts';
-import { reserveProvisionalIds } from './replica.ts';
+import { reserveProvisionalIds } from './record-ids.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 import { ContentsPolicy, createMadeHereCapture, type ContentsPolicyOptions, rememberContentsLink } from './contents-policy.ts';

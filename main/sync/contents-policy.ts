@@ -22,7 +22,7 @@ import { ROLE_REFERENCE_FIELDS } from '../../shared/project-fields.ts';
 import type { FileContentsJson, ProjectContentsJson } from '../../shared/schemas/contents.ts';
 import { hasNoQueuedChange } from './outbox.ts';
 import { NO_PROJECT_FOLDERS, type ProjectFolderRecords } from './folder-records.ts';
-import { PROVISIONAL_ID_FLOOR } from './replica.ts';
+import { PROVISIONAL_ID_FLOOR } from './sync-models.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

@@ -17,7 +17,8 @@ import { createParser } from 'eventsource-parser';
 import type { SyncContext } from './sync-context.ts';
 import type { EventStream } from './remote-client.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
-import { getSyncState, remotePath, setSyncState } from './sync-context.ts';
+import { remotePath } from './sync-context.ts';
+import { feedCursor, setFeedCursor } from './sync-state.ts';
 import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
 import { type RemoteRecord, readRemote } from './remote-records.ts';
 import { viewOf } from './sync-models.ts';
@@ -28,8 +29,6 @@ import { type Backoff, backoffDelayMs } from '../../shared/backoff.ts';
 import { CURSOR_EXPIRED_STATUS, type ChangeEntry, changeHintSchema, changeListSchema } from '../../shared/schemas/change-feed.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 
-/** Where the agent is in the remote's change log (sync_state). */
-export const FEED_CURSOR_KEY = 'change_feed_cursor';
 const PAGE = 100;
 /** A stream that sent nothing (not even a heartbeat) for this long is taken for dead and reopened. */
 const SILENT_STREAM_MS = 45_000;
@@ -96,7 +95,7 @@ export class FeedPull {
     let failures = 0;
     while (!this.stopped) {
       try {
-        if ((await getSyncState(this.sync.db, FEED_CURSOR_KEY)) === undefined) await this.startCursor(false);
+        if ((await feedCursor(this.sync.db)) === undefined) await this.startCursor(false);
         const heard = await this.listen();
         if (heard) failures = 0;
       } catch (error) {
@@ -126,7 +125,7 @@ export class FeedPull {
     if (outcome.kind !== 'ok') throw new Error(`the change feed did not answer: ${outcome.message}`);
     const list = changeListSchema.safeParse(outcome.body);
     if (!list.success) throw new FeedAbsent(); // something else answers there
-    await setSyncState(this.sync.db, FEED_CURSOR_KEY, list.data.next_cursor);
+    await setFeedCursor(this.sync.db, list.data.next_cursor);
     if (pullNow) this.puller.requestPull('hint');
   }
 
@@ -208,7 +207,7 @@ export class FeedPull {
   private async readChanges(): Promise<void> {
     let applied = 0;
     for (let pages = 0; pages < 1000 && !this.stopped; pages++) {
-      const cursor = await getSyncState(this.sync.db, FEED_CURSOR_KEY);
+      const cursor = await feedCursor(this.sync.db);
       if (cursor === undefined) return;
       const outcome = await this.sync.remote.request({ method: 'GET', path: apiPaths.changes(this.sync.orgId), query: { after: cursor, limit: PAGE }, action: 'default' });
       if (outcome.kind === 'rejected' && outcome.status === CURSOR_EXPIRED_STATUS) {
@@ -228,7 +227,7 @@ export class FeedPull {
       // A project's new or changed files are read with one list of that project's files, not a detail GET
       // each (thirty photos dropped at once cost one request of the org's 1,000 a day); before the cursor moves.
       for (const projectId of filesOfProjects) await refreshProjectFiles(this.sync, projectId);
-      await setSyncState(this.sync.db, FEED_CURSOR_KEY, list.next_cursor);
+      await setFeedCursor(this.sync.db, list.next_cursor);
       if (list.changes.length > 0) this.options.onApplied?.(list.changes);
       if (!list.has_more) break;
     }

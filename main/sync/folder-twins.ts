@@ -16,7 +16,8 @@ import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { hasQueuedChanges } from './outbox.ts';
-import { deleteReplicaRecord, isProvisional } from './replica.ts';
+import { isProvisional } from './sync-models.ts';
+import { deleteReplicaRecord } from './replica-removal.ts';
 
 /** sync_state keys `folder_twin:<remote id>`, valued with how many times it was looked at since. */
 export const FOLDER_TWIN_KEY = 'folder_twin:';

@@ -13,12 +13,24 @@
 import { apiPaths } from '../../shared/api-paths.ts';
 import { BudgetWaitError } from './quota-pacer.ts';
 import { listedId, readRemote, readRemoteList } from './remote-records.ts';
-import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
+import { type SyncContext, remotePath } from './sync-context.ts';
+import {
+  type PlannedStep,
+  isFilesSweepDue,
+  isSweepDue,
+  lastDoneAt,
+  lastProbe,
+  projectsWithFilesDue,
+  setFilesSweepDue,
+  setLastDoneAt,
+  setLastProbe,
+  setProjectsWithFilesDue,
+  setSweepDue,
+} from './sync-state.ts';
 import {
   LIST_ACTIONS,
   LIST_QUERY,
   SMALL_LISTS,
-  SWEEP_DUE_KEY,
   SWEEP_PAGE,
   type PagedModel,
   asListed,
@@ -39,11 +51,6 @@ export const SMALL_LISTS_EVERY_MS = 6 * 60 * 60_000;
 export const SWEEP_EVERY_MS = 60 * 60_000;
 /** Private files are swept this often, within the budget (the org's file quota is small). */
 export const FILES_SWEEP_EVERY_MS = 6 * 60 * 60_000;
-
-const FILES_DUE_KEY = 'files_due';
-const FILES_SWEEP_DUE_KEY = 'files_sweep_due';
-const probeKey = (model: PagedModel) => `${model}_probe`;
-const doneAtKey = (what: string) => `${what}_at`;
 
 /** What a pull is asked to look at besides the changes: projects someone opened (their record and files). `changed`: skip the probe, something changed (a push hint). */
 export interface PullScope {
@@ -70,20 +77,20 @@ class YieldToUser extends Error {}
 
 /** Project ids whose private files are due a lookup (they changed, or the lookup waits for budget). */
 export async function filesDue(sync: SyncContext): Promise<number[]> {
-  return JSON.parse((await getSyncState(sync.db, FILES_DUE_KEY)) ?? '[]') as number[];
+  return projectsWithFilesDue(sync.db);
 }
 
 async function setFilesDue(sync: SyncContext, ids: Iterable<number>): Promise<void> {
-  await setSyncState(sync.db, FILES_DUE_KEY, JSON.stringify([...new Set(ids)]));
+  await setProjectsWithFilesDue(sync.db, ids);
 }
 
-async function isDue(sync: SyncContext, what: string, everyMs: number): Promise<boolean> {
-  const last = await getSyncState(sync.db, doneAtKey(what));
+async function isDue(sync: SyncContext, what: PlannedStep, everyMs: number): Promise<boolean> {
+  const last = await lastDoneAt(sync.db, what);
   return !last || sync.clock.now().getTime() - Date.parse(last) >= everyMs;
 }
 
-async function markDone(sync: SyncContext, what: string): Promise<void> {
-  await setSyncState(sync.db, doneAtKey(what), sync.clock.now().toISOString());
+async function markDone(sync: SyncContext, what: PlannedStep): Promise<void> {
+  await setLastDoneAt(sync.db, what, sync.clock.now().toISOString());
 }
 
 /** One row of a list, newest first: its id and version, or null when the list is empty or refused. */
@@ -183,7 +190,7 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
     // 2. Projects: one row, and the walk only when it moved.
     let projectsMoved = false;
     const top = await step('checking projects for changes', [lists], () => probe(sync, 'project'));
-    if (top !== undefined && (scope.changed || top !== (await getSyncState(sync.db, probeKey('project'))))) {
+    if (top !== undefined && (scope.changed || top !== (await lastProbe(sync.db, 'project')))) {
       const newer: number[] = [];
       const walked = await step('pulling changed projects', [lists, details], () => pullChanged(sync, 'project', projectDetailOf(sync), (id) => newer.push(id)));
       // Files of a project that changed may have changed with it: looked up next, as the budget allows.
@@ -191,8 +198,8 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
       if (walked) {
         changed += walked.changed;
         projectsMoved = true;
-        if (walked.shifted) await setSyncState(sync.db, SWEEP_DUE_KEY, 'true');
-        if (walked.read && top !== null) await setSyncState(sync.db, probeKey('project'), top);
+        if (walked.shifted) await setSweepDue(sync.db, true);
+        if (walked.read && top !== null) await setLastProbe(sync.db, 'project', top);
       }
     }
 
@@ -210,12 +217,12 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
 
     // 4. Contacts, the same way.
     const contactTop = await step('checking contacts for changes', [lists], () => probe(sync, 'contact'));
-    if (contactTop !== undefined && (scope.changed || contactTop !== (await getSyncState(sync.db, probeKey('contact'))))) {
+    if (contactTop !== undefined && (scope.changed || contactTop !== (await lastProbe(sync.db, 'contact')))) {
       const walked = await step('pulling changed contacts', [lists], () => pullChanged(sync, 'contact', asListed));
       if (walked) {
         changed += walked.changed;
-        if (walked.shifted) await setSyncState(sync.db, SWEEP_DUE_KEY, 'true');
-        if (walked.read && contactTop !== null) await setSyncState(sync.db, probeKey('contact'), contactTop);
+        if (walked.shifted) await setSweepDue(sync.db, true);
+        if (walked.read && contactTop !== null) await setLastProbe(sync.db, 'contact', contactTop);
       }
     }
 
@@ -231,35 +238,35 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
     }
 
     // 6. Deletions: projects, contacts and webhooks hourly; files every few hours.
-    if ((await getSyncState(sync.db, SWEEP_DUE_KEY)) === 'true' || (await isDue(sync, 'sweep', SWEEP_EVERY_MS))) {
+    if ((await isSweepDue(sync.db)) || (await isDue(sync, 'sweep', SWEEP_EVERY_MS))) {
       const projects = await step('sweeping projects for deletions', [lists, details], () => sweepModel(sync, 'project', projectDetailOf(sync)));
       const contacts = await step('sweeping contacts for deletions', [lists], () => sweepModel(sync, 'contact', asListed));
       const webhooks = await step('sweeping webhooks for deletions', [lists], () => pullSmallList(sync, 'webhook', true));
       changed += (projects?.changed ?? 0) + (contacts?.changed ?? 0) + (webhooks?.changed ?? 0);
       if (projects?.complete && contacts?.complete && webhooks?.complete) {
         await markDone(sync, 'sweep');
-        await setSyncState(sync.db, SWEEP_DUE_KEY, 'false');
+        await setSweepDue(sync.db, false);
       }
     }
-    const filesSweepDue = (await getSyncState(sync.db, FILES_SWEEP_DUE_KEY)) === 'true' || (await isDue(sync, 'files_sweep', FILES_SWEEP_EVERY_MS));
+    const filesSweepDue = (await isFilesSweepDue(sync.db)) || (await isDue(sync, 'files_sweep', FILES_SWEEP_EVERY_MS));
     if (filesSweepDue) {
       const swept = await step('sweeping private files for deletions', [files], () => sweepModel(sync, 'private_file', asListed));
       if (swept) changed += swept.changed;
       if (swept?.complete) {
         await markDone(sync, 'files_sweep');
-        await setSyncState(sync.db, FILES_SWEEP_DUE_KEY, 'false');
-      } else if (swept) await setSyncState(sync.db, FILES_SWEEP_DUE_KEY, 'true');
+        await setFilesSweepDue(sync.db, false);
+      } else if (swept) await setFilesSweepDue(sync.db, true);
     }
 
     // 7. A file added to a project that did not change: one row of the file list, when the budget has one to spare (a due sweep saves up first).
     if (!filesSweepDue || !waitingBuckets.has(files)) {
       const fileTop = await step('checking private files for changes', [files], () => probe(sync, 'private_file'));
-      if (fileTop !== undefined && fileTop !== (await getSyncState(sync.db, probeKey('private_file')))) {
+      if (fileTop !== undefined && fileTop !== (await lastProbe(sync.db, 'private_file'))) {
         const walked = await step('pulling changed private files', [files], () => pullChanged(sync, 'private_file', asListed));
         if (walked) {
           changed += walked.changed;
-          if (walked.shifted) await setSyncState(sync.db, FILES_SWEEP_DUE_KEY, 'true');
-          if (walked.read && fileTop !== null) await setSyncState(sync.db, probeKey('private_file'), fileTop);
+          if (walked.shifted) await setFilesSweepDue(sync.db, true);
+          if (walked.read && fileTop !== null) await setLastProbe(sync.db, 'private_file', fileTop);
         }
       }
     }

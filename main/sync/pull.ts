@@ -10,13 +10,15 @@ import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
-import { type RecordView, type SyncedModel, clientOpOf, viewOf } from './sync-models.ts';
+import { type RecordView, type SyncedModel, clientOpOf, isProvisional, viewOf } from './sync-models.ts';
 import { type RecordSnapshot, snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { type Remote, type RemoteKind, type RemoteRecord, listedId, readRemote, readRemoteList } from './remote-records.ts';
-import { type SyncContext, getSyncState, remotePath, setSyncState } from './sync-context.ts';
+import { type SyncContext, remotePath } from './sync-context.ts';
+import { highWaterMark, isSweepDue, pullCount, setHighWaterMark, setPullCount, setSweepDue } from './sync-state.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
-import { deleteReplicaRecord, isProvisional, upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
+import { deleteReplicaRecord } from './replica-removal.ts';
+import { upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 import { noteFolderTwin } from './folder-twins.ts';
 import { orgVerdict } from './record-orgs.ts';
@@ -25,8 +27,6 @@ export const CHANGES_PAGE = 100;
 export const SWEEP_PAGE = 1000;
 /** A full sweep every this many pulls (it also runs when a pull's list shifted, and until one completes). */
 export const DELETION_SWEEP_EVERY = 10;
-/** Set while a sweep could not read a list through: the next pull sweeps again. */
-export const SWEEP_DUE_KEY = 'sweep_due';
 /** Walks of one list that may start over after it shifted, before the rest is left to the next pull. */
 const WALK_ATTEMPTS = 3;
 /** A bound on the pages of one walk (ten million records at the sweep's page size). */
@@ -189,8 +189,8 @@ export async function pullSmallList(sync: SyncContext, list: SmallList, removeMi
  * sweep. Timed polls use the budgeted pull of pull-plan.ts instead.
  */
 export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
-  const pulls = Number((await getSyncState(sync.db, 'pull_count')) ?? '0');
-  let sweep = pulls % DELETION_SWEEP_EVERY === 0 || (await getSyncState(sync.db, SWEEP_DUE_KEY)) === 'true';
+  const pulls = await pullCount(sync.db);
+  let sweep = pulls % DELETION_SWEEP_EVERY === 0 || (await isSweepDue(sync.db));
   let changed = 0;
   await pullSmallList(sync, 'workflow');
   await pullSmallList(sync, 'role');
@@ -208,9 +208,9 @@ export async function pullAll(sync: SyncContext): Promise<{ changed: number }> {
     const swept = [await sweepModel(sync, 'project', projectDetail), await sweepModel(sync, 'contact', asListed), await sweepModel(sync, 'private_file', asListed)];
     for (const result of swept) changed += result.changed;
     const complete = swept.every((result) => result.complete) && webhooks.complete;
-    await setSyncState(sync.db, SWEEP_DUE_KEY, complete ? 'false' : 'true');
+    await setSweepDue(sync.db, !complete);
   }
-  await setSyncState(sync.db, 'pull_count', String(pulls + 1));
+  await setPullCount(sync.db, pulls + 1);
   return { changed };
 }
 
@@ -227,8 +227,7 @@ export async function pullIfNewer(sync: SyncContext, model: PagedModel, item: Re
 
 /** Walks the list newest first until it reaches records the replica already has. */
 export async function pullChanged(sync: SyncContext, model: PagedModel, detailOf: DetailOf, onNewer?: (id: number) => void): Promise<{ changed: number; shifted: boolean; read: boolean }> {
-  const markKey = `${model}_high_water`;
-  const highWater = await getSyncState(sync.db, markKey);
+  const highWater = await highWaterMark(sync.db, model);
   let newest = highWater ?? '';
   let changed = 0;
   const walk = { path: remotePath(sync, model), query: { ordering: '-modified_date', ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? CHANGES_PAGE };
@@ -246,7 +245,7 @@ export async function pullChanged(sync: SyncContext, model: PagedModel, detailOf
   });
   // A walk that may have missed records, or skipped one it could not read, leaves the mark where it was: the next pull looks again.
   const read = !skippedSome && (outcome === 'complete' || outcome === 'stopped');
-  if (newest && read) await setSyncState(sync.db, markKey, newest);
+  if (newest && read) await setHighWaterMark(sync.db, model, newest);
   return { changed, shifted: shifted || outcome === 'unsettled', read: read || outcome === 'refused' };
 }
 
@@ -397,5 +396,5 @@ export async function removeReplicaRecord(sync: SyncContext, model: SyncedModel,
 
 /** The next pull sweeps every list (the change feed lost its place: main/sync/feed-pull.ts). */
 export async function requestSweep(sync: SyncContext): Promise<void> {
-  await setSyncState(sync.db, SWEEP_DUE_KEY, 'true');
+  await setSweepDue(sync.db, true);
 }

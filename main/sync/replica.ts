@@ -2,15 +2,14 @@
 // pulled change must not be pushed back), and re-keys records created offline
 // once the remote gives them their real ids.
 import { eventTypeIdOf, eventTypeNameOf } from '../../shared/event-types.ts';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, EventRow, ProjectUpdate } from '../engine/store/tables.ts';
-import type { ProjectFolderRecords } from './folder-records.ts';
 import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../engine/projects/project-columns.ts';
 import { naturalSortKey } from '../../shared/natural-sort.ts';
 import { HOSTED_FIELD_NAMES, ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS } from '../../shared/project-fields.ts';
 import { parseCountryReference } from '../../shared/countries.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
-import { CLIENT_OP_KEY, PROVISIONAL_ID_FLOOR, type RecordView, type SyncedModel, isProvisional, viewOf } from './sync-models.ts';
+import { CLIENT_OP_KEY, type RecordView, type SyncedModel, isProvisional, viewOf } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
 import { isCatalogueTagId } from '../../shared/file-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
@@ -29,8 +28,9 @@ import type {
 } from './remote-records.ts';
 import type { SyncContext } from './sync-context.ts';
 import type { SharingOrg } from './record-orgs.ts';
-import { hasQueuedChanges, rekeyOutbox } from './outbox.ts';
-import { rekeyContentsState, rememberContentsLink } from './contents-policy.ts';
+import { hasQueuedChanges } from './outbox.ts';
+import { rememberContentsLink } from './contents-policy.ts';
+import { deleteReplicaRecord } from './replica-removal.ts';
 import type { Clock } from '../engine/clock.ts';
 
 type Trx = Transaction<Database>;
@@ -38,18 +38,10 @@ const EPOCH = new Date(0).toISOString();
 /** A date the API's schema does not name (a role's, a tag's): the hosted service may send it. */
 const unnamedDate = (value: unknown): string => (typeof value === 'string' ? value : EPOCH);
 
-export { PROVISIONAL_ID_FLOOR, isProvisional } from './sync-models.ts';
+// The core's local work finds a re-keyed record's id through here.
+export { currentIdOf } from './record-ids.ts';
 
 const flag = (value: unknown): 0 | 1 => (value ? 1 : 0);
-
-/** Makes SQLite number records created here from PROVISIONAL_ID_FLOOR up, so they never collide with remote ids. */
-export async function reserveProvisionalIds(trx: Trx): Promise<void> {
-  for (const table of ['projects', 'contacts', 'events', 'webhooks', 'private_files']) {
-    const existing = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(trx);
-    if (existing.rows.length === 0) await sql`insert into sqlite_sequence (name, seq) values (${table}, ${PROVISIONAL_ID_FLOOR - 1})`.execute(trx);
-    else await sql`update sqlite_sequence set seq = max(seq, ${PROVISIONAL_ID_FLOOR - 1}) where name = ${table}`.execute(trx);
-  }
-}
 
 /**
  * The remote's workflows as it lists them (hosted-docs-facts.md 3): stages in
@@ -465,91 +457,6 @@ export async function applyProjectView(trx: Trx, projectId: number, view: Record
     } else attributes[field] = value;
   }
   await trx.updateTable('projects').set({ ...withTitleSort(columns), attributes: JSON.stringify(attributes) }).where('id', '=', projectId).execute();
-}
-
-/** Gives a record made offline the id the remote gave it, everywhere it is referred to (the project folders' records through `folders`). */
-export async function rekey(trx: Trx, model: SyncedModel, from: number, to: number, folders: ProjectFolderRecords): Promise<void> {
-  if (from === to) return;
-  await sql`PRAGMA defer_foreign_keys = ON`.execute(trx);
-  // A pull may already have brought the remote's copy in (a create whose answer was
-  // lost): the local record, which may carry newer changes, takes its place.
-  await deleteReplicaRecord(trx, model, to);
-  switch (model) {
-    case 'project':
-      await trx.updateTable('projects').set({ id: to }).where('id', '=', from).execute();
-      await trx.updateTable('project_contacts').set({ project_id: to }).where('project_id', '=', from).execute();
-      await trx.updateTable('events').set({ project_id: to }).where('project_id', '=', from).execute();
-      await trx.updateTable('private_files').set({ project_id: to }).where('project_id', '=', from).execute();
-      await trx.updateTable('file_uploads').set({ project_id: to }).where('project_id', '=', from).execute();
-      // Its project folder stays its folder (main/watch/); a pulled copy's folder, if any, is let go.
-      await folders.rekeyProject(trx, from, to);
-      break;
-    case 'contact':
-      await trx.updateTable('contacts').set({ id: to }).where('id', '=', from).execute();
-      await trx.updateTable('project_contacts').set({ contact_id: to }).where('contact_id', '=', from).execute();
-      await trx.updateTable('events').set({ contact_id: to }).where('contact_id', '=', from).execute();
-      break;
-    case 'event':
-      await trx.updateTable('events').set({ id: to }).where('id', '=', from).execute();
-      break;
-    case 'webhook':
-      await trx.updateTable('webhooks').set({ id: to }).where('id', '=', from).execute();
-      break;
-    case 'private_file':
-      await trx.updateTable('private_files').set({ id: to }).where('id', '=', from).execute();
-      await trx.updateTable('private_file_tags').set({ file_id: to }).where('file_id', '=', from).execute();
-      await trx.updateTable('file_uploads').set({ completed_file_id: to }).where('completed_file_id', '=', from).execute();
-      await folders.rekeyFile(trx, from, to);
-      // Its earlier contents stay its versions (the foreign key cascades too; this holds without it).
-      await trx.updateTable('private_file_versions').set({ file_id: to }).where('file_id', '=', from).execute();
-      break;
-  }
-  await rekeyOutbox(trx, model, from, to);
-  if (model === 'project' || model === 'private_file') await rekeyContentsState(trx, model, from, to);
-  await trx.updateTable('sync_conflicts').set({ record_id: to }).where('model', '=', model).where('record_id', '=', from).execute();
-  await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', from).execute();
-  // Remembered, so whoever kept the provisional id (local work sent from this computer) can find the record again.
-  const mark = { key: `${REKEYED_PREFIX}${model}:${from}`, value: String(to) };
-  await trx.insertInto('sync_state').values(mark).onConflict((conflict) => conflict.column('key').doUpdateSet({ value: mark.value })).execute();
-}
-
-const REKEYED_PREFIX = 'rekeyed:';
-
-/** The id a record has now: a provisional id the remote has since given an id of its own leads to that id. */
-export async function currentIdOf(db: Kysely<Database>, model: SyncedModel, id: number): Promise<number> {
-  let current = id;
-  // A provisional id is re-keyed once; the bound only guards against a loop in damaged state.
-  for (let hop = 0; hop < 4 && isProvisional(current); hop++) {
-    const next = await db.selectFrom('sync_state').select('value').where('key', '=', `${REKEYED_PREFIX}${model}:${current}`).executeTakeFirst();
-    if (!next) break;
-    current = Number(next.value);
-  }
-  return current;
-}
-
-export async function deleteReplicaRecord(trx: Trx, model: SyncedModel, id: number): Promise<void> {
-  switch (model) {
-    case 'project':
-      await trx.deleteFrom('project_contacts').where('project_id', '=', id).execute();
-      await trx.deleteFrom('projects').where('id', '=', id).execute();
-      break;
-    case 'contact':
-      await trx.deleteFrom('project_contacts').where('contact_id', '=', id).execute();
-      await trx.deleteFrom('contacts').where('id', '=', id).execute();
-      break;
-    case 'event':
-      await trx.deleteFrom('events').where('id', '=', id).execute();
-      break;
-    case 'webhook':
-      await trx.deleteFrom('webhooks').where('id', '=', id).execute();
-      break;
-    case 'private_file':
-      // Its blob, if no other file shares it, is removed at the next start (removeStorageLeftovers).
-      await trx.deleteFrom('private_files').where('id', '=', id).execute();
-      break;
-  }
-  await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', id).execute();
-  await trx.deleteFrom('sync_conflicts').where('model', '=', model).where('record_id', '=', id).execute();
 }
 
 /**

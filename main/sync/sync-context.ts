@@ -89,11 +89,3 @@ export function remoteUrl(sync: SyncContext, path: string): string {
 export function retryDelay(schedule: RetrySchedule, attempts: number): number {
   return backoffDelayMs(schedule, attempts);
 }
-
-export async function getSyncState(db: Kysely<Database>, key: string): Promise<string | undefined> {
-  return (await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst())?.value;
-}
-
-export async function setSyncState(db: Kysely<Database>, key: string, value: string): Promise<void> {
-  await db.insertInto('sync_state').values({ key, value }).onConflict((conflict) => conflict.column('key').doUpdateSet({ value })).execute();
-}

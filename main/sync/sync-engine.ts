@@ -13,7 +13,7 @@ import { pullAll } from './pull.ts';
 import { type BudgetWait, pullPlanned } from './pull-plan.ts';
 import type { PacerSnapshot } from './quota-pacer.ts';
 import { countOutbox, hasChangesToPush, nextDueAt } from './outbox.ts';
-import { getSyncState, setSyncState } from './sync-context.ts';
+import { busyUntil as keptBusyUntil, isPaused, keepBudget, keepBusyUntil, keptBudget, lastSyncedAt, setLastSyncedAt, setPaused } from './sync-state.ts';
 import { backoffDelayMs } from '../../shared/backoff.ts';
 import { BUSY_BACKOFF, REMOTE_LIMITS } from './remote-limits.ts';
 
@@ -41,9 +41,6 @@ interface CycleRequest {
   changed: boolean;
 }
 
-const BUDGET_STATE_KEY = 'quota_budget';
-/** Until when the remote asked to wait (Retry-After, or the busy backoff), kept across restarts. */
-const BUSY_UNTIL_KEY = 'remote_busy_until';
 
 function mergeRequests(a: CycleRequest | null, b: CycleRequest): CycleRequest {
   if (!a) return b;
@@ -78,7 +75,7 @@ export class SyncEngine {
   private busyRetryMs: number | null = null;
   /** Cycles in a row the remote answered busy (5xx, unreadable) without a Retry-After: the backoff's step. */
   private busyRetries = 0;
-  /** Whether sync_state holds a wait (BUSY_UNTIL_KEY) that a good cycle must clear. */
+  /** Whether the replica keeps a wait (sync-state.ts busyUntil) that a good cycle must clear. */
   private busyKept = false;
   private readonly statusListeners = new Set<() => void>();
   /** What the next cycle is asked to do (merged while one runs); null: a timed poll. */
@@ -96,7 +93,7 @@ export class SyncEngine {
 
   async start(): Promise<void> {
     this.stopped = false;
-    const kept = await getSyncState(this.sync.db, BUDGET_STATE_KEY);
+    const kept = await keptBudget(this.sync.db);
     if (kept) {
       try {
         this.sync.remote.pacer.restore(JSON.parse(kept) as PacerSnapshot);
@@ -104,9 +101,9 @@ export class SyncEngine {
         // an unreadable budget starts afresh (empty): background waits, never overspends
       }
     }
-    this.paused = (await getSyncState(this.sync.db, 'paused')) === 'true';
+    this.paused = await isPaused(this.sync.db);
     // A wait the remote asked for before a restart still holds (the pacer holds its bucket too).
-    const busyUntil = Date.parse((await getSyncState(this.sync.db, BUSY_UNTIL_KEY)) ?? '');
+    const busyUntil = Date.parse((await keptBusyUntil(this.sync.db)) ?? '');
     const busyFor = busyUntil - this.sync.clock.now().getTime();
     this.busyKept = busyFor > 0;
     if (!this.paused && busyFor > 0) {
@@ -129,7 +126,7 @@ export class SyncEngine {
 
   /** Keeps today's spend and the budget's levels in the replica (sync_state), so a restart does not reset them. */
   async saveBudget(): Promise<void> {
-    await setSyncState(this.sync.db, BUDGET_STATE_KEY, JSON.stringify(this.sync.remote.pacer.snapshot()));
+    await keepBudget(this.sync.db, JSON.stringify(this.sync.remote.pacer.snapshot()));
   }
 
   /** Work the last background pull left for want of budget, and when each may go. */
@@ -203,7 +200,7 @@ export class SyncEngine {
 
   async pause(): Promise<void> {
     this.paused = true;
-    await setSyncState(this.sync.db, 'paused', 'true');
+    await setPaused(this.sync.db, true);
     clearTimeout(this.timer);
     await this.running;
     this.setState('paused', null);
@@ -211,7 +208,7 @@ export class SyncEngine {
 
   async resume(): Promise<void> {
     this.paused = false;
-    await setSyncState(this.sync.db, 'paused', 'false');
+    await setPaused(this.sync.db, false);
     this.setState('idle', null);
     this.wake();
   }
@@ -231,7 +228,7 @@ export class SyncEngine {
       state: this.state,
       pending,
       conflicts: Number(conflicts.count),
-      last_synced_at: (await getSyncState(db, 'last_synced_at')) ?? null,
+      last_synced_at: await lastSyncedAt(db),
       next_attempt_at: [nextAttempt, nextDue].filter((value): value is string => value !== null).sort()[0] ?? null,
       remote_reachable: this.reachable,
       detail: this.detail,
@@ -279,10 +276,10 @@ export class SyncEngine {
       if (!hadPending || pushed > 0) await pull();
       if (reached) this.reachable = true;
       this.offlineRetries = 0;
-      if (this.busyKept) await setSyncState(this.sync.db, BUSY_UNTIL_KEY, '');
+      if (this.busyKept) await keepBusyUntil(this.sync.db, '');
       this.busyKept = false;
       this.busyRetries = 0;
-      await setSyncState(this.sync.db, 'last_synced_at', this.sync.clock.now().toISOString());
+      await setLastSyncedAt(this.sync.db, this.sync.clock.now().toISOString());
       // Records skipped as unreadable did not stop the cycle; the status says which (the agent logs it).
       this.setState(this.paused ? 'paused' : 'idle', this.paused ? null : this.sync.unreadable.summary());
     } catch (error) {
@@ -301,7 +298,7 @@ export class SyncEngine {
         this.busyRetries++;
         this.busyRetryMs = error.retryAfterMs ?? backoffDelayMs({ ...BUSY_BACKOFF, firstDelayMs: this.options.offlineRetryMs }, this.busyRetries);
         // Kept, so a restart waits out the rest rather than asking again at once.
-        await setSyncState(this.sync.db, BUSY_UNTIL_KEY, new Date(this.sync.clock.now().getTime() + this.busyRetryMs).toISOString()).catch(() => undefined);
+        await keepBusyUntil(this.sync.db, new Date(this.sync.clock.now().getTime() + this.busyRetryMs).toISOString()).catch(() => undefined);
         this.busyKept = true;
         this.setState('idle', describeSyncStop(error, remoteUrl, this.busyRetryMs));
       } else if (error instanceof SignInRequiredError) {

@@ -3,7 +3,7 @@
 // outbox.ts); they join the store's `Database` by augmenting it, so the engine,
 // which runs without sync, imports none of this.
 import type { Generated, Selectable } from 'kysely';
-import type { TableOwnership } from '../engine/store/table-ownership.ts';
+import type { IdColumns, TableOwnership } from '../engine/store/table-ownership.ts';
 
 export type OutboxStatus = 'pending' | 'in_flight' | 'parked' | 'held';
 
@@ -79,6 +79,22 @@ export const SYNC_TABLES: TableOwnership<SyncTables> = {
   tables: { sync_outbox: true, sync_records: true, sync_conflicts: true, sync_state: true, sync_uploads: true },
   // 0016 and 0017 are the engine's but read or rewrite merge bases and conflicts (ids that changed meaning).
   migrations: ['0004-sync', '0005-folders-uploads', '0016-catalogues', '0017-event-types-identifiers', '0023-conflict-reasons'],
+};
+
+/**
+ * The record ids sync's tables hold (docs/tables.md "Record ids"): each row names its
+ * record's model in `model`. The re-key (record-ids.ts) moves the outbox's and the
+ * conflicts' rows to the new id and drops the merge base of the old one; the keys of
+ * `sync_state` that hold ids are moved by their owners' functions there.
+ */
+/** A change's own id, made by this computer (a UUID), never a record's. */
+const CLIENT_OP = { notFollowed: 'a change\'s own id (a UUID made here), not a record\'s' } as const;
+
+export const SYNC_ID_COLUMNS: IdColumns<SyncTables> = {
+  sync_outbox: { id: { notFollowed: 'the outbox row\'s own sequence' }, op_id: CLIENT_OP, record_id: { recordOfModelColumn: true } },
+  sync_records: { record_id: { recordOfModelColumn: true } },
+  sync_conflicts: { id: { notFollowed: 'the conflict\'s own id' }, record_id: { recordOfModelColumn: true } },
+  sync_uploads: { op_id: CLIENT_OP, upload_id: { notFollowed: 'the remote\'s id of a chunked upload, not a record' } },
 };
 
 export type OutboxRow = Selectable<SyncOutboxTable>;

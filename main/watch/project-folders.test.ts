@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { makeTempDir, startTestServer, type TestServer } from '../engine/testing/test-server.ts';
 import { folderForProject, ProjectFolders } from './project-folders.ts';
-import { rekey } from '../sync/replica.ts';
+import { rekey } from '../sync/record-ids.ts';
 import { projectFolderRecords } from '../core/agent-folders.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 

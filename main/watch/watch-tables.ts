@@ -3,7 +3,7 @@
 // them; sync and the core get what they need of them as functions
 // (main/watch/folder-links.ts), injected by the composer.
 import type { Selectable } from 'kysely';
-import type { TableOwnership } from '../engine/store/table-ownership.ts';
+import type { IdColumns, TableOwnership } from '../engine/store/table-ownership.ts';
 
 /** A project's folder under the folder root (main/watch/). */
 export interface WatchProjectsTable {
@@ -40,6 +40,16 @@ export const WATCH_TABLES: TableOwnership<WatchTables> = {
   part: 'watch',
   tables: { watch_projects: true, watch_files: true },
   migrations: ['0005-folders-uploads'],
+};
+
+/**
+ * The record ids the watcher's tables hold (docs/tables.md "Record ids"). When a record
+ * made offline takes the remote's id, the watcher moves them itself (folder-records.ts
+ * `rekeyProject`, `rekeyFile`), handed to sync's re-key by the core.
+ */
+export const WATCH_ID_COLUMNS: IdColumns<WatchTables> = {
+  watch_projects: { project_id: 'project' },
+  watch_files: { project_id: 'project', file_id: 'private_file' },
 };
 
 export type WatchProjectRow = Selectable<WatchProjectsTable>;

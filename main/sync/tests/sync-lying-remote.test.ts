@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { PROVISIONAL_ID_FLOOR } from '../sync-models.ts';
-import { OTHER_RECORD_TRIES } from '../push.ts';
+import { OTHER_RECORD_TRIES } from '../push-requests.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-accounts.ts';
-import { SWEEP_DUE_KEY } from '../pull.ts';
-import { setSyncState } from '../sync-context.ts';
+import { setSweepDue } from '../sync-state.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 
@@ -124,7 +123,7 @@ describe('a lying remote: writes, ids and orgs', () => {
     h.proxy.addRule({ method: 'GET', path: PROJECT_LIST, action: { kind: 'rewrite', transform: relabel(victim.id, (record) => ({ ...record, id: made.id })) } });
     h.proxy.addRule({ method: 'GET', path: exactPath(apiPaths.project(ORG, made.id)), action: { kind: 'status', status: 200, body: { ...victimDetail, id: made.id } } });
     // The next pull sweeps too: a list that lies about ids must not make the sweep remove the project it relabelled.
-    await setSyncState(h.agent.context.db, SWEEP_DUE_KEY, 'true');
+    await setSweepDue(h.agent.context.db, true);
     h.proxy.setOffline(false);
     try {
       await h.synced();

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
-import { deleteReplicaRecord } from '../replica.ts';
+import { deleteReplicaRecord } from '../replica-removal.ts';
 import type { SyncedModel } from '../sync-models.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 

@@ -15,11 +15,12 @@ import type { FolderHarness } from '../../core/testing/folder-harness.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
-import { CONTENTS_ROUTE_KEY } from '../../sync/push.ts';
-import { getSyncState } from '../../sync/sync-context.ts';
+import { CONTENTS_ROUTE_KEY } from '../../sync/sync-state.ts';
 import { folderOfProject, settleFolders, sleep, waitFor } from '../testing/folder-testing.ts';
 import { localFilesWithHash, remoteFilesWithHash, sha256, startWithFolder, TEST_WINDOW_MS, type Json } from '../../core/testing/folder-harness.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../engine/store/tables.ts';
 
 const CREATE_PATH = /^\/api\/orgs\/1\/private_files\/$/;
 const FILE_PATH = /^\/api\/orgs\/1\/private_files\/\d+\/$/;
@@ -40,6 +41,9 @@ async function dropAndSync(h: FolderHarness, root: string, projectId: number, na
 
 const versionHashes = async (h: FolderHarness, fileId: number) =>
   (await h.agent.engine.context.db.selectFrom('private_file_versions').select('file_hash').where('file_id', '=', fileId).orderBy('id').execute()).map((row) => row.file_hash);
+/** A value of sync_state as stored (what the test checks was remembered). */
+const storedSyncValue = async (db: Kysely<Database>, key: string) =>
+  (await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst())?.value;
 const heldCount = async (h: FolderHarness) => ((await h.local('GET', '/api/orgs/1/sync/pending/')).json as Json[]).filter((row) => row.status === 'held').length;
 const mappedFileId = async (h: FolderHarness, name: string) =>
   (await h.agent.engine.context.db.selectFrom('watch_files').select('file_id').where('name', '=', name).executeTakeFirst())?.file_id;
@@ -125,7 +129,7 @@ describe('edits in place, synced to a SolarDesk remote (the contents route)', ()
       assert.equal(remote.length, 1);
       assert.notEqual(remote[0]!.id, uploaded.id);
       assert.equal((await h.remote('GET', apiPaths.privateFile(1, uploaded.id))).status, 404, 'the old remote file is deleted');
-      assert.equal(await getSyncState(h.agent.context.db, CONTENTS_ROUTE_KEY), 'absent', 'remembered');
+      assert.equal(await storedSyncValue(h.agent.context.db, CONTENTS_ROUTE_KEY), 'absent', 'remembered');
       assert.equal(await mappedFileId(h, 'Meter.txt'), remote[0]!.id, 'the folder mapping follows the re-key');
     } finally {
       h.proxy.clearRules();
@@ -181,6 +185,6 @@ describe('edits in place, synced to a remote without the contents route (remoteC
     assert.deepEqual(await versionHashes(h, replacement.id), [sha256(first)], 'the earlier contents stay its version');
     assert.equal(await heldCount(h), 0, 'nothing held for deletion');
     assert.ok(fs.readFileSync(path.join(folderOfProject(root, 7), 'Datasheet.txt')).equals(edited), 'the folder copy is untouched');
-    assert.equal(await getSyncState(h.agent.context.db, CONTENTS_ROUTE_KEY), undefined, 'off by option, nothing detected');
+    assert.equal(await storedSyncValue(h.agent.context.db, CONTENTS_ROUTE_KEY), undefined, 'off by option, nothing detected');
   });
 });

@@ -1,0 +1,125 @@
+// A big private file's create through the remote's chunked upload, resumable
+// after a crash from the parts acknowledged (sync_uploads).
+import fsp from 'node:fs/promises';
+import type { OutboxRow } from './sync-tables.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
+import { type OutboxGroup, markPending } from './outbox.ts';
+import { isProvisional, viewOf } from './sync-models.ts';
+import { blobPath } from '../engine/files/blob-store.ts';
+import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl } from './sync-context.ts';
+import { parseRemote } from './remote-records.ts';
+import { type LocalRecord, readWriteAnswer, retryUnreadableAnswer, send, timeoutForBytes } from './push-requests.ts';
+import { finishCreate } from './push-answers.ts';
+import { finishFolderCreate, settleFolderCopy } from './push-folder-copies.ts';
+import { findLostCreate } from './push-lost-creates.ts';
+
+/** A private file above the chunk size goes up in parts, and so does one whose parted upload already began. */
+export async function goesUpInParts(sync: SyncContext, fileId: number, opId: string): Promise<boolean> {
+  if (await sync.db.selectFrom('sync_uploads').select('op_id').where('op_id', '=', opId).executeTakeFirst()) return true;
+  const row = await sync.db.selectFrom('private_files').select('filesize').where('id', '=', fileId).executeTakeFirst();
+  return (row?.filesize ?? 0) > (sync.uploads ?? DEFAULT_UPLOAD_SETTINGS).chunkAboveBytes;
+}
+
+/**
+ * A big private file goes up through the remote's chunked upload: start a session,
+ * send parts 1..N from the blob, complete. The session id and the parts the remote
+ * acknowledged are kept in sync_uploads, so after a crash or a cut connection the
+ * upload resumes at the next part; a part sent again just replaces itself, and
+ * completing again answers with the same file. Returns how many requests it made.
+ */
+export async function pushChunkedCreate(
+  sync: SyncContext,
+  group: OutboxGroup,
+  json: LocalRecord,
+  createRow: OutboxRow,
+  wasSent: boolean,
+  isStopped: () => boolean,
+  fromFolder: boolean,
+  replaces: number | null = null,
+): Promise<number> {
+  const settings = sync.uploads ?? DEFAULT_UPLOAD_SETTINGS;
+  const view = viewOf('private_file', json);
+  const projectId = view.project as number | null;
+  if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
+  const file = await sync.db.selectFrom('private_files').select(['file_name', 'file_hash', 'filesize']).where('id', '=', group.recordId).executeTakeFirstOrThrow();
+  const total = file.filesize ?? 0;
+  const progress = (sent: number | null) => settings.onProgress?.(group.recordId, sent === null ? null : { sent, total });
+  const carry = ['show_customer', 'file_tags'];
+  let upload = await sync.db.selectFrom('sync_uploads').selectAll().where('op_id', '=', createRow.op_id).executeTakeFirst();
+  let requests = 0;
+  if (!upload) {
+    if (wasSent) {
+      // Sent before with no session recorded: a multipart create or a finished upload whose answer was lost.
+      const found = await findLostCreate(sync, group, createRow);
+      requests++;
+      if (found) return requests + (fromFolder ? await finishFolderCreate(sync, group, found, carry) : (await finishCreate(sync, group, found, carry, false, replaces), 0));
+    }
+    const started = await send(sync, group, {
+      method: 'POST',
+      path: apiPaths.fileUploads(sync.orgId),
+      json: { title: String(view.title), filename: file.file_name, size: total, ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }) },
+      action: 'private_file_upload',
+    });
+    requests++;
+    if (started.kind !== 'ok') return requests;
+    const session = parseRemote('upload', started.body);
+    if (!session.ok) {
+      await retryUnreadableAnswer(sync, group, session.reason);
+      return requests;
+    }
+    upload = { op_id: createRow.op_id, upload_id: session.record.upload_id, part_bytes: settings.partBytes, parts_done: 0, created_date: sync.clock.now().toISOString() };
+    await sync.db.insertInto('sync_uploads').values(upload).execute();
+  }
+  const uploadId = upload.upload_id;
+  const parts = Math.max(1, Math.ceil(total / upload.part_bytes));
+  const expired = async () => {
+    // The remote forgot the session (it expired): start again; a finished one is looked for first.
+    await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
+    await markPending(sync.db, group.rows);
+    progress(null);
+    return requests;
+  };
+  progress(Math.min(upload.parts_done * upload.part_bytes, total));
+  const blob = await fsp.open(blobPath(sync.engine.store.fileRoot, file.file_hash!), 'r');
+  try {
+    for (let part = upload.parts_done + 1; part <= parts; part++) {
+      if (isStopped()) {
+        await markPending(sync.db, group.rows);
+        return requests;
+      }
+      const start = (part - 1) * upload.part_bytes;
+      const length = Math.min(upload.part_bytes, total - start);
+      const bytes = Buffer.alloc(length);
+      await blob.read(bytes, 0, length, start);
+      const sent = await send(
+        sync,
+        group,
+        { method: 'PUT', path: apiPaths.fileUploadPart(sync.orgId, uploadId, part), bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
+        { returnNotFound: true },
+      );
+      requests++;
+      if (sent.kind === 'rejected' && sent.status === 404) return expired();
+      if (sent.kind !== 'ok') {
+        progress(null);
+        return requests;
+      }
+      await sync.db.updateTable('sync_uploads').set({ parts_done: part }).where('op_id', '=', createRow.op_id).execute();
+      progress(start + length);
+    }
+  } finally {
+    await blob.close();
+  }
+  const completed = await send(sync, group, { method: 'POST', path: apiPaths.fileUploadComplete(sync.orgId, uploadId), action: 'private_file_create', timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
+  requests++;
+  if (completed.kind === 'rejected' && completed.status === 404) return expired();
+  const remoteFile = completed.kind === 'ok' ? await readWriteAnswer(sync, group, completed.body) : null;
+  if (!remoteFile) {
+    progress(null);
+    return requests;
+  }
+  await finishCreate(sync, group, remoteFile, carry, fromFolder, replaces);
+  await sync.db.deleteFrom('sync_uploads').where('op_id', '=', createRow.op_id).execute();
+  progress(null);
+  if (fromFolder) requests += await settleFolderCopy(sync, remoteFile.id);
+  return requests;
+}
