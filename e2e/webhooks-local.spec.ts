@@ -48,12 +48,20 @@ test('the local-endpoint setting: off, the editor warns and a test says why in o
   await expect(editor.getByTestId('local-endpoint-warning')).toContainText(`turn on “${LOCAL_WEBHOOKS_SETTING}” in Settings`);
   await editor.getByRole('button', { name: 'Create webhook' }).click();
 
-  // "Webhook created" sits in its own strip: it covers no control, Download CSV included (item 10).
-  const created = page.getByRole('status').filter({ hasText: 'Webhook created' });
-  await expect(created).toBeVisible();
-  const download = page.getByRole('button', { name: 'Download CSV' });
-  await expect(download).toBeVisible();
-  expect(overlaps((await created.boundingBox())!, (await download.boundingBox())!)).toBe(false);
+  // "Webhook created" sits in its own strip: it covers no control, Download CSV included (item 10). Both boxes
+  // are read in one go in the page while the toast shows (it goes after a few seconds).
+  const boxes = await page.waitForFunction(() => {
+    const toast = [...document.querySelectorAll('.toast')].find((element) => element.textContent?.includes('Webhook created'));
+    const download = [...document.querySelectorAll('button')].find((element) => element.textContent?.trim() === 'Download CSV');
+    if (!toast || !download) return null;
+    const box = (element: Element) => {
+      const { x, y, width, height } = element.getBoundingClientRect();
+      return { x, y, width, height };
+    };
+    return { toast: box(toast), download: box(download) };
+  });
+  const { toast, download } = (await boxes.jsonValue())!;
+  expect(overlaps(toast, download)).toBe(false);
   await expect(page.getByText('No deliveries yet')).toBeVisible();
 
   // A test is refused, in one sentence that says what to do, with no time beside it; the log shows it.
