@@ -78,7 +78,8 @@ test('the local-endpoint setting: off, the editor warns and a test says why in o
   await screenshotBothThemes(page, 'webhooks-local-refused');
 
   // Turned on: no warning, and a test reaches the receiver on 127.0.0.1 and is logged as delivered.
-  await (await localWebhooksSwitch(page)).check();
+  // A click, then the state: the switch follows the saved setting once the app has kept it (check() wants it at once).
+  await (await localWebhooksSwitch(page)).click();
   await expect(await localWebhooksSwitch(page)).toBeChecked();
   await page.getByRole('button', { name: 'Webhooks', exact: true }).click();
   await page.getByTestId('webhook-item').filter({ hasText: '/hooks/local' }).getByRole('button').first().click();
