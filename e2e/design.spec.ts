@@ -136,6 +136,86 @@ test('the 3D view opens facing the panels; payback and rate of return are shown 
   expect(pageProblems(page)).toEqual([]);
 });
 
+/** The 3D view's own pixels (its drawing buffer is kept), without what lies over it: the Reset view button and its hover. */
+const scenePixels = (page: Page) => page.getByTestId('roof-canvas').evaluate((canvas: HTMLCanvasElement) => canvas.toDataURL('image/png'));
+
+/** Drags across the 3D view by `dx` pixels (an orbit). */
+async function dragScene(page: Page, dx: number): Promise<void> {
+  const box = (await page.getByTestId('roof-canvas').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + dx, box.y + box.height / 2, { steps: 10 });
+  await page.mouse.up();
+}
+
+test('Reset view brings the 3D view back to the first one; the orbit stops before the panels turn away (issue 28, item 18)', async ({ page }) => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await openApp(page, app);
+  await openProjectByIdentifier(page, 'SD-2026-0025');
+  await page.getByRole('tab', { name: 'Design' }).click();
+  const scene = page.getByTestId('roof-scene');
+  await expect(scene).toHaveAttribute('data-camera', /^[-\d.,]+$/);
+  await expect.poll(() => distinctCanvasColours(page)).toBeGreaterThan(20);
+  const firstCamera = await scene.getAttribute('data-camera');
+  const firstFrom = Number(await scene.getAttribute('data-camera-from'));
+  const firstPixels = await scenePixels(page);
+
+  // A drag moves the camera and the picture.
+  await dragScene(page, 150);
+  await expect(scene).not.toHaveAttribute('data-camera', firstCamera!);
+  expect(await scenePixels(page)).not.toBe(firstPixels);
+
+  // Dragging on and on never turns the house more than the limit (about 70°) from the first view, either way.
+  for (const dx of [900, 900, -2400, -900]) {
+    await dragScene(page, dx);
+    const from = Number(await scene.getAttribute('data-camera-from'));
+    expect(angleBetween(from, firstFrom), `camera from ${from}°, first from ${firstFrom}°`).toBeLessThanOrEqual(71);
+  }
+
+  // Reset view: the same camera and the same picture as at first.
+  await page.getByRole('button', { name: 'Reset view' }).click();
+  await expect(scene).toHaveAttribute('data-camera', firstCamera!);
+  await expect.poll(() => scenePixels(page)).toBe(firstPixels);
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('the cash-flow chart: its height follows a wide pane, and year 0 is a bar of the upfront cost where the running total starts', async ({ page }) => {
+  await openApp(page, app);
+  await openProjectByIdentifier(page, 'SD-2026-0025');
+  await page.getByRole('tab', { name: 'Design' }).click();
+  const chart = page.getByTestId('cashflow-chart');
+  await page.setViewportSize({ width: 800, height: 600 });
+  await expect(chart.locator('canvas')).toBeVisible();
+  const narrow = (await chart.locator('canvas').boundingBox())!;
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await expect.poll(async () => (await chart.locator('canvas').boundingBox())!.height).toBeGreaterThan(narrow.height + 40);
+  // Year 0 reads as the upfront cost, and the running total starts at it.
+  await chart.scrollIntoViewIfNeeded();
+  const over = (await chart.locator('.u-over').boundingBox())!;
+  await page.mouse.move(over.x + 2, over.y + over.height / 2);
+  const legend = page.getByTestId('cashflow-legend');
+  await expect(legend).toContainText('Year 0');
+  const upfront = /Upfront: (-?[A-Z]*\$[\d,]+)/.exec((await legend.textContent()) ?? '');
+  expect(upfront, (await legend.textContent()) ?? '').not.toBeNull();
+  await expect(legend).toContainText(`Running total: ${upfront![1]}`);
+  // The upfront bar is drawn: the danger colour is in the chart's left part (pixels of the canvas).
+  const hasUpfrontBar = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+    const danger = getComputedStyle(document.documentElement).getPropertyValue('--danger').trim();
+    const probe = document.createElement('canvas').getContext('2d')!;
+    probe.fillStyle = danger;
+    probe.fillRect(0, 0, 1, 1);
+    const [r, g, b] = probe.getImageData(0, 0, 1, 1).data;
+    const context = canvas.getContext('2d')!;
+    const { data } = context.getImageData(0, 0, Math.round(canvas.width * 0.3), canvas.height);
+    for (let index = 0; index < data.length; index += 4) {
+      if (Math.abs(data[index]! - r!) < 12 && Math.abs(data[index + 1]! - g!) < 12 && Math.abs(data[index + 2]! - b!) < 12) return true;
+    }
+    return false;
+  });
+  expect(hasUpfrontBar).toBe(true);
+  expect(pageProblems(page)).toEqual([]);
+});
+
 test('the design tab at 800x600 and 1920x1080, light and dark', async ({ page }) => {
   await openApp(page, app);
   await openProjectByIdentifier(page, 'SD-2026-0025');

@@ -27,7 +27,8 @@ test('a file dropped on the window is attached to the open project', async ({ pa
   const row = page.getByTestId('file-row').filter({ hasText: 'roof-photo.txt' });
   await expect(row).toBeVisible();
   await expect(row).toContainText('1.6 MB');
-  await expect(row).toContainText('Local');
+  // Local only, every file is on this computer alone: no "Local" badge on each row says so (issue 28, item 10).
+  await expect(row.getByTestId('file-badges')).not.toContainText('Local');
 
   const files = await app.api<{ title: string; filesize: number; project: string }[]>('GET', '/api/orgs/1/private_files/', undefined, { project: 7 });
   expect(files.status).toBe(200);

@@ -47,6 +47,7 @@ export function requestSchemaParts(z: Zod) {
             if (reading.error !== null) context.addIssue({ code: 'custom', message: reading.error });
             return reading.hosts ?? [];
           }),
+        localWebhooks: z.boolean(),
         theme: z.enum(THEMES),
       })
       .partial()

@@ -36,6 +36,13 @@ export interface Settings {
    * empty by default, so a link elsewhere fails that one file with a sentence saying so.
    */
   downloadHosts: string[];
+  /**
+   * Let this computer deliver webhooks to itself and the local network (loopback and private
+   * addresses). Off by default: a webhook could otherwise be pointed at services on this machine
+   * or the office network. Applies where this app delivers webhooks (the embedded store); a server
+   * decides for itself with its --allow-private-webhook-endpoints flag.
+   */
+  localWebhooks: boolean;
   theme: Theme;
 }
 

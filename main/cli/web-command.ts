@@ -33,8 +33,9 @@ Options:
                      The largest file the store on this machine accepts: bytes,
                      or with a K, M or G suffix (default 2G)
   --allow-private-webhook-endpoints
-                     Let the embedded engine deliver webhooks to loopback and private
-                     addresses (refused by default; for tests and self-hosted networks)
+                     Start with Settings' "Webhooks to this computer and the local
+                     network" turned on, unless it was already chosen there (for tests
+                     and self-hosted networks)
   -h, --help         Show this help
 
 Prints "SolarDesk is running at <URL>". The URL carries the secret; open it as
@@ -92,7 +93,11 @@ export async function runWebCommand(args: string[]): Promise<number> {
   const syncInterval = values['sync-interval'] === undefined ? undefined : Number(values['sync-interval']);
   if (syncInterval !== undefined && !(syncInterval > 0)) throw new CliError(`--sync-interval takes a positive number of seconds, not "${values['sync-interval']}".`);
   const dataDir = path.resolve(values.data ?? 'data');
-  const defaults = defaultSettings(values['folder-root'] ? path.resolve(values['folder-root']) : undefined);
+  const defaults = {
+    ...defaultSettings(values['folder-root'] ? path.resolve(values['folder-root']) : undefined),
+    // The flag only sets where Settings' "Webhooks to this computer and the local network" starts (tests, automation); a choice made in Settings stands.
+    localWebhooks: values['allow-private-webhook-endpoints'] === true,
+  };
 
   await ensureRendererBuilt();
   let core;
@@ -106,7 +111,6 @@ export async function runWebCommand(args: string[]): Promise<number> {
         pollIntervalSeconds: syncInterval,
         contents: readContentsPolicy(values['keep-contents'], values['keep-opened-days'], values['keep-role-projects']),
       }),
-      allowPrivateWebhookEndpoints: values['allow-private-webhook-endpoints'] === true,
       maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
     });
   } catch (error) {

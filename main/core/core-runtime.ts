@@ -32,8 +32,6 @@ export interface AppCoreOptions {
   openFile?: (file: string) => Promise<boolean>;
   /** The desktop's "Show in folder" (shell.showItemInFolder). Absent in browser mode. */
   showItemInFolder?: (file: string) => void;
-  /** Let the embedded engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
-  allowPrivateWebhookEndpoints?: boolean;
   /** The embedded store's largest accepted upload (default 2 GiB; `solardesk web --max-upload-size`, tests). */
   maxUploadBytes?: number;
   /** The sync agent (main/core/agent-backend.ts); without it (some tests) there is no signing in to a remote. */
@@ -139,7 +137,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         dataDir: options.dataDir,
         dataFolderLock: lock,
         orgId: isLocalWorkspace ? localWork.localOrgId : settings.orgId,
-        allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+        allowPrivateWebhookEndpoints: () => options.settings.read().localWebhooks,
         maxUploadBytes: options.maxUploadBytes,
         folderRoot: settings.folderRoot,
         projectFolders: options.projectFolders,
@@ -239,7 +237,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
       dataDir: options.dataDir,
       dataFolderLock: lock,
       orgId: readLocalWorkState(options.dataDir).localOrgId,
-      allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
+      allowPrivateWebhookEndpoints: () => options.settings.read().localWebhooks,
       folderRoot: null,
     });
     try {

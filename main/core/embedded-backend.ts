@@ -9,6 +9,7 @@ import { planAccess } from '../engine/orgs/org-service.ts';
 import { todayIso } from '../engine/clock.ts';
 import { DEFAULT_THROTTLE_RATES } from '../../shared/throttle-rates.ts';
 import type { SyncState } from '../../shared/bridge.ts';
+import { LOCAL_WEBHOOKS_ADVICE } from '../../shared/local-webhooks.ts';
 import type { AgentFolders } from '../sync/agent.ts';
 import { countHeldDeletes } from '../sync/outbox.ts';
 import { registerFolderRoutes } from '../sync/sync-routes.ts';
@@ -58,7 +59,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     dataFolder: options.dataFolderLock,
     logLevel: false,
     throttleRates: LOCAL_USER_THROTTLE_RATES,
-    webhookDelivery: { allowPrivateEndpoints: options.allowPrivateWebhookEndpoints },
+    webhookDelivery: { allowPrivateEndpoints: options.allowPrivateWebhookEndpoints, privateEndpointAdvice: LOCAL_WEBHOOKS_ADVICE },
     ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     // The same folder status and held-delete routes as the agent's (not /sync/status/: its 404 says "local only").
     extraOrgRoutes: (scope, context) =>

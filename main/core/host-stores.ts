@@ -14,7 +14,7 @@ export interface SettingsStore {
 }
 
 export function defaultSettings(folderRoot = path.join(os.homedir(), 'SolarDesk')): Settings {
-  return { remoteUrl: null, username: null, orgId: null, folderRoot, downloadHosts: [], theme: 'system' };
+  return { remoteUrl: null, username: null, orgId: null, folderRoot, downloadHosts: [], localWebhooks: false, theme: 'system' };
 }
 
 /** Whatever was stored, with anything missing or malformed replaced by the default. */
@@ -27,6 +27,7 @@ export function normaliseSettings(stored: unknown, defaults: Settings): Settings
     orgId: typeof value.orgId === 'number' && Number.isSafeInteger(value.orgId) && value.orgId > 0 ? value.orgId : null,
     folderRoot: text(value.folderRoot) ?? defaults.folderRoot,
     downloadHosts: (Array.isArray(value.downloadHosts) && readDownloadHostList(value.downloadHosts.filter((host) => typeof host === 'string').join(',')).hosts) || defaults.downloadHosts,
+    localWebhooks: typeof value.localWebhooks === 'boolean' ? value.localWebhooks : defaults.localWebhooks,
     theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,
   };
 }

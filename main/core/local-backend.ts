@@ -46,8 +46,8 @@ export interface EmbeddedStartOptions {
   dataFolderLock: DataFolderLock;
   /** The org to work on; null or unknown: the first the local user can act for. */
   orgId: number | null;
-  /** Let the engine deliver webhooks to loopback and private addresses (tests, self-hosted networks). */
-  allowPrivateWebhookEndpoints: boolean;
+  /** Whether the engine may deliver webhooks to loopback and private addresses now: asked at each delivery (the Settings switch). */
+  allowPrivateWebhookEndpoints: () => boolean;
   /** The largest upload the engine accepts (default: the engine's, 2 GiB). */
   maxUploadBytes?: number;
   /** The Settings folder root: the embedded store's project folders are in its "On this computer" folder (null: none). */

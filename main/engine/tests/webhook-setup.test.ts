@@ -121,7 +121,7 @@ describe('webhook setup', () => {
     assert.match(refused.json.endpoint[0], /cannot contain spaces/);
   });
 
-  test('a test delivery reaches a real receiver on 127.0.0.1 and answers its status and time; it is not logged', async () => {
+  test('a test delivery reaches a real receiver on 127.0.0.1 and answers its status and time; each shows in the delivery log', async () => {
     const webhook = (await create({ trigger_fields: ['project.site_notes'], payload_fields: ['project.id', 'project.title'], headers: '{"X-Api-Key": "k-1"}' })).json;
     const calls = receiver.calls.length;
     const tested = await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token });
@@ -143,7 +143,15 @@ describe('webhook setup', () => {
     assert.equal(refused.json.successful, false);
     assert.equal(refused.json.status, 503);
     assert.match(refused.json.notes, /^HTTP 503/);
-    assert.deepEqual((await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(webhook.url)}`, { token })).json, []);
+    // Both tests are in the log (issue 28: "No deliveries yet" after a test read as if nothing had happened), as event 0.
+    const logged = (await server.request('GET', `${apiPaths.webhookProcessLogs(1)}?webhook=${encodeURIComponent(webhook.url)}`, { token })).json as { successful: boolean; event_id: number; response_status: number | null }[];
+    assert.deepEqual(
+      logged.map((row) => [row.successful, row.event_id, row.response_status]).sort((a, b) => Number(b[0]) - Number(a[0])),
+      [
+        [true, 0, 200],
+        [false, 0, 503],
+      ],
+    );
 
     const memberToken = await server.tokenFor(DEMO_USERS.sunriseMember);
     assert.equal((await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token: memberToken })).status, 403);
@@ -223,6 +231,28 @@ describe('webhook setup: the private-address guard', () => {
       assert.equal(tested.json.status, null);
       assert.match(tested.json.notes, /refused: .*non-public address.*--allow-private-webhook-endpoints/);
       assert.equal(receiver.calls.length, 0);
+    } finally {
+      await receiver.close();
+      await server.close();
+    }
+  });
+
+  test('the switch may be a setting read at each delivery: turned on, the same endpoint is delivered to; the refusal says what the host advises', async () => {
+    let isAllowed = false;
+    const advice = 'Turn on the setting to deliver to it.';
+    const server = await startTestServer({ webhookDelivery: { ...FAST, allowPrivateEndpoints: () => isAllowed, privateEndpointAdvice: advice } });
+    const receiver = await startWebhookReceiver();
+    try {
+      const token = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+      const webhook = (await server.request('POST', apiPaths.webhooks(1), { token, body: { endpoint: receiver.url, enabled: false, debug: false } })).json;
+      const refused = await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token });
+      assert.equal(refused.json.successful, false);
+      assert.ok(refused.json.notes.endsWith(advice), refused.json.notes);
+      assert.doesNotMatch(refused.json.notes, /--allow-private/);
+      isAllowed = true;
+      const delivered = await server.request('POST', apiPaths.webhookTest(1, webhook.id), { token });
+      assert.equal(delivered.json.successful, true, delivered.json.notes);
+      assert.equal(receiver.calls.length, 1);
     } finally {
       await receiver.close();
       await server.close();

@@ -48,7 +48,14 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 export interface DeliveryWorkerOptions {
-  allowPrivateEndpoints: boolean;
+  /**
+   * Deliver to loopback and private addresses. A function is asked at each connection:
+   * the app's setting can change while the engine runs (Settings, "Webhooks to this
+   * computer and the local network").
+   */
+  allowPrivateEndpoints: boolean | (() => boolean);
+  /** What a refused private endpoint's note tells the person to do, after a semicolon: the server names its flag, the app its setting. */
+  privateEndpointAdvice: string;
   retry: RetryPolicy;
   /** Per attempt: the longest wait for the endpoint's next answer byte. */
   timeoutMs: number;
@@ -65,6 +72,7 @@ export interface DeliveryWorkerOptions {
 
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
   allowPrivateEndpoints: false,
+  privateEndpointAdvice: 'start the server with --allow-private-webhook-endpoints to deliver to it.',
   retry: DEFAULT_RETRY_POLICY,
   timeoutMs: 10_000,
   concurrency: 8,
@@ -110,7 +118,7 @@ export class WebhookDeliveryWorker {
   /** The lane of each webhook being delivered to. */
   private readonly inFlight = new Map<number, Promise<void>>();
   /** Each webhook's connection, kept alive between its lanes while its endpoint stays the same. */
-  private readonly connections = new Map<number, { endpoint: string; connection: PipelinedConnection }>();
+  private readonly connections = new Map<number, { endpoint: string; allowsPrivate: boolean; connection: PipelinedConnection }>();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private rescanRequested = false;
@@ -301,18 +309,20 @@ export class WebhookDeliveryWorker {
   /** The webhook's open connection, or a new one; undefined when its endpoint is refused (send() says why). */
   private connectionFor(webhook: WebhookRow): PipelinedConnection | undefined {
     const current = this.connections.get(webhook.id);
-    if (current && current.endpoint === webhook.endpoint && current.connection.usable) return current.connection;
+    // A connection opened while private endpoints were allowed is not reused once they are not (and the other way round).
+    const allowsPrivate = this.allowsPrivateEndpoints();
+    if (current && current.endpoint === webhook.endpoint && current.allowsPrivate === allowsPrivate && current.connection.usable) return current.connection;
     current?.connection.close();
     let url: URL;
     try {
       url = new URL(webhook.endpoint);
-      if (!this.options.allowPrivateEndpoints) assertPublicHost(url.hostname);
+      if (!allowsPrivate) assertPublicHost(url.hostname);
     } catch {
       this.connections.delete(webhook.id);
       return undefined;
     }
     const connection = new PipelinedConnection(url, { ...this.connectionOptions(), window: this.options.pipelineWindow });
-    this.connections.set(webhook.id, { endpoint: webhook.endpoint, connection });
+    this.connections.set(webhook.id, { endpoint: webhook.endpoint, allowsPrivate, connection });
     return connection;
   }
 
@@ -425,23 +435,28 @@ export class WebhookDeliveryWorker {
     let connection: PipelinedConnection | undefined;
     try {
       const url = new URL(webhook.endpoint);
-      if (!this.options.allowPrivateEndpoints) assertPublicHost(url.hostname);
+      if (!this.allowsPrivateEndpoints()) assertPublicHost(url.hostname);
       connection = new PipelinedConnection(url, { ...this.connectionOptions(), window: 1 });
       const response = await connection.post(this.headersOf(webhook), body);
       const successful = response.status >= 200 && response.status < 300;
       return { successful, status: response.status, notes: successful ? `HTTP ${response.status}` : `HTTP ${response.status}: ${response.body}` };
     } catch (error) {
-      return { successful: false, status: null, notes: describeFailure(error).notes };
+      return { successful: false, status: null, notes: describeFailure(error, this.options.privateEndpointAdvice).notes };
     } finally {
       connection?.close();
     }
+  }
+
+  private allowsPrivateEndpoints(): boolean {
+    const allow = this.options.allowPrivateEndpoints;
+    return typeof allow === 'function' ? allow() : allow;
   }
 
   /** What every connection to an endpoint shares: the timeout, the address guard and the trusted authorities. */
   private connectionOptions(): Omit<PipelinedConnectionOptions, 'window'> {
     return {
       timeoutMs: this.options.timeoutMs,
-      ...(this.options.allowPrivateEndpoints ? {} : { lookup: publicOnlyLookup as never }),
+      ...(this.allowsPrivateEndpoints() ? {} : { lookup: publicOnlyLookup as never }),
       ...(this.options.extraTrustedCertificates ? { extraTrustedCertificates: this.options.extraTrustedCertificates } : {}),
     };
   }
@@ -463,7 +478,7 @@ export class WebhookDeliveryWorker {
       if (status >= 200 && status < 300) return { successful: true, notes: `HTTP ${status}` };
       return { successful: false, permanent: false, notes: `HTTP ${status}: ${response.body}` };
     } catch (error) {
-      return describeFailure(error);
+      return describeFailure(error, this.options.privateEndpointAdvice);
     }
   }
 }
@@ -528,7 +543,7 @@ function isDeadLocalWorker(workerId: string): boolean {
   }
 }
 
-function describeFailure(error: unknown): Outcome {
+function describeFailure(error: unknown, privateEndpointAdvice: string): Outcome {
   let privateAddress: PrivateAddressError | undefined;
   // The guard's error may come wrapped: the connection's, then undici's.
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4 && !privateAddress; at = at.cause, depth++) {
@@ -538,7 +553,8 @@ function describeFailure(error: unknown): Outcome {
     return {
       successful: false,
       permanent: true,
-      notes: `refused: ${privateAddress.message}. Start the server with --allow-private-webhook-endpoints to deliver to it.`,
+      // One sentence: what happened and what to do (issue 28: a test's result reads as one sentence).
+      notes: `refused: ${privateAddress.message}; ${privateEndpointAdvice}`,
     };
   }
   const code = (error as { code?: string }).code;

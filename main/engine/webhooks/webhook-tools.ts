@@ -17,6 +17,9 @@ import type { DeliveryBody } from './webhook-capture.ts';
 
 type LogRow = Selectable<WebhookProcessLogsTable>;
 
+/** The delivery a test delivery's log row names: none (deliveries count from 1). */
+const TEST_DELIVERY_ID = 0;
+
 /** The endpoint's status, as the worker wrote it at the head of the notes ("HTTP 503: ..."); null when it did not answer. */
 export function responseStatusOf(notes: string): number | null {
   const match = /^HTTP (\d{3})\b/.exec(notes);
@@ -148,6 +151,25 @@ export async function testDelivery(context: EngineContext, orgId: number, webhoo
   };
   const started = performance.now();
   const result = await worker.sendOnce({ ...webhook, headers: withTestHeader(webhook.headers) }, JSON.stringify(body));
+  // Logged like a delivery's attempt, so the log shows what the person just did. No queued delivery stands
+  // behind it (delivery 0), so it has no payload to show or send again; event_id 0 marks it as a test.
+  await context.db
+    .insertInto('webhook_process_logs')
+    .values({
+      org_id: orgId,
+      webhook_id: webhook.id,
+      delivery_id: TEST_DELIVERY_ID,
+      attempt: 1,
+      created_date: nowIso(context.clock),
+      successful: result.successful ? 1 : 0,
+      model_name: body.model,
+      model_pk: body.model_id,
+      event_id: body.event_id,
+      event_name: body.event,
+      event_timestamp: body.timestamp,
+      notes: result.notes,
+    })
+    .execute();
   return { ...result, duration_ms: Math.round(performance.now() - started), payload: body as unknown as Record<string, unknown> };
 }
 

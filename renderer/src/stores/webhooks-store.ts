@@ -21,6 +21,9 @@ import type { WebhookWriteBody } from '../webhooks/webhook-draft.ts';
 /** The most attempts one "Download CSV" holds: the API's largest page. */
 export const LOG_CSV_ROWS = 1000;
 
+/** Each webhook's log search as last loaded, so a reload after a test delivery keeps the person's search. */
+const lastLogSearch = new Map<number, string>();
+
 interface WebhooksState {
   orgId: number | null;
   webhooks: WebhookJson[];
@@ -101,6 +104,7 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
     },
 
     async loadLog(id, search) {
+      lastLogSearch.set(id, search ?? '');
       const orgId = orgIdOrThrow();
       const rows = await apiOk(z.array(webhookLogJsonSchema), 'GET', apiPaths.webhookProcessLogs(orgId), {
         query: { webhook: apiPaths.webhook(orgId, id), limit: 100, ...(search?.trim() ? { search: search.trim() } : {}) },
@@ -117,8 +121,11 @@ export const useWebhooksStore = create<WebhooksState>((set, get) => {
       return response.body;
     },
 
-    testDelivery(id) {
-      return apiOk(webhookTestResultJsonSchema, 'POST', apiPaths.webhookTest(orgIdOrThrow(), id));
+    async testDelivery(id) {
+      const result = await apiOk(webhookTestResultJsonSchema, 'POST', apiPaths.webhookTest(orgIdOrThrow(), id));
+      // The test is in the log now: shown at once (under the log's search), not at its next refresh.
+      await get().loadLog(id, lastLogSearch.get(id) ?? '').catch(() => undefined);
+      return result;
     },
 
     loadPayload(logId) {

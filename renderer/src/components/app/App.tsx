@@ -49,8 +49,9 @@ function ConnectedApp() {
         {view === 'webhooks' && <WebhooksView orgId={session.orgId} isAdmin={session.isAdmin} />}
         {view === 'sync' && <SyncView orgId={session.orgId} />}
         {view === 'settings' && <SettingsView />}
+        {/* Last in the main column, in the flow: a toast takes its own strip of the window and never covers a control (issue 28, item 10). */}
+        <Toasts />
       </main>
-      <Toasts />
       <LocalWorkDialog />
     </div>
   );

@@ -5,7 +5,10 @@ import { formatMoney } from '../../format.ts';
 import { runningTotals } from '../../../../shared/design-figures.ts';
 import { useResolvedTheme } from '../app/use-app-theme.ts';
 
-const CHART_HEIGHT = 240;
+/** The chart's height follows its width (issue 28: 240 px drew a flat strip in a wide pane): readable from a narrow pane to a wide one. */
+export function chartHeightFor(width: number): number {
+  return Math.min(440, Math.max(240, Math.round(width * 0.42)));
+}
 
 function cssColour(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
@@ -44,9 +47,11 @@ function fromZero(min: number | null, max: number | null): [number, number] {
 /**
  * Yearly cash flows (bars, left axis) and their running total (line, right axis),
  * from the customer's side: year 0 is the upfront payment. Each has its own scale,
- * so a year's savings are not a sliver beside a total twenty times larger (issue 20);
- * the upfront payment is where the running total starts (the legend names it at year 0).
- * The legend below reads the final year until a year is pointed at.
+ * so a year's savings are not a sliver beside a total twenty times larger (issue 20).
+ * The upfront payment is a bar of its own at year 0, on the running total's scale
+ * (on the yearly one it would dwarf every later year), so the total's line visibly
+ * starts from it (issue 28, item 18). The legend below reads the final year until a
+ * year is pointed at.
  */
 export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows: number[]; paybackYear: number | null; currency: string }) {
   const containerRef = useRef<HTMLDivElement>(null);
@@ -59,8 +64,10 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
     const container = containerRef.current;
     if (!container) return;
     const years = cashFlows.map((_, year) => year);
-    // Year 0 (the upfront payment) is not a bar: it would dwarf every later year.
+    // Year 0 (the upfront payment) is not a yearly bar: it would dwarf every later year. It is the upfront bar, on the total's scale.
     const yearly = cashFlows.map((flow, year) => (year === 0 ? null : flow));
+    const upfront = cashFlows.map((flow, year) => (year === 0 ? flow : null));
+    const upfrontColour = cssColour('--danger', '#c0392b');
     const text = cssColour('--text-muted', '#667');
     const grid = cssColour('--border', '#ddd');
     const barColour = cssColour('--accent', '#3d7dd8');
@@ -72,7 +79,7 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
     const chart = new uPlot(
       {
         width: Math.max(container.clientWidth, 240),
-        height: CHART_HEIGHT,
+        height: chartHeightFor(container.clientWidth),
         plugins: [paybackMarker(paybackYear)],
         legend: { show: false },
         cursor: { points: { show: false } },
@@ -87,13 +94,14 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
           {},
           { label: 'Each year', scale: 'yearly', stroke: barColour, fill: cssColour('--accent-soft', 'rgba(61,125,216,0.35)'), paths: uPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
           { label: 'Running total', scale: 'total', stroke: lineColour, width: 2, points: { show: false } },
+          { label: 'Upfront', scale: 'total', stroke: upfrontColour, fill: upfrontColour, paths: uPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
         ],
         hooks: { setCursor: [(current) => setPointedYear(current.cursor.idx ?? null)] },
       },
-      [years, yearly, cumulative],
+      [years, yearly, cumulative, upfront],
       container,
     );
-    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(container.clientWidth, 240), height: CHART_HEIGHT }));
+    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(container.clientWidth, 240), height: chartHeightFor(container.clientWidth) }));
     observer.observe(container);
     return () => {
       observer.disconnect();
@@ -113,7 +121,7 @@ export function CashFlowChart({ cashFlows, paybackYear, currency }: { cashFlows:
             {pointedYear === null && finalYear > 0 ? ' (the last; point at the chart for another)' : ''}
           </span>
           <span>
-            <i className="swatch swatch-bars" aria-hidden="true" /> {year === 0 ? 'Upfront' : 'That year'}: {formatMoney(cashFlows[year] ?? 0, currency)}
+            <i className={`swatch ${year === 0 ? 'swatch-upfront' : 'swatch-bars'}`} aria-hidden="true" /> {year === 0 ? 'Upfront' : 'That year'}: {formatMoney(cashFlows[year] ?? 0, currency)}
           </span>
           <span>
             <i className="swatch swatch-line" aria-hidden="true" /> Running total: {formatMoney(cumulative[year] ?? 0, currency)}

@@ -76,9 +76,19 @@ function buildScene(site: DesignSite, systemUuid: string | null, isDark: boolean
   return { scene, bounds };
 }
 
-/** The roof facets and panel layout in 3D; drag to orbit, scroll to zoom. Renders only when something changes. */
+/**
+ * How far the view may turn from the first one, either way (radians): about 70°, so the
+ * panels stay in sight; the house never turns its back with the panels hidden (issue 28, item 18).
+ */
+const TURN_LIMIT = (70 / 180) * Math.PI;
+/** From straight above to 15° above the ground: lower, a tilted roof hides its own panels. */
+const HIGHEST_POLAR = 0;
+const LOWEST_POLAR = (75 / 180) * Math.PI;
+
+/** The roof facets and panel layout in 3D; drag to orbit (within limits), scroll to zoom, Reset view to go back. Renders only when something changes. */
 export function RoofScene({ site, systemUuid }: { site: DesignSite; systemUuid: string | null }) {
   const containerRef = useRef<HTMLDivElement>(null);
+  const resetRef = useRef<(() => void) | null>(null);
   const isDark = useResolvedTheme() === 'dark';
 
   useEffect(() => {
@@ -111,15 +121,42 @@ export function RoofScene({ site, systemUuid }: { site: DesignSite; systemUuid: 
     container.dataset.panelFacing = view ? view.azimuth.toFixed(0) : '';
     const controls = new OrbitControls(camera, renderer.domElement);
     controls.target.copy(target);
-    controls.maxPolarAngle = Math.PI / 2.05; // never below the ground
+    // The turn is limited around the first view, here rather than with OrbitControls' azimuth limits: those let a
+    // fast drag through when the allowed range crosses the -z axis (its angle wraps at ±180°).
+    const firstAzimuth = Math.atan2(camera.position.x - target.x, camera.position.z - target.z);
+    let lastTurn = 0;
+    const keepTurnWithinLimit = () => {
+      const offset = new THREE.Spherical().setFromVector3(camera.position.clone().sub(controls.target));
+      const turn = Math.atan2(Math.sin(offset.theta - firstAzimuth), Math.cos(offset.theta - firstAzimuth));
+      if (Math.abs(turn) <= TURN_LIMIT) {
+        lastTurn = turn;
+        return;
+      }
+      // Past the limit: stop at the edge the drag came from (a turn near 180° could be read as either side).
+      const side = Math.abs(turn) > Math.PI - TURN_LIMIT && lastTurn !== 0 ? Math.sign(lastTurn) : Math.sign(turn);
+      offset.theta = firstAzimuth + side * TURN_LIMIT;
+      lastTurn = side * TURN_LIMIT;
+      camera.position.copy(controls.target).add(new THREE.Vector3().setFromSpherical(offset));
+      camera.lookAt(controls.target);
+    };
+    controls.minPolarAngle = HIGHEST_POLAR;
+    controls.maxPolarAngle = LOWEST_POLAR;
+    controls.minDistance = bounds.span * 0.3;
+    controls.maxDistance = bounds.span * 5;
     const render = () => {
+      keepTurnWithinLimit();
       renderer.render(scene, camera);
       // Where the camera stands, seen from what it looks at: compass degrees (the e2e camera check reads it).
       const offset = camera.position.clone().sub(controls.target);
       container.dataset.cameraFrom = compassAzimuth({ east: offset.x, north: -offset.z }).toFixed(0);
+      // The whole camera (position and target), for tests that compare one view with another.
+      container.dataset.camera = [...camera.position.toArray(), ...controls.target.toArray()].map((value) => value.toFixed(2)).join(',');
     };
     controls.addEventListener('change', render);
     controls.update();
+    // The first view, for Reset view (OrbitControls.reset goes back to it and announces the change, which renders).
+    controls.saveState();
+    resetRef.current = () => controls.reset();
 
     const resize = () => {
       const width = Math.max(container.clientWidth, 100);
@@ -134,6 +171,7 @@ export function RoofScene({ site, systemUuid }: { site: DesignSite; systemUuid: 
     resize();
 
     return () => {
+      resetRef.current = null;
       observer.disconnect();
       controls.dispose();
       scene.traverse((object) => {
@@ -147,5 +185,12 @@ export function RoofScene({ site, systemUuid }: { site: DesignSite; systemUuid: 
     };
   }, [site, systemUuid, isDark]);
 
-  return <div ref={containerRef} className="roof-scene" data-testid="roof-scene" aria-label="3D view of the roof and panels" role="img" />;
+  return (
+    <div className="roof-scene-frame">
+      <div ref={containerRef} className="roof-scene" data-testid="roof-scene" aria-label="3D view of the roof and panels" role="img" />
+      <button type="button" className="button roof-scene-reset" title="Back to the first view, facing the panels" onClick={() => resetRef.current?.()}>
+        Reset view
+      </button>
+    </div>
+  );
 }

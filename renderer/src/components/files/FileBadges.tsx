@@ -31,7 +31,8 @@ export const ProjectOfFilesContext = createContext<ProjectOfFiles | null>(null);
 export function FileSyncBadge({ file }: { file: PrivateFileJson }) {
   const isLocalOnly = useSyncStore((state) => state.isLocalOnly);
   const isPending = useSyncStore((state) => state.pending.some((item) => item.model === 'private_file' && item.record_id === file.id));
-  if (isLocalOnly) return <Badge title="No remote configured: this machine holds the only copy">Local</Badge>;
+  // Local only, every file is on this computer alone: a badge on each row would say nothing (issue 28, item 10).
+  if (isLocalOnly) return null;
   return isPending ? <Badge tone="warning">Waiting to sync</Badge> : <Badge tone="success">Synced</Badge>;
 }
 

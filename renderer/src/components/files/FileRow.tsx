@@ -57,7 +57,7 @@ export function FileRow({ file, orgId, isSelected, isActive, versionsOpen, isRen
           <button type="button" className="file-thumbnail-button" data-testid="file-open-viewer" aria-label={`Preview ${file.title}`} title="Preview" onClick={() => onOpen(file)}>
             <FileThumbnail file={file} />
           </button>
-          {isRenaming ? <RenameInput file={file} onDone={() => onRename(null)} /> : <span className="file-title">{file.title}</span>}
+          {isRenaming ? <RenameInput file={file} onDone={() => onRename(null)} /> : <span className="file-title" title={file.title}>{file.title}</span>}
         </div>
       </td>
       <td>

@@ -1,5 +1,6 @@
 // Search, filters and sort of the Files tab, and how many files they leave.
 import './FileToolbar.css';
+import { useState } from 'react';
 import type { FileTagJson } from '../../../../shared/schemas/private-file.ts';
 import { NO_FILTER, useFilesStore, type FileSort } from '../../stores/files-store.ts';
 import { FILE_KIND_LABELS, type FileKind } from './file-kinds.ts';
@@ -21,6 +22,9 @@ export function FileToolbar({ tags, kinds, shown, total }: { tags: FileTagJson[]
   const sort = useFilesStore((state) => state.sort);
   const { setFilter, setSort } = useFilesStore.getState();
   const isFiltered = JSON.stringify(filter) !== JSON.stringify(NO_FILTER);
+  // In a narrow Files tab the dates wait behind a button (FileToolbar.css), shown while one is set.
+  const [isShowingDates, setShowingDates] = useState(false);
+  const areDatesShown = isShowingDates || filter.from !== '' || filter.to !== '';
   return (
     <div className="file-toolbar" role="search" aria-label="Find files">
       <input
@@ -52,12 +56,17 @@ export function FileToolbar({ tags, kinds, shown, total }: { tags: FileTagJson[]
           </option>
         ))}
       </select>
-      <label className="file-date">
-        From <input type="date" aria-label="Changed from" value={filter.from} max={filter.to || undefined} onChange={(event) => setFilter({ from: event.target.value })} />
-      </label>
-      <label className="file-date">
-        to <input type="date" aria-label="Changed until" value={filter.to} min={filter.from || undefined} onChange={(event) => setFilter({ to: event.target.value })} />
-      </label>
+      <button type="button" className="button file-dates-toggle" aria-expanded={areDatesShown} onClick={() => setShowingDates(!isShowingDates)}>
+        Dates
+      </button>
+      <span className={`file-dates${areDatesShown ? ' is-shown' : ''}`}>
+        <label className="file-date">
+          From <input type="date" aria-label="Changed from" value={filter.from} max={filter.to || undefined} onChange={(event) => setFilter({ from: event.target.value })} />
+        </label>
+        <label className="file-date">
+          to <input type="date" aria-label="Changed until" value={filter.to} min={filter.from || undefined} onChange={(event) => setFilter({ to: event.target.value })} />
+        </label>
+      </span>
       <select
         aria-label="Sort files"
         value={sortValue(sort)}

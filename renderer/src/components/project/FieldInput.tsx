@@ -85,7 +85,7 @@ export function FieldInput({ field, project }: { field: WritablePlainField; proj
   }
   const isWide = MULTILINE_FIELDS.has(field);
   return (
-    <div className={`field${isSwitch ? ' field-check' : ''}${isWide ? ' field-wide' : ''}${error ? ' has-error' : ''}${warning ? ' has-warning' : ''}`}>
+    <div className={`field${isSwitch ? ' field-check' : ''}${isWide ? ' field-wide' : ''}${field === 'title' ? ' field-title' : ''}${error ? ' has-error' : ''}${warning ? ' has-warning' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {input}
       {error && (

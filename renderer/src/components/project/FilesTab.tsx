@@ -67,7 +67,7 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
         <div className="files-actions">
           <p className="muted">Drag files onto this window, or into the project folder, to attach them to the project.</p>
           {/* A real button, so Tab reaches it; it opens the hidden file input's picker. */}
-          <button type="button" className="button" onClick={() => fileInput.current?.click()}>
+          <button type="button" className="button" title="Or drag files onto this window, or into the project folder" onClick={() => fileInput.current?.click()}>
             Choose files…
           </button>
           <input

@@ -44,14 +44,17 @@ export function ProjectPanel() {
   const canShare = !isReadOnly && session?.isAdmin === true;
   const isSharing = canShare && sharingProjectId === project.id;
   const owner = project.org_name || `organisation ${project.org_id}`;
+  const heading = project.title || project.address || `Project ${project.id}`;
+  const subheading = [project.identifier, [project.address, project.locality, project.state, project.zip].filter(Boolean).join(', ')].filter(Boolean).join(' · ');
   return (
     <article className="project-panel" data-testid="project-panel" data-read-only={isReadOnly || undefined}>
       {!isReadOnly && <WindowFileDrop projectId={project.id} projectTitle={project.title || project.address} />}
       <header className="project-header">
         <div>
-          <h1>{project.title || project.address || `Project ${project.id}`}</h1>
-          <p className="muted">
-            {[project.identifier, [project.address, project.locality, project.state, project.zip].filter(Boolean).join(', ')].filter(Boolean).join(' · ')}
+          {/* In a short window each is one line (ProjectPanel.css): the tooltip has it whole. */}
+          <h1 title={heading}>{heading}</h1>
+          <p className="muted" title={subheading}>
+            {subheading}
           </p>
         </div>
         <div className="header-actions">

@@ -1,3 +1,4 @@
+import './RolesEditor.css';
 import { parseOrgReference } from '../../../../shared/api-paths.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import type { RoleJson } from '../../../../shared/schemas/role.ts';
@@ -27,7 +28,7 @@ export function RolesEditor({ project }: { project: ProjectDetailJson }) {
   const roles = useOrgStore((state) => state.roles);
   const save = useProjectStore((state) => state.save);
   return (
-    <div className="field-grid">
+    <div className="field-grid roles-grid">
       {WRITABLE_ROLES.map(({ field, label }) => {
         const current = parseOrgReference(project[field], 'roles')?.id ?? '';
         return (

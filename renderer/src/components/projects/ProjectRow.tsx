@@ -6,7 +6,7 @@ import { formatDate } from '../../format.ts';
 import { Badge } from '../common/Badge.tsx';
 import { useSharingText } from '../project/SharingMarker.tsx';
 
-export const PROJECT_ROW_HEIGHT = 68;
+export const PROJECT_ROW_HEIGHT = 76;
 
 interface ProjectRowProps {
   project: ProjectStudioJson;
@@ -39,20 +39,18 @@ export const ProjectRow = memo(function ProjectRow({ project, top, isHighlighted
       onClick={() => onOpen(project.id)}
       data-testid="project-row"
     >
-      <div className="row-main">
-        {/* Cut with an ellipsis in a narrow list: the tooltip has it whole. */}
-        <span className="row-title" title={title}>
-          {title}
-        </span>
-        <span className="row-sub" title={[sharing?.text, sub].filter(Boolean).join(' · ')}>
-          {sharing && (
-            <span className={`row-sharing${sharing.isPartners ? ' is-partners' : ''}`} data-testid="sharing-marker" title={sharing.text}>
-              {sharing.text}
-            </span>
-          )}
-          {sub}
-        </span>
-      </div>
+      {/* Three lines, each the row's whole width (issue 28: beside a column of badges the title was cut to 14 characters at 800 wide). Cut in a narrow list: the tooltip has it whole. */}
+      <span className="row-title" title={title}>
+        {title}
+      </span>
+      <span className="row-sub" title={[sharing?.text, sub].filter(Boolean).join(' · ')}>
+        {sharing && (
+          <span className={`row-sharing${sharing.isPartners ? ' is-partners' : ''}`} data-testid="sharing-marker" title={sharing.text}>
+            {sharing.text}
+          </span>
+        )}
+        {sub}
+      </span>
       <div className="row-meta">
         <span className="row-badges">
           {hasConflict && (

@@ -1,3 +1,4 @@
+import './ProjectsView.css';
 import { useEffect } from 'react';
 import { useConnectionsStore } from '../../stores/connections-store.ts';
 import { useNewProjectStore } from '../../stores/new-project-store.ts';
@@ -35,7 +36,7 @@ export function ProjectsView({ orgId }: { orgId: number }) {
   }, [orgId]);
 
   return (
-    <div className="projects-view">
+    <div className={`projects-view${openProjectId === null && !isCreating ? ' has-nothing-open' : ''}`}>
       <section className="list-pane" aria-label="Projects">
         <ProjectListToolbar orgId={orgId} />
         <ProjectList orgId={orgId} />

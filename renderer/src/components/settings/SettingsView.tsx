@@ -6,6 +6,7 @@ import { useSessionStore } from '../../stores/session-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { DownloadHostsSection } from './DownloadHostsSection.tsx';
+import { LocalWebhooksSection } from './LocalWebhooksSection.tsx';
 
 const THEME_LABELS: Record<Theme, string> = { system: 'Same as the system', light: 'Light', dark: 'Dark' };
 
@@ -85,6 +86,7 @@ export function SettingsView() {
         </form>
         {!session.canChooseFolder && <p className="muted small">Type the folder’s full path: a browser page cannot show this computer’s folders (the desktop app has a Browse button).</p>}
       </section>
+      {session.isAdmin && <LocalWebhooksSection isOn={settings.localWebhooks} isSynced={session.mode === 'synced'} />}
       {session.signedIn && <DownloadHostsSection saved={settings.downloadHosts} remoteUrl={session.signedIn.remoteUrl} />}
       <section className="card">
         <h2>Where your data is</h2>

@@ -19,6 +19,9 @@ function recordName(row: WebhookLogJson): string {
   return row.record_title ?? `${row.model_name} ${row.model_pk} (deleted)`;
 }
 
+/** A test delivery's row (event 0, webhook-tools.ts): no change behind it, no payload kept, nothing to send again. */
+const isTestRow = (row: WebhookLogJson) => row.event_id === 0;
+
 /** Every delivery attempt of one webhook, newest first; refreshes while shown. Each attempt's payload can be opened and sent again. */
 export function DeliveryLog({ webhookId }: { webhookId: number }) {
   const rows = useWebhooksStore((state) => state.logs[webhookId]);
@@ -150,7 +153,7 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
                     <td className="record-cell" title={`${row.model_name} ${row.model_pk}`}>
                       <span className="muted small">{row.model_name}</span> {recordName(row)}
                     </td>
-                    <td>{row.event_name}</td>
+                    <td>{isTestRow(row) ? 'Test delivery' : row.event_name}</td>
                     <td className="numeric">{row.attempt}</td>
                     <td>
                       <Badge tone={row.successful ? 'success' : 'danger'} title={row.notes}>
@@ -160,12 +163,16 @@ export function DeliveryLog({ webhookId }: { webhookId: number }) {
                       {!row.successful && row.notes && <div className="muted small">{row.notes}</div>}
                     </td>
                     <td className="row-actions">
-                      <button type="button" className="link-button" aria-expanded={open?.id === row.id} onClick={() => void togglePayload(row.id)}>
-                        {open?.id === row.id ? 'Hide payload' : 'Payload'}
-                      </button>
-                      <button type="button" className="link-button" disabled={redelivering === row.id} onClick={() => void redeliver(row)}>
-                        Redeliver
-                      </button>
+                      {!isTestRow(row) && (
+                        <>
+                          <button type="button" className="link-button" aria-expanded={open?.id === row.id} onClick={() => void togglePayload(row.id)}>
+                            {open?.id === row.id ? 'Hide payload' : 'Payload'}
+                          </button>
+                          <button type="button" className="link-button" disabled={redelivering === row.id} onClick={() => void redeliver(row)}>
+                            Redeliver
+                          </button>
+                        </>
+                      )}
                     </td>
                   </tr>
                   {open?.id === row.id && (

@@ -2,10 +2,13 @@ import './WebhookEditor.css';
 import { useState } from 'react';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../../shared/webhook-fields.ts';
 import type { WebhookJson, WebhookTestResultJson } from '../../../../shared/schemas/webhook.ts';
+import { isLocalNetworkEndpoint, LOCAL_WEBHOOKS_SETTING } from '../../../../shared/local-webhooks.ts';
 import { ApiFailure, messageOf } from '../../api/api-client.ts';
+import { useSessionStore } from '../../stores/session-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';
 import { DRAFT_FIELDS, type DraftField, type WebhookDraft, changedFields, draftOf, draftProblems, hasProblems, rebase, writeBody } from '../../webhooks/webhook-draft.ts';
+import { testResultSentence } from '../../webhooks/test-result-words.ts';
 import { FieldPathPicker } from './FieldPathPicker.tsx';
 import { HeadersEditor } from './HeadersEditor.tsx';
 
@@ -48,6 +51,9 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
   const [isBusy, setBusy] = useState(false);
   const [test, setTest] = useState<{ running: boolean; result?: WebhookTestResultJson; error?: string }>({ running: false });
   const toast = useUiStore((store) => store.toast);
+  // This app delivers webhooks only on the embedded store; signed in, the remote does and decides for itself.
+  const deliversHere = useSessionStore((store) => store.session?.mode === 'embedded');
+  const allowsLocal = useSessionStore((store) => store.settings?.localWebhooks === true);
 
   // The record changed elsewhere (the list's switch, another window, sync): fields
   // not edited here follow it; edited ones keep the person's value.
@@ -108,6 +114,7 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
     }
   };
 
+  const isUndeliverableHere = deliversHere && !allowsLocal && isLocalNetworkEndpoint(draft.endpoint.trim());
   const endpointErrors = [...(endpointTouched || draft.endpoint !== '' ? [problems.endpoint].filter((problem) => problem !== null) : []), ...(serverErrors.endpoint ?? [])];
 
   return (
@@ -145,6 +152,12 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
               {message}
             </span>
           ))}
+          {isUndeliverableHere && (
+            <span className="field-warning" role="status" data-testid="local-endpoint-warning">
+              This endpoint is on this computer or the local network, and webhooks to those are off: it can be saved, but nothing is delivered to it until you turn on “
+              {LOCAL_WEBHOOKS_SETTING}” in Settings.
+            </span>
+          )}
         </span>
       </div>
       <div className="check-row">
@@ -196,11 +209,7 @@ export function WebhookEditor({ webhook, onSaved, onDeleted }: { webhook: Webhoo
           )}
           {test.result && (
             <div className="test-result" data-testid="test-result">
-              <strong className={test.result.successful ? 'text-success' : 'text-danger'}>{test.result.successful ? 'Delivered' : 'Not delivered'}</strong>
-              <span>
-                {test.result.status !== null ? `HTTP ${test.result.status}` : 'no answer'} in {test.result.duration_ms} ms
-              </span>
-              {!test.result.successful && <span className="muted">{test.result.notes}</span>}
+              <strong className={test.result.successful ? 'text-success' : 'text-danger'}>{testResultSentence(test.result)}</strong>
               <details>
                 <summary>Payload sent</summary>
                 <pre className="payload">{JSON.stringify(test.result.payload, null, 2)}</pre>

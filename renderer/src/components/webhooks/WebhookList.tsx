@@ -2,7 +2,6 @@ import './WebhookList.css';
 import { messageOf } from '../../api/api-client.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';
-import { Badge } from '../common/Badge.tsx';
 
 export function WebhookList({ selectedId, onSelect }: { selectedId: number | null; onSelect: (id: number) => void }) {
   const webhooks = useWebhooksStore((state) => state.webhooks);
@@ -19,15 +18,16 @@ export function WebhookList({ selectedId, onSelect }: { selectedId: number | nul
               {webhook.trigger_fields === null ? 'No triggers' : `${webhook.trigger_fields.length} triggers`} · {webhook.payload_fields?.length ?? 0} payload paths
             </span>
           </button>
-          <label className="switch" title={webhook.enabled ? 'Enabled: deliveries go out' : 'Disabled: deliveries wait'}>
-            <input
-              type="checkbox"
-              checked={webhook.enabled}
-              aria-label={`Enable ${webhook.endpoint}`}
-              onChange={(event) => void useWebhooksStore.getState().setEnabled(webhook.id, event.target.checked).catch((error) => toast(messageOf(error), 'error'))}
-            />
-            <Badge tone={webhook.enabled ? 'success' : 'neutral'}>{webhook.enabled ? 'On' : 'Off'}</Badge>
-          </label>
+          {/* One control for on/off: the switch shows the state itself (no badge beside it saying it again). */}
+          <input
+            type="checkbox"
+            role="switch"
+            className="switch"
+            checked={webhook.enabled}
+            aria-label={`Enable ${webhook.endpoint}`}
+            title={webhook.enabled ? 'On: deliveries go out. Turn off to hold them.' : 'Off: deliveries wait. Turn on to send them.'}
+            onChange={(event) => void useWebhooksStore.getState().setEnabled(webhook.id, event.target.checked).catch((error) => toast(messageOf(error), 'error'))}
+          />
         </li>
       ))}
     </ul>
