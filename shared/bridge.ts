@@ -32,6 +32,12 @@ export interface Settings {
   /** Where each project gets a folder (files dropped there reach the project). */
   folderRoot: string;
   /**
+   * Whether someone chose `folderRoot` (issue 28, item 2): the desktop's first start asks
+   * before any project folder is made; until then no folders are made or watched. True
+   * when given on the command line, saved before, or answered.
+   */
+  folderRootChosen: boolean;
+  /**
    * Hosts besides the remote that its file links may point to (shared/download-hosts.ts):
    * empty by default, so a link elsewhere fails that one file with a sentence saying so.
    */

@@ -121,6 +121,8 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
   /** The agent when signed in to a remote, else the embedded store. `password` comes only with a sign-in. */
   async function startBackend(password?: string): Promise<LocalBackend> {
     const settings = options.settings.read();
+    // No project folder is made before the user has said where they go (the first start asks).
+    const folderRoot = settings.folderRootChosen ? settings.folderRoot : null;
     const localWork = readLocalWorkState(options.dataDir);
     // Signed in, the user may still open the local workspace ("On this computer"); a new sign-in opens the org's.
     const wantsRemote = password !== undefined || localWork.workspace === 'remote';
@@ -132,7 +134,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         username: settings.username,
         password,
         orgId: settings.orgId,
-        folderRoot: settings.folderRoot,
+        folderRoot,
         projectFolders: options.projectFolders,
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
         downloadHosts: () => options.settings.read().downloadHosts,
@@ -146,7 +148,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         orgId: isLocalWorkspace ? localWork.localOrgId : settings.orgId,
         allowPrivateWebhookEndpoints: options.allowPrivateWebhookEndpoints ?? false,
         maxUploadBytes: options.maxUploadBytes,
-        folderRoot: settings.folderRoot,
+        folderRoot,
         projectFolders: options.projectFolders,
         log: options.logFolders,
       });

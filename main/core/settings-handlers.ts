@@ -37,7 +37,7 @@ export function settingsHandlers(runtime: CoreRuntime): Pick<BridgeHandlers, Set
             const result = await moveFolderRoot(before.folderRoot, target, (progress) => runtime.events.emit('folders.moveProgress', progress));
             moved = { files: result.files, bytes: result.bytes, copied: result.copied };
           }
-          options.settings.write({ ...before, folderRoot: target });
+          options.settings.write({ ...before, folderRoot: target, folderRootChosen: true });
         })
         .catch((error: unknown) => {
           throw error instanceof FolderMoveError ? new BridgeError(error.message) : error;
@@ -50,12 +50,13 @@ export function settingsHandlers(runtime: CoreRuntime): Pick<BridgeHandlers, Set
         throw new BridgeError('The folder root must be an absolute path.', { code: 'invalid_request' });
       }
       const before = options.settings.read();
-      const after: Settings = { ...before, ...patch };
+      // A folder root saved is a folder root chosen.
+      const after: Settings = { ...before, ...patch, ...(patch.folderRoot !== undefined ? { folderRootChosen: true } : {}) };
       // A sign-in belongs to the remote it was made with.
       if (after.remoteUrl !== before.remoteUrl) options.syncAgent?.forgetSignIn(options.dataDir);
       options.settings.write(after);
       // Either backend watches the folder root (main/core/folder-session.ts): a new root means a new watcher, started with the backend.
-      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl || after.folderRoot !== before.folderRoot) await runtime.restartBackend();
+      if (after.orgId !== before.orgId || after.remoteUrl !== before.remoteUrl || after.folderRoot !== before.folderRoot || after.folderRootChosen !== before.folderRootChosen) await runtime.restartBackend();
       return after;
     },
   };

@@ -127,3 +127,43 @@ describe('changing the folder root', () => {
     assert.equal(ok<{ folderRoot: string }>(await core.invoke('settings.get', undefined)).folderRoot, settingsBefore.folderRoot);
   });
 });
+
+describe('the first start (issue 28, item 2)', () => {
+  const dataDir = makeTempDir('solardesk-first-start-');
+  const root = path.join(dataDir, 'Documents', 'SolarDesk');
+  let core: AppCore;
+  before(async () => {
+    fs.mkdirSync(path.dirname(root), { recursive: true });
+    core = await startAppCore({
+      dataDir,
+      // As the desktop's first start: a default folder root nobody has chosen yet.
+      settings: fileSettingsStore(path.join(dataDir, 'settings.json'), defaultSettings(root, { isFolderRootChosen: false })),
+      openFolder: async () => false,
+      projectFolders: { stabilityWindowMs: 300, pairWindowMs: 1200, reconcileIntervalMs: 500 },
+    });
+  });
+  after(async () => {
+    await core?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('no project folder is made until the user says where; confirming the default starts them there', async () => {
+    assert.equal(ok<{ folderRootChosen: boolean }>(await core.invoke('settings.get', undefined)).folderRootChosen, false);
+    const status = await api<FolderStatusJson>(core, 'GET', syncPaths.folder(ORG));
+    assert.equal(status.enabled, false, 'nothing watched before the answer');
+    assert.equal(fs.existsSync(root), false, 'no folder made in the default place before the answer');
+
+    const answered = ok<{ folderRootChosen: boolean; folderRoot: string }>(await core.invoke('settings.set', { folderRootChosen: true }));
+    assert.deepEqual([answered.folderRootChosen, answered.folderRoot], [true, root]);
+    await settledOn(core, path.join(root, EMBEDDED_WORKSPACE_FOLDER));
+    assert.ok(fs.readdirSync(path.join(root, EMBEDDED_WORKSPACE_FOLDER)).some((name) => name.endsWith(`(${PROJECT})`)));
+  });
+
+  test('a folder root an earlier version saved counts as chosen', () => {
+    const file = path.join(dataDir, 'earlier-settings.json');
+    fs.writeFileSync(file, JSON.stringify({ folderRoot: '/srv/projects', theme: 'dark' }));
+    assert.equal(fileSettingsStore(file, defaultSettings(root, { isFolderRootChosen: false })).read().folderRootChosen, true);
+    fs.writeFileSync(file, JSON.stringify({ theme: 'dark' }));
+    assert.equal(fileSettingsStore(file, defaultSettings(root, { isFolderRootChosen: false })).read().folderRootChosen, false);
+  });
+});
