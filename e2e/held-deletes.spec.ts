@@ -113,3 +113,60 @@ test('a file deleted from its project folder waits on the Sync screen; Restore p
   expect(files.body.map((file) => file.title)).not.toContain('old-quote.txt');
   expect(pageProblems(page)).toEqual([]);
 });
+
+test('held deletes are grouped by folder under one explanation; Restore all puts every file back and says so', async ({ page }) => {
+  await openApp(page, app);
+  const folders = [await projectFolderOf(8), await projectFolderOf(7)];
+  const written = [
+    [folders[0]!, 'roof-north.txt', 'north face, 12 panels'],
+    [folders[0]!, 'roof-west.txt', 'west face, 6 panels'],
+    [folders[1]!, 'meter-photo.txt', 'meter box, bidirectional'],
+  ] as const;
+  for (const [folder, name, text] of written) {
+    const temp = path.join(app.dataDir, name);
+    fs.writeFileSync(temp, text);
+    fs.renameSync(temp, path.join(folder, name));
+  }
+  const titles = async () => (await app.api<{ title: string }[]>('GET', apiPaths.privateFiles(1), undefined, { limit: 1000 })).body.map((file) => file.title);
+  await expect.poll(titles, { timeout: 30_000 }).toEqual(expect.arrayContaining(written.map(([, name]) => name)));
+  for (const [folder, name] of written) fs.rmSync(path.join(folder, name));
+
+  const syncNav = page.getByRole('navigation', { name: 'SolarDesk' }).getByRole('button', { name: /^Sync/ });
+  await expect(syncNav.locator('.nav-count')).toHaveText('3', { timeout: 30_000 });
+  await syncNav.click();
+  const held = page.getByTestId('held-deletes');
+  await expect(held.getByTestId('held-delete')).toHaveCount(3);
+  // Two folders, each once; the explanation once, in this mode's words (nothing here is synced).
+  await expect(held.getByTestId('held-delete-group')).toHaveCount(2);
+  await expect(held.getByTestId('held-delete-group').filter({ hasText: 'roof-north.txt' })).toContainText('2 files');
+  await expect(held.getByText('Nothing is deleted until you choose.')).toHaveCount(1);
+  await expect(held).not.toContainText('everywhere it is synced');
+  await expect(held).not.toContainText('Deleted in the project folder');
+
+  for (const [width, height] of [
+    [800, 600],
+    [1920, 1080],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await screenshotBothThemes(page, `held-deletes-grouped-${width}x${height}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+
+  // Delete all asks first; Escape leaves everything as it was.
+  await held.getByRole('button', { name: 'Delete all (3)' }).click();
+  await expect(page.getByTestId('delete-all-held-dialog')).toContainText('Delete 3 files for good?');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('delete-all-held-dialog')).toHaveCount(0);
+  await expect(held.getByTestId('held-delete')).toHaveCount(3);
+
+  await held.getByRole('button', { name: 'Restore all (3)' }).click();
+  await expect(page.getByText('Restored 3 files to their folders.')).toBeVisible();
+  await expect(held).toHaveCount(0);
+  await expect(syncNav.locator('.nav-count')).toHaveCount(0);
+  for (const [folder, name, text] of written) {
+    await expect.poll(() => fs.existsSync(path.join(folder, name)), { timeout: 30_000 }).toBe(true);
+    expect(fs.readFileSync(path.join(folder, name), 'utf8')).toBe(text);
+  }
+  expect((await app.api<unknown[]>('GET', syncPaths.pending(1))).body).toEqual([]);
+  expect(pageProblems(page)).toEqual([]);
+});

@@ -44,6 +44,11 @@ test('work done here before signing in is offered after it; one item sent reache
   await expect(items.filter({ hasText: 'Edited before signing in' })).toContainText('Changed on this computer: title');
   await expect(items.filter({ hasText: 'Quote for the Okafor family' })).toContainText('Made on this computer');
   await expect(items.filter({ hasText: 'Webhook to https://hooks.example.com/crm' })).toBeVisible();
+  // Said beforehand (issue 28, item 11): everything sent is new there, and the edited sample project becomes a second one of its name.
+  await expect(dialog.getByTestId('local-work-new-records')).toContainText('Whatever you send is made on Sunrise Solar as a new record');
+  await expect(dialog.getByTestId('local-work-new-records')).toContainText('“Edited before signing in” is this computer’s sample data, changed here');
+  await expect(items.filter({ hasText: 'Edited before signing in' })).toContainText('becomes a new project on Sunrise Solar, beside any of the same name there');
+  await expect(items.filter({ hasText: 'Quote for the Okafor family' })).toContainText('becomes a new project on Sunrise Solar');
   for (const size of [
     { width: 800, height: 600 },
     { width: 1920, height: 1080 },

@@ -38,6 +38,7 @@ export function requestSchemaParts(z: Zod) {
         username: z.string().max(320).nullable(),
         orgId: positiveId.nullable(),
         folderRoot: z.string().min(1).max(4096),
+        folderRootChosen: z.boolean(),
         downloadHosts: z
           .array(z.string().max(300))
           .max(MAX_DOWNLOAD_HOSTS)

@@ -32,6 +32,12 @@ export interface Settings {
   /** Where each project gets a folder (files dropped there reach the project). */
   folderRoot: string;
   /**
+   * Whether someone chose `folderRoot` (issue 28, item 2): the desktop's first start asks
+   * before any project folder is made; until then no folders are made or watched. True
+   * when given on the command line, saved before, or answered.
+   */
+  folderRootChosen: boolean;
+  /**
    * Hosts besides the remote that its file links may point to (shared/download-hosts.ts):
    * empty by default, so a link elsewhere fails that one file with a sentence saying so.
    */
@@ -93,6 +99,21 @@ export interface FolderChoice {
   /** False in browser mode: a page cannot pick a folder of this computer; the renderer offers the text field only. */
   available: boolean;
   path: string | null;
+}
+
+/** How far moving the project folders to a new folder root has got (`folders.moveProgress`). */
+export interface FolderMoveProgress {
+  /** Files moved so far (a folder renamed on the same disk counts all its files at once). */
+  files: number;
+  totalFiles: number;
+  bytes: number;
+  totalBytes: number;
+}
+
+/** What changing the folder root did: the settings now, and what was moved (null when the folders were left where they were). */
+export interface FolderRootChange {
+  settings: Settings;
+  moved: { files: number; bytes: number; copied: boolean } | null;
 }
 
 export type Workspace = 'remote' | 'local';
@@ -301,6 +322,12 @@ export const invokeChannels = {
   'settings.get': channel(({ empty }) => empty, answers<Settings>()),
   'settings.set': channel(({ settingsPatch }) => settingsPatch, answers<Settings>()),
   /** Shows the system's folder dialog (starting at `defaultPath`) and answers the folder picked; it changes no setting. */
+  /**
+   * A new folder root. `moveFolders`: everything in the old root (project folders with their files) is moved
+   * there first, with `folders.moveProgress` events; a move that fails puts back what it moved and keeps the
+   * old root. Without: the old folders stay as they are and fresh ones are made in the new root.
+   */
+  'settings.changeFolderRoot': channel(({ z }) => z.object({ folderRoot: z.string().min(1).max(4096), moveFolders: z.boolean() }).strict(), answers<FolderRootChange>()),
   'settings.chooseFolder': channel(({ z }) => z.object({ defaultPath: z.string().max(4096).optional() }).strict().optional(), answers<FolderChoice>()),
   'auth.signIn': channel(
     ({ z, positiveId }) =>
@@ -347,6 +374,8 @@ export interface BridgeEventChannels {
   'localWork.progress': LocalWorkProgress;
   /** The inbox attached something, or what waits there changed. */
   'inbox.changed': InboxState;
+  /** The project folders are being moved to a new folder root. */
+  'folders.moveProgress': FolderMoveProgress;
 }
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -364,7 +393,7 @@ export type InvokeArgs<C extends InvokeChannel> = undefined extends RequestOf<C>
 export type Unsubscribe = () => void;
 
 export const INVOKE_CHANNELS = Object.keys(invokeChannels) as InvokeChannel[];
-export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed'] as const satisfies readonly EventChannel[];
+export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed', 'folders.moveProgress'] as const satisfies readonly EventChannel[];
 
 // A compile-time check that the event list names every channel of BridgeEventChannels.
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

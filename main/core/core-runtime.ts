@@ -73,8 +73,13 @@ export interface CoreRuntime {
   isSignedIn(settings: Settings): boolean;
   /** The saved sign-in and its org's name (known from the last time its agent ran), or null. */
   signedInTo(settings: Settings): SessionInfo['signedIn'];
-  /** Swaps the backend (another org, a sign-in or sign-out); calls made meanwhile wait for the new one. */
-  restartBackend(password?: string): Promise<void>;
+  /**
+   * Swaps the backend (another org, a sign-in or sign-out); calls made meanwhile wait for the new one.
+   * `whileStopped` runs between the old backend's close and the new one's start (no watcher watches
+   * any folder then); when it fails, the backend still starts (on the settings as they are) and its
+   * error is thrown.
+   */
+  restartBackend(password?: string, whileStopped?: () => Promise<void>): Promise<void>;
   /** Runs `use` on the embedded store: the active backend, or a short-lived one beside the agent. */
   withLocalStore<T>(use: (store: LocalBackend) => Promise<T>): Promise<T>;
   /** What the active agent has not sent, or what the last one had not when it closed. */
@@ -114,6 +119,8 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
   /** The agent when signed in to a remote, else the embedded store. `password` comes only with a sign-in. */
   async function startBackend(password?: string): Promise<LocalBackend> {
     const settings = options.settings.read();
+    // No project folder is made before the user has said where they go (the first start asks).
+    const folderRoot = settings.folderRootChosen ? settings.folderRoot : null;
     const localWork = readLocalWorkState(options.dataDir);
     // Signed in, the user may still open the local workspace ("On this computer"); a new sign-in opens the org's.
     const wantsRemote = password !== undefined || localWork.workspace === 'remote';
@@ -125,7 +132,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         username: settings.username,
         password,
         orgId: settings.orgId,
-        folderRoot: settings.folderRoot,
+        folderRoot,
         projectFolders: options.projectFolders,
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
         downloadHosts: () => options.settings.read().downloadHosts,
@@ -139,7 +146,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         orgId: isLocalWorkspace ? localWork.localOrgId : settings.orgId,
         allowPrivateWebhookEndpoints: () => options.settings.read().localWebhooks,
         maxUploadBytes: options.maxUploadBytes,
-        folderRoot: settings.folderRoot,
+        folderRoot,
         projectFolders: options.projectFolders,
         log: options.logFolders,
       });
@@ -185,7 +192,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
   };
 
   let restarting: Promise<void> = Promise.resolve();
-  function restartBackend(password?: string): Promise<void> {
+  function restartBackend(password?: string, whileStopped?: () => Promise<void>): Promise<void> {
     const restart = restarting.then(async () => {
       const old = await current.catch(() => null);
       for (const unsubscribe of watchers) unsubscribe();
@@ -194,9 +201,16 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
       syncState = LOCAL_ONLY_STATE;
       await companion.closing();
       await old?.close();
+      let failed: { error: unknown } | null = null;
+      try {
+        await whileStopped?.();
+      } catch (error) {
+        failed = { error };
+      }
       current = startBackend(password);
       await current;
       events.emit('session.changed', await session());
+      if (failed) throw failed.error;
     });
     restarting = restart.catch(() => {});
     return restart;

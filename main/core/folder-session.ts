@@ -61,7 +61,19 @@ function describeOwner(owner: FolderOwner): string {
  * alone, for the watcher to report as missing (and to claim nothing meanwhile).
  */
 export function claimFolderRoot(settingsRoot: string, root: string, owner: FolderOwner): string | null {
-  if (!fs.existsSync(settingsRoot) && !fs.existsSync(path.dirname(settingsRoot))) return null;
+  return claimFolderRootOf(settingsRoot, root, owner).refusal;
+}
+
+export interface FolderRootClaim {
+  /** Why the root is not watched (another store owns it), or null. */
+  refusal: string | null;
+  /** Claimed just now: the root had no owner file, so the store's records of folders describe another root. */
+  isNew: boolean;
+}
+
+/** `claimFolderRoot`, also saying whether the root was claimed just now. */
+export function claimFolderRootOf(settingsRoot: string, root: string, owner: FolderOwner): FolderRootClaim {
+  if (!fs.existsSync(settingsRoot) && !fs.existsSync(path.dirname(settingsRoot))) return { refusal: null, isNew: false };
   // The Settings root may not exist yet (a first start): made, with the embedded store's folder in it.
   fs.mkdirSync(path.join(root, AGENT_FOLDER), { recursive: true });
   const file = path.join(root, AGENT_FOLDER, OWNER_FILE);
@@ -73,13 +85,13 @@ export function claimFolderRoot(settingsRoot: string, root: string, owner: Folde
   }
   if (recorded && typeof recorded === 'object' && 'mode' in recorded) {
     const normalised: FolderOwner = { mode: recorded.mode, remote_url: recorded.remote_url ?? null, data_dir: recorded.data_dir ?? null };
-    if (sameOwner(normalised, owner)) return null;
-    return `This folder holds the project folders of ${describeOwner(normalised)}; they are not watched for ${describeOwner(owner)}, so nothing in them is attached here. Choose another folder root in Settings (or remove ${file} if that store is gone).`;
+    if (sameOwner(normalised, owner)) return { refusal: null, isNew: false };
+    return { isNew: false, refusal: `This folder holds the project folders of ${describeOwner(normalised)}; they are not watched for ${describeOwner(owner)}, so nothing in them is attached here. Choose another folder root in Settings (or remove ${file} if that store is gone).` };
   }
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, `${JSON.stringify(owner, null, 2)}\n`);
   fs.renameSync(temp, file);
-  return null;
+  return { refusal: null, isNew: true };
 }
 
 /**
@@ -152,7 +164,7 @@ export interface EmbeddedFoldersOptions {
 /** Starts the embedded store's project folders: a watcher on its engine, or, on a root another store owns, only a status that says so. */
 export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Promise<AgentFolders> {
   const root = workspaceFolderRoot('embedded', options.folderRoot);
-  const refusal = claimFolderRoot(options.folderRoot, root, { mode: 'embedded', remote_url: null, data_dir: path.resolve(options.dataDir) });
+  const { refusal, isNew } = claimFolderRootOf(options.folderRoot, root, { mode: 'embedded', remote_url: null, data_dir: path.resolve(options.dataDir) });
   const folders: AgentFolders = refusal
     ? new RefusedFolders(root, refusal)
     : new FolderWatcher({
@@ -166,6 +178,7 @@ export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Pro
         onDeleteHeld: options.onDeleteHeld,
         outbox: embeddedFolderOutboxOf(options.engine),
         foreignFolders: new Map([[INBOX_FOLDER, INBOX_REASON]]),
+        rootIsNew: isNew,
       });
   await folders.start();
   return folders;
@@ -177,13 +190,12 @@ export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Pro
  */
 export function syncedFolders(folderRoot: string, remoteUrl: string, options: ProjectFolderOptions = {}): (wiring: AgentFolderWiring) => AgentFolders {
   const root = workspaceFolderRoot('synced', folderRoot);
-  const watch = watchProjectFolders(root, { ...options, foreignFolders: new Map([
-      [EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON],
-      [INBOX_FOLDER, INBOX_REASON],
-    ]),
-  });
+  const foreignFolders = new Map([
+    [EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON],
+    [INBOX_FOLDER, INBOX_REASON],
+  ]);
   return (wiring) => {
-    const refusal = claimFolderRoot(folderRoot, root, { mode: 'synced', remote_url: remoteUrl.replace(/\/+$/, ''), data_dir: null });
-    return refusal ? new RefusedFolders(root, refusal) : watch(wiring);
+    const { refusal, isNew } = claimFolderRootOf(folderRoot, root, { mode: 'synced', remote_url: remoteUrl.replace(/\/+$/, ''), data_dir: null });
+    return refusal ? new RefusedFolders(root, refusal) : watchProjectFolders(root, { ...options, foreignFolders, rootIsNew: isNew })(wiring);
   };
 }

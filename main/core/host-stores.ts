@@ -13,8 +13,18 @@ export interface SettingsStore {
   write(settings: Settings): void;
 }
 
-export function defaultSettings(folderRoot = path.join(os.homedir(), 'SolarDesk')): Settings {
-  return { remoteUrl: null, username: null, orgId: null, folderRoot, downloadHosts: [], localWebhooks: false, theme: 'system' };
+/** The settings before any are saved; a folder root passed here was chosen (a command-line option, a test) unless `isFolderRootChosen` says not. */
+export function defaultSettings(folderRoot?: string, { isFolderRootChosen = folderRoot !== undefined } = {}): Settings {
+  return {
+    remoteUrl: null,
+    username: null,
+    orgId: null,
+    folderRoot: folderRoot ?? path.join(os.homedir(), 'SolarDesk'),
+    folderRootChosen: isFolderRootChosen,
+    downloadHosts: [],
+    localWebhooks: false,
+    theme: 'system',
+  };
 }
 
 /** Whatever was stored, with anything missing or malformed replaced by the default. */
@@ -26,6 +36,8 @@ export function normaliseSettings(stored: unknown, defaults: Settings): Settings
     username: text(value.username),
     orgId: typeof value.orgId === 'number' && Number.isSafeInteger(value.orgId) && value.orgId > 0 ? value.orgId : null,
     folderRoot: text(value.folderRoot) ?? defaults.folderRoot,
+    // A folder root saved by an earlier version was in use: it counts as chosen.
+    folderRootChosen: typeof value.folderRootChosen === 'boolean' ? value.folderRootChosen : text(value.folderRoot) !== null || defaults.folderRootChosen,
     downloadHosts: (Array.isArray(value.downloadHosts) && readDownloadHostList(value.downloadHosts.filter((host) => typeof host === 'string').join(',')).hosts) || defaults.downloadHosts,
     localWebhooks: typeof value.localWebhooks === 'boolean' ? value.localWebhooks : defaults.localWebhooks,
     theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,

@@ -53,7 +53,7 @@ app.on('web-contents-created', (_event, contents) => {
 async function startDesktop(): Promise<void> {
   const { values } = parseArgs({ args: process.argv.slice(1), options: { data: { type: 'string' } }, strict: false, allowPositionals: true });
   const dataDir = typeof values.data === 'string' ? path.resolve(values.data) : path.join(app.getPath('userData'), 'data');
-  const stores = openDesktopStores(defaultSettings(path.join(app.getPath('documents'), 'SolarDesk')));
+  const stores = openDesktopStores(defaultSettings(path.join(app.getPath('documents'), 'SolarDesk'), { isFolderRootChosen: false }));
 
   let core: AppCore;
   try {

@@ -5,6 +5,7 @@
 // more than `fraction` of them within a minute trips the mass-delete guard: every
 // one of those deletions is held with its reason, none confirmed automatically.
 import path from 'node:path';
+import { MASS_DELETE_GUARD_REASON } from '../../shared/held-deletes.ts';
 import type { WatchFileRow } from './watch-tables.ts';
 import { type Clock, nowIso } from '../engine/clock.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
@@ -32,7 +33,7 @@ export const deletedReason = (label: string) =>
   `Deleted in the project folder (${label}). Nothing is deleted until you decide: Restore puts it back in the folder; Delete removes the file for good (everywhere it is synced).`;
 
 const guardedReason = (label: string, guard: GuardScope) =>
-  `Held by the mass-delete guard: ${guard.scope} lost ${guard.lost} of its ${guard.total} files at once (a missing drive, a bad mount, or a mistake?). ${label} is kept until you decide: Restore puts it back in the folder; Delete removes the file for good (everywhere it is synced).`;
+  `${MASS_DELETE_GUARD_REASON}: ${guard.scope} lost ${guard.lost} of its ${guard.total} files at once (a missing drive, a bad mount, or a mistake?). ${label} is kept until you decide: Restore puts it back in the folder; Delete removes the file for good (everywhere it is synced).`;
 
 export interface DeletesOptions {
   root: string;

@@ -40,6 +40,14 @@ export class WatchStore {
     return this.db.transaction().execute(work);
   }
 
+  /** Forgets which folder is which project's and which file is which: they described another folder root. */
+  async forgetAllMappings(): Promise<void> {
+    await this.transaction(async (trx) => {
+      await trx.deleteFrom('watch_files').execute();
+      await trx.deleteFrom('watch_projects').execute();
+    });
+  }
+
   // ---- watch_files --------------------------------------------------------
 
   fileRow(projectId: number, name: string): Promise<WatchFileRow | undefined> {

@@ -66,6 +66,14 @@ export interface FolderWatcherOptions {
    * project's, never looked into, reported once as outside with that reason.
    */
   foreignFolders?: ReadonlyMap<string, string>;
+  /**
+   * The root was claimed just now (it had no owner file): whatever the store recorded
+   * of folders and files describes an earlier root (a new folder root the user chose
+   * without moving the folders). It is forgotten at start, so fresh folders are made
+   * and the files arrive in them, instead of every recorded file being believed
+   * deleted and held. A root moved with its folders keeps its owner file and its records.
+   */
+  rootIsNew?: boolean;
   /** Files on demand (issue 15): which files' contents are kept here; absent: every file is written into its folder. */
   contents?: ContentsKeeping;
   /** Lists the files programs hold open for writing (default: every process's /proc/<pid>/fd; open-files.ts). */
@@ -208,6 +216,7 @@ export class FolderWatcher {
     this.stopHearingChanges = this.options.engine.changes.subscribe((changes) => {
       if (changes.some(changeFoldersFollow)) this.requestReconcile();
     });
+    if (this.options.rootIsNew) await this.store.forgetAllMappings();
     await this.folders.load();
     await this.options.outbox.dropStaleHolds();
     this.loop.start();

@@ -1,6 +1,6 @@
 // Who is signed in, to which org, and the user's settings.
 import { create } from 'zustand';
-import type { SessionInfo, Settings, SignOutAnswer, Workspace } from '../../../shared/bridge.ts';
+import type { FolderRootChange, SessionInfo, Settings, SignOutAnswer, Workspace } from '../../../shared/bridge.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { messageOf } from '../api/api-client.ts';
 
@@ -11,6 +11,8 @@ interface SessionState {
   error: string | null;
   load(): Promise<void>;
   updateSettings(patch: Partial<Settings>): Promise<void>;
+  /** A new folder root, the project folders moved there first (`moveFolders`) or left where they are. */
+  changeFolderRoot(folderRoot: string, moveFolders: boolean): Promise<FolderRootChange>;
   /** The system's folder dialog (desktop only: session.canChooseFolder): the folder picked, or null. */
   chooseFolder(defaultPath: string): Promise<string | null>;
   signIn(request: { remoteUrl: string; username: string; password: string }): Promise<void>;
@@ -41,6 +43,12 @@ export const useSessionStore = create<SessionState>((set, get) => ({
   async updateSettings(patch) {
     const settings = await requireBridge().invoke('settings.set', patch);
     set({ settings });
+  },
+
+  async changeFolderRoot(folderRoot, moveFolders) {
+    const change = await requireBridge().invoke('settings.changeFolderRoot', { folderRoot, moveFolders });
+    set({ settings: change.settings });
+    return change;
   },
 
   async chooseFolder(defaultPath) {

@@ -8,7 +8,7 @@ import type { SyncState } from '../../../shared/bridge.ts';
 import type { ConflictChoice, PendingChangeJson, SyncConflictJson, SyncStatusJson } from '../../../shared/sync-api.ts';
 import { pendingChangeJsonSchema, syncConflictJsonSchema } from '../../../shared/schemas/sync.ts';
 import { privateFileJsonSchema } from '../../../shared/schemas/private-file.ts';
-import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
+import { apiPaths, parseOrgReference, syncPaths } from '../../../shared/api-paths.ts';
 import { ApiFailure, apiDone, apiOkUnchecked, apiRequest, describeFailure, messageOf } from '../api/api-client.ts';
 import { requireBridge } from '../bridge-client.ts';
 
@@ -27,7 +27,11 @@ interface SyncStoreState {
   conflictProjectIds: ReadonlySet<number>;
   /** Titles of the records pending changes and conflicts name, by `<model>:<id>`: shown by name, not id. */
   recordTitles: ReadonlyMap<string, string>;
+  /** The project of each file a pending change names (null: of no project), learnt with its title: held deletes are grouped by folder. */
+  fileProjects: ReadonlyMap<number, number | null>;
   load(orgId: number): Promise<void>;
+  /** Decides several held deletes, one after another, then loads once; answers how many were decided. */
+  decideHeldDeletes(ids: readonly number[], decision: 'restore' | 'confirm'): Promise<number>;
   confirmDelete(id: number | string): Promise<void>;
   /** Keeps a file whose deletion is held: it goes back into its project folder. */
   restoreDelete(id: number | string): Promise<void>;
@@ -74,17 +78,27 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
     const wanted = records.filter((item) => item.model in TITLE_READERS && !known.has(`${item.model}:${item.record_id}`));
     const missing = [...new Map(wanted.map((item) => [`${item.model}:${item.record_id}`, item])).values()].slice(0, TITLES_PER_LOAD);
     if (missing.length === 0) return;
+    const learntProjects = new Map<number, number | null>();
     const found = await Promise.all(
       missing.map(async (item) => {
         const reader = TITLE_READERS[item.model as keyof typeof TITLE_READERS];
         const answer = await apiRequest<unknown>('GET', reader.path(orgId, item.record_id)).catch(() => null);
         const title = answer?.status === 200 ? reader.title(answer.body) : null;
+        if (answer?.status === 200 && item.model === 'private_file') {
+          const project = textOf(answer.body, 'project');
+          learntProjects.set(item.record_id, project ? (parseOrgReference(project, 'projects')?.id ?? null) : null);
+        }
         return title ? ([`${item.model}:${item.record_id}`, title] as const) : null;
       }),
     );
     const titles = new Map(get().recordTitles);
     for (const entry of found) if (entry) titles.set(entry[0], entry[1]);
-    set({ recordTitles: titles });
+    const fileProjects = new Map(get().fileProjects);
+    for (const [fileId, projectId] of learntProjects) fileProjects.set(fileId, projectId);
+    set({ recordTitles: titles, fileProjects });
+    // The files' projects are named too: their folders head the held deletes.
+    const projects = [...new Set([...learntProjects.values()].filter((id): id is number => id !== null))].map((id) => ({ model: 'project', record_id: id }));
+    if (projects.length > 0) await learnTitles(orgId, projects);
   };
 
   /** Confirm or restore; a hold that is gone (decided in another window, or the file came back to its folder) reloads the list and says so. */
@@ -115,6 +129,7 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
     unsyncedProjectIds: new Set(),
     conflictProjectIds: new Set(),
     recordTitles: new Map(),
+    fileProjects: new Map(),
 
     async load(orgId) {
       set({ orgId, loadState: get().status || get().isLocalOnly ? get().loadState : 'loading', error: null });
@@ -154,6 +169,24 @@ export const useSyncStore = create<SyncStoreState>((set, get) => {
 
     async restoreDelete(id) {
       await decideHeldDelete(syncPaths.restorePending(orgIdOrThrow(), id));
+    },
+
+    async decideHeldDeletes(ids, decision) {
+      const orgId = orgIdOrThrow();
+      let decided = 0;
+      try {
+        for (const id of ids) {
+          const path = decision === 'restore' ? syncPaths.restorePending(orgId, id) : syncPaths.confirmPending(orgId, id);
+          // One already decided elsewhere (or whose file came back) is skipped, not a failure of the rest.
+          const answer = await apiRequest<unknown>('POST', path);
+          if (answer.status === 404) continue;
+          if (answer.status >= 300) throw new Error(`${describeFailure(answer)} ${decided} of ${ids.length} were done before this; the list shows what still waits.`);
+          decided += 1;
+        }
+      } finally {
+        if (get().orgId === orgId) await get().load(orgId);
+      }
+      return decided;
     },
 
     async resolve(id, choice) {

@@ -12,6 +12,7 @@ import { LocalWorkDialog } from '../sync/LocalWorkDialog.tsx';
 import { SyncView } from '../sync/SyncView.tsx';
 import { WebhooksView } from '../webhooks/WebhooksView.tsx';
 import { ConnectionBanner } from './ConnectionBanner.tsx';
+import { FolderRootQuestion } from './FolderRootQuestion.tsx';
 import { MissingSecret } from './MissingSecret.tsx';
 import { Sidebar } from './Sidebar.tsx';
 import { Toasts } from './Toasts.tsx';
@@ -43,6 +44,7 @@ function ConnectedApp() {
       <Sidebar />
       <main className="main" aria-label={view}>
         <ConnectionBanner />
+        <FolderRootQuestion />
         {view === 'projects' && <ProjectsView orgId={session.orgId} />}
         {view === 'contacts' && <ContactsView orgId={session.orgId} />}
         {view === 'schedule' && <ScheduleView orgId={session.orgId} />}

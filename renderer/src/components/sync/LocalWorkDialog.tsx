@@ -15,6 +15,27 @@ function describeChange(item: LocalWorkItem): string {
 }
 
 /**
+ * What sending does on the server, said beforehand (issue 28, item 11): every item sent is
+ * made there as a new record. A record of this computer's demo data that was changed here
+ * was never on the server, so it does not update one there: it becomes a second record of
+ * the same name beside whatever the server already has.
+ */
+function whatSendingMakes(item: LocalWorkItem, orgName: string): string {
+  const kind = KIND_LABELS[item.kind].toLowerCase();
+  return item.change === 'changed' ? `Sent, it becomes a new ${kind} on ${orgName}, beside any of the same name there` : `Sent, it becomes a new ${kind} on ${orgName}`;
+}
+
+/** The changed sample records, named: the server never had them, so each one sent is a second record of its name there. */
+function sampleDataSentence(changedHere: readonly LocalWorkItem[]): string {
+  if (changedHere.length === 1) {
+    return `“${changedHere[0]!.title}” is this computer’s sample data, changed here: the server never had it, so sending it makes a second record of that name there, beside any it already has.`;
+  }
+  const named = changedHere.slice(0, 3).map((item) => `“${item.title}”`).join(', ');
+  const more = changedHere.length > 3 ? ` and ${changedHere.length - 3} more` : '';
+  return `${named}${more} are this computer’s sample data, changed here: the server never had them, so sending makes a second record of each name there, beside any it already has.`;
+}
+
+/**
  * After a sign-in: what exists only on this computer, to send to the signed-in org
  * (all, or item by item) or keep in the local workspace. Closing it decides nothing:
  * the offer stays on the Sync screen.
@@ -43,6 +64,7 @@ export function LocalWorkDialog() {
       return next;
     });
   const allChosen = items.length > 0 && items.every((item) => chosen.has(item.key));
+  const changedHere = items.filter((item) => item.change === 'changed');
 
   return (
     <div className="dialog-backdrop">
@@ -56,6 +78,12 @@ export function LocalWorkDialog() {
           </p>
         ) : (
           <p>Everything that was only on this computer is now on {orgName}. The copies on this computer stay in “On this computer”.</p>
+        )}
+        {items.length > 0 && (
+          <p data-testid="local-work-new-records">
+            Whatever you send is made on {orgName} as a <strong>new</strong> record: nothing there is changed or replaced.
+            {changedHere.length > 0 && ` ${sampleDataSentence(changedHere)}`}
+          </p>
         )}
         {items.length > 0 && (
           <>
@@ -73,7 +101,9 @@ export function LocalWorkDialog() {
                       {item.title}
                     </span>
                   </label>
-                  <small className="muted">{describeChange(item)}</small>
+                  <small className="muted">
+                    {describeChange(item)}. {whatSendingMakes(item, orgName)}.
+                  </small>
                 </li>
               ))}
             </ul>

@@ -1,19 +1,28 @@
+// Where sync stands: one sentence of state and what to do, the pill, Pause/Resume, and
+// the facts, all from one derivation (sync-summary.ts), so none contradicts another.
+import './SyncStatusCard.css';
 import { messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { SyncStatePill } from '../common/SyncStatePill.tsx';
+import { lastSyncedWords, remoteWords, syncFactsOf, syncSentence } from './sync-summary.ts';
 
 export function SyncStatusCard() {
   const status = useSyncStore((state) => state.status);
   const live = useSyncStore((state) => state.live);
+  const heldDeletes = useSyncStore((state) => state.pending.filter((item) => item.status === 'held').length);
   const toast = useUiStore((state) => state.toast);
-  if (!status) return null;
-  const isPaused = status.state === 'paused';
+  const facts = syncFactsOf(live, status, heldDeletes);
+  if (!facts) return null;
+  const isPaused = facts.state === 'paused';
   return (
     <div className="card sync-status" data-testid="sync-status">
+      <p className="sync-sentence" data-testid="sync-sentence">
+        {syncSentence(facts)}
+      </p>
       <div className="card-row">
-        <SyncStatePill state={live} testId="sync-status-pill" />
+        <SyncStatePill state={{ ...facts }} testId="sync-status-pill" />
         <button
           type="button"
           className="button"
@@ -25,26 +34,26 @@ export function SyncStatusCard() {
       <dl className="facts">
         <div>
           <dt>Pending</dt>
-          <dd>{status.pending}</dd>
+          <dd>{facts.pending}</dd>
         </div>
         <div>
           <dt>Conflicts</dt>
-          <dd>{status.conflicts}</dd>
+          <dd>{facts.conflicts}</dd>
         </div>
         <div>
           <dt>Last synced</dt>
-          <dd>{formatDateTime(status.last_synced_at)}</dd>
+          <dd data-testid="sync-last-synced">{lastSyncedWords(facts)}</dd>
         </div>
         <div>
           <dt>Next attempt</dt>
-          <dd>{status.next_attempt_at ? formatDateTime(status.next_attempt_at) : '—'}</dd>
+          <dd>{facts.nextAttemptAt ? formatDateTime(facts.nextAttemptAt) : '—'}</dd>
         </div>
         <div>
           <dt>Remote</dt>
-          <dd>{status.remote_reachable ? 'Reachable' : 'Not reachable'}</dd>
+          <dd data-testid="sync-remote">{remoteWords(facts)}</dd>
         </div>
       </dl>
-      {live?.detail && <p className="muted">{live.detail}</p>}
+      {facts.detail && <p className="muted">{facts.detail}</p>}
     </div>
   );
 }

@@ -1,0 +1,92 @@
+// The Sync screen's state, derived in one place (issue 28, item 8): the pushed state
+// (`sync.state`, the newest) over the status the screen read when it opened, so the
+// pill, the sentence and the facts never disagree ("Syncing…" beside "Not reachable"
+// and "—" right after a sign-in). One sentence says where sync stands and what the
+// user can do; the facts follow from the same values.
+import type { SyncState } from '../../../../shared/bridge.ts';
+import type { SyncStatusJson } from '../../../../shared/sync-api.ts';
+import type { SyncBudgetJson } from '../../../../shared/schemas/sync.ts';
+import { BUCKET_LABELS } from '../../../../shared/throttle-rates.ts';
+import { formatDateTime } from '../../format.ts';
+
+/** The facts every part of the screen shows, from one source. */
+export interface SyncFacts {
+  state: SyncState['state'];
+  pending: number;
+  conflicts: number;
+  heldDeletes: number;
+  lastSyncedAt: string | null;
+  nextAttemptAt: string | null;
+  remoteReachable: boolean;
+  detail: string;
+}
+
+const STATUS_STATES: Record<string, SyncState['state']> = {
+  idle: 'synced',
+  syncing: 'syncing',
+  offline: 'offline',
+  paused: 'paused',
+  needs_sign_in: 'needs_sign_in',
+  error: 'needs_attention',
+};
+
+/** The pushed state when there is one (it is the newest), else the status read from the agent. */
+export function syncFactsOf(live: SyncState | null, status: SyncStatusJson | null, heldDeletes: number): SyncFacts | null {
+  if (live && live.state !== 'local_only') return { ...live };
+  if (!status) return null;
+  return {
+    state: STATUS_STATES[status.state] ?? 'needs_attention',
+    pending: status.pending,
+    conflicts: status.conflicts,
+    heldDeletes,
+    lastSyncedAt: status.last_synced_at,
+    nextAttemptAt: status.next_attempt_at,
+    remoteReachable: status.remote_reachable,
+    detail: status.detail ?? '',
+  };
+}
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** Whether the remote answers, in words that agree with the state: a first sync still running is "Connecting…", not "Not reachable". */
+export function remoteWords(facts: SyncFacts): string {
+  if (facts.state === 'offline') return 'Not reachable';
+  if (facts.remoteReachable || facts.state === 'synced') return 'Reachable';
+  if (facts.state === 'syncing') return 'Connecting…';
+  return 'Not reachable';
+}
+
+/** When sync last finished, in words; a first sync still running says so rather than "—". */
+export function lastSyncedWords(facts: SyncFacts): string {
+  if (facts.lastSyncedAt) return formatDateTime(facts.lastSyncedAt);
+  return facts.state === 'syncing' ? 'First sync running' : 'Not yet';
+}
+
+/** One sentence: where sync stands, and what the user can do about it. */
+export function syncSentence(facts: SyncFacts): string {
+  const waiting = facts.pending > 0 ? plural(facts.pending, 'change waits', 'changes wait') : 'Nothing waits';
+  const main = {
+    synced: facts.pending === 0 ? 'Up to date with the remote.' : `Connected: ${plural(facts.pending, 'change goes', 'changes go')} with the next sync.`,
+    syncing: facts.lastSyncedAt ? (facts.pending > 0 ? `Sending ${plural(facts.pending, 'change', 'changes')} to the remote…` : 'Checking the remote for changes…') : 'Bringing this computer in step with the remote for the first time…',
+    offline: `The remote cannot be reached. ${waiting} on this computer and ${facts.pending === 1 ? 'goes' : 'go'} once it answers; nothing to do unless this lasts (then check the network).`,
+    paused: `Sync is paused. ${waiting} on this computer: choose Resume sync to send ${facts.pending === 1 ? 'it' : 'them'}.`,
+    needs_sign_in: 'The remote no longer accepts this computer’s sign-in: sign in again below to go on syncing.',
+    needs_attention: facts.conflicts > 0 ? '' : `Sync needs attention${facts.detail ? `: ${facts.detail.replace(/\.$/, '')}` : ''}.`,
+    local_only: 'Nothing is synced: this computer is the only copy.',
+  }[facts.state];
+  const asks = [
+    facts.conflicts > 0 ? `${plural(facts.conflicts, 'field was', 'fields were')} changed on both sides: choose which value to keep below.` : '',
+    facts.heldDeletes > 0 ? `${plural(facts.heldDeletes, 'deleted file waits', 'deleted files wait')} for you below.` : '',
+  ];
+  return [main, ...asks].filter(Boolean).join(' ');
+}
+
+/** Background work waiting for quota, in one sentence ("Background checks paused until 14:10 to stay within today's allowance of private files"); null when none waits. */
+export function quotaSentence(budget: SyncBudgetJson): string | null {
+  if (budget.waiting.length === 0) return null;
+  const first = [...budget.waiting].sort((a, b) => a.may_go_at.localeCompare(b.may_go_at))[0]!;
+  const until = new Date(first.may_go_at);
+  const time = Number.isNaN(until.getTime()) ? first.may_go_at : until.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const bucket = (BUCKET_LABELS[first.bucket] ?? 'requests').toLowerCase();
+  return `Background checks paused until ${time} to stay within today’s allowance of ${bucket}; what you do yourself still goes at once.`;
+}
