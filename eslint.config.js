@@ -57,6 +57,18 @@ function foreignTableQueries(part, foreignParts) {
     { selector: `TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=/\\b${names}\\b/]`, message },
   ];
 }
+// No source file over this many lines (issue 26): split a bigger one by concern.
+// main/testing/source-size.test.ts holds the same limit for CSS and JavaScript.
+export const MAX_SOURCE_LINES = 500;
+// Over the limit today, each being split: a file comes off this list when it is
+// (the source-size test fails on one that is no longer over).
+export const FILES_OVER_MAX_LINES = [
+  // Being split on the owners-sync branch (issue 26, inside main/sync).
+  'main/sync/push.ts',
+  'main/sync/replica.ts',
+  // Not yet split: one chaos run whose checks read its whole state.
+  'main/hardening/soak.hardening.ts',
+];
 const electronBan = {
   name: 'electron',
   message: 'Only main/desktop/ and preload/ may import electron (docs/layers.md).',
@@ -86,6 +98,11 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'preload/dist/', 'data/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,tsx}'],
+    ignores: FILES_OVER_MAX_LINES,
+    rules: { 'max-lines': ['error', { max: MAX_SOURCE_LINES, skipBlankLines: false, skipComments: false }] },
+  },
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
     rules: {
