@@ -4,8 +4,9 @@
 // renderer imports neither Node nor main/; React's hook rules apply in renderer/.
 // Inside main/, imports point downwards: the engine imports none of the hosts
 // around it, sync and watch import neither the core nor the desktop, and sync and
-// watch do not import each other (main/core composes them), and the desktop reaches
-// the engine, sync and watch only through main/core. Tests themselves (tests/,
+// watch do not import each other (main/core composes them), the core imports no
+// host (desktop, web), main/testing/ imports nothing else of main/, and the desktop
+// reaches the engine, sync and watch only through main/core. Tests themselves (tests/,
 // *.test.ts) are exempt from those folder rules, not from the electron one: a test
 // of a part may build the whole agent around it, as the core does. Test helpers
 // (testing/) are not: a helper that composes parts lives in main/core/testing/.
@@ -166,6 +167,18 @@ export default tseslint.config(
     files: ['main/watch/**'],
     ignores: testsThemselves,
     rules: { 'no-restricted-imports': layerImports('watch', ['sync', 'core', 'desktop']) },
+  },
+  {
+    // The composer builds the app for every host; the hosts build on it, not it on them.
+    files: ['main/core/**'],
+    ignores: testsThemselves,
+    rules: { 'no-restricted-imports': layerImports('core', ['desktop', 'web']) },
+  },
+  {
+    // Helpers every test folder shares (child processes): Node only, so any part's tests may use them.
+    files: ['main/testing/**'],
+    ignores: testsThemselves,
+    rules: { 'no-restricted-imports': layerImports('testing', ['engine', 'sync', 'watch', 'core', 'desktop', 'web', 'cli', 'hardening']) },
   },
   {
     files: ['shared/**'],
