@@ -5,7 +5,8 @@ import './core-bridge.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCore, waitFor, type TestCore } from './core-bridge.ts';
-import { NO_FILTER, useFilesStore, visibleFiles } from '../src/stores/files-store.ts';
+import { useFilesStore } from '../src/stores/files-store.ts';
+import { NO_FILTER, visibleFiles } from '../src/stores/file-list-order.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import type { PrivateFileJson } from '../../shared/schemas/private-file.ts';
 

@@ -219,7 +219,7 @@ describe('project folders signed in to a remote', () => {
           assert.ok(!status.outside.some((entry) => entry.path.startsWith(`${EMBEDDED_WORKSPACE_FOLDER}/`) && entry.path !== `${EMBEDDED_WORKSPACE_FOLDER}/`));
         },
         async interrupt(core) {
-          // Held deletes wait: signing out asks first (app-core.test.ts), so this sign-out says yes.
+          // Held deletes wait: signing out asks first (app-core-synced.test.ts), so this sign-out says yes.
           const out = ok<SignOutAnswer>(await core.invoke('auth.signOut', { confirm: true }));
           assert.equal(out.outcome === 'signed_out' && out.session.mode, 'embedded');
           // The embedded store holds no holds of the synced workspace's folders.

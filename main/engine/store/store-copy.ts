@@ -10,20 +10,14 @@
 // largest ids and a checksum of every table before it commits. Anything that
 // fails before the commit leaves the target without a row.
 //
-// Blobs go first: a server started on the target the moment the rows commit finds
-// every file's contents in place, and a run that fails later can simply be run
-// again (contents already copied are checked and kept).
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
+// Blobs go first (store-copy-files.ts): a server started on the target the moment
+// the rows commit finds every file's contents in place, and a run that fails later
+// can simply be run again (contents already copied are checked and kept).
 import { createHash } from 'node:crypto';
-import { Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Store } from './database.ts';
 import { advanceIdSequence, isPostgres } from './sequences.ts';
-import { blobPath, newTempPath, uploadsDir } from '../files/blob-store.ts';
-import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from './private-files.ts';
+import { copyFiles, filesToCopy, referencedBlobs, type FileCopyProgress, type FileCopyReport } from './store-copy-files.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tables are discovered at run time
 type AnyKysely = Kysely<any>;
@@ -62,21 +56,6 @@ export interface TableReport {
   ok: boolean;
 }
 
-export interface FileCopyReport {
-  /** Files the source names: private files' blobs, and the parts of unfinished chunked uploads. */
-  files: number;
-  bytes: number;
-  copied: number;
-  /** Already in the target with the right contents (checked), so left as they were. */
-  alreadyPresent: number;
-  /** Blobs named by private_files.file_hash that the source does not have. */
-  missing: string[];
-  /** Source files whose contents do not hash to their name: not copied. */
-  damaged: string[];
-  /** Parts of unfinished uploads that are missing or damaged: those uploads cannot complete on the target. */
-  unusableUploadParts: string[];
-}
-
 export interface StoreCopyReport {
   tables: TableReport[];
   files: FileCopyReport;
@@ -84,7 +63,7 @@ export interface StoreCopyReport {
 }
 
 export type StoreCopyProgress =
-  | { phase: 'files'; files: number; totalFiles: number; bytes: number; totalBytes: number }
+  | FileCopyProgress
   | { phase: 'rows'; table: string; rows: number; tableRows: number; rowsDone: number; totalRows: number }
   | { phase: 'verify'; table: string };
 
@@ -380,155 +359,6 @@ const describeKey = (table: CopiedTable, row: Row) => table.primaryKey.map((colu
 function targetNotEmpty(occupied: readonly { table: string; rows: number }[]): StoreCopyError {
   const list = occupied.map(({ table, rows }) => `${table} (${rows} row${rows === 1 ? '' : 's'})`).join(', ');
   return new StoreCopyError(`the target store already holds data: ${list}. It is only ever filled when empty, never merged into or overwritten`);
-}
-
-// ---------------------------------------------------------------------------
-// File contents
-
-interface FileToCopy {
-  /** For messages: the blob's sha256, or uploads/<id>/<n>.part. */
-  label: string;
-  from: string;
-  to: string;
-  sha256: string;
-  /** A private file's blob (missing is an error), or a part of an unfinished upload (missing spoils only that upload). */
-  kind: 'blob' | 'part';
-}
-
-const SHA256 = /^[0-9a-f]{64}$/;
-
-/** The sha256 names of the blobs private files and their kept versions name, sorted. */
-export async function referencedBlobs(db: AnyKysely): Promise<string[]> {
-  const rows = await db.selectFrom('private_files').select('file_hash').distinct().where('file_hash', 'is not', null).execute();
-  const versions = await db.selectFrom('private_file_versions').select('file_hash').distinct().execute();
-  const hashes = new Set([...rows, ...versions].map((row) => String(row.file_hash)).filter((hash) => hash !== ''));
-  return [...hashes].sort();
-}
-
-async function filesToCopy(db: AnyKysely, fromRoot: string, toRoot: string, now: Date): Promise<{ files: FileToCopy[]; badNames: string[] }> {
-  const files: FileToCopy[] = [];
-  const badNames: string[] = [];
-  for (const hash of await referencedBlobs(db)) {
-    if (!SHA256.test(hash)) {
-      badNames.push(hash);
-      continue;
-    }
-    files.push({ label: hash, from: blobPath(fromRoot, hash), to: blobPath(toRoot, hash), sha256: hash, kind: 'blob' });
-  }
-  // Parts of chunked uploads still open: without them such an upload could not complete on the target.
-  const parts = await db
-    .selectFrom('file_upload_parts')
-    .innerJoin('file_uploads', 'file_uploads.id', 'file_upload_parts.upload_id')
-    .select(['file_upload_parts.upload_id', 'file_upload_parts.part_number', 'file_upload_parts.etag'])
-    .where('file_uploads.completed_file_id', 'is', null)
-    .where('file_uploads.expires_at', '>', now.toISOString())
-    .orderBy('file_upload_parts.upload_id')
-    .orderBy('file_upload_parts.part_number')
-    .execute();
-  for (const part of parts) {
-    const uploadId = String(part.upload_id);
-    const relative = path.join(uploadId, `${Number(part.part_number)}.part`);
-    if (!/^[0-9a-zA-Z_-]+$/.test(uploadId) || !SHA256.test(String(part.etag))) {
-      badNames.push(`uploads/${relative}`);
-      continue;
-    }
-    files.push({ label: `uploads/${relative}`, from: path.join(uploadsDir(fromRoot), relative), to: path.join(uploadsDir(toRoot), relative), sha256: String(part.etag), kind: 'part' });
-  }
-  return { files, badNames };
-}
-
-async function sizeOf(file: string): Promise<number | null> {
-  try {
-    return (await fsp.stat(file)).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-/** Counts and hashes the bytes that flow through it. */
-class HashingCounter extends Transform {
-  readonly hash = createHash('sha256');
-  constructor(private readonly onBytes: (count: number) => void) {
-    super();
-  }
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.hash.update(chunk);
-    this.onBytes(chunk.length);
-    callback(null, chunk);
-  }
-}
-
-async function hashFile(file: string, onBytes: (count: number) => void): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
-    hash.update(chunk as Buffer);
-    onBytes((chunk as Buffer).length);
-  }
-  return hash.digest('hex');
-}
-
-/**
- * Copies each file to the target, hashing it on the way, and puts it in place only
- * when the bytes match its sha256. A target file already holding the right bytes is
- * kept. The copy goes through the target root's tmp/ and is renamed into place, so a
- * blob's name never shows partial contents.
- */
-async function copyFiles(files: readonly FileToCopy[], toRoot: string, report: FileCopyReport, onProgress?: (progress: StoreCopyProgress) => void): Promise<void> {
-  const sizes: (number | null)[] = [];
-  for (const file of files) sizes.push(await sizeOf(file.from));
-  const totalBytes = sizes.reduce<number>((sum, size) => sum + (size ?? 0), 0);
-  report.files = files.length;
-  report.bytes = totalBytes;
-  let done = 0;
-  let doneBytes = 0;
-  let fileBytes = 0;
-  const progress = () => onProgress?.({ phase: 'files', files: done, totalFiles: files.length, bytes: doneBytes + fileBytes, totalBytes });
-  const count = (n: number) => {
-    fileBytes += n;
-    progress();
-  };
-  const spoil = (file: FileToCopy, how: 'missing' | 'damaged') => {
-    if (file.kind === 'part') report.unusableUploadParts.push(`${file.label} (${how})`);
-    else report[how].push(file.label);
-  };
-  progress();
-
-  for (const [index, file] of files.entries()) {
-    const size = sizes[index]!;
-    fileBytes = 0;
-    if (size === null) {
-      spoil(file, 'missing');
-    } else if (path.resolve(file.from) === path.resolve(file.to)) {
-      // The same folder on both sides: nothing to copy, only to check.
-      if ((await hashFile(file.from, count)) === file.sha256) report.alreadyPresent += 1;
-      else spoil(file, 'damaged');
-    } else if ((await sizeOf(file.to)) === size && (await hashFile(file.to, count)) === file.sha256) {
-      // Copied by an earlier run (or the same contents under another file's name).
-      report.alreadyPresent += 1;
-    } else {
-      fileBytes = 0;
-      const temp = newTempPath(toRoot, 'migrate');
-      await makePrivateFolderAsync(path.dirname(temp));
-      const counter = new HashingCounter(count);
-      try {
-        await pipeline(fs.createReadStream(file.from, { highWaterMark: 1024 * 1024 }), counter, fs.createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
-        if (counter.hash.digest('hex') === file.sha256) {
-          await makePrivateFolderAsync(path.dirname(file.to));
-          await fsp.rename(temp, file.to);
-          report.copied += 1;
-        } else {
-          spoil(file, 'damaged');
-        }
-      } finally {
-        await fsp.rm(temp, { force: true });
-      }
-    }
-    done += 1;
-    doneBytes += size ?? 0;
-    fileBytes = 0;
-    progress();
-  }
 }
 
 // ---------------------------------------------------------------------------

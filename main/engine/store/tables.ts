@@ -1,15 +1,33 @@
-// Row types of the engine's tables, as Kysely sees them. Booleans are stored as 0/1
-// and timestamps as ISO 8601 UTC text in both dialects, so the same queries, the same
-// ordering and the same serializers work on SQLite and on PostgreSQL.
+// Row types of the engine's tables, as Kysely sees them, and EngineTables, which
+// composes them with those of events, webhooks and throttles (event-tables.ts) and
+// of private files (file-tables.ts). Booleans are stored as 0/1 and timestamps as
+// ISO 8601 UTC text in both dialects, so the same queries, the same ordering and
+// the same serializers work on SQLite and on PostgreSQL.
 // Each part owns its tables (docs/tables.md): sync's are in main/sync/sync-tables.ts,
 // the watcher's in main/watch/watch-tables.ts, the core's in main/core/core-tables.ts.
 // They add themselves to `Database`, so the one store holds them all while the engine
 // imports none of them.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { TableOwnership } from './table-ownership.ts';
-
-/** 0 or 1: the portable boolean column. */
-export type Flag = 0 | 1;
+import type { Flag } from './portable-columns.ts';
+import type {
+  ChangeLogTable,
+  EventsTable,
+  ThrottleBucketsTable,
+  WebhookChangesTable,
+  WebhookDeliveriesTable,
+  WebhookProcessLogsTable,
+  WebhooksTable,
+} from './event-tables.ts';
+import type {
+  DocumentTemplatesTable,
+  FileTagsTable,
+  FileUploadPartsTable,
+  FileUploadsTable,
+  PrivateFilesTable,
+  PrivateFileTagsTable,
+  PrivateFileVersionsTable,
+} from './file-tables.ts';
 
 export interface OrgsTable {
   id: Generated<number>;
@@ -172,225 +190,6 @@ export interface ProjectContactsTable {
 export interface SettingsTable {
   key: string;
   value: string;
-}
-
-/** Activity on a project (created, stage changed, file added...) or a note a user added. */
-export interface EventsTable {
-  id: Generated<number>;
-  org_id: number;
-  project_id: number | null;
-  event_type: string;
-  /** The hosted kind (shared/event-types.ts, migration 0017). */
-  event_type_id: Generated<number>;
-  /** The contact an activity event is about (contact_added, contact_removed), or null. */
-  contact_id: number | null;
-  title: string;
-  notes: string;
-  user_id: number | null;
-  created_date: string;
-  modified_date: string;
-  // The schedule (migration 0024): ISO 8601 UTC text, or null for an event with no time.
-  starts_at: Generated<string | null>;
-  ends_at: Generated<string | null>;
-  duration_seconds: Generated<number | null>;
-  is_complete: Generated<Flag>;
-  completion_date: Generated<string | null>;
-  is_archived: Generated<Flag>;
-  task_status: Generated<number | null>;
-  /** JSON array of the org's role ids: the event's `team_members`. */
-  team_member_role_ids: Generated<string>;
-  /** The client's `repeat` as JSON text, or null. */
-  repeat_json: Generated<string | null>;
-  location_override: Generated<string | null>;
-}
-
-export interface WebhooksTable {
-  id: Generated<number>;
-  org_id: number;
-  endpoint: string;
-  enabled: Flag;
-  debug: Flag;
-  /** JSON array of paths, or null. */
-  trigger_fields: string | null;
-  payload_fields: string | null;
-  /** The JSON-encoded header object, as the client sent it. */
-  headers: string | null;
-  created_date: string;
-  modified_date: string;
-}
-
-export interface WebhookChangesTable {
-  id: Generated<number>;
-  org_id: number;
-  model: string;
-  model_id: number;
-  event: string;
-  occurred_at: string;
-}
-
-/** One record a committed write changed (migration 0011): what the change feed lists. */
-export interface ChangeLogTable {
-  /** The cursor: rows of one org are numbered in commit order (writes to an org are serialised). */
-  id: Generated<number>;
-  org_id: number;
-  model: string;
-  record_id: number;
-  op: string;
-  project_id: number | null;
-  modified_date: string;
-  logged_at: string;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface WebhookDeliveriesTable {
-  id: Generated<number>;
-  webhook_id: number;
-  change_id: number;
-  /** The exact JSON body to POST, fixed when the change was captured. */
-  body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string;
-  first_attempt_at: string | null;
-  last_error: string | null;
-  created_date: string;
-  finished_at: string | null;
-  /** The process whose worker is delivering it now (its claim), and until when the claim holds. */
-  claimed_by: string | null;
-  claimed_until: string | null;
-  /** When the worker holding the claim took it (migration 0018); null while no worker holds it. The queue's `processing_started_at`. */
-  processing_started_at: string | null;
-}
-
-export interface WebhookProcessLogsTable {
-  id: Generated<number>;
-  org_id: number;
-  webhook_id: number;
-  delivery_id: number;
-  attempt: number;
-  created_date: string;
-  successful: Flag;
-  model_name: string;
-  model_pk: number;
-  event_id: number;
-  event_name: string;
-  event_timestamp: string;
-  notes: string;
-}
-
-export interface ThrottleBucketsTable {
-  scope_key: string;
-  /** Epoch milliseconds at which this bucket's slice of the window starts. */
-  bucket_start: number;
-  hits: number;
-}
-
-/** A private file (service.md 2.2); its bytes are the blob named by file_hash (docs/files.md). */
-export interface PrivateFilesTable {
-  id: Generated<number>;
-  org_id: number;
-  project_id: number | null;
-  /** Who created it: the "files they created" access rule (service.md 5.3). */
-  user_id: number;
-  title: string;
-  /** The uploaded file's own name: Content-Disposition and Content-Type come from it. */
-  file_name: string;
-  mime_type: string;
-  filesize: number | null;
-  /** sha256 hex of the contents, which is also the blob's name. */
-  file_hash: string | null;
-  system_uuid: string | null;
-  /** JSON text or null. */
-  input_data: string | null;
-  input_data_hash: string;
-  status: string | null;
-  status_message: string | null;
-  show_customer: Flag;
-  temporary: Flag;
-  /** '' unless the file came from a chunked upload. */
-  upload_id: string;
-  /** JSON array of {part, size, etag}. */
-  parts: string;
-  completed_on: string | null;
-  created_date: string;
-  modified_date: string;
-}
-
-/** An org's layout and words for one document type (migration 0026, docs/documents.md "Templates"). */
-export interface DocumentTemplatesTable {
-  id: Generated<number>;
-  org_id: number;
-  /** shared/documents.ts DocumentType; one template per type and org. */
-  document_type: string;
-  title: string;
-  /** The org's name as the documents print it ('' : the org's own name). */
-  org_display_name: string;
-  /** An image private file of the org, printed at the top of each first page. */
-  logo_file_id: number | null;
-  /** #rrggbb: headings and the chart's bars. */
-  primary_colour: string;
-  /** #rrggbb: the running total line and rules. */
-  accent_colour: string;
-  intro_text: string;
-  terms_text: string;
-  created_date: string;
-  modified_date: string;
-}
-
-/** Earlier contents of a private file, kept on this computer (migration 0008, docs/files.md "Versions"). */
-export interface PrivateFileVersionsTable {
-  id: Generated<number>;
-  file_id: number;
-  org_id: number;
-  /** sha256 hex of those contents: the blob's name, as in private_files.file_hash. */
-  file_hash: string;
-  filesize: number;
-  mime_type: string;
-  file_name: string;
-  /** When these contents were replaced (ISO). */
-  replaced_at: string;
-  /** Who replaced them; null for sync or a user since deleted. */
-  replaced_by_user_id: number | null;
-}
-
-export interface FileTagsTable {
-  id: Generated<number>;
-  /** Null for a tag of the shared catalogue (shared/file-tags.ts); else the org that made it (migration 0016). */
-  org_id: number | null;
-  title: string;
-  type: string;
-  created_date: string;
-}
-
-export interface PrivateFileTagsTable {
-  file_id: number;
-  tag_id: number;
-}
-
-/** A chunked upload in progress; its parts are files under DATA/uploads/<id>/ until completed or expired. */
-export interface FileUploadsTable {
-  /** Random hex: the upload_id clients use in paths. */
-  id: string;
-  org_id: number;
-  user_id: number;
-  project_id: number | null;
-  title: string;
-  file_name: string;
-  declared_size: number | null;
-  /** Set on completion, so a repeated complete answers with the same file. */
-  completed_file_id: number | null;
-  created_date: string;
-  expires_at: string;
-}
-
-export interface FileUploadPartsTable {
-  upload_id: string;
-  part_number: number;
-  size: number;
-  /** sha256 hex of the part's bytes. */
-  etag: string;
-  created_date: string;
 }
 
 /**

@@ -16,15 +16,15 @@
 // is claiming); the claim is renewed as answers arrive and lapses when its worker
 // stops answering for it, so a process that dies mid-delivery leaves its deliveries
 // to the others: each change is posted once per webhook normally, and never lost.
-import fs from 'node:fs';
-import os from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { EngineContext } from '../context.ts';
 import type { Insertable } from 'kysely';
-import type { DeliveryRow, WebhookProcessLogsTable, WebhookRow } from '../store/tables.ts';
+import type { DeliveryRow, WebhookRow } from '../store/tables.ts';
+import type { WebhookProcessLogsTable } from '../store/event-tables.ts';
 import { backoffDelayMs } from '../../../shared/backoff.ts';
 import { nowIso } from '../clock.ts';
-import { PrivateAddressError, assertPublicHost, publicOnlyLookup } from './address-guard.ts';
+import { assertPublicHost, publicOnlyLookup } from './address-guard.ts';
+import { isDeadLocalWorker, newWorkerId } from './delivery-claimants.ts';
+import { describeFailure, OutcomeRecorder, type Attempted, type Outcome } from './delivery-outcomes.ts';
 import { PipelinedConnection, type PipelinedConnectionOptions } from './pipelined-connection.ts';
 import { parseHeaders } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
@@ -85,36 +85,12 @@ export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => n
   return backoffDelayMs({ firstDelayMs: policy.firstDelayMs, factor: 2, maxDelayMs: policy.maxDelayMs, jitter: policy.jitter }, retry, random);
 }
 
-type Outcome = { successful: true; notes: string } | { successful: false; notes: string; permanent: boolean };
-
-/**
- * This machine as its processes see one another: the hostname and, on Linux, the
- * pid namespace, because containers can share a hostname without seeing each
- * other's processes.
- */
-const LOCAL_MACHINE = (() => {
-  let namespace = '';
-  try {
-    namespace = fs.readlinkSync('/proc/self/ns/pid').replace(/\D/g, '');
-  } catch {
-    // not Linux: the hostname alone
-  }
-  return namespace ? `${os.hostname()}/${namespace}` : os.hostname();
-})();
-
 /** Time a claim holds past the attempt's own timeout: posting, then recording the outcome. */
 const CLAIM_MARGIN_MS = 15_000;
 
-interface Attempted {
-  orgId: number;
-  delivery: DeliveryRow;
-  outcome: Outcome;
-  at: Date;
-}
-
 export class WebhookDeliveryWorker {
   /** Names this worker's claims; unique per process start. */
-  readonly workerId = `${LOCAL_MACHINE}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly workerId = newWorkerId();
   /** The lane of each webhook being delivered to. */
   private readonly inFlight = new Map<number, Promise<void>>();
   /** Each webhook's connection, kept alive between its lanes while its endpoint stays the same. */
@@ -482,83 +458,3 @@ export class WebhookDeliveryWorker {
     }
   }
 }
-
-/**
- * Writes a lane's outcomes in the background, a batch at a time: the outcome of one
- * delivery is recorded while the next is posted, and whatever piled up meanwhile
- * goes in the next batch.
- */
-class OutcomeRecorder {
-  private waiting: Attempted[] = [];
-  private writing: Promise<void> = Promise.resolve();
-  private failure: unknown;
-
-  constructor(private readonly write: (attempts: readonly Attempted[]) => Promise<void>) {}
-
-  add(attempt: Attempted): void {
-    this.waiting.push(attempt);
-    if (this.waiting.length === 1) this.writing = this.writing.then(() => this.writeWaiting());
-  }
-
-  get failed(): boolean {
-    return this.failure !== undefined;
-  }
-
-  /** Resolves when every outcome added is written; throws the first write's failure. */
-  async flushed(): Promise<void> {
-    await this.writing;
-    if (this.failure !== undefined) throw this.failure;
-  }
-
-  private async writeWaiting(): Promise<void> {
-    const batch = this.waiting;
-    this.waiting = [];
-    if (batch.length === 0 || this.failure !== undefined) return;
-    try {
-      await this.write(batch);
-    } catch (error) {
-      // Left claimed: the claim lapses (or a restart drops it) and the deliveries are posted again.
-      this.failure = error;
-    }
-  }
-}
-
-/**
- * A claim made by a process on this machine that is no longer running (killed,
- * crashed, or this server before a restart) need not wait for its claim to lapse.
- * Claims from other machines always wait: their processes cannot be seen from here.
- */
-function isDeadLocalWorker(workerId: string): boolean {
-  const [machine, pidText] = workerId.split(':');
-  const pid = Number(pidText);
-  if (machine !== LOCAL_MACHINE || !Number.isSafeInteger(pid) || pid <= 0) return false;
-  // Another engine in this same process (tests run several) is alive by definition.
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM: alive, but another user's.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
-function describeFailure(error: unknown, privateEndpointAdvice: string): Outcome {
-  let privateAddress: PrivateAddressError | undefined;
-  // The guard's error may come wrapped: the connection's, then undici's.
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4 && !privateAddress; at = at.cause, depth++) {
-    if (at instanceof PrivateAddressError) privateAddress = at;
-  }
-  if (privateAddress) {
-    return {
-      successful: false,
-      permanent: true,
-      // One sentence: what happened and what to do (issue 28: a test's result reads as one sentence).
-      notes: `refused: ${privateAddress.message}; ${privateEndpointAdvice}`,
-    };
-  }
-  const code = (error as { code?: string }).code;
-  if (code === 'ETIMEDOUT') return { successful: false, permanent: false, notes: 'timed out waiting for the endpoint' };
-  return { successful: false, permanent: false, notes: (error as Error).message || `connection error: ${code}` };
-}
-

@@ -4,7 +4,8 @@
 // attempt, and the payload each attempt sent. The routes are SolarDesk extensions
 // (webhook-routes.ts); admin-only and counted like the other webhook routes.
 import type { Selectable } from 'kysely';
-import type { WebhookProcessLogsTable, WebhookRow } from '../store/tables.ts';
+import type { WebhookRow } from '../store/tables.ts';
+import type { WebhookProcessLogsTable } from '../store/event-tables.ts';
 import { ApiError } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
 import { snapshotRecord } from '../changes/record-snapshots.ts';

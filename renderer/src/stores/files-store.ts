@@ -1,12 +1,13 @@
-// A project's private files and how the Files tab shows them (sort, filter,
-// search, selection), what the user does to them (rename, tags, show customer,
-// deletes with an undo window), uploads in flight (sent part by part, with their
-// progress, time left and cancel), downloads and folder opening, and the earlier
-// versions of the one file whose versions are open (docs/files.md "The Files tab").
+// A project's private files and the Files tab's state: the chosen sort and filter
+// (applied by file-list-order.ts), selection, what the user does to the files
+// (rename, tags, show customer, deletes with an undo window), the rows of uploads
+// in flight (sent by file-uploads.ts), downloads and folder opening, and the
+// earlier versions of the one file whose versions are open (docs/files.md "The
+// Files tab").
 import { z } from 'zod';
 import { create } from 'zustand';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { BridgeError, type UploadProgress } from '../../../shared/bridge.ts';
+import { BridgeError } from '../../../shared/bridge.ts';
 import { ApiFailure, apiDone, apiOk, apiOkUnchecked, messageOf } from '../api/api-client.ts';
 import { formatDateTime } from '../format.ts';
 import {
@@ -17,7 +18,8 @@ import {
   type PrivateFileJson,
   type PrivateFileVersionJson,
 } from '../../../shared/schemas/private-file.ts';
-import { fileKindOf, extensionOf, type FileKind } from '../components/files/file-kinds.ts';
+import { NO_FILTER, type FileFilter, type FileSort } from './file-list-order.ts';
+import { dropUpload, followUploadProgress, patchUpload, uploadFiles, type UploadRow, type UploadRows } from './file-uploads.ts';
 import { requireBridge } from '../bridge-client.ts';
 import { currentWorkspaceKey } from './session-store.ts';
 import { useUiStore } from './ui-store.ts';
@@ -36,24 +38,6 @@ export interface OpenVersions {
   error: string | null;
 }
 
-export type SortKey = 'title' | 'date' | 'size' | 'type';
-export interface FileSort {
-  key: SortKey;
-  descending: boolean;
-}
-
-export interface FileFilter {
-  /** Every word must appear in the title (any case, any order). */
-  query: string;
-  tagId: number | null;
-  kind: FileKind | null;
-  /** YYYY-MM-DD, inclusive, on the date the file last changed; '' for no bound. */
-  from: string;
-  to: string;
-}
-
-export const NO_FILTER: FileFilter = { query: '', tagId: null, kind: null, from: '', to: '' };
-
 /** Files deleted in the app, hidden from the list; the delete is sent when the undo window ends. */
 export interface PendingDelete {
   key: number;
@@ -68,15 +52,6 @@ export interface PendingDelete {
 
 /** How long a delete made in the app can be undone before it is sent (docs/files.md "Deleting"). */
 export const DELETE_UNDO_MS = 10_000;
-
-export type UploadRow = Omit<UploadProgress, 'state'> & {
-  state: UploadProgress['state'] | 'cancelled';
-  /** Date.now() when the first byte went: for the time left. */
-  startedAt: number;
-  /** The engine's upload, once started: what a cancel removes. */
-  engineUploadId?: string;
-  cancelRequested?: boolean;
-};
 
 interface FilesState {
   projectId: number | null;
@@ -133,105 +108,8 @@ interface FilesState {
   follow(): () => void;
 }
 
-/** Title order as people read it: "photo 2" before "photo 10". */
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
-/** The files the list shows, in its order: pending deletes left out, then filtered, searched and sorted. */
-export function visibleFiles(files: readonly PrivateFileJson[], filter: FileFilter, sort: FileSort, hidden: ReadonlySet<number>): PrivateFileJson[] {
-  const words = filter.query.toLowerCase().split(/\s+/).filter(Boolean);
-  const shown = files.filter((file) => {
-    if (hidden.has(file.id)) return false;
-    const title = file.title.toLowerCase();
-    if (!words.every((word) => title.includes(word))) return false;
-    if (filter.tagId !== null && !file.file_tags_data.some((tag) => tag.id === filter.tagId)) return false;
-    if (filter.kind !== null && fileKindOf(file) !== filter.kind) return false;
-    const day = localDay(file.modified_date);
-    if (filter.from && day < filter.from) return false;
-    if (filter.to && day > filter.to) return false;
-    return true;
-  });
-  const compare = (a: PrivateFileJson, b: PrivateFileJson): number => {
-    switch (sort.key) {
-      case 'date':
-        return a.modified_date.localeCompare(b.modified_date);
-      case 'size':
-        return (a.filesize ?? 0) - (b.filesize ?? 0);
-      case 'type':
-        return fileKindOf(a).localeCompare(fileKindOf(b)) || extensionOf(a.title).localeCompare(extensionOf(b.title));
-      default:
-        return 0;
-    }
-  };
-  return shown.sort((a, b) => {
-    const order = compare(a, b) || collator.compare(a.title, b.title) || a.id - b.id;
-    return sort.descending ? -order : order;
-  });
-}
-
-/** YYYY-MM-DD of an ISO time in the user's time zone, as the date inputs give it. */
-function localDay(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
 const pendingTimers = new Map<number, ReturnType<typeof setTimeout>>();
 let pendingKey = 1;
-/** At most this many files go at once; the rest wait their turn (each shows its progress). */
-const PARALLEL_UPLOADS = 3;
-
-let uploadCounter = 0;
-const newUploadId = () => `u${Date.now().toString(36)}${(uploadCounter++).toString(36)}`;
-
-const patchUpload = (uploadId: string, patch: Partial<UploadRow>) => {
-  const current = useFilesStore.getState().uploads[uploadId];
-  if (current) useFilesStore.setState({ uploads: { ...useFilesStore.getState().uploads, [uploadId]: { ...current, ...patch } } });
-};
-
-const dropUploadLater = (uploadId: string, afterMs: number) =>
-  setTimeout(() => {
-    const { [uploadId]: _gone, ...rest } = useFilesStore.getState().uploads;
-    useFilesStore.setState({ uploads: rest });
-  }, afterMs);
-
-/** One file, part by part through the bridge: progress is what reached the engine; a cancel between parts removes the rest. */
-async function uploadOne(uploadId: string, projectId: number, file: File): Promise<void> {
-  const bridge = requireBridge();
-  const cancelled = () => useFilesStore.getState().uploads[uploadId]?.cancelRequested === true;
-  let engineUploadId: string | null = null;
-  try {
-    if (cancelled()) throw new UploadCancelled();
-    const started = await bridge.invoke('files.uploadStart', { projectId, fileName: file.name, size: file.size });
-    engineUploadId = started.uploadId;
-    patchUpload(uploadId, { engineUploadId, startedAt: Date.now() });
-    const partCount = Math.max(1, Math.ceil(file.size / started.partBytes));
-    for (let part = 1; part <= partCount; part++) {
-      if (cancelled()) throw new UploadCancelled();
-      const start = (part - 1) * started.partBytes;
-      const bytes = new Uint8Array(await file.slice(start, start + started.partBytes).arrayBuffer());
-      await bridge.invoke('files.uploadPart', { uploadId: engineUploadId, fileName: file.name, part, bytes });
-      patchUpload(uploadId, { sentBytes: Math.min(start + bytes.length, file.size) });
-    }
-    if (cancelled()) throw new UploadCancelled();
-    await bridge.invoke('files.uploadFinish', { uploadId: engineUploadId, fileName: file.name });
-    patchUpload(uploadId, { sentBytes: file.size, state: 'done' });
-    // Finished uploads leave the list a little later, so the user sees them complete.
-    dropUploadLater(uploadId, 2500);
-  } catch (error) {
-    if (error instanceof UploadCancelled) {
-      if (engineUploadId) await bridge.invoke('files.uploadCancel', { uploadId: engineUploadId }).catch(() => undefined);
-      patchUpload(uploadId, { state: 'cancelled' });
-      dropUploadLater(uploadId, 2500);
-      return;
-    }
-    // The core has already removed what was sent (files.uploadPart/Finish cancel on a refusal).
-    patchUpload(uploadId, { state: 'failed', error: messageOf(error) });
-  }
-}
-
-class UploadCancelled extends Error {}
-
 export const useFilesStore = create<FilesState>((set, get) => ({
   projectId: null,
   orgId: null,
@@ -271,28 +149,15 @@ export const useFilesStore = create<FilesState>((set, get) => ({
   },
 
   async upload(projectId, files) {
-    const queued = files.map((file) => {
-      const uploadId = newUploadId();
-      const row: UploadRow = { uploadId, projectId, fileName: file.name, sentBytes: 0, totalBytes: file.size, state: 'uploading', startedAt: Date.now() };
-      set({ uploads: { ...get().uploads, [uploadId]: row } });
-      return { uploadId, file };
-    });
-    const next = async (): Promise<void> => {
-      const item = queued.shift();
-      if (!item) return;
-      await uploadOne(item.uploadId, projectId, item.file);
-      await next();
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_UPLOADS, queued.length) }, next));
+    await uploadFiles(uploadRows, projectId, files);
   },
 
   cancelUpload(uploadId) {
-    patchUpload(uploadId, { cancelRequested: true });
+    patchUpload(uploadRows, uploadId, { cancelRequested: true });
   },
 
   dismissUpload(uploadId) {
-    const { [uploadId]: _gone, ...rest } = get().uploads;
-    set({ uploads: rest });
+    dropUpload(uploadRows, uploadId);
   },
 
   setSort(sort) {
@@ -504,19 +369,14 @@ export const useFilesStore = create<FilesState>((set, get) => ({
   },
 
   follow() {
-    // files.upload (a whole file in one call) reports its parts as events.
-    return requireBridge().subscribe('upload.progress', (progress) => {
-      set({ uploads: { ...get().uploads, [progress.uploadId]: { startedAt: get().uploads[progress.uploadId]?.startedAt ?? Date.now(), ...progress } } });
-      // Finished uploads leave the list a little later, so the user sees them complete.
-      if (progress.state === 'done') {
-        setTimeout(() => {
-          const { [progress.uploadId]: _done, ...rest } = get().uploads;
-          set({ uploads: rest });
-        }, 2500);
-      }
-    });
+    return followUploadProgress(uploadRows);
   },
 }));
+
+const uploadRows: UploadRows = {
+  get: () => useFilesStore.getState().uploads,
+  set: (uploads) => useFilesStore.setState({ uploads }),
+};
 
 /**
  * PATCH one file. The list shows `shown` at once (a checkbox ticks when clicked)

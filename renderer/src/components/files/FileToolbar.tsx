@@ -2,7 +2,8 @@
 import './FileToolbar.css';
 import { useState } from 'react';
 import type { FileTagJson } from '../../../../shared/schemas/private-file.ts';
-import { NO_FILTER, useFilesStore, type FileSort } from '../../stores/files-store.ts';
+import { useFilesStore } from '../../stores/files-store.ts';
+import { NO_FILTER, type FileSort } from '../../stores/file-list-order.ts';
 import { FILE_KIND_LABELS, type FileKind } from './file-kinds.ts';
 
 const SORTS: { label: string; sort: FileSort }[] = [

@@ -8,7 +8,8 @@ import { type PhotoMove, PhotoMoveNotice, ProjectOfFilesContext, usePhotoPlaces 
 import { FileViewer } from '../files/FileViewer.tsx';
 import { useContentsStore } from '../../stores/contents-store.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
-import { useFilesStore, visibleFiles } from '../../stores/files-store.ts';
+import { useFilesStore } from '../../stores/files-store.ts';
+import { visibleFiles } from '../../stores/file-list-order.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useViewerStore } from '../../stores/viewer-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';

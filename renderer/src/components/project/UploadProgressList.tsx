@@ -4,7 +4,8 @@
 import './UploadProgressList.css';
 import { useEffect, useState } from 'react';
 import { formatBytes } from '../../format.ts';
-import { useFilesStore, type UploadRow } from '../../stores/files-store.ts';
+import { useFilesStore } from '../../stores/files-store.ts';
+import type { UploadRow } from '../../stores/file-uploads.ts';
 
 /** Under this, an upload is over before a bar means anything: it shows only its outcome. */
 const PROGRESS_FROM_BYTES = 1024 * 1024;
