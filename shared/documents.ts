@@ -11,21 +11,23 @@ interface DocumentTypeFacts {
   readonly title: string;
   /** The formats it is made in; the first is the default. */
   readonly formats: readonly DocumentFormat[];
+  /** Whether it prints a payment option's figures: the Documents menu asks for one only then. */
+  readonly usesPaymentOption: boolean;
 }
 
 /** In the order the Documents menu lists them. */
 export const DOCUMENT_TYPES = {
-  proposal: { title: 'Proposal', formats: ['pdf'] },
-  proposal_only: { title: 'Proposal (without attachments)', formats: ['pdf'] },
-  contract: { title: 'Proposal and contract', formats: ['pdf'] },
-  contract_only: { title: 'Contract', formats: ['pdf'] },
-  installation_instructions: { title: 'Installation pack', formats: ['pdf'] },
-  financials_report: { title: 'Financials report', formats: ['pdf', 'csv'] },
-  global_bom: { title: 'Bill of materials', formats: ['pdf', 'csv'] },
-  bill_calculations_csv: { title: 'Bill calculations', formats: ['csv'] },
-  pv_site_plan: { title: 'Site plan', formats: ['pdf'] },
-  system_image_only: { title: 'System image', formats: ['pdf'] },
-  system_performance_8760: { title: 'Hourly performance', formats: ['csv'] },
+  proposal: { title: 'Proposal', formats: ['pdf'], usesPaymentOption: true },
+  proposal_only: { title: 'Proposal (without attachments)', formats: ['pdf'], usesPaymentOption: true },
+  contract: { title: 'Proposal and contract', formats: ['pdf'], usesPaymentOption: true },
+  contract_only: { title: 'Contract', formats: ['pdf'], usesPaymentOption: true },
+  installation_instructions: { title: 'Installation pack', formats: ['pdf'], usesPaymentOption: false },
+  financials_report: { title: 'Financials report', formats: ['pdf', 'csv'], usesPaymentOption: true },
+  global_bom: { title: 'Bill of materials', formats: ['pdf', 'csv'], usesPaymentOption: true },
+  bill_calculations_csv: { title: 'Bill calculations', formats: ['csv'], usesPaymentOption: false },
+  pv_site_plan: { title: 'Site plan', formats: ['pdf'], usesPaymentOption: true },
+  system_image_only: { title: 'System image', formats: ['pdf'], usesPaymentOption: false },
+  system_performance_8760: { title: 'Hourly performance', formats: ['csv'], usesPaymentOption: false },
 } as const satisfies Record<string, DocumentTypeFacts>;
 
 export type DocumentType = keyof typeof DOCUMENT_TYPES;
