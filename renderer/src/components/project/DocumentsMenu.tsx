@@ -229,8 +229,8 @@ function DocumentsDialog({ project, onClose }: { project: ProjectDetailJson; onC
   );
 }
 
-/** A CSV's column name in people's words: "utility_bill_savings" reads "Utility bill savings". */
-const columnTitle = (name: string) => (name.charAt(0).toUpperCase() + name.slice(1)).replaceAll('_', ' ');
+/** A CSV's column name in people's words: "utility_bill_savings" reads "Utility bill savings", "output_kwh" "Output kWh". */
+const columnTitle = (name: string) => (name.charAt(0).toUpperCase() + name.slice(1)).replaceAll('_', ' ').replace(/\bkwh\b/gi, 'kWh');
 
 function CsvPreview({ bytes }: { bytes: Uint8Array }) {
   const rows = useMemo(() => parseCsv(new TextDecoder().decode(bytes)).filter((row) => row.some((field) => field !== '')), [bytes]);
