@@ -1,10 +1,12 @@
 // documents.proposal (issue 29): the time to make a proposal PDF of a generated
 // design with main/engine/documents/ (figures, layout, roof plan, cash-flow chart,
 // fonts embedded), against pdfkit writing the same content bare: the same lines of
-// text (read back from the proposal by pdf.js), the same fonts, the same roof
-// polygons, with no layout logic. Run in one process, interleaved, so a slow moment
+// text (read back from the proposal by pdf.js), in the same two fonts (each line in
+// the face the proposal sets it in), the same roof polygons, with no layout logic.
+// Both parse the fonts once per process and hand pdfkit the parsed fonts. Run in one process, interleaved, so a slow moment
 // of the machine falls on both. ratio = SolarDesk / bare (target at most 1.5); the
 // file's size is reported beside it.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import type { Benchmark, BenchResult } from './bench-types.ts';
@@ -20,7 +22,10 @@ import { median } from './bench-servers.ts';
 
 const RUNS = 15;
 const require = createRequire(import.meta.url);
-const FONT = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
+const FONT_BYTES = {
+  body: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
+  bold: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
+};
 const NOW = new Date('2026-11-28T00:00:00Z');
 
 /** What the engine would gather for a project: rows built here, as the bench needs no store. */
@@ -49,32 +54,60 @@ function proposalInputs(): { inputs: DocumentInputs; plan: RoofPlan } {
   return { inputs, plan: roofPlan(design, system.uuid) };
 }
 
-/** Each page's lines of text, as pdf.js reads them back. */
-async function pageLines(pdf: Buffer): Promise<string[][]> {
+interface BareLine {
+  text: string;
+  /** Set in the bold face in the proposal: the bare one sets it so too, so both embed the same two fonts. */
+  isBold: boolean;
+}
+
+/** Each page's lines of text, as pdf.js reads them back, with the face each line starts in. */
+async function pageLines(pdf: Buffer): Promise<BareLine[][]> {
   const { getDocument } = await loadPdfJs();
   // A copy: pdf.js takes (detaches) the buffer it is given.
-  const task = getDocument({ data: new Uint8Array(pdf), verbosity: 0 });
+  const task = getDocument({ data: new Uint8Array(pdf), verbosity: 0, fontExtraProperties: true });
   const document = await task.promise;
-  const pages: string[][] = [];
+  const pages: BareLine[][] = [];
   for (let number = 1; number <= document.numPages; number++) {
-    const content = await (await document.getPage(number)).getTextContent();
-    pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join('').split('\n').filter(Boolean));
+    const page = await document.getPage(number);
+    const content = await page.getTextContent();
+    // The fonts' names (…+DejaVuSans-Bold) are known once the page's operators are read.
+    await page.getOperatorList();
+    const lines: BareLine[] = [];
+    let line: BareLine = { text: '', isBold: false };
+    for (const item of content.items) {
+      if (!('str' in item)) continue;
+      if (line.text === '' && item.str !== '') line.isBold = /Bold/.test((page.commonObjs.get(item.fontName) as { name?: string } | undefined)?.name ?? '');
+      line.text += item.str;
+      if (item.hasEOL) {
+        if (line.text) lines.push(line);
+        line = { text: '', isBold: false };
+      }
+    }
+    if (line.text) lines.push(line);
+    pages.push(lines);
   }
   await task.destroy();
   return pages;
 }
 
+/** fontkit's parse of the two fonts, kept from the first bare document, as the engine keeps its own (main/engine/documents/pdf-layout.ts). */
+let bareParsedFonts: { body: unknown; bold: unknown } | null = null;
+
 /** The same text and polygons with pdfkit alone: one text() per line, the plan's rings as paths. */
-function barePdf(pages: string[][], plan: RoofPlan): Promise<Buffer> {
+function barePdf(pages: BareLine[][], plan: RoofPlan): Promise<Buffer> {
   const doc = new PDFDocument({ size: 'A4', autoFirstPage: false, info: { CreationDate: NOW } });
-  doc.registerFont('body', FONT);
+  doc.registerFont('body', (bareParsedFonts?.body ?? FONT_BYTES.body) as Buffer);
+  doc.registerFont('bold', (bareParsedFonts?.bold ?? FONT_BYTES.bold) as Buffer);
+  if (!bareParsedFonts) {
+    const parsedIn = (name: string) => (doc.font(name) as unknown as { _font: { font: unknown } })._font.font;
+    bareParsedFonts = { body: parsedIn('body'), bold: parsedIn('bold') };
+  }
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
   for (const [index, lines] of pages.entries()) {
     doc.addPage();
-    doc.font('body').fontSize(9);
-    for (const line of lines) doc.text(line, 50, undefined, { lineBreak: false }).moveDown(0.2);
+    for (const line of lines) doc.font(line.isBold ? 'bold' : 'body').fontSize(9).text(line.text, 50, undefined, { lineBreak: false }).moveDown(0.2);
     if (index === 1) {
       for (const ring of [...plan.facets.map((facet) => facet.ring), ...plan.panels.map((panel) => panel.ring)]) {
         const [first, ...rest] = ring;

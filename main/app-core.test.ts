@@ -305,3 +305,61 @@ describe('app core, a small upload limit', () => {
     assert.equal(!gone.ok && gone.error.status, 404);
   });
 });
+
+describe('app core, documents: made on the local engine for a preview; a copy saved where the save dialog says', () => {
+  const dataDir = makeTempDir('solardesk-core-documents-');
+  const copies = path.join(dataDir, 'copies');
+  // The desktop's save dialog, faked: it answers what the user picked (null: cancelled).
+  let picked: string | null = null;
+  const offered: string[] = [];
+  let desktop: AppCore;
+  let browser: AppCore;
+  before(async () => {
+    const settings = (name: string) => fileSettingsStore(path.join(dataDir, name), defaultSettings(path.join(dataDir, `folders-${name}`)));
+    desktop = await startAppCore({
+      dataDir: path.join(dataDir, 'desktop'),
+      settings: settings('desktop.json'),
+      openFolder: async () => false,
+      chooseSaveFile: async (fileName) => {
+        offered.push(fileName);
+        return picked;
+      },
+    });
+    // Browser mode's core, as main/cli/web-command.ts builds it: no save dialog.
+    browser = await startAppCore({ dataDir: path.join(dataDir, 'browser'), settings: settings('browser.json'), openFolder: async () => false });
+  });
+  after(async () => {
+    await desktop.close();
+    await browser.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("documents.make answers the PDF's bytes and name; a refusal carries the engine's sentence as it is", async () => {
+    const made = ok<{ bytes: Uint8Array; fileName: string; contentType: string }>(await desktop.invoke('documents.make', { projectId: 1, documentType: 'proposal' }));
+    assert.equal(made.contentType, 'application/pdf');
+    assert.match(made.fileName, /^proposal-[\w-]+\.pdf$/);
+    assert.equal(Buffer.from(made.bytes.subarray(0, 5)).toString('latin1'), '%PDF-');
+    const csv = ok<{ bytes: Uint8Array; contentType: string }>(await desktop.invoke('documents.make', { projectId: 1, documentType: 'global_bom', fileFormat: 'csv' }));
+    assert.equal(csv.contentType, 'text/csv');
+    assert.match(new TextDecoder().decode(csv.bytes), /^kind,manufacturer,code,description,quantity/);
+    const refused = await desktop.invoke('documents.make', { projectId: 1, documentType: 'proposal', systemUuid: 'not-a-system' });
+    assert.equal(!refused.ok && refused.error.status, 400);
+    assert.match(!refused.ok ? refused.error.message : '', /^system_uuid: No system of this project has the uuid not-a-system\. Send one of: /);
+    const unknown = await desktop.invoke('documents.make', { projectId: 1, documentType: 'owners_brochure' });
+    assert.match(!unknown.ok ? unknown.error.message : '', /There is no document type "owners_brochure"/);
+  });
+
+  test('documents.saveCopy writes the bytes where the dialog says, writes nothing when cancelled, and is not available in browser mode', async () => {
+    const bytes = new TextEncoder().encode('%PDF-1.4\nproposal\n%%EOF\n');
+    fs.mkdirSync(copies, { recursive: true });
+    picked = path.join(copies, 'Proposal for Zoë.pdf');
+    assert.deepEqual(ok(await desktop.invoke('documents.saveCopy', { fileName: '../proposal-sd-0001.pdf', bytes })), { path: picked });
+    assert.deepEqual(fs.readFileSync(picked), Buffer.from(bytes));
+    assert.equal(offered.at(-1), 'proposal-sd-0001.pdf', 'only a name is offered to the dialog, never a path');
+    picked = null;
+    assert.deepEqual(ok(await desktop.invoke('documents.saveCopy', { fileName: 'proposal.pdf', bytes })), { path: null });
+    assert.deepEqual(fs.readdirSync(copies), ['Proposal for Zoë.pdf']);
+    const answered = await browser.invoke('documents.saveCopy', { fileName: 'proposal.pdf', bytes });
+    assert.equal(!answered.ok && answered.error.code, 'not_available');
+  });
+});

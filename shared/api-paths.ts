@@ -63,6 +63,8 @@ export const apiPaths = {
   generateDocument: (orgId: number, projectId: number, documentType: string) => `${orgPath(orgId)}projects/${projectId}/generate_document/${documentType}/`,
   /** The legacy spelling of generateDocument, answered the same. */
   generateDocumentPdf: (orgId: number, projectId: number, documentType: string) => `${orgPath(orgId)}projects/${projectId}/generate_document_pdf/${documentType}/`,
+  /** The project's saved documents and whether each is still current (GET): SolarDesk's extension (docs/documents.md "Stale documents"). */
+  generatedDocuments: (orgId: number, projectId: number) => `${orgPath(orgId)}projects/${projectId}/generated_documents/`,
   /** An org's document templates (GET list, POST): SolarDesk's extension (docs/documents.md "Templates"). */
   documentTemplates: (orgId: number) => `${orgPath(orgId)}document_templates/`,
   documentTemplate: (orgId: number, id: number) => `${orgPath(orgId)}document_templates/${id}/`,

@@ -20,6 +20,14 @@ export function requestSchemaParts(z: Zod) {
     empty: z.object({}).strict().optional(),
     // Typed as any Uint8Array (a Node Buffer too), as the transports hand them over.
     bytes: z.instanceof(Uint8Array) as ZodNamespace.ZodType<Uint8Array>,
+    /** What a document is made of, as generate_document's query names it (shared/documents.ts checks the values again in the engine). */
+    documentChoice: {
+      documentType: z.string().regex(/^[a-z0-9_]{1,64}$/),
+      fileFormat: z.enum(['pdf', 'csv']).optional(),
+      systemUuid: z.string().min(1).max(64).optional(),
+      paymentOptionId: positiveId.optional(),
+      documentTemplateId: positiveId.optional(),
+    },
     engineUploadId: z.string().regex(/^[0-9a-f]{32}$/, 'uploadId must be the id files.uploadStart answered'),
     apiRequest: z
       .object({

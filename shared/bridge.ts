@@ -118,6 +118,20 @@ export interface FolderRootChange {
 
 export type Workspace = 'remote' | 'local';
 
+/** A document made for a look before it is saved (`documents.make`): its bytes, as the engine answered them. */
+export interface MadeDocument {
+  bytes: Uint8Array;
+  /** ASCII, as the engine's Content-Disposition names it ("proposal-sd-0001-system-1.pdf"). */
+  fileName: string;
+  /** `application/pdf` or `text/csv` (no parameters). */
+  contentType: string;
+}
+
+/** What `documents.saveCopy` did: where the copy went, or `path: null` when the user cancelled the dialog. */
+export interface SavedCopy {
+  path: string | null;
+}
+
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
@@ -317,6 +331,14 @@ export const invokeChannels = {
   'files.showInFolder': channel(({ z, positiveId }) => z.object({ fileId: positiveId }).strict(), answers<{ path: string }>()),
   /** A photo's EXIF: when and where it was taken (docs/files.md "Thumbnails and viewers"); all null when the contents are not on this computer. */
   'files.photoInfo': channel(({ z, positiveId }) => z.object({ fileId: positiveId }).strict(), answers<PhotoInfo>()),
+  /**
+   * Makes a document of the project on the local engine (generate_document, without
+   * action=save) and answers its bytes for the preview; a refusal fails with the
+   * engine's sentence as is (docs/documents.md "In the app").
+   */
+  'documents.make': channel(({ z, positiveId, documentChoice }) => z.object({ projectId: positiveId, ...documentChoice }).strict(), answers<MadeDocument>()),
+  /** Desktop only (browser mode: `not_available`, where the page downloads it): the system's save dialog, then the bytes written where the user chose. */
+  'documents.saveCopy': channel(({ z, fileName, bytes }) => z.object({ fileName, bytes }).strict(), answers<SavedCopy>()),
   /** Creates the folder if needed and opens it in the system's file manager when there is one. */
   'folder.open': channel(({ z, positiveId }) => z.object({ projectId: positiveId.optional() }).strict(), answers<{ path: string; opened: boolean }>()),
   'settings.get': channel(({ empty }) => empty, answers<Settings>()),

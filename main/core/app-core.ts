@@ -2,7 +2,7 @@
 // browser mode (`solardesk web`) run `startAppCore`: it locks the data folder, starts the local backend on it (core-runtime.ts: the
 // engine on the embedded store with no remote, the sync agent once the user signs
 // in to one) and composes the bridge's handlers from their modules by domain
-// (session, settings, files, local work, photos). The headless agent (`solardesk
+// (session, settings, files, local work, documents, photos). The headless agent (`solardesk
 // agent`) runs `startHeadlessAgent`: the same sync agent and project folders
 // watcher, joined the same way, with no bridge. It never imports Electron: the
 // shell hands in what differs (where settings live, how a folder is opened).
@@ -17,6 +17,7 @@ import { sessionHandlers } from './session-handlers.ts';
 import { settingsHandlers } from './settings-handlers.ts';
 import { fileHandlers } from './file-handlers.ts';
 import { localWorkHandlers } from './local-work-handlers.ts';
+import { documentHandlers } from './document-handlers.ts';
 import { createPhotoHost } from './photo-handlers.ts';
 import { ThumbnailService } from './thumbnails.ts';
 import { createMediaRoute, type MediaAnswer } from './media.ts';
@@ -72,6 +73,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     ...settingsHandlers(runtime),
     ...fileHandlers(runtime),
     ...localWorkHandlers(runtime),
+    ...documentHandlers(runtime),
     ...photos.handlers,
   };
 

@@ -28,6 +28,8 @@ export interface AppCoreOptions {
   openFolder: (folder: string) => Promise<boolean>;
   /** The system's folder dialog (the desktop's): the folder picked, or null when cancelled. None in browser mode. */
   chooseFolder?: (defaultPath: string | undefined) => Promise<string | null>;
+  /** The system's save dialog (the desktop's), offering `fileName`: the full path picked, or null when cancelled. None in browser mode. */
+  chooseSaveFile?: (fileName: string) => Promise<string | null>;
   /** The desktop's "Open" (Electron's shell.openPath): resolves false when the system has no app for it. Absent in browser mode. */
   openFile?: (file: string) => Promise<boolean>;
   /** The desktop's "Show in folder" (shell.showItemInFolder). Absent in browser mode. */

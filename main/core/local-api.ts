@@ -39,9 +39,9 @@ export async function callLocalApi(backend: () => Promise<LocalBackend>, request
   return { status: response.status, headers: Object.fromEntries(response.headers), body: await readBody(response) };
 }
 
-/** A GET whose answer is bytes (a file version's contents), read whole; a JSON error body stays readable as `body`. */
-export async function callLocalApiForBytes(backend: () => Promise<LocalBackend>, path: string): Promise<ApiResponse & { bytes: Uint8Array | null }> {
-  const response = await sendRenewingToken(backend, { method: 'GET', path });
+/** A call whose answer is bytes (a file version's contents, a generated document), read whole; a JSON error body stays readable as `body`. */
+export async function callLocalApiForBytes(backend: () => Promise<LocalBackend>, request: string | RawApiRequest): Promise<ApiResponse & { bytes: Uint8Array | null }> {
+  const response = await sendRenewingToken(backend, typeof request === 'string' ? { method: 'GET', path: request } : request);
   const headers = Object.fromEntries(response.headers);
   if (response.status !== 200) return { status: response.status, headers, body: await readBody(response), bytes: null };
   return { status: response.status, headers, body: null, bytes: new Uint8Array(await response.arrayBuffer()) };

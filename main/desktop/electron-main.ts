@@ -17,7 +17,7 @@ import { answerAppRequest, mediaPathOf } from './app-protocol.ts';
 import { openDesktopStores } from './desktop-settings.ts';
 import { DESKTOP_EXIT_CODES } from './exit-codes.ts';
 import { registerIpcBridge, windowOf } from './ipc-bridge.ts';
-import { folderChooser } from './folder-dialog.ts';
+import { folderChooser, saveFileChooser } from './folder-dialog.ts';
 import { noticesFor, trayBitmap, trayTooltip } from './tray-state.ts';
 import { APP_SCHEME, APP_START_URL, buildWindowOptions, decideNavigation, isNativeModuleMismatch, isPermissionGranted } from './window-policy.ts';
 import { restoreWindowState } from './window-state.ts';
@@ -63,6 +63,7 @@ async function startDesktop(): Promise<void> {
       settings: stores.settings,
       openFolder: async (folder) => (await shell.openPath(folder)) === '',
       chooseFolder: folderChooser(dialog, () => mainWindow),
+      chooseSaveFile: saveFileChooser(dialog, () => mainWindow, app.getPath('documents')),
       openFile: async (file) => (await shell.openPath(file)) === '',
       showItemInFolder: (file) => shell.showItemInFolder(file),
       syncAgent: createSyncAgentHost({ remoteTokenStore: (replicaFolder) => safeStorageTokenStore(safeStorage, replicaFolder) }),

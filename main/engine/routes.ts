@@ -15,6 +15,7 @@ import { registerDownloadRoutes } from './files/download-route.ts';
 import { registerSystemRoutes } from './systems/system-routes.ts';
 import { registerDocumentRoutes } from './documents/document-routes.ts';
 import { registerDocumentTemplateRoutes } from './documents/document-templates.ts';
+import { registerDocumentFreshnessRoutes } from './documents/document-freshness.ts';
 import { registerConnectedOrgRoutes } from './connected-orgs/connected-org-routes.ts';
 import { registerPermissionsRoleRoutes } from './sharing/permissions-role-routes.ts';
 import { registerBulkShareRoutes } from './sharing/bulk-share-routes.ts';
@@ -77,6 +78,7 @@ export async function registerRoutes(
       registerSystemRoutes(orgScope, context);
       registerDocumentRoutes(orgScope, context);
       registerDocumentTemplateRoutes(orgScope, context);
+      registerDocumentFreshnessRoutes(orgScope, context);
       registerConnectedOrgRoutes(orgScope, context);
       registerPermissionsRoleRoutes(orgScope, context);
       registerBulkShareRoutes(orgScope, context);

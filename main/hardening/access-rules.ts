@@ -88,6 +88,8 @@ export const ORG_ROUTES: Record<string, RouteRule> = {
   // makes a private file, which is for Pro users (the viewer is not). Made once per org: 201.
   'POST /api/orgs/{org_id}/projects/{id}/generate_document/{document_type}/': { expect: { admin: 201, member: 403, viewer: 403 }, query: 'action=save' },
   'POST /api/orgs/{org_id}/projects/{id}/generate_document_pdf/{document_type}/': { expect: projectRule(200) },
+  // Which saved documents are stale: whoever sees the project asks (a viewer sees no files: an empty list).
+  'GET /api/orgs/{org_id}/projects/{id}/generated_documents/': { expect: projectRule(200) },
   // Org document templates (issue 29, SolarDesk extension): every role reads them, admins write.
   'GET /api/orgs/{org_id}/document_templates/': { expect: all(200) },
   'POST /api/orgs/{org_id}/document_templates/': { expect: adminOnly(201), body: () => ({ document_type: 'global_bom', title: 'Access matrix bill of materials' }) },

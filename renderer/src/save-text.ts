@@ -2,7 +2,16 @@
 
 /** Hands `text` to the browser as a download named `fileName`. */
 export function saveText(fileName: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  saveBlob(fileName, new Blob([text], { type }));
+}
+
+/** Hands bytes (a generated document) to the browser as a download named `fileName`. */
+export function saveBytes(fileName: string, bytes: Uint8Array<ArrayBuffer>, type: string): void {
+  saveBlob(fileName, new Blob([bytes], { type }));
+}
+
+function saveBlob(fileName: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = fileName;

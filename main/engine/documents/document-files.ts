@@ -19,8 +19,15 @@ import { documentPdf, drawsRoofPlan } from './document-pdfs.ts';
 import { documentCsv } from './document-csvs.ts';
 import { templateLogo } from './document-templates.ts';
 
-/** Two requests to save the same document never make it twice (in this process). */
+/** Two requests to save the same document never make it twice: in this process, this lock; across processes (PostgreSQL), the store's lock below. */
 const saveLock = new KeyedLock();
+
+/** Another process saved the same document while this one rendered it: its file is the answer. */
+class SavedByAnotherProcess extends Error {
+  constructor(readonly fileId: number) {
+    super(`file ${fileId} has these inputs already`);
+  }
+}
 
 /** The document's bytes. */
 export async function renderDocument(context: EngineContext, inputs: DocumentInputs): Promise<Buffer> {
@@ -39,20 +46,24 @@ export async function saveDocument(
   const asked = (query.file_tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
   const resolved = await resolveTagReferences(context.db, actor, asked);
   if ('error' in resolved) throw fieldError('file_tags', `${resolved.error} Send file_tags as a comma-separated list of tag URLs or ids.`);
-  return saveLock.run(`${inputs.project.id}:${inputs.inputDataHash}`, async () => {
-    const existing = await context.db
+  const key = `${inputs.project.id}:${inputs.inputDataHash}`;
+  const savedWith = (db: Pick<EngineContext['db'], 'selectFrom'>, otherThan?: number) =>
+    db
       .selectFrom('private_files')
       .select('id')
       .where('org_id', '=', inputs.project.org_id)
       .where('project_id', '=', inputs.project.id)
       .where('input_data_hash', '=', inputs.inputDataHash)
-      .orderBy('id', 'desc')
+      .$if(otherThan !== undefined, (query) => query.where('id', '!=', otherThan!))
+      .orderBy('id', 'asc')
       .executeTakeFirst();
+  return saveLock.run(key, async () => {
+    const existing = await savedWith(context.db);
     if (existing) return { created: false, json: await fileJson(context, actor, existing.id) };
     const bytes = await renderDocument(context, inputs);
     const received = await receiveBuffer(context.store.fileRoot, bytes, 'document');
     const documentTag = await ensureTag(context, inputs.project.org_id, GENERATED_DOCUMENT_TAG_TITLE);
-    const id = await storeNewFile(context, received, {
+    const record = {
       orgId: inputs.project.org_id,
       userId: actor.user.id,
       projectId: inputs.project.id,
@@ -65,7 +76,21 @@ export async function saveDocument(
       inputDataHash: inputs.inputDataHash,
       status: 'created',
       temporary: query.temporary === true,
-    });
+    };
+    let id: number;
+    try {
+      id = await storeNewFile(context, received, record, async (trx, newId) => {
+        // Another server process on the same PostgreSQL may be saving the same document: the
+        // first to commit keeps it. The lock lasts to this transaction's end, so the second
+        // waits here, then sees the first's committed row and gives way (its row rolls back).
+        await context.store.lock(trx, [`document-save:${key}`]);
+        const first = await savedWith(trx, newId);
+        if (first) throw new SavedByAnotherProcess(first.id);
+      });
+    } catch (error) {
+      if (error instanceof SavedByAnotherProcess) return { created: false, json: await fileJson(context, actor, error.fileId) };
+      throw error;
+    }
     return { created: true, json: await fileJson(context, actor, id) };
   });
 }

@@ -19,6 +19,25 @@ const fontFiles = () =>
     bold: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
   });
 
+/**
+ * The two fonts as fontkit parsed them for the first document, handed to pdfkit
+ * for every later one (pdfkit takes a parsed font as well as its bytes). Parsing
+ * them, and reading their OpenType tables at the first shaping, took about half of
+ * a proposal's time (docs/benchmarks.md "documents"). A parsed font holds no
+ * document's state: each document makes its own subset of the glyphs it used.
+ */
+let parsedFonts: { regular: unknown; bold: unknown } | null = null;
+
+/** Opens both registered fonts in `doc` and keeps fontkit's parse of them for the next documents. */
+function keepParsedFonts(doc: PDFKit.PDFDocument): void {
+  if (parsedFonts) return;
+  const parsedIn = (name: string) => {
+    doc.font(name);
+    return (doc as unknown as { _font: { font: unknown } })._font.font;
+  };
+  parsedFonts = { regular: parsedIn('body'), bold: parsedIn('bold') };
+}
+
 const MARGIN = 50;
 const COLOURS = { text: '#1d232b', muted: '#5c6570', rule: '#c9ced4', panel: '#1c3f6e', panelEdge: '#b9d4ea', facetEdge: '#5b5149', ground: '#eef2ea', payback: '#2e9d5b' };
 
@@ -58,8 +77,9 @@ export class PdfLayout {
       info: { Title: header.title, Author: header.orgName, Creator: 'SolarDesk', CreationDate: header.date, ModDate: header.date },
       bufferPages: true,
     });
-    this.doc.registerFont('body', fontFiles().regular);
-    this.doc.registerFont('bold', fontFiles().bold);
+    this.doc.registerFont('body', (parsedFonts?.regular ?? fontFiles().regular) as Buffer);
+    this.doc.registerFont('bold', (parsedFonts?.bold ?? fontFiles().bold) as Buffer);
+    keepParsedFonts(this.doc);
     this.doc.on('data', (chunk: Buffer) => this.chunks.push(chunk));
     this.finished = new Promise((resolve, reject) => {
       this.doc.on('end', () => resolve(Buffer.concat(this.chunks)));
@@ -137,13 +157,19 @@ export class PdfLayout {
       this.doc.font(font).fontSize(9.5);
       // Most cells fit on one line: measuring their width is far cheaper than laying them out to measure their height.
       const lineHeight = this.doc.currentLineHeight(true);
-      const heights = cells.map((cell, index) => (this.doc.widthOfString(cell) <= widths[index]! - 8 ? lineHeight : this.doc.heightOfString(cell, { width: widths[index]! - 8 })));
+      const cellWidths = cells.map((cell) => this.doc.widthOfString(cell));
+      const fits = cells.map((_, index) => cellWidths[index]! <= widths[index]! - 8);
+      const heights = cells.map((cell, index) => (fits[index] ? lineHeight : this.doc.heightOfString(cell, { width: widths[index]! - 8 })));
       const height = Math.max(12, ...heights) + 5;
       this.ensureSpace(height);
       const top = this.doc.y;
       let x = MARGIN;
       for (const [index, cell] of cells.entries()) {
-        this.doc.font(font).fontSize(9.5).fillColor(colour).text(cell, x + 4, top + 2, { width: widths[index]! - 8, align: columns[index]?.numeric ? 'right' : 'left' });
+        const isNumeric = columns[index]?.numeric === true;
+        this.doc.font(font).fontSize(9.5).fillColor(colour);
+        // A cell that fits is placed, not wrapped: pdfkit's wrapper measures word by word (docs/benchmarks.md "documents").
+        if (fits[index]) this.doc.text(cell, isNumeric ? x + widths[index]! - 4 - cellWidths[index]! : x + 4, top + 2, { lineBreak: false });
+        else this.doc.text(cell, x + 4, top + 2, { width: widths[index]! - 8, align: isNumeric ? 'right' : 'left' });
         x += widths[index]!;
       }
       this.doc.y = top + height;

@@ -35,10 +35,16 @@ export async function findTagByTitle(db: Db, orgId: number, title: string): Prom
   return rows[0];
 }
 
-/** Makes an org's own tag, with an id past the catalogue's (one at a time: the lock keeps two makers apart). */
-async function insertOrgTag(context: EngineContext, orgId: number, title: string, type: string): Promise<FileTagRow> {
+/**
+ * Makes an org's own tag, with an id past the catalogue's (one at a time: the lock
+ * keeps two makers apart). A tag of the same title made meanwhile by another process
+ * (two first saves of a generated document at once) is answered by `whenMadeMeanwhile`.
+ */
+async function insertOrgTag(context: EngineContext, orgId: number, title: string, type: string, whenMadeMeanwhile: (tag: FileTagRow) => FileTagRow): Promise<FileTagRow> {
   return context.db.transaction().execute(async (trx) => {
     await context.store.lock(trx, ['file-tags']);
+    const madeMeanwhile = await findTagByTitle(trx, orgId, title);
+    if (madeMeanwhile) return whenMadeMeanwhile(madeMeanwhile);
     const { max } = await trx.selectFrom('file_tags').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
     const id = Math.max(Number(max ?? 0) + 1, ORG_TAG_FIRST_ID);
     const row = await trx.insertInto('file_tags').values({ id, org_id: orgId, title, type, created_date: nowIso(context.clock) }).returningAll().executeTakeFirstOrThrow();
@@ -49,7 +55,7 @@ async function insertOrgTag(context: EngineContext, orgId: number, title: string
 
 /** The tag with this title for the org: the catalogue's, else the org's own, made if it does not exist yet. */
 export async function ensureTag(context: EngineContext, orgId: number, title: string): Promise<FileTagRow> {
-  return (await findTagByTitle(context.db, orgId, title)) ?? insertOrgTag(context, orgId, title, FILE_TAG_TYPE);
+  return (await findTagByTitle(context.db, orgId, title)) ?? insertOrgTag(context, orgId, title, FILE_TAG_TYPE, (tag) => tag);
 }
 
 /**
@@ -59,8 +65,11 @@ export async function ensureTag(context: EngineContext, orgId: number, title: st
  */
 export async function createFileTag(context: EngineContext, actor: Actor, input: FileTagCreate): Promise<FileTagRow> {
   const title = input.title.trim();
-  if (await findTagByTitle(context.db, actor.org.id, title)) throw fieldError('title', 'A file tag with this title already exists.');
-  return insertOrgTag(context, actor.org.id, title, input.type ?? FILE_TAG_TYPE);
+  const exists = () => fieldError('title', 'A file tag with this title already exists.');
+  if (await findTagByTitle(context.db, actor.org.id, title)) throw exists();
+  return insertOrgTag(context, actor.org.id, title, input.type ?? FILE_TAG_TYPE, () => {
+    throw exists();
+  });
 }
 
 /** One tag by id as `orgId` sees it: a catalogue tag, or one of the org's own; undefined otherwise. */

@@ -14,7 +14,7 @@ import { apiPaths } from '../../../shared/api-paths.ts';
 import { chosenPaymentOption, chosenSystem, customerPriceLines, formatKw, formatMoney, formatNumber, paybackText, systemFigures } from '../../../shared/design-figures.ts';
 import { DOCUMENT_TYPE_NAMES, DOCUMENT_TYPES, type DocumentType } from '../../../shared/documents.ts';
 import { loadPdfJs } from '../../core/pdf-render.ts';
-import { parseCsv } from '../testing/csv-parse.ts';
+import { parseCsv } from '../../../shared/csv-parse.ts';
 
 /** The text of every page of a PDF, as pdf.js extracts it (a line per text line). */
 async function pdfText(bytes: Buffer): Promise<string> {

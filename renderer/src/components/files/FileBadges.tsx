@@ -3,8 +3,9 @@
 // costs (files on demand, issue 15); and for field photos, "Taken 12 km from this
 // site" with a one-click move to the one project whose site it was taken at (a
 // PATCH of the file's project through the local API, so sync follows; undoable).
-// A new mark is a small component taking the file, added to FileBadges, so FileRow
-// stays the same.
+// A generated document made from older inputs says so and offers Regenerate (issue
+// 29). A new mark is a small component taking the file, added to FileBadges, so
+// FileRow stays the same.
 import './FileBadges.css';
 import { createContext, useContext, useEffect, useState } from 'react';
 import { apiPaths } from '../../../../shared/api-paths.ts';
@@ -14,6 +15,8 @@ import type { PrivateFileJson } from '../../../../shared/schemas/private-file.ts
 import { messageOf } from '../../api/api-client.ts';
 import { requireBridge } from '../../bridge-client.ts';
 import { fetchCostText, useContentsStore } from '../../stores/contents-store.ts';
+import { useDocumentsStore } from '../../stores/documents-store.ts';
+import { staleDocumentSentence } from '../../../../shared/documents.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { Badge } from '../common/Badge.tsx';
@@ -60,6 +63,30 @@ export function FileBadges({ file }: { file: PrivateFileJson }) {
       <FileSyncBadge file={file} />
       <ContentsMark file={file} />
       <PhotoPlaceBadge file={file} />
+      <StaleDocumentMark file={file} />
+    </span>
+  );
+}
+
+/** A saved document the same choices would now make differently (the engine decides: generated_documents), with Regenerate. */
+function StaleDocumentMark({ file }: { file: PrivateFileJson }) {
+  const project = useContext(ProjectOfFilesContext);
+  const state = useDocumentsStore((store) => (store.freshness?.projectId === project?.projectId ? store.freshness?.byFile.get(file.id) : undefined));
+  const isRegenerating = useDocumentsStore((store) => store.regenerating.includes(file.id));
+  if (!project || !state || state.is_current) return null;
+  const sentence = staleDocumentSentence(state.changed);
+  return (
+    <span className="stale-document" data-testid="stale-document">
+      <Badge tone="warning" title={state.problem ?? `${sentence}: Regenerate makes a new file from the current inputs; this one stays.`}>
+        {state.problem ? 'Made from older inputs' : sentence}
+      </Badge>
+      {state.problem ? (
+        <span className="muted small">{state.problem}</span>
+      ) : (
+        <button type="button" className="link-button" disabled={isRegenerating} onClick={() => void useDocumentsStore.getState().regenerate(project.orgId, project.projectId, state)}>
+          {isRegenerating ? 'Regenerating…' : 'Regenerate'}
+        </button>
+      )}
     </span>
   );
 }

@@ -101,6 +101,8 @@ export function PdfViewer({ bytes, title }: { bytes: ArrayBuffer; title: string 
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      // A field beside the viewer (the Documents menu's pickers) keeps its own arrow keys.
+      if (event.target instanceof HTMLElement && event.target.closest('select, input, textarea')) return;
       if (event.key === 'PageDown' || event.key === 'ArrowDown') {
         event.preventDefault();
         setPage((current) => Math.min(pageCount || 1, current + 1));

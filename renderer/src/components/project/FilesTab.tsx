@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { type PhotoMove, PhotoMoveNotice, ProjectOfFilesContext, usePhotoPlaces } from '../files/FileBadges.tsx';
 import { FileViewer } from '../files/FileViewer.tsx';
 import { useContentsStore } from '../../stores/contents-store.ts';
+import { useDocumentsStore } from '../../stores/documents-store.ts';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
 import { visibleFiles } from '../../stores/file-list-order.ts';
@@ -46,6 +47,10 @@ export function FilesTab({ project }: { project: ProjectDetailJson }) {
   useEffect(() => {
     void useContentsStore.getState().load(project.org_id, project.id);
   }, [files, project.org_id, project.id]);
+  // Which saved documents are made from older inputs: again when the files or the project (its design) change.
+  useEffect(() => {
+    void useDocumentsStore.getState().loadFreshness(project.org_id, project.id);
+  }, [files, project.org_id, project.id, project.modified_date]);
   const places = usePhotoPlaces(project.id, files);
   const [lastMove, setLastMove] = useState<PhotoMove | null>(null);
   const projectOfFiles = useMemo(() => ({ orgId: project.org_id, projectId: project.id, places, onMoved: setLastMove }), [project.org_id, project.id, places]);

@@ -10,6 +10,7 @@ import { LoadingState } from '../common/LoadingState.tsx';
 import { DesignTab } from '../design/DesignTab.tsx';
 import { ContactsTab } from './ContactsTab.tsx';
 import { DetailsTab } from './DetailsTab.tsx';
+import { DocumentsButton } from './DocumentsMenu.tsx';
 import { DraftBanner } from './DraftBanner.tsx';
 import { FilesTab } from './FilesTab.tsx';
 import { NotesTab } from './NotesTab.tsx';
@@ -62,6 +63,7 @@ export function ProjectPanel() {
           <PinToggle project={project} />
           {!isReadOnly && <StagePicker project={project} />}
           {!isReadOnly && <BookVisitButton project={project} />}
+          {!isReadOnly && <DocumentsButton project={project} />}
           {canShare && (
             <button type="button" className="button" aria-expanded={isSharing} onClick={() => setSharingProjectId(isSharing ? null : project.id)}>
               Share…

@@ -1,4 +1,4 @@
-// Reading back the CSVs the engine writes (http/csv.ts), in the tests of the routes that answer them.
+// Reading RFC 4180 CSV as the engine writes it (main/engine/http/csv.ts): the Documents menu's preview of a CSV, and the tests of the routes that answer CSV.
 
 /** Splits RFC 4180 CSV into rows of fields (quoted fields may hold commas, quotes and newlines). */
 export function parseCsv(text: string): string[][] {
