@@ -2,7 +2,7 @@
 // CLI tests run SolarDesk: wait for the line that says it is ready, stop it with
 // a real signal.
 import type { ChildProcess } from 'node:child_process';
-import { PROCESS_HANG_GUARD_MS } from '../engine/testing/hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from './hang-guards.ts';
 
 /** Resolves with the first capture group of `pattern` in stdout; rejects on exit or timeout, with what it printed. */
 export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = PROCESS_HANG_GUARD_MS): Promise<string> {

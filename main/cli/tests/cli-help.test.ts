@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
-import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 /** `solardesk ARGS`: its exit code and output (a non-zero exit is an answer here, not an error). */
 function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {

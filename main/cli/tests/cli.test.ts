@@ -9,7 +9,7 @@ import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { withTestDatabase } from '../../engine/testing/test-database.ts';
 import { repoRoot, signIn, solardeskBin, startServerProcess, stopServerProcess } from '../../engine/testing/server-process.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 /** `solardesk ARGS`; on the PostgreSQL run a command naming --data also gets that folder's test schema. */
 function run(args: string[], input?: string) {

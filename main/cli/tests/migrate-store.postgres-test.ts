@@ -23,7 +23,7 @@ import { ENGINE_TABLES } from '../../engine/store/tables.ts';
 import { SYNC_TABLES } from '../../sync/sync-tables.ts';
 import { WATCH_TABLES } from '../../watch/watch-tables.ts';
 import { CORE_TABLES } from '../../core/core-tables.ts';
-import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 /** Every table of the store, from the parts' own declarations (docs/tables.md): the next migration's table counts too. */
 const TABLE_COUNT = [ENGINE_TABLES, SYNC_TABLES, WATCH_TABLES, CORE_TABLES].reduce((count, part) => count + ownedTableNames(part).length, 0);

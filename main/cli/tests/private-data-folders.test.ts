@@ -16,7 +16,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { killAgent, startAgentProcess } from '../../sync/testing/agent-process.ts';
 import { testPostgresUrl } from '../../engine/testing/test-database.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 // `npm run test:postgres` runs this file again with the servers' stores in
 // PostgreSQL: their data folders then hold no SQLite file (the agents' replicas

@@ -20,7 +20,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../../engine/store/tables.ts';
 import { DATABASE_FILE_NAME } from '../../engine/store/database.ts';
 import { currentIdOf } from '../../sync/replica.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const ADMIN = 'admin@sunrise.example';
 const ORG = 1;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { TestServer } from './test-server.ts';
 import { multipartBody, postMultipart, type UploadResponse } from './multipart-upload.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { STATE_HANG_GUARD_MS } from './hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 export async function uploadFile(
   server: TestServer,

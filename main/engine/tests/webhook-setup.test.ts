@@ -10,7 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-r
 import { DEMO_USERS } from '../seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
-import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 /** compatibility.md "Webhooks": the body a public integration creates its webhook with, character for character. */
 const INTEGRATION_WEBHOOK_BODY = `{"endpoint": "...", "enabled": true, "debug": false,

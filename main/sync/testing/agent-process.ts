@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
-import { PROCESS_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 export interface AgentProcess {
   child: ChildProcess;

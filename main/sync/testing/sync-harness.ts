@@ -9,7 +9,7 @@ import { countChangesStillMoving } from '../outbox.ts';
 import type { ThrottleRates } from '../../../shared/throttle-rates.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 /**
  * The harness's agents. `Folders` is what a test gives them as project folders (the

@@ -12,7 +12,7 @@ import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
 import { actionOfRequest } from '../../../bench/budget.bench.ts';
 import type { SyncBudgetJson } from '../../../shared/schemas/sync.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const SCALE = 1440;
 const RATES = scaleRates(DEFAULT_THROTTLE_RATES, SCALE) as ThrottleRates;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import type { SyncConflictJson } from '../../../shared/sync-api.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
 

@@ -9,7 +9,7 @@ import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { eventFieldLabel } from '../../../shared/event-fields.ts';
 import type { SyncConflictJson } from '../../../shared/sync-api.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const PROJECT = 21;
 

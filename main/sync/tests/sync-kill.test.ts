@@ -11,7 +11,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { startFaultProxy, type FaultProxy } from '../testing/fault-proxy.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../testing/agent-process.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const RUNS = 20;
 let server: ServerProcess;

@@ -16,7 +16,7 @@ import { startFaultProxy, type FaultProxy } from '../testing/fault-proxy.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../testing/agent-process.ts';
 import { REMOTE_LIMITS } from '../remote-limits.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const MB = 1024 * 1024;
 /** How far the agent's peak memory may rise over its peak before each hostile answer (before the fix: GBs). */

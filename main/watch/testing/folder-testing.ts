@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { STATE_HANG_GUARD_MS } from '../../engine/testing/hang-guards.ts';
+import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 

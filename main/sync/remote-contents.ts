@@ -1,0 +1,114 @@
+// A replicated file's bytes, fetched from the remote when someone opens it (or a
+// prefetch wants them), and a kept version's bytes when a person asks for them:
+// what the agent hands the engine as fetchMissingBlob and fetchMissingVersionBlob.
+import type { FetchBlobOptions } from '../engine/context.ts';
+import type { PrivateFileRow, PrivateFileVersionRow } from '../engine/store/tables.ts';
+import { ApiError } from '../engine/http/errors.ts';
+import { adoptBlob, discardTempFile, FileTooLargeError, receiveToTempFile } from '../engine/files/blob-store.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
+import { type DownloadOptions, RemoteLinkRefused, downloadStream } from './remote-client.ts';
+import { REMOTE_LIMITS } from './remote-limits.ts';
+import type { SyncContext } from './sync-context.ts';
+import { type ContentsPolicy, rememberContentsLink } from './contents-policy.ts';
+
+/** Which hosts a file link may name besides the remote, and where the user names them. */
+export type LinkRules = Pick<DownloadOptions, 'downloadHosts' | 'whereHostsAreNamed'>;
+
+/**
+ * Content on demand: a replicated file's bytes are fetched from the remote the first
+ * time someone opens it (or a prefetch for a kept project wants them), checked
+ * against the file's hash, and kept as a blob. The signed link a list or detail gave
+ * within the hour is used as it is (no request against the API's quota); otherwise,
+ * or when that link is refused, one `private_file_detail` GET gets a fresh one. A
+ * fetch a user asked for keeps the file here (contents-policy.ts recordFetched).
+ */
+export async function fetchBlobFromRemote(
+  sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>,
+  policy: ContentsPolicy,
+  links: LinkRules,
+  file: PrivateFileRow,
+  options: FetchBlobOptions = {},
+): Promise<void> {
+  const requestClass = options.requestClass ?? 'user';
+  // On a metered connection background contents wait (MeteredWaitError), before any request is spent.
+  sync.remote.bandwidth?.assertMayStart('download', requestClass);
+  const unavailable = (why: string) =>
+    new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
+  // The record says how large the file is; a remote sending far more is refused as it streams, not stored first.
+  const maxBytes = Math.min(sync.engine.files.maxUploadBytes, (file.filesize ?? sync.engine.files.maxUploadBytes) + REMOTE_LIMITS.downloadMarginBytes);
+  const receive = (url: string) =>
+    receiveToTempFile(
+      sync.engine.store.fileRoot,
+      downloadStream(url, {
+        remoteBaseUrl: sync.remote.baseUrl,
+        ...links,
+        signal: sync.remote.stopSignal,
+        ...(sync.remote.bandwidth ? { pace: { limiter: sync.remote.bandwidth, requestClass } } : {}),
+      }),
+      maxBytes,
+      'download',
+    );
+  let received;
+  const link = await policy.freshLink(file.id);
+  if (link) {
+    try {
+      received = await receive(link.url);
+    } catch {
+      // Expired early, or refused (the user lost access): a detail GET says which.
+      await policy.forgetLink(file.id);
+    }
+  }
+  if (!received) {
+    const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail', requestClass });
+    if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
+    try {
+      received = await receive(detail.body.file_contents);
+    } catch (error) {
+      // Only a link that worked is kept for its hour: a bad one is asked for afresh next time.
+      await policy.forgetLink(file.id);
+      // A refused link is not a network trouble that passes: the sentence says what would let it through.
+      if (error instanceof RemoteLinkRefused) throw new ApiError(502, { detail: `The contents of "${file.title}" were not fetched: ${error.message}.` });
+      throw unavailable(error instanceof FileTooLargeError ? `the remote sent more than the ${file.filesize ?? '?'} bytes the file holds` : (error as Error).message);
+    }
+    await rememberContentsLink(sync.engine.db, file.id, detail.body.file_contents, sync.engine.clock.now());
+  }
+  if (received.sha256 !== file.file_hash) {
+    await discardTempFile(received.tempPath);
+    throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
+  }
+  await adoptBlob(sync.engine, received, async () => undefined);
+  if (requestClass === 'user') await policy.recordFetched(file.id);
+}
+
+/**
+ * A version listed here whose bytes only the remote has (issue 35: the server's
+ * contents, replaced here by an edit before they were ever fetched). A SolarDesk
+ * remote keeps versions too: its list of the file's versions is asked for the one with
+ * the same hash, and that version's bytes come down (checked against the hash, kept as
+ * a blob). Two requests against the private files quota, made only when a person asks.
+ */
+export async function fetchVersionFromRemote(sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>, file: PrivateFileRow, version: PrivateFileVersionRow): Promise<void> {
+  const onlyThere = (why: string) =>
+    new ApiError(404, { detail: `This version of "${file.title}" is not on this computer, and the remote could not give it (${why}).` });
+  const list = await sync.remote.request({ method: 'GET', path: apiPaths.privateFileVersions(sync.orgId, file.id), action: 'private_file_versions' });
+  if (list.kind === 'unreachable' || list.kind === 'retry') {
+    throw new ApiError(503, { detail: `This version of "${file.title}" is on the remote only, and the remote cannot be reached (${list.message}). Try again when it can.` });
+  }
+  if (list.kind !== 'ok') throw onlyThere(list.message);
+  if (!Array.isArray(list.body)) throw onlyThere('its answer was not a list of versions');
+  const match = (list.body as Array<{ id?: unknown; file_hash?: unknown }>).find((entry) => entry.file_hash === version.file_hash && typeof entry.id === 'number');
+  if (!match) throw onlyThere('it no longer keeps these contents as a version');
+  const maxBytes = Math.min(sync.engine.files.maxUploadBytes, version.filesize + REMOTE_LIMITS.downloadMarginBytes);
+  let received;
+  try {
+    const bytes = await sync.remote.downloadFromApi(apiPaths.privateFileVersionContents(sync.orgId, file.id, match.id as number), 'private_file_versions');
+    received = await receiveToTempFile(sync.engine.store.fileRoot, bytes, maxBytes, 'download');
+  } catch (error) {
+    throw onlyThere(error instanceof FileTooLargeError ? `it sent more than the ${version.filesize} bytes the version holds` : (error as Error).message);
+  }
+  if (received.sha256 !== version.file_hash) {
+    await discardTempFile(received.tempPath);
+    throw new ApiError(502, { detail: `The remote sent different bytes than this version of "${file.title}" holds (hash mismatch); nothing was kept.` });
+  }
+  await adoptBlob(sync.engine, received, async () => undefined);
+}
