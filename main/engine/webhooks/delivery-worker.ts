@@ -349,7 +349,8 @@ export class WebhookDeliveryWorker {
         const givingUp =
           !outcome.successful && (outcome.permanent || at.getTime() - Date.parse(firstAttemptAt) >= this.options.retry.giveUpAfterMs);
         const notes = givingUp && !outcome.successful
-          ? `${outcome.notes}; gave up after ${attemptNumber} attempt${attemptNumber === 1 ? '' : 's'}`
+          ? // Notes that end a sentence (a refusal's advice) take the clause before their full stop.
+            `${outcome.notes.replace(/\.$/, '')}; gave up after ${attemptNumber} attempt${attemptNumber === 1 ? '' : 's'}`
           : outcome.notes;
         const recorded = await trx
           .updateTable('webhook_deliveries')
