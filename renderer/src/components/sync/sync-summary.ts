@@ -4,38 +4,20 @@
 // and "—" right after a sign-in). One sentence says where sync stands and what the
 // user can do; the facts follow from the same values.
 import type { SyncState } from '../../../../shared/bridge.ts';
-import type { SyncStatusJson } from '../../../../shared/sync-api.ts';
+import { type SyncStatusJson, readSyncStateName } from '../../../../shared/sync-api.ts';
 import type { SyncBudgetJson } from '../../../../shared/schemas/sync.ts';
 import { BUCKET_LABELS } from '../../../../shared/throttle-rates.ts';
 import { formatDateTime } from '../../format.ts';
 
-/** The facts every part of the screen shows, from one source. */
-export interface SyncFacts {
-  state: SyncState['state'];
-  pending: number;
-  conflicts: number;
-  heldDeletes: number;
-  lastSyncedAt: string | null;
-  nextAttemptAt: string | null;
-  remoteReachable: boolean;
-  detail: string;
-}
-
-const STATUS_STATES: Record<string, SyncState['state']> = {
-  idle: 'synced',
-  syncing: 'syncing',
-  offline: 'offline',
-  paused: 'paused',
-  needs_sign_in: 'needs_sign_in',
-  error: 'needs_attention',
-};
+/** The facts every part of the screen shows, from one source: the shape the agent pushes. */
+export type SyncFacts = SyncState;
 
 /** The pushed state when there is one (it is the newest), else the status read from the agent. */
 export function syncFactsOf(live: SyncState | null, status: SyncStatusJson | null, heldDeletes: number): SyncFacts | null {
   if (live && live.state !== 'local_only') return { ...live };
   if (!status) return null;
   return {
-    state: STATUS_STATES[status.state] ?? 'needs_attention',
+    state: readSyncStateName(status.state),
     pending: status.pending,
     conflicts: status.conflicts,
     heldDeletes,
