@@ -187,7 +187,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     await showSchedule(page);
     const entry = agendaEntry(page, booking.title);
     await expect(entry).toHaveCount(1);
-    await expect(entry).toContainText('09:00');
+    await expect(entry).toContainText('9:00');
     await expect(entry).toContainText('On-site sales visit');
     await expect(entry.getByRole('button', { name: project.title })).toBeVisible();
     if (project.address) await expect(entry).toContainText(project.address);
@@ -231,7 +231,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     await expect(panel.getByRole('tab', { name: 'Notes' })).toHaveAttribute('aria-selected', 'true');
     const activity = panel.getByTestId('activity-entry').filter({ hasText: booking.title });
     await expect(activity).toContainText('On-site sales visit');
-    await expect(activity).toContainText('09:00');
+    await expect(activity).toContainText('9:00');
     for (const role of booking.team) await expect(activity).toContainText(role.display);
     await expect(activity).toContainText(/Done \w/);
     await activity.scrollIntoViewIfNeeded();

@@ -28,7 +28,7 @@ test('with no remote, the sync screen says local only', async ({ page }) => {
   await openApp(page, app);
   await expect(page.getByTestId('sync-pill')).toHaveText('Local only');
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
-  await expect(page.getByTestId('local-only')).toContainText('Local only — no remote configured');
+  await expect(page.getByTestId('local-only')).toContainText('Local only: not signed in to an office server');
   await expect(page.getByRole('heading', { name: 'Sign in to a remote' })).toBeVisible();
   await screenshotBothThemes(page, 'sync-local-only');
   expect(pageProblems(page)).toEqual([]);

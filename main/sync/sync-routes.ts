@@ -43,7 +43,8 @@ export const OPENED_PROJECT_FRESH_MS = 5 * 60_000;
 const folderStatusAnswer = documentedResponse(folderStatusJsonSchema);
 
 function reasonFor(row: QueuedChange, state: string, now: string): string {
-  if (row.waitsOnlyForConflicts) return `Waiting for you to settle the conflict on ${(JSON.parse(row.fields) as string[]).join(', ')}.`;
+  // The renderer names the fields in people's words beside this reason; the reason itself names none (a field name here would be the API's).
+  if (row.waitsOnlyForConflicts) return 'Waiting for you to choose which value to keep, under Conflicts.';
   if (row.status === 'parked') return `${row.last_error ? `Not sent: ${describeChangeFailure(row.last_error)}` : 'The remote refused this change'}. Press Retry to send it again, or edit the record.`;
   if (row.status === 'in_flight') return 'Being sent to the remote.';
   if (row.status === 'held') return row.last_error ?? 'Held until you confirm it.';
