@@ -59,6 +59,7 @@ import { filesBelow } from '../engine/testing/file-testing.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../engine/testing/webhook-receiver.ts';
 import { killAgent, startAgentProcess, type AgentProcess } from '../sync/testing/agent-process.ts';
 import { viewOf, type SyncedModel } from '../sync/sync-models.ts';
+import { WAITS_FOR_CONFLICT_REASON } from '../sync/sync-routes.ts';
 import { folderOfProject, waitFor } from '../watch/testing/folder-testing.ts';
 import { apiPaths, parseOrgReference, syncPaths } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
@@ -449,7 +450,7 @@ async function agentJson<T>(slot: AgentSlot, urlPath: string): Promise<T> {
   return response.json as T;
 }
 
-const isMoving = (row: PendingRow) => row.status !== 'parked' && row.status !== 'held' && !row.reason.startsWith('Waiting for you to settle');
+const isMoving = (row: PendingRow) => row.status !== 'parked' && row.status !== 'held' && row.reason !== WAITS_FOR_CONFLICT_REASON;
 
 /** Differences between one replica and the remote as its user sees it, skipping what is legitimately held. */
 async function replicaDiff(slot: AgentSlot, conflicts: OpenConflict[], pending: PendingRow[]): Promise<string[]> {
