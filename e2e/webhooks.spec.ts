@@ -90,7 +90,7 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   await editor.getByRole('button', { name: 'Create webhook' }).click();
 
   const item = page.getByTestId('webhook-item').filter({ hasText: '/hooks/solar' });
-  await expect(item).toContainText('2 triggers');
+  await expect(item).toContainText('2 trigger fields');
   const listed = await app.api<{ id: number; trigger_fields: string[]; headers: string }[]>('GET', '/api/orgs/1/webhooks/');
   expect(listed.body.map((webhook) => webhook.trigger_fields)).toEqual([['project.site_notes', 'project.bogus_field']]);
   expect(JSON.parse(listed.body[0]!.headers)).toEqual({ 'X-Api-Key': 'e2e-secret' });
