@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 const screenshotDir = path.join(repoRoot, 'test-results/screenshots/connections');
 const SIZES = [
@@ -36,7 +37,7 @@ async function openSettings(page: Page) {
 async function switchOrg(page: Page, name: string) {
   await openSettings(page);
   await page.getByLabel('Organisation', { exact: true }).selectOption({ label: name });
-  await expect(page.getByText(`Working on ${name} as`)).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText(`Working on ${name} as`)).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
 }
 
 /** Screenshots at 800x600 and 1920x1080, light and dark; fails when the page scrolls sideways. */

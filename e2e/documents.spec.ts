@@ -10,6 +10,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
 import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 const PROJECT_ID = 1;
 const rasterDir = path.join(repoRoot, 'test-results/documents');
@@ -54,7 +55,7 @@ for (const size of [
 
     await dialog.getByRole('button', { name: 'Preview' }).click();
     const viewer = dialog.getByTestId('pdf-viewer');
-    await expect(viewer).toBeVisible({ timeout: 60_000 });
+    await expect(viewer).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
     await expect(dialog.getByTestId('pdf-page')).toHaveAttribute('data-rendered-page', '1');
     const pages = Number(await viewer.getAttribute('data-pages'));
     expect(pages).toBeGreaterThan(1);
@@ -81,7 +82,7 @@ for (const size of [
     // In the project folder on disk: the same bytes, brought there by the folder watcher's mirror, not by the test.
     const bytes = Buffer.from(await (await fetch(saved!.file_contents)).arrayBuffer());
     await expect
-      .poll(() => filesUnder(app.projectFoldersRoot).some((file) => file.endsWith('.pdf') && fs.readFileSync(file).equals(bytes)), { timeout: 60_000 })
+      .poll(() => filesUnder(app.projectFoldersRoot).some((file) => file.endsWith('.pdf') && fs.readFileSync(file).equals(bytes)), { timeout: STATE_HANG_GUARD_MS })
       .toBe(true);
 
     // Its pages as a customer sees them, for a person to look at.
@@ -102,7 +103,7 @@ test('the menu is keyboard-reachable and Escape closes it; a CSV type previews a
   await expect(dialog.getByLabel('Payment option')).toHaveCount(0);
   await dialog.getByRole('button', { name: 'Preview' }).click();
   const table = dialog.getByTestId('documents-preview').locator('table');
-  await expect(table).toBeVisible({ timeout: 60_000 });
+  await expect(table).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
   await expect(table.locator('thead th').first()).toHaveText('Month');
   await expect(table.locator('tbody tr').last()).toContainText('Total');
   await page.keyboard.press('Escape');

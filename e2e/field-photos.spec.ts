@@ -13,6 +13,7 @@ import { formatDistance, haversineMeters } from '../shared/geo.ts';
 import { INBOX_FOLDER } from '../shared/photos.ts';
 import { makeJpeg, northOf } from '../main/core/testing/photo-files.ts';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 interface Site {
   id: number;
@@ -93,7 +94,7 @@ test('the Unsorted inbox: a photo taken at one site is attached by itself and sa
     twins.push({ ...made.body, ...position });
   }
   const inbox = path.join(app.projectFoldersRoot, INBOX_FOLDER);
-  await expect.poll(() => fs.existsSync(inbox), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => fs.existsSync(inbox), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
   const drop = async (name: string, bytes: Uint8Array) => {
     const temp = path.join(app.dataDir, name);
     fs.writeFileSync(temp, bytes);
@@ -105,7 +106,7 @@ test('the Unsorted inbox: a photo taken at one site is attached by itself and sa
   await openApp(page, app);
   await page.getByRole('navigation', { name: 'SolarDesk' }).getByRole('button', { name: /^Sync/ }).click();
   const panel = page.getByTestId('unsorted-photos');
-  await expect(panel.getByTestId('inbox-batch')).toContainText(`Attached 1 photo from Unsorted: 1 to ${home.title}.`, { timeout: 30_000 });
+  await expect(panel.getByTestId('inbox-batch')).toContainText(`Attached 1 photo from Unsorted: 1 to ${home.title}.`, { timeout: STATE_HANG_GUARD_MS });
   const waiting = panel.getByTestId('inbox-item').filter({ hasText: 'DSC_1002.jpg' });
   await expect(waiting).toContainText('within 150 m of 2 sites');
   await expect(waiting.getByRole('button', { name: /Twin house east · 50 m/ })).toBeVisible();

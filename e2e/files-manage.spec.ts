@@ -10,6 +10,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import type { PrivateFileJson } from '../shared/schemas/private-file.ts';
 import { apiPaths } from '../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -141,7 +142,7 @@ test('delete asks first, can be undone, and is sent when the undo window ends', 
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await expect(row(page, 'old-quote.pdf')).toHaveCount(0);
   expect((await fileById(gone.id)).status).toBe(200);
-  await expect(undo).toBeHidden({ timeout: 30_000 });
+  await expect(undo).toBeHidden({ timeout: STATE_HANG_GUARD_MS });
   await expect.poll(async () => (await fileById(gone.id)).status).toBe(404);
   await expect(row(page, 'inverter-label.jpg')).toBeVisible();
   expect(pageProblems(page)).toEqual([]);
@@ -182,7 +183,7 @@ test('multi-select: tag two files at once, then delete two', async ({ page }) =>
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByTestId('file-row')).toHaveCount(1);
   await expect(page.getByTestId('undo-delete')).toContainText('Deleted 2 files');
-  await expect(page.getByTestId('undo-delete')).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('undo-delete')).toBeHidden({ timeout: STATE_HANG_GUARD_MS });
   await expect.poll(async () => (await projectFiles(project.id)).filter((file) => file.title.startsWith('multi')).map((file) => file.title)).toEqual(['multi c.jpg']);
   expect(pageProblems(page)).toEqual([]);
 });
@@ -331,7 +332,7 @@ test('an upload shows bytes and time left; a cancelled one leaves nothing attach
   await expect(progress).toContainText(/MB of 20 MB, (about \d+ s left|working out the time left)/);
   await expect(progress).toContainText(/about \d+ s left/);
   await screenshotBothThemes(page, 'files-upload-progress');
-  await expect(progress).toContainText('Attached', { timeout: 60_000 });
+  await expect(progress).toContainText('Attached', { timeout: STATE_HANG_GUARD_MS });
   await expect(row(page, 'drone-survey.bin')).toBeVisible();
   await expect.poll(async () => (await projectFiles(project.id)).find((file) => file.title === 'drone-survey.bin')?.filesize).toBe(big.length);
 
@@ -343,7 +344,7 @@ test('an upload shows bytes and time left; a cancelled one leaves nothing attach
   const cancelled = page.getByTestId('upload-progress').filter({ hasText: 'cancelled-survey.bin' });
   await expect(cancelled).toContainText(/[1-9][\d.]* MB of 20 MB/);
   await cancelled.getByRole('button', { name: 'Cancel' }).click();
-  await expect(cancelled).toContainText('Cancelled: nothing was attached', { timeout: 30_000 });
+  await expect(cancelled).toContainText('Cancelled: nothing was attached', { timeout: STATE_HANG_GUARD_MS });
   await cdp.detach();
   expect((await projectFiles(project.id)).some((file) => file.title === 'cancelled-survey.bin')).toBe(false);
   expect(partFilesOf(app.dataDir)).toEqual([]);

@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 import { apiPaths } from '../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 let remote: RemoteServer;
@@ -24,9 +25,9 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   await openApp(page, app);
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
   await submitSignIn(page, remote);
-  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: STATE_HANG_GUARD_MS });
   await page.getByRole('button', { name: 'Projects' }).click();
-  await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });
+  await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: STATE_HANG_GUARD_MS });
 
   // Project 1: the member's (the admin holds no role there), with three demo files.
   const { identifier } = (await remote.api<{ identifier: string }>('GET', apiPaths.project(1, 1))).body;
@@ -59,7 +60,7 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   await rows.first().getByRole('button', { name: 'Fetch' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'Settings > Download hosts' })).toContainText(
     `the link points to ${remote.serverHost}, which is neither the remote`,
-    { timeout: 30_000 },
+    { timeout: STATE_HANG_GUARD_MS },
   );
   await expect(page.getByTestId('contents-remote')).toHaveCount(3);
 
@@ -85,14 +86,14 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   await page.getByRole('tab', { name: 'Files' }).click();
 
   await rows.first().getByRole('button', { name: 'Fetch' }).click();
-  await expect(rows.first().getByTestId('contents-here')).toHaveText('On this computer', { timeout: 30_000 });
+  await expect(rows.first().getByTestId('contents-here')).toHaveText('On this computer', { timeout: STATE_HANG_GUARD_MS });
   await expect(page.getByTestId('contents-remote')).toHaveCount(2);
 
   await pin.click();
   await expect(pin).toHaveText('Pinned');
   await expect(pin).toHaveAttribute('aria-pressed', 'true');
   // Pinned: the rest come as background work, and the marks follow without a click.
-  await expect(page.getByTestId('contents-here')).toHaveCount(3, { timeout: 30_000 });
+  await expect(page.getByTestId('contents-here')).toHaveCount(3, { timeout: STATE_HANG_GUARD_MS });
   await screenshotBothThemes(page, 'files-on-demand-pinned');
   expect(pageProblems(page)).toEqual([]);
 });

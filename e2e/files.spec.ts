@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { dropFileOnWindow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -54,7 +55,7 @@ test('a file written into the project folder appears in the open Files tab witho
   const rowsBefore = await rows.count();
 
   // The watcher made the project's folder; a file appears in it the way a user copies one in.
-  await expect.poll(() => fs.readdirSync(app.projectFoldersRoot).some((name) => name.endsWith('(8)')), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => fs.readdirSync(app.projectFoldersRoot).some((name) => name.endsWith('(8)')), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
   const projectFolder = path.join(app.projectFoldersRoot, fs.readdirSync(app.projectFoldersRoot).find((name) => name.endsWith('(8)'))!);
   const temp = path.join(app.dataDir, 'site-visit.txt');
   fs.writeFileSync(temp, 'north face, two strings, shading after 3 pm');
@@ -62,7 +63,7 @@ test('a file written into the project folder appears in the open Files tab witho
 
   // No click, no tab switch: the engine's change event reaches the open tab.
   const row = rows.filter({ hasText: 'site-visit.txt' });
-  await expect(row).toBeVisible({ timeout: 30_000 });
+  await expect(row).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
   await expect(rows).toHaveCount(rowsBefore + 1);
   expect(pageProblems(page)).toEqual([]);
 });

@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import { apiPaths, syncPaths } from '../shared/api-paths.ts';
 import type { FolderStatusJson } from '../shared/schemas/folder.ts';
 import { makeTempDir, openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 const newRootParent = makeTempDir('solardesk-e2e-new-root-');
@@ -28,7 +29,7 @@ async function expectSettledOn(root: string): Promise<void> {
         const status = (await app.api<FolderStatusJson>('GET', syncPaths.folder(1))).body;
         return status.enabled && status.root === root && status.state === 'watching' && status.quiet && status.last_rescan_at !== null;
       },
-      { timeout: 60_000 },
+      { timeout: STATE_HANG_GUARD_MS },
     )
     .toBe(true);
 }
@@ -38,7 +39,7 @@ test('a new folder root moves the project folders there with their files, and no
   const folderName = fs.readdirSync(app.projectFoldersRoot).find((name) => name.endsWith('(8)'))!;
   fs.writeFileSync(path.join(app.projectFoldersRoot, folderName, 'string-layout.txt'), 'two strings of nine, east and west');
   await expect
-    .poll(async () => (await app.api<{ title: string }[]>('GET', apiPaths.privateFiles(1), undefined, { project: 8 })).body.map((file) => file.title), { timeout: 30_000 })
+    .poll(async () => (await app.api<{ title: string }[]>('GET', apiPaths.privateFiles(1), undefined, { project: 8 })).body.map((file) => file.title), { timeout: STATE_HANG_GUARD_MS })
     .toContain('string-layout.txt');
   await expectSettledOn(app.projectFoldersRoot);
   const filesBefore = (await app.api<{ id: number }[]>('GET', apiPaths.privateFiles(1), undefined, { limit: 1000 })).body.length;
@@ -68,7 +69,7 @@ test('a new folder root moves the project folders there with their files, and no
   await page.setViewportSize({ width: 1400, height: 900 });
 
   await dialog.getByRole('button', { name: 'Move the folders' }).click();
-  await expect(page.getByText(`Moved the project folders and their files to ${newRoot}.`)).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText(`Moved the project folders and their files to ${newRoot}.`)).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
   await expect(dialog).toHaveCount(0);
   const movedWorkspace = path.join(newRoot, 'On this computer');
   await expect(page.getByTestId('project-folders-root')).toContainText(movedWorkspace);

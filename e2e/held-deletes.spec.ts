@@ -9,6 +9,7 @@ import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths, syncPaths } from '../shared/api-paths.ts';
 import { makeTempDir, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 // A data folder of our own, so the app can be stopped and started again on it.
 const dataDir = makeTempDir('solardesk-e2e-held-');
@@ -24,7 +25,7 @@ test.afterAll(async () => {
 /** The project's folder under "On this computer", once the watcher has made it. */
 async function projectFolderOf(projectId: number): Promise<string> {
   const suffix = `(${projectId})`;
-  await expect.poll(() => fs.readdirSync(app.projectFoldersRoot).some((name) => name.endsWith(suffix)), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => fs.readdirSync(app.projectFoldersRoot).some((name) => name.endsWith(suffix)), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
   return path.join(app.projectFoldersRoot, fs.readdirSync(app.projectFoldersRoot).find((name) => name.endsWith(suffix))!);
 }
 
@@ -33,7 +34,7 @@ async function copyIntoFolder(page: Page, folder: string, name: string, text: st
   const temp = path.join(app.dataDir, name);
   fs.writeFileSync(temp, text);
   fs.renameSync(temp, path.join(folder, name));
-  await expect(page.getByTestId('file-row').filter({ hasText: name })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('file-row').filter({ hasText: name })).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
 }
 
 test('a file deleted from its project folder waits on the Sync screen; Restore puts it back, Delete it deletes it', async ({ page }) => {
@@ -48,14 +49,14 @@ test('a file deleted from its project folder waits on the Sync screen; Restore p
   fs.rmSync(path.join(folder, 'string-layout.txt'));
   fs.rmSync(path.join(folder, 'old-quote.txt'));
   const syncNav = page.getByRole('navigation', { name: 'SolarDesk' }).getByRole('button', { name: /^Sync/ });
-  await expect(syncNav.locator('.nav-count')).toHaveText('2', { timeout: 30_000 });
+  await expect(syncNav.locator('.nav-count')).toHaveText('2', { timeout: STATE_HANG_GUARD_MS });
   await expect(page.getByTestId('sync-pill')).toBeVisible();
 
   // Held across a restart: SolarDesk stops and starts again on the same data folder, and both still wait.
   await app.stop();
   app = await startSolarDesk({ dataDir });
   await openApp(page, app);
-  await expect(syncNav.locator('.nav-count')).toHaveText('2', { timeout: 30_000 });
+  await expect(syncNav.locator('.nav-count')).toHaveText('2', { timeout: STATE_HANG_GUARD_MS });
   expect(fs.existsSync(path.join(folder, 'string-layout.txt'))).toBe(false);
 
   await syncNav.click();
@@ -91,7 +92,7 @@ test('a file deleted from its project folder waits on the Sync screen; Restore p
   await layoutRow.getByRole('button', { name: 'Restore' }).click();
   await expect(heldRows).toHaveCount(1);
   await expect(layoutRow).toHaveCount(0);
-  await expect.poll(() => fs.existsSync(path.join(folder, 'string-layout.txt')), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => fs.existsSync(path.join(folder, 'string-layout.txt')), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
   expect(fs.readFileSync(path.join(folder, 'string-layout.txt'), 'utf8')).toBe('two strings of nine, east and west');
 
   // Delete it: the private file is gone from the store and the list empties.
@@ -128,11 +129,11 @@ test('held deletes are grouped by folder under one explanation; Restore all puts
     fs.renameSync(temp, path.join(folder, name));
   }
   const titles = async () => (await app.api<{ title: string }[]>('GET', apiPaths.privateFiles(1), undefined, { limit: 1000 })).body.map((file) => file.title);
-  await expect.poll(titles, { timeout: 30_000 }).toEqual(expect.arrayContaining(written.map(([, name]) => name)));
+  await expect.poll(titles, { timeout: STATE_HANG_GUARD_MS }).toEqual(expect.arrayContaining(written.map(([, name]) => name)));
   for (const [folder, name] of written) fs.rmSync(path.join(folder, name));
 
   const syncNav = page.getByRole('navigation', { name: 'SolarDesk' }).getByRole('button', { name: /^Sync/ });
-  await expect(syncNav.locator('.nav-count')).toHaveText('3', { timeout: 30_000 });
+  await expect(syncNav.locator('.nav-count')).toHaveText('3', { timeout: STATE_HANG_GUARD_MS });
   await syncNav.click();
   const held = page.getByTestId('held-deletes');
   await expect(held.getByTestId('held-delete')).toHaveCount(3);
@@ -164,7 +165,7 @@ test('held deletes are grouped by folder under one explanation; Restore all puts
   await expect(held).toHaveCount(0);
   await expect(syncNav.locator('.nav-count')).toHaveCount(0);
   for (const [folder, name, text] of written) {
-    await expect.poll(() => fs.existsSync(path.join(folder, name)), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => fs.existsSync(path.join(folder, name)), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
     expect(fs.readFileSync(path.join(folder, name), 'utf8')).toBe(text);
   }
   expect((await app.api<unknown[]>('GET', syncPaths.pending(1))).body).toEqual([]);

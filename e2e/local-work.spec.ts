@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 import { apiPaths } from '../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 let remote: RemoteServer;
@@ -37,7 +38,7 @@ test('work done here before signing in is offered after it; one item sent reache
 
   await signIn(page);
   const dialog = page.getByTestId('local-work-dialog');
-  await expect(dialog).toBeVisible({ timeout: 60_000 });
+  await expect(dialog).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
   await expect(dialog).toContainText('not on Sunrise Solar');
   const items = dialog.getByTestId('local-work-item');
   await expect(items).toHaveCount(3);
@@ -65,7 +66,7 @@ test('work done here before signing in is offered after it; one item sent reache
   await expect(dialog.getByTestId('local-work-sent')).toContainText('Sent 1 to Sunrise Solar: Quote for the Okafor family');
   await expect(items).toHaveCount(2);
   await expect
-    .poll(async () => (await remote.api<{ title: string }[]>('GET', '/api/orgs/1/projects/?search=Okafor')).body.map((project) => project.title), { timeout: 60_000 })
+    .poll(async () => (await remote.api<{ title: string }[]>('GET', '/api/orgs/1/projects/?search=Okafor')).body.map((project) => project.title), { timeout: STATE_HANG_GUARD_MS })
     .toContain('Quote for the Okafor family');
   expect((await remote.api<{ title: string }>('GET', '/api/orgs/1/projects/12/')).body.title).not.toBe('Edited before signing in');
   expect(pageProblems(page)).toEqual([]);
@@ -90,7 +91,7 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   const switcher = page.getByRole('combobox', { name: 'Workspace' });
   await expect(switcher).toHaveValue('remote');
   await switcher.selectOption({ label: 'On this computer' });
-  await expect(switcher).toHaveValue('local', { timeout: 60_000 });
+  await expect(switcher).toHaveValue('local', { timeout: STATE_HANG_GUARD_MS });
   await page.getByRole('button', { name: 'Projects' }).click();
   await page.getByRole('searchbox', { name: 'Search projects' }).fill('Edited before signing in');
   await expect(page.getByTestId('project-count')).toHaveText('1 project');
@@ -116,7 +117,7 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   await page.keyboard.press('ArrowDown');
   await expect(menu.getByRole('menuitemradio', { name: /^Sunrise Solar at / })).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(sidebar.getByRole('button', { name: /^Workspace: Sunrise Solar at 127\.0\.0\.1:\d+$/ })).toBeVisible({ timeout: 60_000 });
+  await expect(sidebar.getByRole('button', { name: /^Workspace: Sunrise Solar at 127\.0\.0\.1:\d+$/ })).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
   await expect(menu).toHaveCount(0);
   await screenshotBothThemes(page, 'local-work-switcher-icon');
 
@@ -124,7 +125,7 @@ test('"Keep on this computer" keeps the rest in a workspace the switcher opens a
   await page.setViewportSize({ width: 1280, height: 800 });
   await expect(switcher).toHaveValue('remote');
   await expect(switcher).toHaveAttribute('title', /^Workspace: Sunrise Solar at 127\.0\.0\.1:\d+$/);
-  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced|Syncing/, { timeout: 60_000 });
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced|Syncing/, { timeout: STATE_HANG_GUARD_MS });
   expect(pageProblems(page)).toEqual([]);
 });
 
@@ -144,18 +145,18 @@ test('a file deleted just before switching workspace is deleted in neither: the 
   await expect(page.getByTestId('undo-delete')).toContainText('Deleted Switchboard');
   // Within the undo window, the other workspace opens.
   await switcher.selectOption({ label: 'On this computer' });
-  await expect(switcher).toHaveValue('local', { timeout: 60_000 });
-  await expect(page.locator('.toasts')).toContainText('Not deleted: the workspace changed before the delete was sent', { timeout: 20_000 });
+  await expect(switcher).toHaveValue('local', { timeout: STATE_HANG_GUARD_MS });
+  await expect(page.locator('.toasts')).toContainText('Not deleted: the workspace changed before the delete was sent', { timeout: STATE_HANG_GUARD_MS });
   expect((await app.api('GET', apiPaths.privateFile(1, switchboard.id))).status, 'on this computer').toBe(200);
   expect((await remote.api('GET', apiPaths.privateFile(1, switchboard.id))).status, 'on the remote').toBe(200);
   await switcher.selectOption('remote');
-  await expect(switcher).toHaveValue('remote', { timeout: 60_000 });
+  await expect(switcher).toHaveValue('remote', { timeout: STATE_HANG_GUARD_MS });
   expect((await app.api('GET', apiPaths.privateFile(1, switchboard.id))).status, 'in the signed-in workspace').toBe(200);
 });
 
 test('signing out while a change has not reached the server asks first', async ({ page }) => {
   await openApp(page, app);
-  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: STATE_HANG_GUARD_MS });
   remote.proxy.setOffline(true);
   await openProjectByIdentifier(page, 'SD-2026-0014');
   await page.getByTestId('project-panel').getByLabel('Notes', { exact: true }).fill('Written in a dead zone.');
@@ -169,8 +170,8 @@ test('signing out while a change has not reached the server asks first', async (
   await expect(question).toBeHidden();
   await expect(page.getByText(`Signed in to ${remote.url}`)).toBeVisible();
   // The sync screen says why in a sentence, not an error code.
-  await expect(page.getByTestId('sync-status')).toContainText(`The server at ${remote.url} is not answering`, { timeout: 30_000 });
+  await expect(page.getByTestId('sync-status')).toContainText(`The server at ${remote.url} is not answering`, { timeout: STATE_HANG_GUARD_MS });
   remote.proxy.setOffline(false);
-  await expect.poll(async () => (await remote.api<{ notes: string }>('GET', '/api/orgs/1/projects/14/')).body.notes, { timeout: 60_000 }).toBe('Written in a dead zone.');
+  await expect.poll(async () => (await remote.api<{ notes: string }>('GET', '/api/orgs/1/projects/14/')).body.notes, { timeout: STATE_HANG_GUARD_MS }).toBe('Written in a dead zone.');
   expect(pageProblems(page)).toEqual([]);
 });

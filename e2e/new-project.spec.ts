@@ -11,6 +11,7 @@ import { apiPaths } from '../shared/api-paths.ts';
 import type { ContactJson } from '../shared/schemas/contact.ts';
 import { expectNoSidewaysOverflow, openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 interface CreatedProject {
   id: number;
@@ -35,7 +36,7 @@ async function localProjects(words: string): Promise<CreatedProject[]> {
 
 /** The folder the watcher made for a project of this title, once it exists (`<title> (<id>)`). */
 async function expectFolderFor(root: string, title: string): Promise<void> {
-  await expect.poll(() => (fs.existsSync(root) ? fs.readdirSync(root) : []).some((name) => name.startsWith(`${title} (`)), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => (fs.existsSync(root) ? fs.readdirSync(root) : []).some((name) => name.startsWith(`${title} (`)), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
 }
 
 test('a project with a new customer is created from the list button, shows in the list, and gets its folder', async ({ page }) => {
@@ -186,9 +187,9 @@ test.describe('signed in to a server', () => {
     await openApp(page, synced);
     await page.getByRole('button', { name: 'Sync', exact: true }).click();
     await submitSignIn(page, remote);
-    await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+    await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: STATE_HANG_GUARD_MS });
     await page.getByRole('button', { name: 'Projects' }).click();
-    await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });
+    await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: STATE_HANG_GUARD_MS });
 
     remote.proxy.setOffline(true);
     await page.getByRole('button', { name: 'New project' }).click();
@@ -200,16 +201,16 @@ test.describe('signed in to a server', () => {
     await form.getByLabel('Email').fill('noor.haddad@example.com');
     await form.getByLabel('Email').press('Enter');
     await expect(page.getByTestId('project-panel')).toContainText('3 Offline Court');
-    await expect(page.getByTestId('sync-pill')).toHaveText(/Offline/, { timeout: 30_000 });
+    await expect(page.getByTestId('sync-pill')).toHaveText(/Offline/, { timeout: STATE_HANG_GUARD_MS });
     const onServer = async () => (await remote.api<CreatedProject[]>('GET', `${apiPaths.projects(1)}?search=${encodeURIComponent('Offline Court')}`)).body;
     expect(await onServer()).toEqual([]);
 
     remote.proxy.setOffline(false);
-    await expect.poll(async () => (await onServer()).length, { timeout: 60_000 }).toBe(1);
+    await expect.poll(async () => (await onServer()).length, { timeout: STATE_HANG_GUARD_MS }).toBe(1);
     const [project] = await onServer();
     expect(project!.address).toBe('3 Offline Court');
     expect(project!.contacts_data.map((contact) => [contact.first_name, contact.family_name, contact.email])).toEqual([['Noor', 'Haddad', 'noor.haddad@example.com']]);
-    await expect(page.getByTestId('sync-pill')).toHaveText('Synced', { timeout: 30_000 });
+    await expect(page.getByTestId('sync-pill')).toHaveText('Synced', { timeout: STATE_HANG_GUARD_MS });
     expect(pageProblems(page)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@
 // cannot download browsers here, and Debian's build renders WebGL 2 through
 // SwiftShader, so the 3D view is checked by its pixels.
 import { defineConfig } from '@playwright/test';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 export default defineConfig({
   testDir: '.',
@@ -11,8 +12,13 @@ export default defineConfig({
   // Each spec file starts its own SolarDesk; two at a time keep the 2-core machine responsive.
   workers: 2,
   fullyParallel: false,
-  timeout: 120_000,
-  expect: { timeout: 15_000 },
+  // Hang guards, not speed checks (main/testing/hang-guards.ts, issue 33): at load 20 a
+  // spec's beforeAll (a remote server and SolarDesk starting) ran past 120 s, and waits
+  // for background work (sync, the watcher) past 30 s. A wait ends as soon as its state
+  // holds, so a long guard costs a passing test nothing; one wait that never ends fails
+  // at its own guard, and the test's is three of those.
+  timeout: 3 * STATE_HANG_GUARD_MS,
+  expect: { timeout: 60_000 },
   reporter: process.env.CI ? [['list']] : [['list']],
   use: {
     browserName: 'chromium',

@@ -1,6 +1,7 @@
 // Browse, search, filter and move through the demo projects with the keyboard.
 import { expect, test } from '@playwright/test';
 import { openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -46,7 +47,7 @@ test('the demo projects are listed, searched by title, contact and identifier, a
   await expect(async () => {
     const titles = await rows.locator('.row-title').allTextContents();
     expect(titles.slice(0, 6)).toEqual([...titles.slice(0, 6)].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
-  }).toPass({ timeout: 10_000 });
+  }).toPass({ timeout: STATE_HANG_GUARD_MS });
   expect(pageProblems(page)).toEqual([]);
 });
 

@@ -9,6 +9,7 @@
 // fault proxy); Chromium, the agents and the server are real.
 import fs from 'node:fs';
 import { expect, type Page, test } from '@playwright/test';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 import { apiPaths, parseOrgReference } from '../shared/api-paths.ts';
 import type { EventJson } from '../shared/schemas/event.ts';
 import type { RoleJson } from '../shared/schemas/role.ts';
@@ -155,7 +156,6 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
   const api: Api = (path, query) => app.api('GET', path, undefined, query);
 
   test('a site visit booked from a project for tomorrow at 09:00 with two people is on the agenda and the week, is marked done, downloads as .ics and is in the project activity', async ({ page }) => {
-    test.setTimeout(240_000);
     await page.setViewportSize(SIZES[0]);
     await openApp(page, app);
     const project = await bookableProject(api, 0);
@@ -187,7 +187,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     await showSchedule(page);
     const entry = agendaEntry(page, booking.title);
     await expect(entry).toHaveCount(1);
-    await expect(entry).toContainText('09:00');
+    await expect(entry).toContainText('9:00');
     await expect(entry).toContainText('On-site sales visit');
     await expect(entry.getByRole('button', { name: project.title })).toBeVisible();
     if (project.address) await expect(entry).toContainText(project.address);
@@ -231,7 +231,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     await expect(panel.getByRole('tab', { name: 'Notes' })).toHaveAttribute('aria-selected', 'true');
     const activity = panel.getByTestId('activity-entry').filter({ hasText: booking.title });
     await expect(activity).toContainText('On-site sales visit');
-    await expect(activity).toContainText('09:00');
+    await expect(activity).toContainText('9:00');
     for (const role of booking.team) await expect(activity).toContainText(role.display);
     await expect(activity).toContainText(/Done \w/);
     await activity.scrollIntoViewIfNeeded();
@@ -245,8 +245,7 @@ test.describe('signed in to a server', () => {
   let laptop: RunningApp;
   let office: RunningApp;
   test.beforeAll(async () => {
-    // Three programs start one after the other (a changed renderer is built by the first only).
-    test.setTimeout(300_000);
+    // Three programs start one after the other (a changed renderer is built by the first only): the hang guard (playwright.config.ts) allows for it.
     remote = await startRemoteServer();
     // A short sync interval, so a test waits seconds, not the default half minute, for the agent to notice the network.
     laptop = await startSolarDesk({ extraArgs: ['--sync-interval', '2'] });
@@ -262,13 +261,12 @@ test.describe('signed in to a server', () => {
     await openApp(page, app);
     await page.getByRole('button', { name: 'Sync', exact: true }).click();
     await submitSignIn(page, remote);
-    await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: 60_000 });
+    await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: STATE_HANG_GUARD_MS });
     await page.getByRole('button', { name: 'Projects', exact: true }).click();
-    await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: 60_000 });
+    await expect(page.getByTestId('project-count')).toHaveText('48 projects', { timeout: STATE_HANG_GUARD_MS });
   }
 
   test('a visit booked and done with no network reaches the server with every field, and a second computer shows it', async ({ page, browser }) => {
-    test.setTimeout(300_000);
     await page.setViewportSize(SIZES[1]);
     await signIn(page, laptop);
     const project = await bookableProject(serverApi, 1);
@@ -281,21 +279,21 @@ test.describe('signed in to a server', () => {
     const entry = agendaEntry(page, booking.title);
     await entry.getByRole('switch', { name: `Done: ${booking.title}` }).check();
     await expect(entry).toContainText(/Done \w/);
-    await expect(page.getByTestId('sync-pill')).toHaveText(/Offline/, { timeout: 30_000 });
+    await expect(page.getByTestId('sync-pill')).toHaveText(/Offline/, { timeout: STATE_HANG_GUARD_MS });
     expect(await eventsOf(serverApi, project.id, booking.title)).toEqual([]);
 
     // Back in signal: it arrives once, with every field.
     remote.proxy.setOffline(false);
-    await expect.poll(async () => (await eventsOf(serverApi, project.id, booking.title)).map((event) => event.is_complete), { timeout: 90_000 }).toEqual([true]);
+    await expect.poll(async () => (await eventsOf(serverApi, project.id, booking.title)).map((event) => event.is_complete), { timeout: STATE_HANG_GUARD_MS }).toEqual([true]);
     expectEveryField((await eventsOf(serverApi, project.id, booking.title))[0]!, booking, { isComplete: true });
-    await expect(page.getByTestId('sync-pill')).toHaveText('Synced', { timeout: 60_000 });
+    await expect(page.getByTestId('sync-pill')).toHaveText('Synced', { timeout: STATE_HANG_GUARD_MS });
 
     // The office computer, signed in to the same server, has it on its schedule too.
     const officePage = await browser.newPage({ viewport: SIZES[0] });
     await signIn(officePage, office);
     await showSchedule(officePage);
     const seen = agendaEntry(officePage, booking.title);
-    await expect(seen).toHaveCount(1, { timeout: 60_000 });
+    await expect(seen).toHaveCount(1, { timeout: STATE_HANG_GUARD_MS });
     await expect(seen).toContainText(/Done \w/);
     for (const role of booking.team) await expect(seen.getByTestId('schedule-entry-team')).toContainText(role.display);
     await expect(seen.getByRole('link', { name: project.contacts_data[0]!.phone })).toBeVisible();

@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 import { openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
 let receiver: WebhookReceiver;
@@ -90,7 +91,7 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   await editor.getByRole('button', { name: 'Create webhook' }).click();
 
   const item = page.getByTestId('webhook-item').filter({ hasText: '/hooks/solar' });
-  await expect(item).toContainText('2 triggers');
+  await expect(item).toContainText('2 trigger fields');
   const listed = await app.api<{ id: number; trigger_fields: string[]; headers: string }[]>('GET', '/api/orgs/1/webhooks/');
   expect(listed.body.map((webhook) => webhook.trigger_fields)).toEqual([['project.site_notes', 'project.bogus_field']]);
   expect(JSON.parse(listed.body[0]!.headers)).toEqual({ 'X-Api-Key': 'e2e-secret' });
@@ -125,7 +126,7 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   await row.getByRole('button', { name: 'Redeliver' }).click();
   const [, resent] = await receiver.waitForCalls(2, 30_000);
   expect(resent!.body).toEqual(call!.body);
-  await expect(page.getByTestId('delivery-row')).toHaveCount(2, { timeout: 20_000 });
+  await expect(page.getByTestId('delivery-row')).toHaveCount(2, { timeout: STATE_HANG_GUARD_MS });
 
   // The log's search (the API's `search`) narrows the rows; Download CSV saves them (format=csv).
   const search = page.getByRole('searchbox', { name: 'Search the delivery log' });

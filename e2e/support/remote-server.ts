@@ -25,7 +25,7 @@ export async function startRemoteServer(): Promise<RemoteServer> {
     [path.join(repoRoot, 'main/solardesk.js'), 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent'],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const serverUrl = await waitForOutput(child, /listening on (\S+)/, 60_000);
+  const serverUrl = await waitForOutput(child, /listening on (\S+)/);
   const signIn = await fetch(`${serverUrl}/api-token-auth/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

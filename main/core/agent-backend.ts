@@ -79,7 +79,7 @@ async function readState(agent: Agent): Promise<SyncState> {
       ? `${waitingForUser} change${waitingForUser === 1 ? ' waits' : 's wait'} for you on the Sync screen.`
       : status.pending > 0
         ? `${status.pending} change${status.pending === 1 ? '' : 's'} waiting to reach the remote.`
-        : 'Everything is on the remote.';
+        : 'Every change made here while signed in is on the remote.';
   return {
     state,
     pending: status.pending,

@@ -42,8 +42,14 @@ export const OPENED_PROJECT_FRESH_MS = 5 * 60_000;
  */
 const folderStatusAnswer = documentedResponse(folderStatusJsonSchema);
 
+/**
+ * A change held back only by its conflicts. The renderer names the fields in people's
+ * words beside it; the reason itself names none (a field name here would be the API's).
+ */
+export const WAITS_FOR_CONFLICT_REASON = 'Waiting for you to choose which value to keep, under Conflicts.';
+
 function reasonFor(row: QueuedChange, state: string, now: string): string {
-  if (row.waitsOnlyForConflicts) return `Waiting for you to settle the conflict on ${(JSON.parse(row.fields) as string[]).join(', ')}.`;
+  if (row.waitsOnlyForConflicts) return WAITS_FOR_CONFLICT_REASON;
   if (row.status === 'parked') return `${row.last_error ? `Not sent: ${describeChangeFailure(row.last_error)}` : 'The remote refused this change'}. Press Retry to send it again, or edit the record.`;
   if (row.status === 'in_flight') return 'Being sent to the remote.';
   if (row.status === 'held') return row.last_error ?? 'Held until you confirm it.';

@@ -17,6 +17,14 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** "1 change", "3 changes": a count with its noun, singular or plural. */
+export const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+
+/** A pending change's operation (`create`, `update`, `delete`) as a person says it. */
+export function changeWord(operation: string): string {
+  return ({ create: 'New', update: 'Changed', delete: 'Deleted' } as Record<string, string>)[operation] ?? operation;
+}
+
 // Money, numbers and percentages are formatted by shared/design-figures.ts, so the
 // Design tab and the generated documents print a figure the same way.
 export { formatMoney, formatNumber, formatPercent } from '../../shared/design-figures.ts';

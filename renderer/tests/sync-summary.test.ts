@@ -31,6 +31,12 @@ test('every fact follows the same state: synced is reachable; offline is not, an
   assert.equal(syncSentence(withConflicts), '1 field was changed on both sides: choose which value to keep below. 3 deleted files wait for you below.');
 });
 
+test('records made before signing in and not sent are named beside "up to date", so the sentence does not say everything is there', () => {
+  const synced = syncFactsOf({ ...firstSyncRunning, state: 'synced', lastSyncedAt: '2026-11-28T04:00:00.000Z' }, null, 0)!;
+  assert.equal(syncSentence(synced, 7), 'Up to date with the remote. 7 records made before you signed in are only on this computer: review and send them below.');
+  assert.equal(syncSentence(synced, 1), 'Up to date with the remote. 1 record made before you signed in is only on this computer: review and send it below.');
+});
+
 test('without a pushed state yet, the status read from the agent is used', () => {
   const facts = syncFactsOf(null, { ...justSignedIn, state: 'paused', pending: 1 }, 2)!;
   assert.equal(facts.state, 'paused');
@@ -49,7 +55,7 @@ test('background work waiting for the allowance is one sentence with the earlies
       { bucket: 'private_files', what: 'files of 3 changed projects', may_go_at: '2026-11-28T14:10:00.000Z' },
     ],
   };
-  const time = new Date('2026-11-28T14:10:00.000Z').toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = new Date('2026-11-28T14:10:00.000Z').toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
   assert.equal(quotaSentence(budget), `Background checks paused until ${time} to stay within today’s allowance of private files; what you do yourself still goes at once.`);
   assert.equal(quotaSentence({ ...budget, waiting: [] }), null);
 });

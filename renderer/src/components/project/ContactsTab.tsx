@@ -7,7 +7,7 @@ import { apiDone } from '../../api/api-client.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
-import { contactName } from '../../project/contact-words.ts';
+import { contactLine, contactName } from '../../project/contact-words.ts';
 import { ContactSearchBox } from '../contacts/ContactSearchBox.tsx';
 import { DuplicateOffer } from '../contacts/DuplicateOffer.tsx';
 import { ContactForm, type ContactDraft } from './ContactForm.tsx';
@@ -115,7 +115,7 @@ export function ContactsTab({ project }: { project: ProjectDetailJson }) {
               <div className="card-row">
                 <div>
                   <strong>{contactName(contact)}</strong>
-                  <div className="muted">{[contact.email, contact.phone].filter(Boolean).join(' · ') || 'No email or phone'}</div>
+                  <div className="muted">{contactLine(contact) || 'No email or phone'}</div>
                 </div>
                 <div className="card-actions">
                   <button type="button" className="button" onClick={() => setEditingId(contact.id)}>

@@ -11,7 +11,8 @@ export function entryKind(event: EventJson): string {
   return eventTypeTitle(event.event_type_id);
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+// 'numeric' hours: "9:00 AM" where the locale uses a 12-hour clock, "09:00" where it uses 24 (2-digit read "09:00 AM").
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
 
 /** "09:00–10:00"; with its day in front when `withDay` ("Sun 29 Nov, 09:00–10:00"); an end on another day names that day. */

@@ -1,14 +1,11 @@
 import { messageOf } from '../../api/api-client.ts';
-import { formatDateTime, labelsOf } from '../../format.ts';
+import { changeWord, formatDateTime, labelsOf } from '../../format.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { Badge } from '../common/Badge.tsx';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { HeldDeletes } from './HeldDeletes.tsx';
 import { useRecordLabel } from './use-record-label.ts';
-
-/** The outbox's operations as a person says them. */
-const CHANGE_WORDS: Record<string, string> = { create: 'New', update: 'Changed', delete: 'Deleted' };
 
 /**
  * What waits to go to the remote, why, and until when; held deletes wait for the
@@ -45,7 +42,7 @@ export function PendingChanges({ isLocalOnly = false }: { isLocalOnly?: boolean 
                 {queued.map((item) => (
                   <tr key={item.id}>
                     <td>
-                      <Badge tone={item.status === 'parked' ? 'danger' : 'neutral'}>{CHANGE_WORDS[item.op] ?? item.op}</Badge> {describe(item)}
+                      <Badge tone={item.status === 'parked' ? 'danger' : 'neutral'}>{changeWord(item.op)}</Badge> {describe(item)}
                     </td>
                     <td>{item.fields.length ? labelsOf(item.fields).join(', ') : '—'}</td>
                     <td>{item.reason}</td>

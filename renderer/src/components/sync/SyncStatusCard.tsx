@@ -3,6 +3,7 @@
 import './SyncStatusCard.css';
 import { messageOf } from '../../api/api-client.ts';
 import { formatDateTime } from '../../format.ts';
+import { useLocalWorkStore } from '../../stores/local-work-store.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { SyncStatePill } from '../common/SyncStatePill.tsx';
@@ -12,6 +13,8 @@ export function SyncStatusCard() {
   const status = useSyncStore((state) => state.status);
   const live = useSyncStore((state) => state.live);
   const heldDeletes = useSyncStore((state) => state.pending.filter((item) => item.status === 'held').length);
+  // Kept on this computer by choice: not repeated in the sentence (the card below still lists them).
+  const onlyHere = useLocalWorkStore((state) => (state.offer && !state.offer.isKept ? state.offer.items.length : 0));
   const toast = useUiStore((state) => state.toast);
   const facts = syncFactsOf(live, status, heldDeletes);
   if (!facts) return null;
@@ -19,7 +22,7 @@ export function SyncStatusCard() {
   return (
     <div className="card sync-status" data-testid="sync-status">
       <p className="sync-sentence" data-testid="sync-sentence">
-        {syncSentence(facts)}
+        {syncSentence(facts, onlyHere)}
       </p>
       <div className="card-row">
         <SyncStatePill state={{ ...facts }} testId="sync-status-pill" />

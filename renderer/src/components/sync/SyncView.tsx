@@ -40,11 +40,11 @@ export function SyncView({ orgId }: { orgId: number }) {
             </>
           ) : (
             <>
-              <h2>Local only — no remote configured</h2>
+              <h2>Local only: not signed in to an office server</h2>
               <p>
-                Everything you do is saved on this computer{session?.mode === 'embedded' ? ', in its embedded store' : ''}.{' '}
+                Everything you do is saved on this computer.{' '}
                 {heldCount > 0 ? 'Nothing is sent anywhere, but files deleted from a project folder wait for you below.' : 'Nothing is pending and nothing can conflict.'}{' '}
-                Sign in to a remote below to keep this computer and your office in step; what you did here is offered to your office then, never hidden.
+                Sign in below to keep this computer and your office in step; what you did here is offered to your office then, never hidden.
               </p>
             </>
           )}

@@ -7,7 +7,7 @@ import type { SyncState } from '../../../../shared/bridge.ts';
 import { type SyncStatusJson, readSyncStateName } from '../../../../shared/sync-api.ts';
 import type { SyncBudgetJson } from '../../../../shared/schemas/sync.ts';
 import { BUCKET_LABELS } from '../../../../shared/throttle-rates.ts';
-import { formatDateTime } from '../../format.ts';
+import { formatDateTime, plural } from '../../format.ts';
 
 /** The facts every part of the screen shows, from one source: the shape the agent pushes. */
 export type SyncFacts = SyncState;
@@ -28,8 +28,6 @@ export function syncFactsOf(live: SyncState | null, status: SyncStatusJson | nul
   };
 }
 
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
-
 /** Whether the remote answers, in words that agree with the state: a first sync still running is "Connecting…", not "Not reachable". */
 export function remoteWords(facts: SyncFacts): string {
   if (facts.state === 'offline') return 'Not reachable';
@@ -44,8 +42,12 @@ export function lastSyncedWords(facts: SyncFacts): string {
   return facts.state === 'syncing' ? 'First sync running' : 'Not yet';
 }
 
-/** One sentence: where sync stands, and what the user can do about it. */
-export function syncSentence(facts: SyncFacts): string {
+/**
+ * One sentence: where sync stands, and what the user can do about it. `onlyHere` counts
+ * the records made before signing in that were not sent (the local-work offer): "Up to
+ * date with the remote" alone would read as if they were there too.
+ */
+export function syncSentence(facts: SyncFacts, onlyHere = 0): string {
   const waiting = facts.pending > 0 ? plural(facts.pending, 'change waits', 'changes wait') : 'Nothing waits';
   const main = {
     synced: facts.pending === 0 ? 'Up to date with the remote.' : `Connected: ${plural(facts.pending, 'change goes', 'changes go')} with the next sync.`,
@@ -59,6 +61,7 @@ export function syncSentence(facts: SyncFacts): string {
   const asks = [
     facts.conflicts > 0 ? `${plural(facts.conflicts, 'field was', 'fields were')} changed on both sides: choose which value to keep below.` : '',
     facts.heldDeletes > 0 ? `${plural(facts.heldDeletes, 'deleted file waits', 'deleted files wait')} for you below.` : '',
+    onlyHere > 0 ? `${plural(onlyHere, 'record made before you signed in is', 'records made before you signed in are')} only on this computer: review and send ${onlyHere === 1 ? 'it' : 'them'} below.` : '',
   ];
   return [main, ...asks].filter(Boolean).join(' ');
 }
@@ -68,7 +71,7 @@ export function quotaSentence(budget: SyncBudgetJson): string | null {
   if (budget.waiting.length === 0) return null;
   const first = [...budget.waiting].sort((a, b) => a.may_go_at.localeCompare(b.may_go_at))[0]!;
   const until = new Date(first.may_go_at);
-  const time = Number.isNaN(until.getTime()) ? first.may_go_at : until.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = Number.isNaN(until.getTime()) ? first.may_go_at : until.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
   const bucket = (BUCKET_LABELS[first.bucket] ?? 'requests').toLowerCase();
   return `Background checks paused until ${time} to stay within today’s allowance of ${bucket}; what you do yourself still goes at once.`;
 }

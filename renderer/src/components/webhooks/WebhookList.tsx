@@ -1,5 +1,6 @@
 import './WebhookList.css';
 import { messageOf } from '../../api/api-client.ts';
+import { plural } from '../../format.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';
 
@@ -15,7 +16,9 @@ export function WebhookList({ selectedId, onSelect }: { selectedId: number | nul
               {webhook.endpoint}
             </span>
             <span className="muted">
-              {webhook.trigger_fields === null ? 'No triggers' : `${webhook.trigger_fields.length} triggers`} · {webhook.payload_fields?.length ?? 0} payload paths
+              {/* null means every field (shared/schemas/webhook.ts), not none. */}
+              {webhook.trigger_fields === null ? 'Any change' : plural(webhook.trigger_fields.length, 'trigger field', 'trigger fields')} ·{' '}
+              {webhook.payload_fields === null ? 'whole records' : plural(webhook.payload_fields.length, 'field sent', 'fields sent')}
             </span>
           </button>
           {/* One control for on/off: the switch shows the state itself (no badge beside it saying it again). */}
