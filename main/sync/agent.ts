@@ -48,6 +48,8 @@ export interface AgentFolders {
   reportUploadProgress(fileId: number, progress: { sent: number; total: number } | null): void;
   /** What GET .../sync/folder/ answers. */
   status(): Promise<FolderStatus>;
+  /** Tries again now a download into a folder that failed (listed by status() as `downloading`, with why); false when none failed for the file. */
+  retryDownload(fileId: number): boolean;
 }
 
 /** What the agent gives the folders it is handed: its engine, org, user and log. */
