@@ -142,6 +142,8 @@ export const syncPaths = {
   pause: (orgId: number) => `${orgPath(orgId)}sync/pause/`,
   resume: (orgId: number) => `${orgPath(orgId)}sync/resume/`,
   folder: (orgId: number) => `${orgPath(orgId)}sync/folder/`,
+  /** Try again now a download into a project folder that failed (the Sync screen's Retry). */
+  retryFolderDownload: (orgId: number, fileId: number) => `${orgPath(orgId)}sync/folder/downloads/${fileId}/retry/`,
   budget: (orgId: number) => `${orgPath(orgId)}sync/budget/`,
   refresh: (orgId: number) => `${orgPath(orgId)}sync/refresh/`,
   /** Files on demand (docs/sync.md): a project's files, here or on the remote; pin; record an open; fetch one file. */

@@ -5,6 +5,7 @@
 import type { z as ZodNamespace } from 'zod';
 import { HTTP_METHODS, THEMES } from './bridge.ts';
 import { MAX_DOWNLOAD_HOSTS, readDownloadHostList } from './download-hosts.ts';
+import { type TransferCaps, transferCapsProblem } from './transfer-caps.ts';
 
 type Zod = typeof ZodNamespace;
 
@@ -57,6 +58,19 @@ export function requestSchemaParts(z: Zod) {
             return reading.hosts ?? [];
           }),
         localWebhooks: z.boolean(),
+        transferCaps: z
+          .object({
+            uploadKBps: z.number().nullable(),
+            downloadKBps: z.number().nullable(),
+            hours: z.object({ from: z.string().max(5), to: z.string().max(5) }).strict().nullable(),
+            metered: z.boolean(),
+          })
+          .strict()
+          // The rule is the shared one, so the sentence is the one Settings shows beside the field.
+          .superRefine((caps: TransferCaps, context) => {
+            const problem = transferCapsProblem(caps);
+            if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+          }),
         theme: z.enum(THEMES),
       })
       .partial()

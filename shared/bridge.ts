@@ -15,6 +15,7 @@ import type { z as ZodNamespace } from 'zod';
 import type { SyncStateName } from './sync-api.ts';
 import type { InboxState, ProjectPhotoPlace } from './photos.ts';
 import type { RequestSchemaParts } from './bridge-request-parts.ts';
+import type { TransferCaps } from './transfer-caps.ts';
 
 // ---------------------------------------------------------------------------
 // Shapes that travel over the bridge.
@@ -49,6 +50,8 @@ export interface Settings {
    * decides for itself with its --allow-private-webhook-endpoints flag.
    */
   localWebhooks: boolean;
+  /** Speed caps on file transfers and the metered switch (shared/transfer-caps.ts); the agent reads them at each piece, so a change holds at once. */
+  transferCaps: TransferCaps;
   theme: Theme;
 }
 

@@ -4,6 +4,7 @@
 // changed and the replica's engine announces every record a write or a pull
 // changed; the core turns them into the bridge's `sync.state` and `records.changed`.
 // Nothing is polled.
+import type { TransferCaps } from '../../shared/transfer-caps.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Agent, AgentSetupError, LOCAL_TOKEN_FILE, REMOTE_TOKEN_FILE, type SecretStore, fileSecretStore, startAgent } from '../sync/agent.ts';
@@ -34,6 +35,8 @@ export interface AgentStartOptions {
   lockHolder?: string;
   /** Hosts besides the remote that file links may point to, read at each download (Settings > Download hosts). */
   downloadHosts?: () => readonly string[];
+  /** The speed caps and metered switch, read at each piece of a transfer (Settings > Transfers). */
+  transferCaps?: () => TransferCaps;
 }
 
 export interface SyncAgentSettings {
@@ -163,6 +166,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           lockHolder: options.lockHolder,
           contents: settings.contents,
           downloadHosts: options.downloadHosts,
+          transferCaps: options.transferCaps,
           whereDownloadHostsAreNamed: 'Settings > Download hosts',
         });
       } catch (error) {

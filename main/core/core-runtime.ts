@@ -138,6 +138,8 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         projectFolders: options.projectFolders,
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
         downloadHosts: () => options.settings.read().downloadHosts,
+        // Asked at each piece of a transfer: a cap changed in Settings holds without a restart.
+        transferCaps: () => options.settings.read().transferCaps,
       });
     } else {
       // While signed in, settings.orgId is the remote's org: the local workspace keeps its own.

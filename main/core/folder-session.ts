@@ -107,6 +107,9 @@ class RefusedFolders implements AgentFolders {
   async close(): Promise<void> {}
   requestReconcile(): void {}
   reportUploadProgress(): void {}
+  retryDownload(): boolean {
+    return false;
+  }
   async status(): Promise<FolderStatus> {
     return {
       enabled: true,

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Settings, THEMES } from '../../shared/bridge.ts';
 import { readDownloadHostList } from '../../shared/download-hosts.ts';
+import { NO_TRANSFER_CAPS, type TransferCaps, transferCapsProblem } from '../../shared/transfer-caps.ts';
 import { makePrivateFolder, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
 export interface SettingsStore {
@@ -23,6 +24,7 @@ export function defaultSettings(folderRoot?: string, { isFolderRootChosen = fold
     folderRootChosen: isFolderRootChosen,
     downloadHosts: [],
     localWebhooks: false,
+    transferCaps: NO_TRANSFER_CAPS,
     theme: 'system',
   };
 }
@@ -40,8 +42,24 @@ export function normaliseSettings(stored: unknown, defaults: Settings): Settings
     folderRootChosen: typeof value.folderRootChosen === 'boolean' ? value.folderRootChosen : text(value.folderRoot) !== null || defaults.folderRootChosen,
     downloadHosts: (Array.isArray(value.downloadHosts) && readDownloadHostList(value.downloadHosts.filter((host) => typeof host === 'string').join(',')).hosts) || defaults.downloadHosts,
     localWebhooks: typeof value.localWebhooks === 'boolean' ? value.localWebhooks : defaults.localWebhooks,
+    transferCaps: readStoredTransferCaps(value.transferCaps) ?? defaults.transferCaps,
     theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,
   };
+}
+
+/** Caps as saved, or null when missing or not caps the rules allow (a hand-edited file): then there are none. */
+function readStoredTransferCaps(stored: unknown): TransferCaps | null {
+  if (typeof stored !== 'object' || stored === null) return null;
+  const value = stored as Record<string, unknown>;
+  const kbps = (field: unknown) => (typeof field === 'number' ? field : null);
+  const hours = value.hours as Record<string, unknown> | null | undefined;
+  const caps: TransferCaps = {
+    uploadKBps: kbps(value.uploadKBps),
+    downloadKBps: kbps(value.downloadKBps),
+    hours: hours && typeof hours.from === 'string' && typeof hours.to === 'string' ? { from: hours.from, to: hours.to } : null,
+    metered: value.metered === true,
+  };
+  return transferCapsProblem(caps) === null ? caps : null;
 }
 
 function readJsonFile(file: string): unknown {

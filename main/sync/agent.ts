@@ -9,6 +9,7 @@ import type { EngineContext } from '../engine/context.ts';
 import { addChangeCapture } from '../engine/changes/tracked-write.ts';
 import { type Clock, nowIso, systemClock } from '../engine/clock.ts';
 import { BandwidthLimiter } from './bandwidth-limiter.ts';
+import { removeUnneededDownloadParts } from './download-parts.ts';
 import type { TransferCaps } from '../../shared/transfer-caps.ts';
 import { checkToken, issueToken } from '../engine/auth/accounts.ts';
 import type { FolderStatus } from '../../shared/schemas/folder.ts';
@@ -47,6 +48,8 @@ export interface AgentFolders {
   reportUploadProgress(fileId: number, progress: { sent: number; total: number } | null): void;
   /** What GET .../sync/folder/ answers. */
   status(): Promise<FolderStatus>;
+  /** Tries again now a download into a folder that failed (listed by status() as `downloading`, with why); false when none failed for the file. */
+  retryDownload(fileId: number): boolean;
 }
 
 /** What the agent gives the folders it is handed: its engine, org, user and log. */
@@ -259,6 +262,8 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
   let folders: Folders | null = null;
   try {
     await ensureLocalIdentity(engine, remote, config);
+    // Downloads cut off by the last stop carry on from their parts; parts no file needs any more go.
+    await removeUnneededDownloadParts(engine.context.db, engine.context.store.fileRoot);
     const policy = (contents = new ContentsPolicy(engine.context.db, clock, config.org_id, config.user_id, options.contents, options.folderRecords ?? NO_PROJECT_FOLDERS));
     // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here, whatever
     // --keep-opened-days says: a file someone just put in a folder must not leave it once it has gone up.

@@ -150,6 +150,11 @@ export class BandwidthLimiter {
     if (requestClass === 'background' && this.caps().metered) throw new MeteredWaitError(direction);
   }
 
+  /** The cap on `direction` now, in bytes a second, or null when none holds now. */
+  capBytesPerSecond(direction: TransferDirection): number | null {
+    return this.pacers[direction].cap();
+  }
+
   /** The largest piece to ask for at once: PIECE_MS of the cap now, or the whole chunk when uncapped. */
   pieceBytes(direction: TransferDirection): number {
     const cap = this.pacers[direction].cap();

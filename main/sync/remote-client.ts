@@ -359,6 +359,14 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** The speed caps the bytes go through, and whose work this is (a person's open goes first). */
   pace?: { limiter: BandwidthLimiter; requestClass: RequestClass };
+  /**
+   * Ask for the bytes from `start` on (a download resumed, main/sync/resumable-download.ts),
+   * only if the contents are still the ones `ifRange` (their ETag) names: a remote whose
+   * file changed answers 200 with the whole of the new contents instead of 206.
+   */
+  range?: { start: number; ifRange: string };
+  /** Told the final answer's status and headers before its first byte is read (206 or 200, and its ETag). */
+  onAnswer?: (answer: { status: number; headers: Record<string, string | string[] | undefined> }) => void;
 }
 
 /**
@@ -382,7 +390,8 @@ export function downloadStream(url: string, options: DownloadOptions): Readable 
       for (let hop = 0; ; hop++) {
         refuse(target);
         const isRemote = new URL(target).origin === new URL(options.remoteBaseUrl).origin;
-        const headers = options.token && isRemote ? { authorization: `Bearer ${options.token}` } : {};
+        const headers: Record<string, string> = options.token && isRemote ? { authorization: `Bearer ${options.token}` } : {};
+        if (options.range) Object.assign(headers, { range: `bytes=${options.range.start}-`, 'if-range': options.range.ifRange });
         const stream = got.stream(target, { headers, timeout: { request: options.timeoutMs ?? 60_000 }, retry: { limit: 0 }, followRedirect: false, throwHttpErrors: false, signal: options.signal });
         stream.on('error', ignoreLateError);
         const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
@@ -400,6 +409,7 @@ export function downloadStream(url: string, options: DownloadOptions): Readable 
           stream.destroy();
           throw new Error(`the link answered HTTP ${response.statusCode}`);
         }
+        options.onAnswer?.({ status: response.statusCode, headers: response.headers });
         try {
           yield* options.pace ? options.pace.limiter.paced(stream as AsyncIterable<Buffer>, 'download', options.pace.requestClass, options.signal) : (stream as AsyncIterable<Buffer>);
         } finally {

@@ -4,15 +4,21 @@
 import type { FetchBlobOptions } from '../engine/context.ts';
 import type { PrivateFileRow, PrivateFileVersionRow } from '../engine/store/tables.ts';
 import { ApiError } from '../engine/http/errors.ts';
-import { adoptBlob, discardTempFile, FileTooLargeError, receiveToTempFile } from '../engine/files/blob-store.ts';
+import fs from 'node:fs';
+import { adoptBlob, blobPath, discardTempFile, FileTooLargeError, receiveToTempFile } from '../engine/files/blob-store.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { type DownloadOptions, RemoteLinkRefused, downloadStream } from './remote-client.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
 import type { SyncContext } from './sync-context.ts';
 import { type ContentsPolicy, rememberContentsLink } from './contents-policy.ts';
+import { DownloadPart, type OpenDownload } from './download-parts.ts';
+import { MeteredWaitError } from './bandwidth-limiter.ts';
 
 /** Which hosts a file link may name besides the remote, and where the user names them. */
 export type LinkRules = Pick<DownloadOptions, 'downloadHosts' | 'whereHostsAreNamed'>;
+
+/** Attempts in a row that keep no new byte before a fetch gives up (its part stays for the next one). */
+const STALLED_ATTEMPTS = 3;
 
 /**
  * Content on demand: a replicated file's bytes are fetched from the remote the first
@@ -21,6 +27,10 @@ export type LinkRules = Pick<DownloadOptions, 'downloadHosts' | 'whereHostsAreNa
  * within the hour is used as it is (no request against the API's quota); otherwise,
  * or when that link is refused, one `private_file_detail` GET gets a fresh one. A
  * fetch a user asked for keeps the file here (contents-policy.ts recordFetched).
+ *
+ * The bytes arrive in a part file (download-parts.ts): a cut connection is asked again
+ * at once for the rest (Range) for as long as each attempt brings more, and what is
+ * kept when it gives up, or when the agent stops, is where the next fetch carries on.
  */
 export async function fetchBlobFromRemote(
   sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>,
@@ -32,52 +42,91 @@ export async function fetchBlobFromRemote(
   const requestClass = options.requestClass ?? 'user';
   // On a metered connection background contents wait (MeteredWaitError), before any request is spent.
   sync.remote.bandwidth?.assertMayStart('download', requestClass);
+  if (!file.file_hash) throw new ApiError(404, { detail: `"${file.title}" has no contents to fetch.` });
+  const { fileRoot } = sync.engine.store;
+  const part = new DownloadPart(fileRoot, file.id, file.file_hash);
+  await part.exclusively(async () => {
+    // Fetched meanwhile by whoever held the part (a prefetch a person's open waited for).
+    if (fs.existsSync(blobPath(fileRoot, part.sha256))) return;
+    await part.dropOtherContents();
+    await receiveIntoPart(sync, policy, links, file, part, requestClass);
+    const received = await part.finish();
+    if (!received) throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
+    await adoptBlob(sync.engine, received, async () => undefined);
+  });
+  if (requestClass === 'user') await policy.recordFetched(file.id);
+}
+
+/** Fills `part` to the end, through the link a list gave or a fresh one; throws (keeping the part) once attempts stop bringing bytes. */
+async function receiveIntoPart(
+  sync: Pick<SyncContext, 'remote' | 'orgId' | 'engine'>,
+  policy: ContentsPolicy,
+  links: LinkRules,
+  file: PrivateFileRow,
+  part: DownloadPart,
+  requestClass: 'user' | 'background',
+): Promise<void> {
   const unavailable = (why: string) =>
-    new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached.` });
+    new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached; what arrived so far is kept.` });
   // The record says how large the file is; a remote sending far more is refused as it streams, not stored first.
   const maxBytes = Math.min(sync.engine.files.maxUploadBytes, (file.filesize ?? sync.engine.files.maxUploadBytes) + REMOTE_LIMITS.downloadMarginBytes);
-  const receive = (url: string) =>
-    receiveToTempFile(
-      sync.engine.store.fileRoot,
-      downloadStream(url, {
-        remoteBaseUrl: sync.remote.baseUrl,
-        ...links,
-        signal: sync.remote.stopSignal,
-        ...(sync.remote.bandwidth ? { pace: { limiter: sync.remote.bandwidth, requestClass } } : {}),
-      }),
-      maxBytes,
-      'download',
-    );
-  let received;
-  const link = await policy.freshLink(file.id);
-  if (link) {
-    try {
-      received = await receive(link.url);
-    } catch {
-      // Expired early, or refused (the user lost access): a detail GET says which.
-      await policy.forgetLink(file.id);
+  const open = (url: string): OpenDownload => (range, onAnswer) =>
+    downloadStream(url, {
+      remoteBaseUrl: sync.remote.baseUrl,
+      ...links,
+      signal: sync.remote.stopSignal,
+      ...(sync.remote.bandwidth ? { pace: { limiter: sync.remote.bandwidth, requestClass } } : {}),
+      ...(range ? { range } : {}),
+      onAnswer,
+    });
+  let link: { url: string; isFresh: boolean } | null = null;
+  const remembered = await policy.freshLink(file.id);
+  if (remembered) link = { url: remembered.url, isFresh: false };
+  let furthest = await part.keptBytes();
+  let stalled = 0;
+  for (;;) {
+    // Complete already (the agent stopped between the last byte and keeping it): only the hash is left to check.
+    if (file.filesize !== null && furthest === file.filesize && furthest > 0) return;
+    // More than the file holds can never be its contents (a range answered wrongly): start over.
+    if (file.filesize !== null && furthest > file.filesize) {
+      await part.discard();
+      furthest = 0;
     }
-  }
-  if (!received) {
-    const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail', requestClass });
-    if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
+    if (!link) {
+      const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail', requestClass });
+      if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
+      link = { url: detail.body.file_contents, isFresh: true };
+    }
     try {
-      received = await receive(detail.body.file_contents);
-    } catch (error) {
+      await part.receive(open(link.url), maxBytes);
       // Only a link that worked is kept for its hour: a bad one is asked for afresh next time.
-      await policy.forgetLink(file.id);
-      // A refused link is not a network trouble that passes: the sentence says what would let it through.
-      if (error instanceof RemoteLinkRefused) throw new ApiError(502, { detail: `The contents of "${file.title}" were not fetched: ${error.message}.` });
-      throw unavailable(error instanceof FileTooLargeError ? `the remote sent more than the ${file.filesize ?? '?'} bytes the file holds` : (error as Error).message);
+      if (link.isFresh) await rememberContentsLink(sync.engine.db, file.id, link.url, sync.engine.clock.now());
+      return;
+    } catch (error) {
+      if (error instanceof MeteredWaitError || sync.remote.stopSignal.aborted) throw error;
+      const kept = await part.keptBytes();
+      const isProgress = kept > furthest;
+      furthest = Math.max(furthest, kept);
+      stalled = isProgress ? 0 : stalled + 1;
+      if (!link.isFresh && !isProgress) {
+        // Expired early, or refused (the user lost access): a detail GET says which.
+        await policy.forgetLink(file.id);
+        link = null;
+        continue;
+      }
+      if (isProgress) continue;
+      if (error instanceof RemoteLinkRefused) {
+        await policy.forgetLink(file.id);
+        // A refused link is not a network trouble that passes: the sentence says what would let it through.
+        throw new ApiError(502, { detail: `The contents of "${file.title}" were not fetched: ${error.message}.` });
+      }
+      if (error instanceof FileTooLargeError) throw unavailable(`the remote sent more than the ${file.filesize ?? '?'} bytes the file holds`);
+      if (stalled >= STALLED_ATTEMPTS) {
+        await policy.forgetLink(file.id);
+        throw unavailable((error as Error).message);
+      }
     }
-    await rememberContentsLink(sync.engine.db, file.id, detail.body.file_contents, sync.engine.clock.now());
   }
-  if (received.sha256 !== file.file_hash) {
-    await discardTempFile(received.tempPath);
-    throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
-  }
-  await adoptBlob(sync.engine, received, async () => undefined);
-  if (requestClass === 'user') await policy.recordFetched(file.id);
 }
 
 /**

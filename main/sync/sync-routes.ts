@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { TypedApp } from '../engine/http/app.ts';
 import { idParam } from '../engine/http/list-query.ts';
+import { notFound } from '../engine/http/errors.ts';
 import type { SyncEngine } from './sync-engine.ts';
 import type { SyncContext } from './sync-context.ts';
 import { resolveConflict } from './conflicts.ts';
@@ -89,6 +90,23 @@ export function registerFolderRoutes(app: TypedApp, running: () => FolderRoutesT
       schema: { tags, summary: 'The project folders: each file waiting, uploading (with progress) or failed and why; ignored and outside files', response: { 200: folderStatusAnswer } },
     },
     async (): Promise<FolderStatusJson> => (await running().folders?.status()) ?? { enabled: false },
+  );
+
+  app.post(
+    '/sync/folder/downloads/:id/retry/',
+    {
+      config: { throttle: 'none' },
+      schema: {
+        tags,
+        summary: "Try again now a file's download into its project folder that failed (listed by the folder status as downloading, with why)",
+        params: z.object({ org_id: z.string(), id: idParam }),
+        response: { 200: z.object({ file_id: z.number().int() }) },
+      },
+    },
+    async (request) => {
+      if (!running().folders?.retryDownload(request.params.id)) throw notFound(`No download into a project folder has failed for file ${request.params.id}: there is nothing to retry.`);
+      return { file_id: request.params.id };
+    },
   );
 
   const pendingParams = z.object({ org_id: z.string(), id: idParam });

@@ -88,6 +88,14 @@ export class ArrivalsReconcile {
 
   constructor(private readonly options: ArrivalsReconcileOptions) {}
 
+  /** A person pressed Retry on a download that failed: it is tried at the next pass instead of after its wait. False when none failed. */
+  retryNow(fileId: number): boolean {
+    const problem = this.downloadProblems.get(fileId);
+    if (!problem) return false;
+    problem.retryAt = 0;
+    return true;
+  }
+
   private now(): number {
     return this.options.clock.now().getTime();
   }

@@ -236,6 +236,13 @@ export class FolderWatcher {
     this.loop.wake();
   }
 
+  /** Retry now a download into a folder that failed (the Sync screen's Retry); false when that file's download had not failed. */
+  retryDownload(fileId: number): boolean {
+    if (!this.arrivals.retryNow(fileId)) return false;
+    this.requestReconcile();
+    return true;
+  }
+
   /** Rescan everything now (tests, and the user's "rescan" button). */
   requestRescan(): void {
     this.intake.fullRescanWanted = true;

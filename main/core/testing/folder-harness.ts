@@ -10,6 +10,7 @@ import { settleFolders } from '../../watch/testing/folder-testing.ts';
 import { projectFolderRecords, watchProjectFolders } from '../agent-folders.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { ContentsPolicyOptions } from '../../sync/contents-policy.ts';
+import type { TransferCaps } from '../../../shared/transfer-caps.ts';
 
 /** The stability window of these tests: short, so they are quick. */
 export const TEST_WINDOW_MS = 300;
@@ -31,6 +32,8 @@ export interface FolderHarnessOptions {
    * tested with the agent's default in tests/folder-on-demand.test.ts.
    */
   contents?: ContentsPolicyOptions;
+  /** The speed caps and metered switch, asked at each piece (none by default). */
+  transferCaps?: () => TransferCaps;
 }
 
 /** A sync harness whose agent has the real folder watcher (tests read its counts). */
@@ -57,6 +60,7 @@ export async function startWithFolder(root: string, options: FolderHarnessOption
       contents: options.contents ?? { everything: true },
       chunkedUploadAboveBytes: 1024 * 1024,
       uploadPartBytes: 512 * 1024,
+      ...(options.transferCaps ? { transferCaps: options.transferCaps } : {}),
       ...(options.remoteContentsReplace ? { remoteContentsReplace: options.remoteContentsReplace } : {}),
       ...(printing || options.log ? { log } : {}),
     },

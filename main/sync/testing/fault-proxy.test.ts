@@ -37,3 +37,70 @@ for (const [when, action] of [
     }
   });
 }
+
+/** A remote that answers every request with `answerBytes` bytes, after reading its body whole. */
+async function startBytesServer(answerBytes: number): Promise<{ url: string; close: () => Promise<void> }> {
+  const target = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(answerBytes) }).end(Buffer.alloc(answerBytes, 7)));
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(target.address() as { port: number }).port}`,
+    close: async () => {
+      target.closeAllConnections();
+      await new Promise((resolve) => target.close(resolve));
+    },
+  };
+}
+
+/** Sends `body` through `url` and reads the answer; rejects when the connection is cut. */
+function exchange(url: string, body: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'PUT', headers: { 'content-length': String(body.length) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => (response.complete ? resolve(Buffer.concat(chunks)) : reject(new Error('cut off'))));
+      response.on('aborted', () => reject(new Error('cut off')));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+test('a slow link carries each direction no faster than its speed, and counts the body bytes each way', async () => {
+  const remote = await startBytesServer(128_000);
+  const proxy = await startFaultProxy(remote.url);
+  try {
+    proxy.setLinkSpeed(64_000);
+    const started = Date.now();
+    const answer = await exchange(`${proxy.url}/up-and-down/`, Buffer.alloc(128_000, 1));
+    const seconds = (Date.now() - started) / 1000;
+    assert.equal(answer.length, 128_000);
+    assert.deepEqual(proxy.bytes, { up: 128_000, down: 128_000 });
+    // 2 s up, then 2 s down, at 64 KB/s: a lower bound no load can break (unthrottled it takes milliseconds).
+    assert.ok(seconds >= 3.6, `128 KB each way took ${seconds} s on a 64 KB/s link`);
+  } finally {
+    await proxy.close();
+    await remote.close();
+  }
+});
+
+test('a link cut every so often cuts a transfer longer than that; once it stops cutting, requests go through', async () => {
+  const remote = await startBytesServer(256_000);
+  const proxy = await startFaultProxy(remote.url);
+  try {
+    proxy.setLinkSpeed(64_000);
+    proxy.cutEvery(500);
+    // 4 s of answer at 64 KB/s: a cut comes first.
+    await assert.rejects(exchange(`${proxy.url}/long/`, Buffer.alloc(10)), /cut off|socket hang up|ECONNRESET/);
+    assert.ok(proxy.bytes.down < 256_000, `only part of the answer went: ${proxy.bytes.down} bytes`);
+    proxy.cutEvery(null);
+    proxy.setLinkSpeed(null);
+    assert.equal((await exchange(`${proxy.url}/after/`, Buffer.alloc(10))).length, 256_000);
+  } finally {
+    await proxy.close();
+    await remote.close();
+  }
+});

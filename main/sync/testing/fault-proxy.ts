@@ -3,6 +3,7 @@
 // applied the request), delays, or answers 429/400 itself. It also counts what
 // passed. Only the network is faked here; both ends are the real programs.
 import http from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
 
 export type FaultAction =
   | { kind: 'offline' }
@@ -50,9 +51,55 @@ export interface ProxiedRequest {
   status: number | 'dropped' | 'offline' | 'answered';
 }
 
+/**
+ * A slow link, shared by every connection through the proxy, paced per direction in
+ * real time (it stands for the network, which keeps real time): each chunk waits its
+ * turn at `bytesPerSecond`, in pieces of a tenth of a second at most.
+ */
+class LinkDirection {
+  private freeAt = 0;
+  /** Bytes that went this way through forwarded requests (request bodies up, answers down), headers not counted. */
+  bytes = 0;
+  constructor(private readonly rate: () => number | null) {}
+
+  /** A pass-through that lets each piece go only when the link would have carried it. */
+  pace(): Transform {
+    const stream: Transform = new Transform({
+      transform: (chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) => {
+        void (async () => {
+          for (let offset = 0; offset < chunk.length; ) {
+            const rate = this.rate();
+            const size = rate === null ? chunk.length - offset : Math.min(chunk.length - offset, Math.max(1024, Math.floor(rate / 10)));
+            if (rate !== null) {
+              const now = Date.now();
+              this.freeAt = Math.max(this.freeAt, now) + (size / rate) * 1000;
+              const wait = this.freeAt - now;
+              if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+            }
+            if (stream.destroyed) return;
+            this.bytes += size;
+            stream.push(chunk.subarray(offset, offset + size));
+            offset += size;
+          }
+        })().then(() => callback(), callback);
+      },
+    });
+    return stream;
+  }
+}
+
 export interface FaultProxy {
   readonly url: string;
   readonly log: ProxiedRequest[];
+  /**
+   * A slow link: forwarded bodies go at most `bytesPerSecond` each way (null: as fast as
+   * they come). Bodies of `respond` and `rewrite` rules are not paced.
+   */
+  setLinkSpeed(bytesPerSecond: number | null): void;
+  /** Cuts every connection through the proxy each `ms` (null: never), as a link that drops at every hill. */
+  cutEvery(ms: number | null): void;
+  /** Body bytes forwarded so far: `up` to the remote, `down` to the client (what a link would carry, headers aside). */
+  readonly bytes: { readonly up: number; readonly down: number };
   setOffline(offline: boolean): void;
   addRule(rule: FaultRule): void;
   clearRules(): void;
@@ -66,6 +113,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let offline = false;
   let rules: Array<FaultRule & { used: number }> = [];
   const log: ProxiedRequest[] = [];
+  let linkSpeed: number | null = null;
+  let cutTimer: NodeJS.Timeout | null = null;
+  const up = new LinkDirection(() => linkSpeed);
+  const down = new LinkDirection(() => linkSpeed);
 
   const server = http.createServer((request, response) => {
     const [path = '/', query = ''] = (request.url ?? '/').split('?');
@@ -145,7 +196,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
             return;
           }
           response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
-          upstreamResponse.pipe(response);
+          const paced = down.pace();
+          // A cut (the client gone) ends the paced copy too, and the remote's answer with it.
+          response.on('close', () => {
+            paced.destroy();
+            upstreamResponse.destroy();
+          });
+          upstreamResponse.pipe(paced).pipe(response);
         },
       );
       upstream.on('error', () => request.socket.destroy());
@@ -155,7 +212,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       const abandoned = () => !request.complete && upstream.destroy();
       if (request.destroyed) abandoned();
       else request.on('close', abandoned);
-      request.pipe(upstream);
+      const paced = up.pace();
+      paced.on('error', () => upstream.destroy());
+      request.pipe(paced).pipe(upstream);
     };
     if (action?.kind === 'delay') setTimeout(forward, action.ms);
     else if (action?.kind === 'hook') {
@@ -172,6 +231,16 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     log,
+    setLinkSpeed(bytesPerSecond) {
+      linkSpeed = bytesPerSecond;
+    },
+    cutEvery(ms) {
+      if (cutTimer) clearInterval(cutTimer);
+      cutTimer = ms === null ? null : setInterval(() => server.closeAllConnections(), ms);
+    },
+    get bytes() {
+      return { up: up.bytes, down: down.bytes };
+    },
     setOffline(value) {
       offline = value;
       if (value) server.closeAllConnections();
@@ -186,6 +255,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return log.filter((entry) => entry.method === method && path.test(entry.path) && entry.status !== 'offline').length;
     },
     close() {
+      if (cutTimer) clearInterval(cutTimer);
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },

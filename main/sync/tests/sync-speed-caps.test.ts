@@ -11,6 +11,7 @@ import { multipartBody, postMultipart } from '../../engine/testing/multipart-upl
 import { createFile, download } from '../../engine/testing/file-testing.ts';
 import { blobPath } from '../../engine/files/blob-store.ts';
 import { MeteredWaitError } from '../bandwidth-limiter.ts';
+import { UPLOAD_SECONDS_AT_CAP } from '../push-chunked.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { NO_TRANSFER_CAPS, type TransferCaps } from '../../../shared/transfer-caps.ts';
@@ -46,6 +47,24 @@ describe('speed caps on file transfers', () => {
     assert.ok((await download(remote[0].file_contents)).body.equals(bytes), 'the remote holds the bytes sent');
     // 512 KB at 64 KB/s is 8 s; a quarter second of burst is all it may run ahead (uncapped it took under 3 s here).
     assert.ok(seconds >= 7.5, `512 KB went in ${seconds} s under a ${CAP_KBPS} KB/s cap`);
+  });
+
+  test('under a 64 KB/s upload cap a 512 KB file goes up in parts of 3 s at the cap, so a cut connection sends at most one part again', async () => {
+    Object.assign(caps, { ...NO_TRANSFER_CAPS, uploadKBps: CAP_KBPS });
+    const bytes = randomFile(512);
+    const partsBefore = h.proxy.count('PUT', /\/uploads\/[^/]+\/parts\/\d+\/$/);
+    const uploaded = await postMultipart(
+      `${h.agent.localApiUrl}${apiPaths.privateFiles(1)}`,
+      h.agent.localToken,
+      multipartBody({ title: 'Roof photos (parts)', project: '30' }, { fileName: 'roof-parts.bin', contents: bytes }),
+    );
+    assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
+    await h.synced(120_000);
+    // 3 s at 64 KB/s is 192 KB: 512 KB is three parts (uncapped, it is one request: parts begin above 16 MiB).
+    assert.equal(h.proxy.count('PUT', /\/uploads\/[^/]+\/parts\/\d+\/$/) - partsBefore, Math.ceil((512 * KB) / (UPLOAD_SECONDS_AT_CAP * CAP_KBPS * KB)));
+    const remote = (await h.remote('GET', `${apiPaths.privateFiles(1)}?search=${sha256(bytes)}`)).json;
+    assert.equal(remote.length, 1);
+    assert.ok((await download(remote[0].file_contents)).body.equals(bytes), 'the remote holds the bytes sent');
   });
 
   test('a file opened under a 64 KB/s download cap arrives whole, and no faster than the cap', async () => {

@@ -7,6 +7,7 @@ import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { DownloadHostsSection } from './DownloadHostsSection.tsx';
 import { FolderRootSection } from './FolderRootSection.tsx';
 import { LocalWebhooksSection } from './LocalWebhooksSection.tsx';
+import { TransfersSection } from './TransfersSection.tsx';
 
 const THEME_LABELS: Record<Theme, string> = { system: 'Same as the system', light: 'Light', dark: 'Dark' };
 
@@ -54,6 +55,7 @@ export function SettingsView() {
       <FolderRootSection key={settings.folderRoot} session={session} settings={settings} />
       {session.isAdmin && <LocalWebhooksSection isOn={settings.localWebhooks} isSynced={session.mode === 'synced'} />}
       {session.signedIn && <DownloadHostsSection saved={settings.downloadHosts} remoteUrl={session.signedIn.remoteUrl} />}
+      <TransfersSection saved={settings.transferCaps} isSignedIn={session.signedIn !== null} />
       <section className="card">
         <h2>Where your data is</h2>
         <p className="muted">

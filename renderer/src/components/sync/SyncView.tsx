@@ -11,6 +11,7 @@ import { RemoteAccount } from './RemoteAccount.tsx';
 import { SyncStatusCard } from './SyncStatusCard.tsx';
 import { SyncBudget } from './SyncBudget.tsx';
 import { UnsortedPhotos } from './UnsortedPhotos.tsx';
+import { WaitingDownloads } from './WaitingDownloads.tsx';
 
 export function SyncView({ orgId }: { orgId: number }) {
   const loadState = useSyncStore((state) => state.loadState);
@@ -62,6 +63,7 @@ export function SyncView({ orgId }: { orgId: number }) {
           <SyncStatusCard />
           <ConflictInbox />
           <PendingChanges />
+          <WaitingDownloads orgId={orgId} />
           <SyncBudget orgId={orgId} />
         </>
       )}

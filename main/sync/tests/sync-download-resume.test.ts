@@ -1,0 +1,130 @@
+// Downloads that carry on (issue 32): a file's contents cut off half way come down
+// from the last byte kept (Range, with If-Range), within the same open and after the
+// agent restarts, and no byte comes twice. A real agent and server on 127.0.0.1; the
+// fault proxy between them is the flaky link. The server's file links name the server
+// itself, so the proxy rewrites them to name the proxy: the downloads cross it too.
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type http from 'node:http';
+import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
+import { createFile, download } from '../../engine/testing/file-testing.ts';
+import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
+import { apiPaths } from '../../../shared/api-paths.ts';
+import { downloadPartsDir } from '../download-parts.ts';
+
+const FILE_BYTES = 600_000;
+const CUT_AT = 250_000;
+
+interface SeenDownload {
+  range: string | undefined;
+  ifRange: string | undefined;
+  /** Bytes the proxy passed on to the agent. */
+  sent: number;
+}
+
+describe('downloads carry on after a cut', () => {
+  let h: SyncHarness;
+  let seen: SeenDownload[] = [];
+
+  /**
+   * Links in the remote's file answers name the proxy, and every download through it is
+   * seen; the first `cuts` are cut after CUT_AT bytes, and later ones pass, or are cut
+   * before their first byte when `isDownAfterCuts` (the link stays down).
+   */
+  function routeDownloadsThroughProxy(cuts: number, { isDownAfterCuts = false } = {}): void {
+    h.proxy.clearRules();
+    h.proxy.addRule({
+      method: 'GET',
+      path: /^\/api\/.*\/private_files\//,
+      action: { kind: 'rewrite', transform: (body) => JSON.parse(JSON.stringify(body).replaceAll(h.server.baseUrl, h.proxy.url)) },
+    });
+    let cutsLeft = cuts;
+    h.proxy.addRule({
+      method: 'GET',
+      path: /^\/downloads\//,
+      action: {
+        kind: 'respond',
+        run: async (request: http.IncomingMessage, response: http.ServerResponse, forward) => {
+          if (cutsLeft <= 0 && isDownAfterCuts) {
+            request.socket.destroy();
+            return;
+          }
+          const answer = await forward();
+          const entry: SeenDownload = { range: request.headers.range, ifRange: request.headers['if-range'] as string | undefined, sent: 0 };
+          seen.push(entry);
+          const { 'transfer-encoding': _encoding, ...headers } = answer.headers;
+          response.writeHead(answer.status, headers);
+          const isCut = cutsLeft-- > 0 && answer.body.length > CUT_AT;
+          const body = isCut ? answer.body.subarray(0, CUT_AT) : answer.body;
+          entry.sent = body.length;
+          // Written, then the connection is closed before the length the headers promised
+          // (a FIN, not a reset, so every byte written reaches the agent and the count is exact).
+          response.write(body, () => {
+            if (isCut) request.socket.end();
+            else response.end();
+          });
+        },
+      },
+    });
+  }
+
+  async function remoteFile(name: string): Promise<{ id: number; bytes: Buffer; hash: string }> {
+    const bytes = crypto.randomBytes(FILE_BYTES);
+    const created = await createFile(h.server, await h.server.tokenFor(DEMO_USERS.sunriseAdmin), bytes, name, { title: name, project: `${h.server.baseUrl}${apiPaths.project(1, 30)}` });
+    await h.synced();
+    return { id: created.id, bytes, hash: crypto.createHash('sha256').update(bytes).digest('hex') };
+  }
+
+  before(async () => {
+    h = await startSyncHarness();
+  });
+  beforeEach(() => {
+    seen = [];
+  });
+  after(() => h.close());
+
+  test('a download cut half way carries on from the last byte kept within the same open, each byte sent once', async () => {
+    routeDownloadsThroughProxy(1);
+    const file = await remoteFile('cut-once.bin');
+    const local = (await h.local('GET', apiPaths.privateFile(1, file.id))).json;
+    const fetched = await download(local.file_contents);
+    assert.equal(fetched.status, 200, fetched.body.toString().slice(0, 300));
+    assert.ok(fetched.body.equals(file.bytes), 'the contents whole');
+    assert.equal(seen.length, 2, JSON.stringify(seen));
+    assert.equal(seen[0]!.range, undefined);
+    assert.equal(seen[1]!.range, `bytes=${CUT_AT}-`, 'the rest only');
+    assert.equal(seen[1]!.ifRange, `"${file.hash}"`, 'only if the contents are still those');
+    assert.equal(seen.reduce((sum, entry) => sum + entry.sent, 0), FILE_BYTES, 'no byte came twice');
+    assert.deepEqual(fs.readdirSync(downloadPartsDir(h.dataDir)), [], 'the part became the blob');
+  });
+
+  test('a download cut and then offline keeps its part; after the agent restarts it carries on from there', async () => {
+    // After the cut the link stays down: the open gives up, and says so.
+    routeDownloadsThroughProxy(1, { isDownAfterCuts: true });
+    const file = await remoteFile('cut-then-restart.bin');
+    const local = (await h.local('GET', apiPaths.privateFile(1, file.id))).json;
+    const failed = await download(local.file_contents);
+    assert.equal(failed.status, 503, failed.body.toString());
+    assert.match(failed.body.toString(), /what arrived so far is kept/);
+    const part = path.join(downloadPartsDir(h.dataDir), `${file.id}-${file.hash}.part`);
+    assert.equal(fs.statSync(part).size, CUT_AT, 'the bytes that arrived are kept');
+
+    await h.restartAgent();
+    routeDownloadsThroughProxy(0);
+    seen = [];
+    const again = (await h.local('GET', apiPaths.privateFile(1, file.id))).json;
+    const fetched = await download(again.file_contents);
+    assert.equal(fetched.status, 200, fetched.body.toString().slice(0, 300));
+    assert.ok(fetched.body.equals(file.bytes), 'the contents whole');
+    assert.deepEqual(
+      seen.map((entry) => entry.range),
+      [`bytes=${CUT_AT}-`],
+      'only the rest was asked for',
+    );
+    assert.equal(seen[0]!.sent, FILE_BYTES - CUT_AT);
+    assert.equal(fs.existsSync(part), false);
+  });
+});
