@@ -34,6 +34,8 @@ export interface AgentStartOptions {
   lockHolder?: string;
   /** Hosts besides the remote that file links may point to, read at each download (Settings > Download hosts). */
   downloadHosts?: () => readonly string[];
+  /** An upload's progress, for the activity log (main/core/activity-recorder.ts). */
+  onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
 }
 
 export interface SyncAgentSettings {
@@ -164,6 +166,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           contents: settings.contents,
           downloadHosts: options.downloadHosts,
           whereDownloadHostsAreNamed: 'Settings > Download hosts',
+          onUploadProgress: options.onUploadProgress,
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);
@@ -182,6 +185,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
       return {
         mode: 'synced',
         db: agent.engine.context.db,
+        clock: agent.engine.context.clock,
         fileRoot: agent.engine.context.store.fileRoot,
         api: () => ({ baseUrl: agent.localApiUrl, token }),
         async renewToken() {

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Settings, THEMES } from '../../shared/bridge.ts';
 import { readDownloadHostList } from '../../shared/download-hosts.ts';
+import { DEFAULT_NOTIFICATION_SWITCHES, NOTIFICATION_KINDS, type NotificationSwitches } from '../../shared/activity.ts';
 import { makePrivateFolder, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
 export interface SettingsStore {
@@ -24,6 +25,7 @@ export function defaultSettings(folderRoot?: string, { isFolderRootChosen = fold
     downloadHosts: [],
     localWebhooks: false,
     theme: 'system',
+    notifications: DEFAULT_NOTIFICATION_SWITCHES,
   };
 }
 
@@ -41,7 +43,14 @@ export function normaliseSettings(stored: unknown, defaults: Settings): Settings
     downloadHosts: (Array.isArray(value.downloadHosts) && readDownloadHostList(value.downloadHosts.filter((host) => typeof host === 'string').join(',')).hosts) || defaults.downloadHosts,
     localWebhooks: typeof value.localWebhooks === 'boolean' ? value.localWebhooks : defaults.localWebhooks,
     theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,
+    notifications: readNotificationSwitches(value.notifications, defaults.notifications),
   };
+}
+
+/** Each switch as stored, or its default when missing or not a boolean (an earlier version stored none). */
+function readNotificationSwitches(stored: unknown, defaults: NotificationSwitches): NotificationSwitches {
+  const value = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {};
+  return Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, typeof value[kind] === 'boolean' ? value[kind] : defaults[kind]])) as Record<(typeof NOTIFICATION_KINDS)[number], boolean>;
 }
 
 function readJsonFile(file: string): unknown {

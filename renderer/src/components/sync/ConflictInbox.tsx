@@ -2,16 +2,12 @@ import './ConflictInbox.css';
 import { useState } from 'react';
 import type { SyncConflictJson } from '../../../../shared/sync-api.ts';
 import { messageOf } from '../../api/api-client.ts';
-import { labelOf } from '../../format.ts';
-import { eventFieldLabel } from '../../../../shared/event-fields.ts';
+import { fieldLabelOf } from '../../../../shared/field-labels.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useRecordLabel } from './use-record-label.ts';
 
 const show = (value: unknown) => (value === null || value === undefined || value === '' ? '(empty)' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
-
-/** A conflict's field as people name it: an event's by its own labels (shared/event-fields.ts), others from their name. */
-const fieldLabelOf = (model: string, field: string) => (model === 'event' ? eventFieldLabel(field) : null) ?? labelOf(field);
 
 /** Fields changed here and on the remote to different values: both shown side by side, the user picks. */
 export function ConflictInbox() {
