@@ -412,6 +412,8 @@ export interface BridgeEventChannels {
   'activity.changed': ActivityEntry;
   /** Something worth a notification outside the window (its Settings switch is on); browser mode shows it with the Notification API. */
   'activity.notice': ActivityNotice;
+  /** The desktop's notification was clicked: show the Activity screen at this entry. */
+  'activity.open': { entryId: number };
 }
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -429,7 +431,7 @@ export type InvokeArgs<C extends InvokeChannel> = undefined extends RequestOf<C>
 export type Unsubscribe = () => void;
 
 export const INVOKE_CHANNELS = Object.keys(invokeChannels) as InvokeChannel[];
-export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed', 'folders.moveProgress', 'activity.changed', 'activity.notice'] as const satisfies readonly EventChannel[];
+export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed', 'folders.moveProgress', 'activity.changed', 'activity.notice', 'activity.open'] as const satisfies readonly EventChannel[];
 
 // A compile-time check that the event list names every channel of BridgeEventChannels.
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -7,6 +7,7 @@ import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { DownloadHostsSection } from './DownloadHostsSection.tsx';
 import { FolderRootSection } from './FolderRootSection.tsx';
 import { LocalWebhooksSection } from './LocalWebhooksSection.tsx';
+import { NotificationsSection } from './NotificationsSection.tsx';
 
 const THEME_LABELS: Record<Theme, string> = { system: 'Same as the system', light: 'Light', dark: 'Dark' };
 
@@ -52,6 +53,7 @@ export function SettingsView() {
       </section>
       <ConnectionsSection orgId={session.orgId} isAdmin={session.isAdmin} isSynced={session.mode === 'synced'} remoteUrl={session.remoteUrl} />
       <FolderRootSection key={settings.folderRoot} session={session} settings={settings} />
+      <NotificationsSection switches={settings.notifications} />
       {session.isAdmin && <LocalWebhooksSection isOn={settings.localWebhooks} isSynced={session.mode === 'synced'} />}
       {session.signedIn && <DownloadHostsSection saved={settings.downloadHosts} remoteUrl={session.signedIn.remoteUrl} />}
       <section className="card">

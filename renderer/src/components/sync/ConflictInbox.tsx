@@ -1,5 +1,5 @@
 import './ConflictInbox.css';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SyncConflictJson } from '../../../../shared/sync-api.ts';
 import { messageOf } from '../../api/api-client.ts';
 import { fieldLabelOf } from '../../../../shared/field-labels.ts';
@@ -31,6 +31,12 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
   const [custom, setCustom] = useState(() => show(conflict.local_value));
   const toast = useUiStore((state) => state.toast);
   const recordLabel = useRecordLabel();
+  // Opened from an activity entry (Resolve the conflict): brought into sight and marked.
+  const isFocused = useUiStore((state) => state.focusedConflictId === conflict.id);
+  const card = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (isFocused) card.current?.scrollIntoView({ block: 'center' });
+  }, [isFocused]);
   const resolve = () => {
     let value: unknown = custom;
     if (choice === 'value' && typeof conflict.local_value !== 'string') {
@@ -46,7 +52,7 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
     void useSyncStore.getState().resolve(conflict.id, body).catch((error) => toast(messageOf(error), 'error'));
   };
   return (
-    <li className="conflict" data-testid="conflict">
+    <li ref={card} className={`conflict${isFocused ? ' is-focused' : ''}`} data-testid="conflict" data-conflict-id={conflict.id} aria-current={isFocused || undefined}>
       <div className="conflict-head">
         <strong>{recordLabel(conflict.model, conflict.record_id)}</strong> · {fieldLabelOf(conflict.model, conflict.field)}
       </div>
