@@ -160,9 +160,11 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
   const panel = page.getByTestId('project-panel');
   await expect(panel.getByRole('heading', { level: 1 })).toHaveText(LONG_TITLE);
   await checkView(page, 'project-details');
-  for (const tab of ['Contacts', 'Notes', 'Files', 'Design'] as const) {
+  for (const tab of ['Contacts', 'Notes', 'Files', 'Design', 'Activity'] as const) {
     await panel.getByRole('tab', { name: tab }).click();
     if (tab === 'Files') await expect(page.getByTestId('file-row')).toHaveCount(5);
+    // On the embedded store nothing of project 5 went anywhere: its list may be empty, and says so.
+    if (tab === 'Activity') await expect(panel.locator('[data-testid="activity-entry"], .state-empty').first()).toBeVisible({ timeout: 30_000 });
     if (tab === 'Design') await expect(panel.locator('.roof-scene canvas, .plan-notice, .roof-scene-failed').first()).toBeVisible({ timeout: 30_000 });
     await checkView(page, `project-${tab.toLowerCase()}`, tab === 'Design' ? () => page.waitForTimeout(300) : undefined); // the canvas redraws at its new size
   }
@@ -226,6 +228,10 @@ test('every view fits every window size, light and dark, with nothing cut, clipp
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
   await expect(page.getByTestId('pending-changes')).toContainText('Title');
   await checkView(page, 'sync-pending-and-conflict');
+  // The same moment on the Activity screen: the conflict, the edit waiting offline, what arrived.
+  await page.getByRole('button', { name: 'Activity', exact: true }).click();
+  await expect(page.getByTestId('activity-entry').filter({ hasText: 'Conflict' }).first()).toBeVisible({ timeout: 30_000 });
+  await checkView(page, 'activity-signed-in');
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   // Signed in, the user is named as on the remote, not by the email they signed in with.

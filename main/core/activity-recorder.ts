@@ -12,7 +12,7 @@ import type { RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import type { FolderActivity } from '../watch/folder-status.ts';
 import { heldDeleteOf, rowsOfRecord } from '../sync/outbox.ts';
 import { listOpenConflicts } from '../sync/conflicts.ts';
-import type { SyncedModel } from '../sync/sync-models.ts';
+import { isProvisional, type SyncedModel } from '../sync/sync-models.ts';
 import type { SyncState } from '../../shared/bridge.ts';
 import type { ActivityEntry, ActivityModel, WaitReason } from '../../shared/activity.ts';
 import { fieldLabelOf } from '../../shared/field-labels.ts';
@@ -151,6 +151,10 @@ export class ActivityRecorder {
   }
 
   private async remoteChange(change: RecordChangeEvent): Promise<void> {
+    // The replica's first download is not news: what the server already had arrives all at once.
+    if (this.options.mode === 'synced' && !this.syncState?.lastSyncedAt) return;
+    // A record made here that took its remote id: sync's re-key, not a change from the server.
+    if (isProvisional(change.id)) return;
     const fields = (change.changedFields ?? []).filter((field) => !BOOKKEEPING_FIELDS.has(field));
     // Sync's own bookkeeping (an answer that gave a record its remote id and dates) changed nothing a person set.
     if (change.op === 'update' && fields.length === 0) return;
@@ -164,8 +168,9 @@ export class ActivityRecorder {
       fileId: change.model === 'private_file' ? change.id : null,
       model: change.model,
       recordId: change.id,
-      subject: change.op === 'update' ? subject : `${change.op === 'create' ? 'new' : 'removed'} ${MODEL_WORDS[change.model]} ${subject}`.trim(),
+      subject,
       fields: [...new Set(fields.map((field) => fieldLabelOf(change.model, field)))],
+      detail: change.op === 'create' ? `A new ${MODEL_WORDS[change.model]}, made on the server.` : change.op === 'delete' ? `The ${MODEL_WORDS[change.model]} was removed on the server.` : null,
     });
   }
 
@@ -178,9 +183,11 @@ export class ActivityRecorder {
       return;
     }
     const liveKey = `edit:${change.model}:${change.id}`;
-    const earlier = await this.log.live(liveKey);
     const labels = (change.changedFields ?? []).filter((field) => !BOOKKEEPING_FIELDS.has(field)).map((field) => fieldLabelOf(change.model, field));
-    const subject = change.op === 'update' ? await this.subjectOf(change.model, change.id) : `${change.op === 'create' ? 'new' : 'deleted'} ${MODEL_WORDS[change.model]} ${await this.subjectOf(change.model, change.id)}`.trim();
+    // A project whose list of files or visits changed: that file's or visit's own entry tells it.
+    if (change.op === 'update' && labels.length === 0) return;
+    const earlier = await this.log.live(liveKey);
+    const subject = await this.subjectOf(change.model, change.id);
     await this.note({
       kind: 'edit',
       ...this.waiting(),
@@ -191,6 +198,7 @@ export class ActivityRecorder {
       subject: earlier?.subject && change.op === 'update' ? earlier.subject : subject,
       fields: [...new Set([...(earlier?.fields ?? []), ...labels])],
       liveKey,
+      ...(change.op === 'create' ? { detail: `A new ${MODEL_WORDS[change.model]}, made here.` } : change.op === 'delete' ? { detail: `The ${MODEL_WORDS[change.model]} was deleted here.` } : {}),
     });
   }
 

@@ -61,7 +61,7 @@ export function ActivityList({ orgId, projectId = null }: { orgId: number; proje
       {loadState === 'ready' && entries.length > 0 && (
         <ol className="card-list activity-entries">
           {entries.map((entry) => (
-            <ActivityRow key={entry.id} entry={entry} />
+            <ActivityRow key={entry.id} entry={entry} isInProject={projectId !== null} />
           ))}
         </ol>
       )}
@@ -74,13 +74,15 @@ export function ActivityList({ orgId, projectId = null }: { orgId: number; proje
   );
 }
 
-function ActivityRow({ entry }: { entry: ActivityEntry }) {
+/** `isInProject`: shown in the project's own tab, where Open the project would open what is open. */
+function ActivityRow({ entry, isInProject }: { entry: ActivityEntry; isInProject: boolean }) {
   const isBusy = useActivityStore((state) => state.busyIds.has(entry.id));
   const isFocused = useUiStore((state) => state.focusedActivityId === entry.id);
   const row = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (isFocused) row.current?.scrollIntoView({ block: 'center' });
   }, [isFocused]);
+  const actions = actionsOf(entry).filter((action) => !(isInProject && action === 'open_project'));
   const headline = headlineOf(entry);
   const stateLine = stateLineOf(entry, formatBytes);
   const percent = entry.state === 'running' && entry.progress && entry.progress.total > 0 ? Math.floor((entry.progress.done / entry.progress.total) * 100) : null;
@@ -109,9 +111,9 @@ function ActivityRow({ entry }: { entry: ActivityEntry }) {
         </p>
       )}
       {percent !== null && <progress className="activity-progress" max={100} value={percent} aria-label={`${headline}: ${percent}%`} />}
-      {actionsOf(entry).length > 0 && (
+      {actions.length > 0 && (
         <div className="card-actions">
-          {actionsOf(entry).map((action, index) => (
+          {actions.map((action, index) => (
             <button key={action} type="button" className={index === 0 ? 'secondary' : 'link-button'} disabled={isBusy} onClick={() => void useActivityStore.getState().act(entry, action)}>
               {ACTIVITY_ACTION_WORDS[action]}
             </button>
