@@ -148,6 +148,12 @@ export class ActivityLog {
     return rows.map(entryOf);
   }
 
+  /** Whether any entry of `kind` names this file (a file uploaded from here is not a download when it reaches its folder). */
+  async hasEntryFor(kind: ActivityKind, fileId: number): Promise<boolean> {
+    const row = await this.db.selectFrom('activity_log').select('id').where('org_id', '=', this.orgId).where('kind', '=', kind).where('file_id', '=', fileId).executeTakeFirst();
+    return row !== undefined;
+  }
+
   async get(id: number): Promise<ActivityEntry | null> {
     const row = await this.db.selectFrom('activity_log').selectAll().where('org_id', '=', this.orgId).where('id', '=', id).executeTakeFirst();
     return row ? entryOf(row) : null;

@@ -132,6 +132,8 @@ export class ActivityRecorder {
           });
           return;
         case 'written':
+          // Only what came from the server is a download: a file added here (in the app, uploaded from here) is copied into its folder too.
+          if (this.options.mode !== 'synced' || (await this.log.hasEntryFor('upload', activity.fileId))) return;
           await this.note({ ...file, kind: 'download', state: 'done', subject: activity.name, detail: 'Written into the project folder.' });
           return;
       }
