@@ -45,7 +45,7 @@ const outboxOwner = {
 export const tableOwners = {
   sync: ['sync_outbox', 'sync_records', 'sync_conflicts', 'sync_state', 'sync_uploads'],
   watch: ['watch_projects', 'watch_files'],
-  core: ['photo_exif'],
+  core: ['photo_exif', 'activity_log'],
 };
 const queryMethods = /^(selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin)$/;
 /** Selectors refusing queries on the tables of every part in `foreignParts`. */

@@ -170,9 +170,11 @@ test('every view on this computer fits every window size, light and dark, with n
   const panel = page.getByTestId('project-panel');
   await expect(panel.getByRole('heading', { level: 1 })).toHaveText(LONG_TITLE);
   await checkView(page, 'project-details');
-  for (const tab of ['Contacts', 'Notes', 'Files', 'Design'] as const) {
+  for (const tab of ['Contacts', 'Notes', 'Files', 'Design', 'Activity'] as const) {
     await panel.getByRole('tab', { name: tab }).click();
     if (tab === 'Files') await expect(page.getByTestId('file-row')).toHaveCount(5);
+    // On the embedded store nothing of project 5 went anywhere: its list may be empty, and says so.
+    if (tab === 'Activity') await expect(panel.locator('[data-testid="activity-entry"], .state-empty').first()).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
     if (tab === 'Design') await expect(panel.locator('.roof-scene canvas, .plan-notice, .roof-scene-failed').first()).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
     await checkView(page, `project-${tab.toLowerCase()}`, tab === 'Design' ? () => page.waitForTimeout(300) : undefined); // the canvas redraws at its new size
   }
@@ -243,6 +245,10 @@ test('every view signed in fits every window size, light and dark, with nothing 
   await page.getByRole('button', { name: 'Sync', exact: true }).click();
   await expect(page.getByTestId('pending-changes')).toContainText('Title');
   await checkView(page, 'sync-pending-and-conflict');
+  // The same moment on the Activity screen: the conflict, the edit waiting offline, what arrived.
+  await page.getByRole('button', { name: 'Activity', exact: true }).click();
+  await expect(page.getByTestId('activity-entry').filter({ hasText: 'Conflict' }).first()).toBeVisible({ timeout: STATE_HANG_GUARD_MS });
+  await checkView(page, 'activity-signed-in');
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   // Signed in, the user is named as on the remote, not by the email they signed in with.

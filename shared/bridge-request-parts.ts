@@ -6,6 +6,7 @@ import type { z as ZodNamespace } from 'zod';
 import { HTTP_METHODS, THEMES } from './bridge.ts';
 import { MAX_DOWNLOAD_HOSTS, readDownloadHostList } from './download-hosts.ts';
 import { type TransferCaps, transferCapsProblem } from './transfer-caps.ts';
+import { ACTIVITY_KINDS, ACTIVITY_PAGE_MAX } from './activity.ts';
 
 type Zod = typeof ZodNamespace;
 
@@ -72,9 +73,21 @@ export function requestSchemaParts(z: Zod) {
             if (problem !== null) context.addIssue({ code: 'custom', message: problem });
           }),
         theme: z.enum(THEMES),
+        notifications: z.object({ conflict: z.boolean(), held_delete: z.boolean(), transfer_failed: z.boolean(), quota_stop: z.boolean() }).strict(),
       })
       .partial()
       .strict(),
+    /** The activity log's page: words to find, a project, kinds, and where the last page ended (shared/activity.ts ActivityQuery). */
+    activityQuery: z
+      .object({
+        search: z.string().max(200).optional(),
+        projectId: positiveId.optional(),
+        kinds: z.array(z.enum(ACTIVITY_KINDS)).max(ACTIVITY_KINDS.length).optional(),
+        beforeId: positiveId.optional(),
+        limit: z.number().int().min(1).max(ACTIVITY_PAGE_MAX).optional(),
+      })
+      .strict()
+      .optional(),
   };
 }
 

@@ -16,6 +16,7 @@ import type { SyncStateName } from './sync-api.ts';
 import type { InboxState, ProjectPhotoPlace } from './photos.ts';
 import type { RequestSchemaParts } from './bridge-request-parts.ts';
 import type { TransferCaps } from './transfer-caps.ts';
+import type { ActivityEntry, ActivityNotice, ActivityPage, NotificationSwitches } from './activity.ts';
 
 // ---------------------------------------------------------------------------
 // Shapes that travel over the bridge.
@@ -53,6 +54,8 @@ export interface Settings {
   /** Speed caps on file transfers and the metered switch (shared/transfer-caps.ts); the agent reads them at each piece, so a change holds at once. */
   transferCaps: TransferCaps;
   theme: Theme;
+  /** Which notifications outside the window are on, each with its own switch (shared/activity.ts NOTIFICATION_SWITCH_WORDS). */
+  notifications: NotificationSwitches;
 }
 
 export type SessionMode = 'embedded' | 'synced';
@@ -383,6 +386,13 @@ export const invokeChannels = {
   'photos.check': channel(({ z, positiveId }) => z.object({ projectId: positiveId }).strict(), answers<ProjectPhotoPlace[]>()),
   /** The inbox folder (Unsorted): what waits there with its candidates, and what it attached. Looks at the folder first. */
   'inbox.list': channel(({ empty }) => empty, answers<InboxState>()),
+  /** The activity log, newest first: searched, filtered by project and kind (docs/activity.md). */
+  'activity.list': channel(({ activityQuery }) => activityQuery, answers<ActivityPage>()),
+  /**
+   * Retry now for an entry that failed or waits: its refused changes are sent again and
+   * sync is asked to go at once (main/core/activity-handlers.ts retryActivityEntry).
+   */
+  'activity.retry': channel(({ z, positiveId }) => z.object({ entryId: positiveId }).strict(), answers<{ message: string }>()),
   /** Attaches a waiting file to the chosen project. */
   'inbox.attach': channel(({ z, positiveId }) => z.object({ name: z.string().min(1).max(1024), projectId: positiveId }).strict(), answers<InboxState>()),
   /** Puts an attached file back in the inbox and deletes its private file. */
@@ -401,6 +411,12 @@ export interface BridgeEventChannels {
   'inbox.changed': InboxState;
   /** The project folders are being moved to a new folder root. */
   'folders.moveProgress': FolderMoveProgress;
+  /** An activity log entry was written or moved (progress, a wait, done). */
+  'activity.changed': ActivityEntry;
+  /** Something worth a notification outside the window (its Settings switch is on); browser mode shows it with the Notification API. */
+  'activity.notice': ActivityNotice;
+  /** The desktop's notification was clicked: show the Activity screen at this entry. */
+  'activity.open': { entryId: number };
 }
 
 export type InvokeChannel = keyof typeof invokeChannels;
@@ -418,7 +434,7 @@ export type InvokeArgs<C extends InvokeChannel> = undefined extends RequestOf<C>
 export type Unsubscribe = () => void;
 
 export const INVOKE_CHANNELS = Object.keys(invokeChannels) as InvokeChannel[];
-export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed', 'folders.moveProgress'] as const satisfies readonly EventChannel[];
+export const EVENT_CHANNELS = ['sync.state', 'upload.progress', 'records.changed', 'session.changed', 'localWork.progress', 'inbox.changed', 'folders.moveProgress', 'activity.changed', 'activity.notice', 'activity.open'] as const satisfies readonly EventChannel[];
 
 // A compile-time check that the event list names every channel of BridgeEventChannels.
 type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -37,6 +37,8 @@ export interface AgentStartOptions {
   downloadHosts?: () => readonly string[];
   /** The speed caps and metered switch, read at each piece of a transfer (Settings > Transfers). */
   transferCaps?: () => TransferCaps;
+  /** An upload's progress, for the activity log (main/core/activity-recorder.ts). */
+  onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
 }
 
 export interface SyncAgentSettings {
@@ -168,6 +170,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           downloadHosts: options.downloadHosts,
           transferCaps: options.transferCaps,
           whereDownloadHostsAreNamed: 'Settings > Download hosts',
+          onUploadProgress: options.onUploadProgress,
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);
@@ -186,6 +189,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
       return {
         mode: 'synced',
         db: agent.engine.context.db,
+        clock: agent.engine.context.clock,
         fileRoot: agent.engine.context.store.fileRoot,
         api: () => ({ baseUrl: agent.localApiUrl, token }),
         async renewToken() {

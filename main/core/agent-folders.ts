@@ -22,6 +22,7 @@ import type { FolderOutbox } from '../watch/folder-outbox.ts';
 import { filesInProjectFolders, isInProjectFolder, rekeyFile, rekeyProject, showsContentsInProject } from '../watch/folder-records.ts';
 import type { ProjectFolderRecords } from '../sync/folder-records.ts';
 import type { EngineContext } from '../engine/context.ts';
+import { rekeyActivity } from './activity-log.ts';
 
 /** Timings and rules of the project folders (stability window, --confirm-deletes...). */
 export type ProjectFolderOptions = Omit<FolderWatcherOptions, 'root' | 'outbox' | keyof AgentFolderWiring>;
@@ -42,8 +43,23 @@ export function folderOutboxOf(engine: EngineContext): FolderOutbox {
   };
 }
 
-/** The watcher's tables as sync needs them: the agent's `folderRecords` option. */
-export const projectFolderRecords: ProjectFolderRecords = { isInProjectFolder, filesInProjectFolders, showsContentsInProject, rekeyProject, rekeyFile };
+/**
+ * The watcher's tables as sync needs them: the agent's `folderRecords` option. A record's
+ * new id reaches the core's activity log the same way (core-tables.ts CORE_ID_COLUMNS).
+ */
+export const projectFolderRecords: ProjectFolderRecords = {
+  isInProjectFolder,
+  filesInProjectFolders,
+  showsContentsInProject,
+  rekeyProject: async (trx, from, to) => {
+    await rekeyProject(trx, from, to);
+    await rekeyActivity(trx, 'project', from, to);
+  },
+  rekeyFile: async (trx, from, to) => {
+    await rekeyFile(trx, from, to);
+    await rekeyActivity(trx, 'private_file', from, to);
+  },
+};
 
 /** The agent's `folders` option: one folder per project under `root`. */
 export function watchProjectFolders(root: string, options: ProjectFolderOptions = {}): (wiring: AgentFolderWiring) => FolderWatcher {

@@ -18,6 +18,7 @@ import { settingsHandlers } from './settings-handlers.ts';
 import { fileHandlers } from './file-handlers.ts';
 import { localWorkHandlers } from './local-work-handlers.ts';
 import { documentHandlers } from './document-handlers.ts';
+import { activityHandlers } from './activity-handlers.ts';
 import { createPhotoHost } from './photo-handlers.ts';
 import { ThumbnailService } from './thumbnails.ts';
 import { createMediaRoute, type MediaAnswer } from './media.ts';
@@ -74,6 +75,7 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     ...fileHandlers(runtime),
     ...localWorkHandlers(runtime),
     ...documentHandlers(runtime),
+    ...activityHandlers(runtime),
     ...photos.handlers,
   };
 

@@ -18,6 +18,9 @@ import type { SettingsStore } from './host-stores.ts';
 import type { ProjectFolderOptions } from './agent-folders.ts';
 import { workspaceFolderRoot } from './folder-session.ts';
 import { readLocalWorkState, updateLocalWorkState } from './local-work.ts';
+import { ActivityRecorder } from './activity-recorder.ts';
+import type { RecordedActivity } from './activity-log.ts';
+import { type ActivityNotice, mergeNotices, noticeFor } from '../../shared/activity.ts';
 
 export interface AppCoreOptions {
   dataDir: string;
@@ -46,6 +49,8 @@ export interface AppCoreOptions {
   logFolders?: (line: string) => void;
   /** How often the inbox folder (Unsorted) is looked at, and its stability window (tests shorten both). */
   photoInbox?: { intervalMs?: number; stableMs?: number };
+  /** The desktop's notifications outside the window (Electron's Notification, main/desktop/); browser mode shows `activity.notice` in the page. */
+  notify?: (notice: ActivityNotice) => void;
 }
 
 /** What lives as long as one backend (the photo inbox): started after it starts, closed before it closes. */
@@ -87,6 +92,8 @@ export interface CoreRuntime {
   /** What the active agent has not sent, or what the last one had not when it closed. */
   unsentChanges(): Promise<UnsentChanges>;
   forgetUnsentChanges(): void;
+  /** The active backend's activity log and what records into it (docs/activity.md). */
+  activity(): Promise<ActivityRecorder>;
   /** Starts the first backend; `companion` lives alongside each backend. */
   start(companion: BackendCompanion): Promise<void>;
   /** Waits for a swap in flight, closes the companion, then `beforeBackendCloses`, then the backend. */
@@ -116,6 +123,52 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
   let current: Promise<LocalBackend> = Promise.reject(new Error('The core has not started its backend yet.'));
   current.catch(() => {});
 
+  // The activity log's recorder lives as long as its backend. What the watcher and sync tell
+  // while the backend starts (before the recorder exists) waits here and is told once it does.
+  let recorder: ActivityRecorder | null = null;
+  let heardEarly: ((active: ActivityRecorder) => void)[] = [];
+  const toRecorder = (use: (active: ActivityRecorder) => void) => (recorder ? use(recorder) : heardEarly.push(use));
+  const activityHooks = {
+    onActivity: (activity: Parameters<ActivityRecorder['fromFolder']>[0]) => toRecorder((active) => void active.fromFolder(activity)),
+    onUploadProgress: (fileId: number, progress: { sent: number; total: number } | null) => toRecorder((active) => void active.fromUploadProgress(fileId, progress)),
+  };
+  let noticesWaiting: ActivityNotice[] = [];
+  const recorded = ({ entry, before }: RecordedActivity) => {
+    events.emit('activity.changed', entry);
+    const notice = noticeFor(entry, before, options.settings.read().notifications);
+    if (notice) noticesWaiting.push(notice);
+  };
+  // Told once the recorder has caught up, together: twenty deletes held at once are one notification.
+  const tellNotices = () => {
+    const notices = mergeNotices(noticesWaiting);
+    noticesWaiting = [];
+    for (const notice of notices) {
+      events.emit('activity.notice', notice);
+      options.notify?.(notice);
+    }
+  };
+  function startRecorder(backend: LocalBackend): void {
+    const started = new ActivityRecorder({
+      db: backend.db,
+      clock: backend.clock,
+      orgId: backend.identity().orgId,
+      mode: backend.mode,
+      onRecorded: recorded,
+      onIdle: tellNotices,
+      onError: (error) => logError('recording activity', error),
+    });
+    recorder = started;
+    const early = heardEarly;
+    heardEarly = [];
+    for (const use of early) use(started);
+  }
+  async function stopRecorder(): Promise<void> {
+    const stopping = recorder;
+    recorder = null;
+    heardEarly = [];
+    await stopping?.close();
+  }
+
   const isSignedIn = (settings: Settings) => Boolean(settings.remoteUrl && options.syncAgent?.isSignedIn(options.dataDir));
 
   /** The agent when signed in to a remote, else the embedded store. `password` comes only with a sign-in. */
@@ -135,11 +188,12 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         password,
         orgId: settings.orgId,
         folderRoot,
-        projectFolders: options.projectFolders,
+        projectFolders: { ...options.projectFolders, onActivity: activityHooks.onActivity },
         lockHolder: `the sync agent of ${options.hostName ?? 'the SolarDesk app'}`,
         downloadHosts: () => options.settings.read().downloadHosts,
         // Asked at each piece of a transfer: a cap changed in Settings holds without a restart.
         transferCaps: () => options.settings.read().transferCaps,
+        onUploadProgress: activityHooks.onUploadProgress,
       });
     } else {
       // While signed in, settings.orgId is the remote's org: the local workspace keeps its own.
@@ -151,13 +205,14 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         allowPrivateWebhookEndpoints: () => options.settings.read().localWebhooks,
         maxUploadBytes: options.maxUploadBytes,
         folderRoot,
-        projectFolders: options.projectFolders,
+        projectFolders: { ...options.projectFolders, onActivity: activityHooks.onActivity },
         log: options.logFolders,
       });
       const localOrgId = backend.identity().orgId;
       if (localWork.localOrgId !== localOrgId) updateLocalWorkState(options.dataDir, (state) => void (state.localOrgId = localOrgId));
     }
     let userName = backend.identity().user.displayName;
+    startRecorder(backend);
     watchers = [
       backend.watchSyncStatus((state) => {
         const wasSignInNeeded = syncState.state === 'needs_sign_in';
@@ -170,6 +225,9 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         if (isRenamed || wasSignInNeeded !== (state.state === 'needs_sign_in')) setTimeout(() => void session().then((info) => events.emit('session.changed', info), () => {}));
       }),
       backend.watchRecordChanges((changes) => events.emit('records.changed', describeChanges(changes))),
+      backend.watchRecordChanges((changes) => void recorder?.fromChanges(changes)),
+      backend.watchSyncStatus((state) => void recorder?.fromSyncState(state)),
+      backend.watchWebhookDeliveries?.((outcome) => void recorder?.fromWebhookDelivery(outcome)) ?? (() => {}),
     ];
     companion.started(backend);
     return backend;
@@ -205,6 +263,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
       syncState = LOCAL_ONLY_STATE;
       await companion.closing();
       await old?.close();
+      await stopRecorder();
       let failed: { error: unknown } | null = null;
       try {
         await whileStopped?.();
@@ -283,6 +342,11 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
     signedInTo,
     restartBackend,
     withLocalStore,
+    async activity() {
+      await current;
+      if (!recorder) throw new Error('The activity log is not open: the backend is changing. Try again in a moment.');
+      return recorder;
+    },
     async unsentChanges() {
       const active = await current;
       return active.mode === 'synced' ? unsentOf(active) : lastUnsent;
@@ -299,6 +363,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
       await companion.closing();
       await beforeBackendCloses?.();
       await (await current.catch(() => null))?.close();
+      await stopRecorder();
     },
   };
 }

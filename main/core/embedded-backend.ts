@@ -2,6 +2,7 @@
 // It is the authority for its orgs, so it records activity and delivers webhooks
 // itself. The session signs in as a local admin, without a password: whoever can
 // read the data folder already holds everything in it.
+import type { DeliveryOutcomeNotice } from '../engine/webhooks/delivery-worker.ts';
 import { createEngine } from '../engine/engine.ts';
 import { seedDemo, DEMO_USERS } from '../engine/seed/demo-seed.ts';
 import { issueToken } from '../engine/auth/accounts.ts';
@@ -43,6 +44,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
   // The folder routes are registered as the engine is built, before the folders exist.
   let folders: AgentFolders | null = null;
   const stateListeners = new Set<(state: SyncState) => void>();
+  const deliveryListeners = new Set<(outcome: DeliveryOutcomeNotice) => void>();
   let state = LOCAL_ONLY_STATE;
   let isClosed = false;
   let engine: Awaited<ReturnType<typeof createEngine>> | null = null;
@@ -59,7 +61,12 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     dataFolder: options.dataFolderLock,
     logLevel: false,
     throttleRates: LOCAL_USER_THROTTLE_RATES,
-    webhookDelivery: { allowPrivateEndpoints: options.allowPrivateWebhookEndpoints, privateEndpointAdvice: LOCAL_WEBHOOKS_ADVICE },
+    webhookDelivery: {
+      allowPrivateEndpoints: options.allowPrivateWebhookEndpoints,
+      privateEndpointAdvice: LOCAL_WEBHOOKS_ADVICE,
+      // Our own server delivers webhooks: their outcomes go in the activity log.
+      onDeliveryOutcome: (outcome) => deliveryListeners.forEach((listener) => listener(outcome)),
+    },
     ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     // The same folder status and held-delete routes as the agent's (not /sync/status/: its 404 says "local only").
     extraOrgRoutes: (scope, context) =>
@@ -98,6 +105,7 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
     return {
       mode: 'embedded',
       db: engine.context.db,
+      clock: engine.context.clock,
       fileRoot: engine.context.store.fileRoot,
       api: () => ({ baseUrl, token }),
       async renewToken() {
@@ -111,6 +119,11 @@ export async function startEmbeddedBackend(options: EmbeddedStartOptions): Promi
         return () => stateListeners.delete(entry);
       },
       watchRecordChanges: (listener) => started.context.changes.subscribe(listener),
+      watchWebhookDeliveries(listener) {
+        const entry = (outcome: DeliveryOutcomeNotice) => listener(outcome);
+        deliveryListeners.add(entry);
+        return () => deliveryListeners.delete(entry);
+      },
       folders: () => startedFolders,
       async close() {
         isClosed = true;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { type Settings, THEMES } from '../../shared/bridge.ts';
 import { readDownloadHostList } from '../../shared/download-hosts.ts';
 import { NO_TRANSFER_CAPS, type TransferCaps, transferCapsProblem } from '../../shared/transfer-caps.ts';
+import { DEFAULT_NOTIFICATION_SWITCHES, NOTIFICATION_KINDS, type NotificationSwitches } from '../../shared/activity.ts';
 import { makePrivateFolder, PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 
 export interface SettingsStore {
@@ -26,6 +27,7 @@ export function defaultSettings(folderRoot?: string, { isFolderRootChosen = fold
     localWebhooks: false,
     transferCaps: NO_TRANSFER_CAPS,
     theme: 'system',
+    notifications: DEFAULT_NOTIFICATION_SWITCHES,
   };
 }
 
@@ -44,6 +46,7 @@ export function normaliseSettings(stored: unknown, defaults: Settings): Settings
     localWebhooks: typeof value.localWebhooks === 'boolean' ? value.localWebhooks : defaults.localWebhooks,
     transferCaps: readStoredTransferCaps(value.transferCaps) ?? defaults.transferCaps,
     theme: THEMES.find((theme) => theme === value.theme) ?? defaults.theme,
+    notifications: readNotificationSwitches(value.notifications, defaults.notifications),
   };
 }
 
@@ -60,6 +63,12 @@ function readStoredTransferCaps(stored: unknown): TransferCaps | null {
     metered: value.metered === true,
   };
   return transferCapsProblem(caps) === null ? caps : null;
+}
+
+/** Each switch as stored, or its default when missing or not a boolean (an earlier version stored none). */
+function readNotificationSwitches(stored: unknown, defaults: NotificationSwitches): NotificationSwitches {
+  const value = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {};
+  return Object.fromEntries(NOTIFICATION_KINDS.map((kind) => [kind, typeof value[kind] === 'boolean' ? value[kind] : defaults[kind]])) as Record<(typeof NOTIFICATION_KINDS)[number], boolean>;
 }
 
 function readJsonFile(file: string): unknown {

@@ -10,6 +10,8 @@ import type { AgentFolders } from '../sync/agent.ts';
 import type { ProjectFolderOptions } from './agent-folders.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
+import type { Clock } from '../engine/clock.ts';
+import type { DeliveryOutcomeNotice } from '../engine/webhooks/delivery-worker.ts';
 
 export interface LocalIdentity {
   user: SessionUser;
@@ -24,6 +26,8 @@ export interface LocalBackend {
   readonly mode: SessionMode;
   /** This backend's store: where its project folders' mapping (watch_projects) lives, so "open folder" and downloads pick the watcher's folder. */
   readonly db: Kysely<Database>;
+  /** The engine's clock: what the activity log's entries are dated and pruned by. */
+  readonly clock: Clock;
   /** Where this backend's file contents are (blobs/ab/cd/<sha256>): thumbnails and photos' EXIF are made from them, never fetched (thumbnails.ts, photo-places.ts). */
   readonly fileRoot: string;
   /** Where the local API answers (http://127.0.0.1:PORT) and a token that signs the session's user in. */
@@ -35,6 +39,8 @@ export interface LocalBackend {
   watchSyncStatus(listener: (state: SyncState) => void): Unsubscribe;
   /** Every committed change of a record, made through the local API, a project folder or a sync, as the engine announces it. */
   watchRecordChanges(listener: ChangeListener): Unsubscribe;
+  /** Webhook deliveries this backend's engine finished (only the embedded store delivers: a synced replica never does). */
+  watchWebhookDeliveries?(listener: (outcome: DeliveryOutcomeNotice) => void): Unsubscribe;
   /** The project folders this backend watches (main/core/folder-session.ts), or null when no folder root is set. */
   folders(): AgentFolders | null;
   close(): Promise<void>;

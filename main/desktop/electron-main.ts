@@ -19,6 +19,7 @@ import { DESKTOP_EXIT_CODES } from './exit-codes.ts';
 import { registerIpcBridge, windowOf } from './ipc-bridge.ts';
 import { folderChooser, saveFileChooser } from './folder-dialog.ts';
 import { noticesFor, trayBitmap, trayTooltip } from './tray-state.ts';
+import { showActivityNotice } from './activity-notices.ts';
 import { APP_SCHEME, APP_START_URL, buildWindowOptions, decideNavigation, isNativeModuleMismatch, isPermissionGranted } from './window-policy.ts';
 import { restoreWindowState } from './window-state.ts';
 
@@ -56,6 +57,11 @@ async function startDesktop(): Promise<void> {
   const stores = openDesktopStores(defaultSettings(path.join(app.getPath('documents'), 'SolarDesk'), { isFolderRootChosen: false }));
 
   let core: AppCore;
+  // The window at an activity entry: a clicked notification's (the core is there by then).
+  const openAtEntry = (entryId: number) => {
+    focusMainWindow();
+    core.events.emit('activity.open', { entryId });
+  };
   try {
     core = await startAppCore({
       dataDir,
@@ -66,6 +72,7 @@ async function startDesktop(): Promise<void> {
       chooseSaveFile: saveFileChooser(dialog, () => mainWindow, app.getPath('documents')),
       openFile: async (file) => (await shell.openPath(file)) === '',
       showItemInFolder: (file) => shell.showItemInFolder(file),
+      notify: (notice) => showActivityNotice(notice, openAtEntry),
       syncAgent: createSyncAgentHost({ remoteTokenStore: (replicaFolder) => safeStorageTokenStore(safeStorage, replicaFolder) }),
     });
   } catch (error) {

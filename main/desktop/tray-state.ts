@@ -53,17 +53,14 @@ export interface DesktopNotice {
   body: string;
 }
 
-/** Notices for what needs the user and was not there before: new conflicts, new held deletes, a lapsed sign-in. */
+/**
+ * Notices for what needs the user and was not there before: a lapsed sign-in. New
+ * conflicts and held deletes are the activity log's notices (shared/activity.ts
+ * noticeFor, each behind its Settings switch), shown by activity-notices.ts.
+ */
 export function noticesFor(previous: SyncState | null, next: SyncState): DesktopNotice[] {
   const notices: DesktopNotice[] = [];
-  const before = previous ?? { conflicts: 0, heldDeletes: 0, state: 'local_only' };
-  if (next.conflicts > before.conflicts) {
-    const count = next.conflicts - before.conflicts;
-    notices.push({ title: 'SolarDesk: changes conflict', body: `${count} field${count === 1 ? ' was' : 's were'} changed here and on the remote. Open Sync to choose.` });
-  }
-  if (next.heldDeletes > before.heldDeletes) {
-    notices.push({ title: 'SolarDesk: deletes are waiting', body: 'Some deletes made on this computer wait for you to confirm them before they reach the remote.' });
-  }
+  const before = previous ?? { state: 'local_only' };
   if (next.state === 'needs_sign_in' && before.state !== 'needs_sign_in') {
     notices.push({ title: 'SolarDesk: sign in again', body: 'The remote no longer accepts this computer’s sign-in. Changes wait here until you sign in.' });
   }

@@ -114,6 +114,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   downloadHosts?: readonly string[] | (() => readonly string[]);
   /** Where the user names download hosts, for the message of a refused link (default "--download-hosts"). */
   whereDownloadHostsAreNamed?: string;
+  /** Bytes of a private file (by local id) the remote has acknowledged while it goes up; null once done or stopped (the core's activity log). */
+  onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
   /** The user's speed caps and metered switch (shared/transfer-caps.ts), asked at each piece so a change holds at once (default: none). */
   transferCaps?: () => TransferCaps;
 }
@@ -284,7 +286,10 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
         partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,
-        onProgress: (fileId, progress) => folders?.reportUploadProgress(fileId, progress),
+        onProgress: (fileId, progress) => {
+          folders?.reportUploadProgress(fileId, progress);
+          options.onUploadProgress?.(fileId, progress);
+        },
       },
     };
     const sync = new SyncEngine(context, {

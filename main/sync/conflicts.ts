@@ -228,3 +228,17 @@ export async function recordFolderContentsConflict(db: Kysely<Database>, clock: 
     return true;
   });
 }
+
+/** A field that waits for the user: changed here and on the remote to different values. */
+export interface OpenConflict {
+  id: number;
+  model: SyncedModel;
+  recordId: number;
+  field: string;
+}
+
+/** Every conflict still open, oldest first (the core's activity log notes the new ones). */
+export async function listOpenConflicts(db: Kysely<Database>): Promise<OpenConflict[]> {
+  const rows = await db.selectFrom('sync_conflicts').select(['id', 'model', 'record_id', 'field']).orderBy('id').execute();
+  return rows.map((row) => ({ id: row.id, model: row.model as SyncedModel, recordId: row.record_id, field: row.field }));
+}

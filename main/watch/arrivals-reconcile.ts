@@ -333,6 +333,7 @@ export class ArrivalsReconcile {
         this.options.gate.forget(target);
         this.downloadProblems.delete(row.file_id);
         report.note(`${label}: new contents of private file ${row.file_id} made elsewhere, written into the folder`);
+        report.activity({ kind: 'written', projectId: row.project_id, fileId: row.file_id, name: row.name });
       } catch (error) {
         // Tried again after a while, not at every reconcile; the status lists it as waiting for its bytes.
         this.downloadProblems.set(row.file_id, { reason: `new contents: ${(error as Error).message}`, retryAt: this.now() + DOWNLOAD_RETRY_MS });
@@ -470,6 +471,7 @@ export class ArrivalsReconcile {
       await store.upsertMapping(store.db, { project_id: projectId, name: placed.name, file_id: id, file_hash: file.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: placed.ino });
       this.options.gate.forget(path.join(root, folder, placed.name));
       report.counts.downloaded++;
+      if (!placed.wasThere) report.activity({ kind: 'written', projectId, fileId: id, name: placed.name });
       report.note(`${folder}/${placed.name}: ${placed.wasThere ? 'already there' : 'written'} for private file ${id}`);
     } catch (error) {
       this.downloadProblems.set(id, { reason: (error as Error).message, retryAt: this.now() + DOWNLOAD_RETRY_MS });

@@ -166,6 +166,7 @@ export class Attacher {
     await replaceFileContents(engine, { orgId: this.options.orgId, fileId: row.file_id, received, by: byUser(this.options.userId), fileName: candidate.name });
     await store.updateMapping(mapping);
     report.counts.replaced++;
+    report.activity({ kind: 'replaced', projectId: mapping.project_id, fileId: row.file_id, name: candidate.name, isConflict: conflict });
     report.note(
       conflict
         ? `${label}: edited here while the file got new contents elsewhere; both are kept (the other side's as a version) and the conflict waits on the Sync screen: choose which is the file's contents`
@@ -194,7 +195,10 @@ export class Attacher {
       if (earlier.file_id !== id) replacedHold = await this.options.deletes.holdIfUnreferenced(trx, earlier.file_id, replacedReason(label));
     });
     this.attached(candidate, fileId, mapping.project_id);
-    if (replacedHold !== null) await this.options.deletes.afterHold(replacedHold, false);
+    if (replacedHold !== null) {
+      this.options.report.activity({ kind: 'delete_held', projectId: earlier.project_id, fileId: earlier.file_id, name: earlier.name, holdId: replacedHold, isGuarded: false });
+      await this.options.deletes.afterHold(replacedHold, false);
+    }
   }
 
   private recordOf(candidate: Candidate, received: ReceivedFile, projectId: number): NewFileRecord {
@@ -210,6 +214,7 @@ export class Attacher {
 
   private attached(candidate: Candidate, fileId: number, projectId: number): void {
     this.options.report.counts.attached++;
+    this.options.report.activity({ kind: 'attached', projectId, fileId, name: candidate.name });
     this.options.report.note(`${candidate.folder}/${candidate.name}: attached as private file ${fileId} of project ${projectId}`);
   }
 
@@ -247,6 +252,7 @@ export class Attacher {
     const moved = projectId !== row.project_id;
     if (moved) report.counts.moved++;
     else report.counts.renamed++;
+    report.activity({ kind: 'renamed', projectId, fileId: row.file_id, from: `${from.folder}/${row.name}`, to: `${folder}/${name}`, isMove: moved });
     report.note(`${from.folder}/${row.name} -> ${folder}/${name}: ${moved ? `moved to project ${projectId}` : 'renamed'}; the title follows, nothing is uploaded again`);
   }
 }

@@ -170,6 +170,7 @@ export class Deletes {
       this.recentLosses.push({ projectId: pending.row.project_id, at: now });
       if (hold !== null) {
         report.note(`${label} deleted in the folder: deletion held${guard ? ' by the mass-delete guard' : ''}`);
+        report.activity({ kind: 'delete_held', projectId: pending.row.project_id, fileId: pending.row.file_id, name: pending.row.name, holdId: hold, isGuarded: guard !== null });
         await this.afterHold(hold, guard !== null);
       }
     }

@@ -30,6 +30,18 @@ export type WatchCounts = ReturnType<typeof newWatchCounts>;
 
 export type MassDeleteGuard = FolderStatus['guards'][number];
 
+/**
+ * What the watcher did that a person's timeline shows (the core's activity log,
+ * issue 32), told as it happens beside the words of `note`: the core is handed these,
+ * never the lines, so nothing is read back from sentences.
+ */
+export type FolderActivity =
+  | { kind: 'attached'; projectId: number; fileId: number; name: string }
+  | { kind: 'replaced'; projectId: number; fileId: number; name: string; isConflict: boolean }
+  | { kind: 'renamed'; projectId: number; fileId: number; from: string; to: string; isMove: boolean }
+  | { kind: 'delete_held'; projectId: number; fileId: number; name: string; holdId: number; isGuarded: boolean }
+  | { kind: 'written'; projectId: number; fileId: number; name: string };
+
 /** What the status says of a file whose new contents from elsewhere wait until a program lets go of it (issue 35). */
 export const NEWER_VERSION_WAITING = 'Newer version from the office: open it when you close yours';
 
@@ -53,7 +65,20 @@ export class FolderReport {
   /** What the worker loop is doing to one file right now (copying, attaching, writing an arrival). */
   current: { path: string; note: string } | null = null;
 
-  constructor(private readonly log: (line: string) => void = () => {}) {}
+  constructor(
+    private readonly log: (line: string) => void = () => {},
+    /** What a person's timeline shows (the core's activity log); a failing listener never stops the watcher. */
+    private readonly onActivity: (activity: FolderActivity) => void = () => {},
+  ) {}
+
+  /** Tells the timeline what just happened. */
+  activity(activity: FolderActivity): void {
+    try {
+      this.onActivity(activity);
+    } catch (error) {
+      this.log(`folders: the activity log could not take an entry: ${(error as Error).message}`);
+    }
+  }
 
   note(line: string): void {
     // A log line's own timestamp, for people reading it: the real time, not the injected clock.

@@ -29,7 +29,7 @@ import type { Deletes } from './deletes.ts';
 import { wireFileParts } from './file-parts.ts';
 import { ArrivalsReconcile, type ContentsKeeping } from './arrivals-reconcile.ts';
 import { filesOpenForWriting, OpenFileCheck } from './open-files.ts';
-import { FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
+import { type FolderActivity, FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
 import { WatchStore } from './watch-store.ts';
 import { systemTimers, WorkerLoop } from './worker-loop.ts';
 
@@ -58,6 +58,8 @@ export interface FolderWatcherOptions {
   /** A deletion made in a folder is now held for the user (the sync status counts them). */
   onDeleteHeld?: () => void;
   log?: (line: string) => void;
+  /** What a person's timeline shows: the core's activity log (main/core/activity-recorder.ts). */
+  onActivity?: (activity: FolderActivity) => void;
   /** What decides every window, age and due time here (default: the system clock); the agent passes the engine's. */
   clock?: Clock;
   /**
@@ -135,7 +137,7 @@ export class FolderWatcher {
     this.rescanIntervalMs = options.rescanIntervalMs ?? 10 * 60_000;
     const store = (this.store = new WatchStore(engine.db));
     const folders = (this.folders = new ProjectFolders(engine.db, root, orgId));
-    const report = (this.report = new FolderReport(options.log));
+    const report = (this.report = new FolderReport(options.log, options.onActivity));
     this.counts = report.counts;
     const loop = (this.loop = new WorkerLoop(
       { step: () => this.step(), nextDueInMs: () => this.nextDueInMs(), failed: (error) => report.note(`error: ${error.message}`) },

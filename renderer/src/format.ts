@@ -29,30 +29,5 @@ export function changeWord(operation: string): string {
 // Design tab and the generated documents print a figure the same way.
 export { formatMoney, formatNumber, formatPercent } from '../../shared/design-figures.ts';
 
-/** Field names whose words alone would not say what they hold. */
-const FIELD_WORDS: Record<string, string> = {
-  lat: 'Latitude',
-  lon: 'Longitude',
-  zip: 'Postal code',
-  country_iso2: 'Country',
-  is_residential: 'Residential',
-  contacts_data: 'Contacts',
-  contacts_new: 'Contacts',
-  roof_type: 'Roof type',
-  custom_data: 'Custom values',
-  usage: 'Energy usage',
-  event_type_id: 'Kind',
-};
-
-/** snake_case field name -> "Sentence case" label, as the editor labels it. */
-export function labelOf(field: string): string {
-  const known = FIELD_WORDS[field];
-  if (known) return known;
-  const text = field.replace(/_(data|id)$/, '').replace(/_/g, ' ').replace(/\biso2\b/, 'ISO code').replace(/\bkwh\b/g, 'kWh');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Several fields in people's words, each once ("contacts" and "contacts_data" are one thing to a person). */
-export function labelsOf(fields: readonly string[]): string[] {
-  return [...new Set(fields.map(labelOf))];
-}
+// Field labels are shared with the main process's activity log (shared/field-labels.ts).
+export { labelOf, labelsOf } from '../../shared/field-labels.ts';

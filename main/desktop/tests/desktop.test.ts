@@ -280,13 +280,11 @@ describe('tray, notifications, window state and menu', () => {
     assert.equal(trayTooltip({ ...LOCAL_ONLY_STATE, state: 'offline', pending: 3 }), 'SolarDesk — Offline, 3 waiting');
   });
 
-  test('notifications come once for new conflicts, new held deletes and a lapsed sign-in, not on every report', () => {
+  test('the tray notifies once of a lapsed sign-in, not on every report; conflicts and held deletes are the activity log\'s notices', () => {
     const calm = { ...LOCAL_ONLY_STATE, state: 'synced' as const };
     assert.deepEqual(noticesFor(calm, calm), []);
-    const conflicted = { ...calm, conflicts: 2 };
-    assert.match(noticesFor(calm, conflicted)[0]!.body, /2 fields were changed/);
-    assert.deepEqual(noticesFor(conflicted, conflicted), []);
-    assert.equal(noticesFor(calm, { ...calm, heldDeletes: 1 }).length, 1);
+    // Told by the activity log, behind their Settings switches (shared/activity.test.ts): not twice.
+    assert.deepEqual(noticesFor(calm, { ...calm, conflicts: 2, heldDeletes: 1 }), []);
     const signedOut = { ...calm, state: 'needs_sign_in' as const };
     assert.match(noticesFor(calm, signedOut)[0]!.title, /sign in again/);
     assert.deepEqual(noticesFor(signedOut, signedOut), []);

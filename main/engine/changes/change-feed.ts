@@ -42,6 +42,12 @@ export interface RecordChangeEvent {
   by: ChangeActor;
   /** The project the record is or was part of; null when none or not known (then any project may show it). */
   projectId: number | null;
+  /**
+   * An update's top-level fields of the record's API view that changed (the activity
+   * log names them, in people's words); empty for a create or a delete, and absent
+   * where the announcer compared no views (a share's new grants).
+   */
+  changedFields?: readonly string[];
 }
 
 /** Receives the changes of one committed write (or one applied remote record) together. */

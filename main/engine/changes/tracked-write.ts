@@ -64,6 +64,14 @@ export interface DescribedChange {
   projectId: number | null;
   /** The record's view after the write; null for a delete. */
   after: RecordSnapshot | null;
+  /** An update's top-level fields whose value changed (the activity log names them); empty for a create or delete. */
+  changedFields: string[];
+}
+
+/** The top-level fields of a record's view that differ between two snapshots. */
+function fieldsChanged(before: RecordSnapshot | null, after: RecordSnapshot | null): string[] {
+  if (!before || !after) return [];
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
 }
 
 /** What a write changed: records whose API view did not change are left out. */
@@ -92,14 +100,14 @@ export function describeChanges(context: EngineContext, changes: readonly Record
     if (!changed.has(change) && !listChanged) continue;
     const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
     const projectId = projectOfSnapshot(context, change.model, change.id, (change.after ?? change.before)!);
-    described.push({ model: change.model, id: change.id, op, projectId, after: change.after });
+    described.push({ model: change.model, id: change.id, op, projectId, after: change.after, changedFields: op === 'update' ? fieldsChanged(change.before, change.after) : [] });
   }
   return described;
 }
 
 /** What the feed hears of a write's changes. */
 function describeCommitted(context: EngineContext, scope: WriteScope, changes: readonly RecordChange[]): RecordChangeEvent[] {
-  return describeChanges(context, changes).map(({ model, id, op, projectId }) => ({ model, id, op, orgId: scope.orgId, by: scope.by, projectId }));
+  return describeChanges(context, changes).map(({ model, id, op, projectId, changedFields }) => ({ model, id, op, orgId: scope.orgId, by: scope.by, projectId, changedFields }));
 }
 
 /** Runs `write` in one transaction with change capture, then announces what it changed on `context.changes`. */

@@ -32,6 +32,7 @@ import * as conflictReasons from './migrations/0023-conflict-reasons.ts';
 import * as eventSchedule from './migrations/0024-event-schedule.ts';
 import * as calendarFeeds from './migrations/0025-calendar-feeds.ts';
 import * as documentTemplates from './migrations/0026-document-templates.ts';
+import * as activityLog from './migrations/0027-activity-log.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -101,6 +102,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0024-event-schedule': eventSchedule,
   '0025-calendar-feeds': calendarFeeds,
   '0026-document-templates': documentTemplates,
+  '0027-activity-log': activityLog,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

@@ -50,6 +50,8 @@ export const BOOKKEEPING_TABLES: ReadonlySet<string> = new Set([
   'change_log',
   // Photos' EXIF by contents hash (migration 0013): a cache main/core rebuilds from the blobs.
   'photo_exif',
+  // The activity log (migration 0027): main/core's timeline, never part of a record's view.
+  'activity_log',
   'webhook_deliveries',
   'webhook_process_logs',
   'file_uploads',

@@ -68,6 +68,19 @@ export interface DeliveryWorkerOptions {
   random?: () => number;
   /** PEM certificates of private authorities trusted for https endpoints besides the system's (see PipelinedConnectionOptions). */
   extraTrustedCertificates?: readonly string[];
+  /** Told after a delivery's outcome committed: delivered, given up, or to be tried again (the app's activity log). */
+  onDeliveryOutcome?: (outcome: DeliveryOutcomeNotice) => void;
+}
+
+/** One delivery attempt's outcome, as a host's listener hears it. */
+export interface DeliveryOutcomeNotice {
+  orgId: number;
+  webhookId: number;
+  /** The change event's name (`project.updated`...). */
+  event: string;
+  successful: boolean;
+  givingUp: boolean;
+  notes: string;
 }
 
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryWorkerOptions = {
@@ -341,6 +354,7 @@ export class WebhookDeliveryWorker {
 
   /** Records attempts' outcomes and logs in one transaction, and renews the claim on `stillClaimed` (the window's unanswered deliveries). */
   private async record(attempts: readonly Attempted[], stillClaimed: readonly number[]): Promise<void> {
+    const notices: DeliveryOutcomeNotice[] = [];
     await this.context.db.transaction().execute(async (trx) => {
       const logs: Insertable<WebhookProcessLogsTable>[] = [];
       for (const { orgId, delivery, outcome, at } of attempts) {
@@ -373,6 +387,7 @@ export class WebhookDeliveryWorker {
           .executeTakeFirst();
         if (Number(recorded.numUpdatedRows) === 0) continue;
         const body = JSON.parse(delivery.body) as DeliveryBody;
+        notices.push({ orgId, webhookId: delivery.webhook_id, event: body.event, successful: outcome.successful, givingUp, notes });
         logs.push({
           org_id: orgId,
           webhook_id: delivery.webhook_id,
@@ -401,6 +416,14 @@ export class WebhookDeliveryWorker {
           .execute();
       }
     });
+    // After the commit: a listener that fails is the listener's own fault, not the delivery's.
+    for (const notice of notices) {
+      try {
+        this.options.onDeliveryOutcome?.(notice);
+      } catch (error) {
+        console.error('SolarDesk: a delivery outcome listener failed:', error);
+      }
+    }
   }
 
   /**

@@ -14,17 +14,17 @@ import { ENGINE_TABLES } from '../../engine/store/tables.ts';
 import { ENGINE_ID_COLUMNS } from '../../engine/store/id-columns.ts';
 import { SYNC_ID_COLUMNS, SYNC_TABLES } from '../sync-tables.ts';
 import { WATCH_ID_COLUMNS, WATCH_TABLES } from '../../watch/watch-tables.ts';
-import { CORE_TABLES } from '../../core/core-tables.ts';
+import { CORE_ID_COLUMNS, CORE_TABLES } from '../../core/core-tables.ts';
 import { FOLDER_REKEYS } from '../record-ids.ts';
 import { SYNCED_MODELS } from '../sync-models.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 
-/** Each part's tables and its declaration of their id columns (the core's tables hold none yet). */
+/** Each part's tables and its declaration of their id columns. */
 const PARTS: { tables: TableOwnership<unknown>; ids: IdColumns<unknown>; declaredIn: string }[] = [
   { tables: ENGINE_TABLES, ids: ENGINE_ID_COLUMNS, declaredIn: 'main/engine/store/id-columns.ts' },
   { tables: SYNC_TABLES, ids: SYNC_ID_COLUMNS, declaredIn: 'main/sync/sync-tables.ts' },
   { tables: WATCH_TABLES, ids: WATCH_ID_COLUMNS, declaredIn: 'main/watch/watch-tables.ts' },
-  { tables: CORE_TABLES, ids: {}, declaredIn: 'main/core/core-tables.ts (a CORE_ID_COLUMNS beside CORE_TABLES)' },
+  { tables: CORE_TABLES, ids: CORE_ID_COLUMNS, declaredIn: 'main/core/core-tables.ts (CORE_ID_COLUMNS)' },
 ];
 
 const declarationOf = (ids: IdColumns<unknown>, table: string): Record<string, IdColumnMeaning> =>
@@ -68,8 +68,11 @@ test('every synced model has the table that numbers it, and the watcher\'s refer
   for (const model of SYNCED_MODELS) {
     assert.equal(columnsHolding(ENGINE_ID_COLUMNS, model).filter((entry) => entry.column === 'id').length, 1, `one engine table whose id is a ${model}'s`);
   }
-  const watched = new Set(Object.values(WATCH_ID_COLUMNS).flatMap((columns) => Object.values(columns ?? {})).filter((meaning) => typeof meaning === 'string'));
-  assert.deepEqual([...watched].filter((model) => !(model in FOLDER_REKEYS)), [], 'a model the watcher\'s tables hold that record-ids.ts FOLDER_REKEYS does not hand to the watcher');
+  // The core's activity log follows through the same hand-over (main/core/agent-folders.ts projectFolderRecords).
+  const followedByFolders = new Set(
+    [WATCH_ID_COLUMNS, CORE_ID_COLUMNS].flatMap((declared) => Object.values(declared).flatMap((columns) => Object.values(columns ?? {}))).filter((meaning) => typeof meaning === 'string'),
+  );
+  assert.deepEqual([...followedByFolders].filter((model) => !(model in FOLDER_REKEYS)), [], 'a model the watcher\'s or the core\'s tables hold that record-ids.ts FOLDER_REKEYS does not hand to the core');
 });
 
 test('sync\'s tables hold records only by their row\'s model (moved or dropped by record-ids.ts itself)', () => {

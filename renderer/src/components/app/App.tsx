@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { bridge } from '../../bridge-client.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
+import { ActivityView } from '../activity/ActivityView.tsx';
 import { ContactsView } from '../contacts/ContactsView.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
 import { LoadingState } from '../common/LoadingState.tsx';
@@ -50,6 +51,7 @@ function ConnectedApp() {
         {view === 'schedule' && <ScheduleView orgId={session.orgId} />}
         {view === 'webhooks' && <WebhooksView orgId={session.orgId} isAdmin={session.isAdmin} />}
         {view === 'sync' && <SyncView orgId={session.orgId} />}
+        {view === 'activity' && <ActivityView orgId={session.orgId} />}
         {view === 'settings' && <SettingsView />}
         {/* Last in the main column, in the flow: a toast takes its own strip of the window and never covers a control (issue 28, item 10). */}
         <Toasts />

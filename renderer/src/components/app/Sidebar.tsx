@@ -39,6 +39,11 @@ const NAVIGATION: { view: MainView; label: string; icon: ReactNode }[] = [
   { view: 'webhooks', label: 'Webhooks', icon: icon(<path d="M9 7a3 3 0 1 1 4.5 2.6L16 14m-8.5 0a3 3 0 1 0 3 3h6m1-3a3 3 0 1 1-1.5 5.6M7.5 14 10 9.6" />) },
   { view: 'sync', label: 'Sync', icon: icon(<path d="M4 12a8 8 0 0 1 13.7-5.6L20 8.5M20 4v4.5h-4.5M20 12a8 8 0 0 1-13.7 5.6L4 15.5M4 20v-4.5h4.5" />) },
   {
+    view: 'activity',
+    label: 'Activity',
+    icon: icon(<path d="M3 12h4l2.5-6 5 12 2.5-6H21" />),
+  },
+  {
     view: 'settings',
     label: 'Settings',
     icon: icon(

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { requireBridge, onConnectionChange } from '../../bridge-client.ts';
+import { useActivityStore } from '../../stores/activity-store.ts';
 import { useFilesStore } from '../../stores/files-store.ts';
 import { useLocalWorkStore } from '../../stores/local-work-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
@@ -21,6 +22,7 @@ export function useBridgeEvents(): void {
       useSyncStore.getState().follow(),
       useFilesStore.getState().follow(),
       useLocalWorkStore.getState().follow(),
+      useActivityStore.getState().follow(),
       onConnectionChange((isConnected) => useUiStore.getState().setConnected(isConnected)),
       requireBridge().subscribe('records.changed', (change) => {
         const projects = useProjectsStore.getState();

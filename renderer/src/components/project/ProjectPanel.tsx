@@ -2,6 +2,7 @@ import './ProjectPanel.css';
 import { useState } from 'react';
 import { isPartnerProject } from '../../project/sharing.ts';
 import { useSessionStore } from '../../stores/session-store.ts';
+import { ActivityList } from '../activity/ActivityList.tsx';
 import { type ProjectTab, useUiStore } from '../../stores/ui-store.ts';
 import { useProjectStore } from '../../stores/project-store.ts';
 import { ErrorState } from '../common/ErrorState.tsx';
@@ -27,6 +28,7 @@ const TABS: { tab: ProjectTab; label: string }[] = [
   { tab: 'notes', label: 'Notes' },
   { tab: 'files', label: 'Files' },
   { tab: 'design', label: 'Design' },
+  { tab: 'activity', label: 'Activity' },
 ];
 
 export function ProjectPanel() {
@@ -101,6 +103,7 @@ export function ProjectPanel() {
           {tab === 'notes' && <NotesTab project={project} />}
           {tab === 'files' && <FilesTab project={project} />}
           {tab === 'design' && <DesignTab project={project} />}
+          {tab === 'activity' && session && <ActivityList orgId={session.orgId} projectId={project.id} />}
         </fieldset>
       </div>
     </article>

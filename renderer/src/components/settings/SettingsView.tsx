@@ -8,6 +8,7 @@ import { DownloadHostsSection } from './DownloadHostsSection.tsx';
 import { FolderRootSection } from './FolderRootSection.tsx';
 import { LocalWebhooksSection } from './LocalWebhooksSection.tsx';
 import { TransfersSection } from './TransfersSection.tsx';
+import { NotificationsSection } from './NotificationsSection.tsx';
 
 const THEME_LABELS: Record<Theme, string> = { system: 'Same as the system', light: 'Light', dark: 'Dark' };
 
@@ -53,6 +54,7 @@ export function SettingsView() {
       </section>
       <ConnectionsSection orgId={session.orgId} isAdmin={session.isAdmin} isSynced={session.mode === 'synced'} remoteUrl={session.remoteUrl} />
       <FolderRootSection key={settings.folderRoot} session={session} settings={settings} />
+      <NotificationsSection switches={settings.notifications} />
       {session.isAdmin && <LocalWebhooksSection isOn={settings.localWebhooks} isSynced={session.mode === 'synced'} />}
       {session.signedIn && <DownloadHostsSection saved={settings.downloadHosts} remoteUrl={session.signedIn.remoteUrl} />}
       <TransfersSection saved={settings.transferCaps} isSignedIn={session.signedIn !== null} />

@@ -1,17 +1,13 @@
 import './ConflictInbox.css';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SyncConflictJson } from '../../../../shared/sync-api.ts';
 import { messageOf } from '../../api/api-client.ts';
-import { labelOf } from '../../format.ts';
-import { eventFieldLabel } from '../../../../shared/event-fields.ts';
+import { fieldLabelOf } from '../../../../shared/field-labels.ts';
 import { useSyncStore } from '../../stores/sync-store.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useRecordLabel } from './use-record-label.ts';
 
 const show = (value: unknown) => (value === null || value === undefined || value === '' ? '(empty)' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
-
-/** A conflict's field as people name it: an event's by its own labels (shared/event-fields.ts), others from their name. */
-const fieldLabelOf = (model: string, field: string) => (model === 'event' ? eventFieldLabel(field) : null) ?? labelOf(field);
 
 /** Fields changed here and on the remote to different values: both shown side by side, the user picks. */
 export function ConflictInbox() {
@@ -35,6 +31,12 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
   const [custom, setCustom] = useState(() => show(conflict.local_value));
   const toast = useUiStore((state) => state.toast);
   const recordLabel = useRecordLabel();
+  // Opened from an activity entry (Resolve the conflict): brought into sight and marked.
+  const isFocused = useUiStore((state) => state.focusedConflictId === conflict.id);
+  const card = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (isFocused) card.current?.scrollIntoView({ block: 'center' });
+  }, [isFocused]);
   const resolve = () => {
     let value: unknown = custom;
     if (choice === 'value' && typeof conflict.local_value !== 'string') {
@@ -50,7 +52,7 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
     void useSyncStore.getState().resolve(conflict.id, body).catch((error) => toast(messageOf(error), 'error'));
   };
   return (
-    <li className="conflict" data-testid="conflict">
+    <li ref={card} className={`conflict${isFocused ? ' is-focused' : ''}`} data-testid="conflict" data-conflict-id={conflict.id} aria-current={isFocused || undefined}>
       <div className="conflict-head">
         <strong>{recordLabel(conflict.model, conflict.record_id)}</strong> · {fieldLabelOf(conflict.model, conflict.field)}
       </div>
