@@ -13,9 +13,9 @@ import type { CoreRuntime } from './core-runtime.ts';
 type ActivityChannels = 'activity.list' | 'activity.retry';
 
 /**
- * Retry now, for one entry: the one place that decides what retrying means, so the
- * transfers' own retry and resume (issue 32, the speed caps' branch) can take over
- * here. Today: a change the remote refused (parked) is sent again; a paused sync is
+ * Retry now, for one entry: the one place that decides what retrying means. A change
+ * the remote refused (parked) is sent again; a file's failed download into its project
+ * folder is fetched again (downloads resume from the bytes kept); a paused sync is
  * resumed; anything else asks sync to go at once, reading its project afresh.
  */
 export async function retryActivityEntry(runtime: CoreRuntime, entry: ActivityEntry): Promise<string> {
@@ -32,6 +32,11 @@ export async function retryActivityEntry(runtime: CoreRuntime, entry: ActivityEn
       await call(syncPaths.retryPending(orgId, parked.id));
       return 'Sent again: it goes with the next push.';
     }
+  }
+  if (entry.model === 'private_file' && entry.recordId !== null) {
+    // A download into a project folder that failed is fetched again at once (the Sync screen's Retry); 404: none failed.
+    const download = await runtime.callApi({ method: 'POST', path: syncPaths.retryFolderDownload(orgId, entry.recordId) });
+    if (download.status < 300) return 'Downloading it again now.';
   }
   if (entry.waitReason === 'paused') {
     await call(syncPaths.resume(orgId));
