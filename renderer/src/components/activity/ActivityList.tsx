@@ -66,7 +66,7 @@ export function ActivityList({ orgId, projectId = null }: { orgId: number; proje
         </ol>
       )}
       {loadState === 'ready' && hasMore && (
-        <button type="button" className="secondary activity-more" onClick={() => void useActivityStore.getState().loadMore()}>
+        <button type="button" className="button activity-more" onClick={() => void useActivityStore.getState().loadMore()}>
           Show older entries
         </button>
       )}
@@ -114,7 +114,7 @@ function ActivityRow({ entry, isInProject }: { entry: ActivityEntry; isInProject
       {actions.length > 0 && (
         <div className="card-actions">
           {actions.map((action, index) => (
-            <button key={action} type="button" className={index === 0 ? 'secondary' : 'link-button'} disabled={isBusy} onClick={() => void useActivityStore.getState().act(entry, action)}>
+            <button key={action} type="button" className={index === 0 ? 'button' : 'link-button'} disabled={isBusy} onClick={() => void useActivityStore.getState().act(entry, action)}>
               {ACTIVITY_ACTION_WORDS[action]}
             </button>
           ))}
