@@ -108,4 +108,24 @@ describe('documents made on the replica', () => {
     const tagsHere = (await h.local('GET', `${apiPaths.fileTags(1)}?limit=1000`)).json as Array<{ id: number; title: string }>;
     assert.deepEqual(tagsHere.filter((each) => each.title.toLowerCase() === 'roof survey').map((each) => each.id), [theirs.json.id], 'one tag of that title here, the remote’s');
   });
+  // A remote without tags of an org's own (the hosted service has only the catalogue): the
+  // proxy answers the tag's POST 405 as such a remote does (a faked remote route). The file
+  // goes up without the tag it cannot hold, and the answer leaves the local file without it too.
+  test('a remote that makes no org tags gets the file without the tag made here, and both sides agree', async () => {
+    h.proxy.addRule({ method: 'POST', path: /\/file_tags\/$/, action: { kind: 'status', status: 405, body: { detail: 'Method "POST" not allowed.' } } });
+    try {
+      const tag = await h.local('POST', apiPaths.fileTags(1), { title: 'Only here' });
+      assert.equal(tag.status, 201, tag.text);
+      const saved = await h.local('POST', `${apiPaths.generateDocument(1, 7, 'proposal')}?action=save&language=en-AU&file_tags=${tag.json.id}`);
+      assert.equal(saved.status, 201, saved.text);
+      await h.synced();
+      const copies = (await remoteFilesOf(7)).filter((file) => file.input_data_hash === saved.json.input_data_hash);
+      assert.equal(copies.length, 1);
+      assert.deepEqual(copies[0]!.file_tags_data.map((each) => each.title), ['Generated Document']);
+      const here = (await h.local('GET', apiPaths.privateFile(1, copies[0]!.id))).json;
+      assert.deepEqual(here.file_tags_data.map((each: { title: string }) => each.title), ['Generated Document']);
+    } finally {
+      h.proxy.clearRules();
+    }
+  });
 });
