@@ -92,7 +92,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
       }
     }
     // Its tags made here go up first, so the file can name them (push-tags.ts).
-    const tags = group.model === 'private_file' ? await pushTagsMadeHereFirst(sync, json) : { requests: 0, mayGo: true };
+    const tags = group.model === 'private_file' ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
     if (!tags.mayGo) return tags.requests;
     const tagged = tags.requests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
     if (group.model === 'private_file' && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
@@ -161,7 +161,7 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
     if (fields.length === 0) return requests + (conflicted.size > 0 ? 0 : await finishRows(sync, group.rows));
     const json = await localJson(sync, model, recordId);
     if (!json) return requests + (await finishRows(sync, group.rows));
-    const tags = model === 'private_file' && fields.includes('file_tags') ? await pushTagsMadeHereFirst(sync, json) : { requests: 0, mayGo: true };
+    const tags = model === 'private_file' && fields.includes('file_tags') ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
     requests += tags.requests;
     if (!tags.mayGo) return requests; // a tag of it could not be made on the remote yet
     const referenceRequests =
@@ -293,7 +293,7 @@ async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, jso
     created = readRemoteList(sync.unreadable, 'private_file', listed).find((file) => file.id !== oldId && file.file_hash === view.file_hash && file.title === view.title) ?? null;
   }
   if (!created) {
-    const tags = await pushTagsMadeHereFirst(sync, json);
+    const tags = await pushTagsMadeHereFirst(sync, group, json);
     requests += tags.requests;
     if (!tags.mayGo) return requests;
     const tagged = tags.requests > 0 ? ((await localJson(sync, 'private_file', oldId)) ?? json) : json;

@@ -108,6 +108,26 @@ describe('documents made on the replica', () => {
     const tagsHere = (await h.local('GET', `${apiPaths.fileTags(1)}?limit=1000`)).json as Array<{ id: number; title: string }>;
     assert.deepEqual(tagsHere.filter((each) => each.title.toLowerCase() === 'roof survey').map((each) => each.id), [theirs.json.id], 'one tag of that title here, the remote’s');
   });
+  // A tag the remote refuses for another reason than its title being taken (the proxy answers
+  // its POST 400 itself: a faked refusal): the file's change is parked with why, not left waiting unseen.
+  test('a tag the remote refuses parks the file’s change with the remote’s reason', async () => {
+    h.proxy.addRule({ method: 'POST', path: /\/file_tags\/$/, action: { kind: 'status', status: 400, body: { title: ['This title is not allowed here.'] } } });
+    try {
+      const tag = await h.local('POST', apiPaths.fileTags(1), { title: 'Refused here' });
+      assert.equal(tag.status, 201, tag.text);
+      const saved = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en-GB&file_tags=${tag.json.id}`);
+      assert.equal(saved.status, 201, saved.text);
+      await h.synced();
+      const pending = (await h.local('GET', syncPaths.pending(1))).json as Array<{ record_id: number; status: string; last_error: string | null }>;
+      const parked = pending.find((row) => row.record_id === saved.json.id);
+      assert.equal(parked?.status, 'parked', JSON.stringify(pending));
+      assert.match(parked!.last_error ?? '', /refused the file's tag "Refused here".*not allowed/);
+      assert.equal((await remoteFilesOf(8)).filter((file) => file.input_data_hash === saved.json.input_data_hash).length, 0);
+    } finally {
+      h.proxy.clearRules();
+    }
+  });
+
   // A remote without tags of an org's own (the hosted service has only the catalogue): the
   // proxy answers the tag's POST 405 as such a remote does (a faked remote route). The file
   // goes up without the tag it cannot hold, and the answer leaves the local file without it too.
