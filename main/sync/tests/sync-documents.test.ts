@@ -108,44 +108,46 @@ describe('documents made on the replica', () => {
     const tagsHere = (await h.local('GET', `${apiPaths.fileTags(1)}?limit=1000`)).json as Array<{ id: number; title: string }>;
     assert.deepEqual(tagsHere.filter((each) => each.title.toLowerCase() === 'roof survey').map((each) => each.id), [theirs.json.id], 'one tag of that title here, the remote’s');
   });
-  // A tag the remote refuses for another reason than its title being taken (the proxy answers
-  // its POST 400 itself: a faked refusal): the file's change is parked with why, not left waiting unseen.
-  test('a tag the remote refuses parks the file’s change with the remote’s reason', async () => {
-    h.proxy.addRule({ method: 'POST', path: /\/file_tags\/$/, action: { kind: 'status', status: 400, body: { title: ['This title is not allowed here.'] } } });
+
+  /**
+   * With the tag's POST answered `status` by the proxy (a faked remote answer), a tag titled
+   * `title` is made here and a proposal of `projectId` saved with it in `language` (new
+   * inputs), then sync runs. Answers the saved file's JSON.
+   */
+  const saveWithTagAnswered = async (status: number, body: unknown, title: string, projectId: number, language: string) => {
+    h.proxy.addRule({ method: 'POST', path: /\/file_tags\/$/, action: { kind: 'status', status, body } });
     try {
-      const tag = await h.local('POST', apiPaths.fileTags(1), { title: 'Refused here' });
+      const tag = await h.local('POST', apiPaths.fileTags(1), { title });
       assert.equal(tag.status, 201, tag.text);
-      const saved = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en-GB&file_tags=${tag.json.id}`);
+      const saved = await h.local('POST', `${apiPaths.generateDocument(1, projectId, 'proposal')}?action=save&language=${language}&file_tags=${tag.json.id}`);
       assert.equal(saved.status, 201, saved.text);
       await h.synced();
-      const pending = (await h.local('GET', syncPaths.pending(1))).json as Array<{ record_id: number; status: string; last_error: string | null }>;
-      const parked = pending.find((row) => row.record_id === saved.json.id);
-      assert.equal(parked?.status, 'parked', JSON.stringify(pending));
-      assert.match(parked!.last_error ?? '', /refused the file's tag "Refused here".*not allowed/);
-      assert.equal((await remoteFilesOf(8)).filter((file) => file.input_data_hash === saved.json.input_data_hash).length, 0);
+      return saved.json;
     } finally {
       h.proxy.clearRules();
     }
+  };
+
+  // A tag the remote refuses for another reason than its title being taken (the proxy answers
+  // its POST 400 itself: a faked refusal): the file's change is parked with why, not left waiting unseen.
+  test('a tag the remote refuses parks the file’s change with the remote’s reason', async () => {
+    const saved = await saveWithTagAnswered(400, { title: ['This title is not allowed here.'] }, 'Refused here', 8, 'en-GB');
+    const pending = (await h.local('GET', syncPaths.pending(1))).json as Array<{ record_id: number; status: string; last_error: string | null }>;
+    const parked = pending.find((row) => row.record_id === saved.id);
+    assert.equal(parked?.status, 'parked', JSON.stringify(pending));
+    assert.match(parked!.last_error ?? '', /refused the file's tag "Refused here".*not allowed/);
+    assert.equal((await remoteFilesOf(8)).filter((file) => file.input_data_hash === saved.input_data_hash).length, 0);
   });
 
   // A remote without tags of an org's own (the hosted service has only the catalogue): the
   // proxy answers the tag's POST 405 as such a remote does (a faked remote route). The file
   // goes up without the tag it cannot hold, and the answer leaves the local file without it too.
   test('a remote that makes no org tags gets the file without the tag made here, and both sides agree', async () => {
-    h.proxy.addRule({ method: 'POST', path: /\/file_tags\/$/, action: { kind: 'status', status: 405, body: { detail: 'Method "POST" not allowed.' } } });
-    try {
-      const tag = await h.local('POST', apiPaths.fileTags(1), { title: 'Only here' });
-      assert.equal(tag.status, 201, tag.text);
-      const saved = await h.local('POST', `${apiPaths.generateDocument(1, 7, 'proposal')}?action=save&language=en-AU&file_tags=${tag.json.id}`);
-      assert.equal(saved.status, 201, saved.text);
-      await h.synced();
-      const copies = (await remoteFilesOf(7)).filter((file) => file.input_data_hash === saved.json.input_data_hash);
-      assert.equal(copies.length, 1);
-      assert.deepEqual(copies[0]!.file_tags_data.map((each) => each.title), ['Generated Document']);
-      const here = (await h.local('GET', apiPaths.privateFile(1, copies[0]!.id))).json;
-      assert.deepEqual(here.file_tags_data.map((each: { title: string }) => each.title), ['Generated Document']);
-    } finally {
-      h.proxy.clearRules();
-    }
+    const saved = await saveWithTagAnswered(405, { detail: 'Method "POST" not allowed.' }, 'Only here', 7, 'en-AU');
+    const copies = (await remoteFilesOf(7)).filter((file) => file.input_data_hash === saved.input_data_hash);
+    assert.equal(copies.length, 1);
+    assert.deepEqual(copies[0]!.file_tags_data.map((each) => each.title), ['Generated Document']);
+    const here = (await h.local('GET', apiPaths.privateFile(1, copies[0]!.id))).json;
+    assert.deepEqual(here.file_tags_data.map((each: { title: string }) => each.title), ['Generated Document']);
   });
 });
