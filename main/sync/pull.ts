@@ -18,7 +18,8 @@ import { highWaterMark, isSweepDue, pullCount, setHighWaterMark, setPullCount, s
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { deleteReplicaRecord } from './replica-removal.ts';
-import { upsertFileTags, upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
+import { upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
+import { upsertFileTags } from './replica-tags.ts';
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 import { noteFolderTwin } from './folder-twins.ts';
 import { orgVerdict } from './record-orgs.ts';

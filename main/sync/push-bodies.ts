@@ -11,6 +11,7 @@ import { CLIENT_OP_KEY, type RecordView, type SyncedModel, isProvisional, viewOf
 import { blobPath } from '../engine/files/blob-store.ts';
 import { type SyncContext, remotePath, remoteUrl } from './sync-context.ts';
 import type { LocalRecord, RequestBody } from './push-requests.ts';
+import { tagsToSend } from './push-tags.ts';
 
 const roleUrl = (sync: SyncContext, id: number | null) => (id === null ? null : remoteUrl(sync, apiPaths.role(sync.orgId, id)));
 
@@ -39,10 +40,11 @@ export async function updateBody(sync: SyncContext, model: SyncedModel, json: Lo
   if (model === 'project') return projectFieldsBody(sync, json, fields);
   if (model === 'private_file') {
     const view = viewOf(model, json);
+    const tagUrls = (await tagsToSend(sync, view.file_tags as number[])).map((id) => fileTagUrl(sync, id));
     return Object.fromEntries(
       fields.map((field) => {
         if (field === 'project') return [field, projectUrl(sync, view.project as number | null)];
-        if (field === 'file_tags') return [field, (view.file_tags as number[]).map((id) => fileTagUrl(sync, id))];
+        if (field === 'file_tags') return [field, tagUrls];
         return [field, view[field]];
       }),
     );
@@ -81,12 +83,24 @@ export async function createBody(sync: SyncContext, group: OutboxGroup, json: Lo
     case 'private_file': {
       const projectId = view.project as number | null;
       if (projectId !== null && isProvisional(projectId)) return 'waiting';
-      const row = await sync.db.selectFrom('private_files').select(['file_name', 'mime_type', 'file_hash']).where('id', '=', group.recordId).executeTakeFirstOrThrow();
+      const row = await sync.db
+        .selectFrom('private_files')
+        .select(['file_name', 'mime_type', 'file_hash', 'system_uuid', 'input_data', 'input_data_hash', 'status'])
+        .where('id', '=', group.recordId)
+        .executeTakeFirstOrThrow();
       const form = new FormData();
       form.append('title', String(view.title));
       form.append('show_customer', String(view.show_customer));
       if (projectId !== null) form.append('project', projectUrl(sync, projectId)!);
-      if ((view.file_tags as number[]).length) form.append('file_tags', (view.file_tags as number[]).map((id) => fileTagUrl(sync, id)).join(','));
+      const tagIds = await tagsToSend(sync, view.file_tags as number[]);
+      if (tagIds.length) form.append('file_tags', tagIds.map((id) => fileTagUrl(sync, id)).join(','));
+      // A generated document (docs/documents.md) says what it was made from, so the remote's copy does too.
+      if (row.input_data !== null) {
+        form.append('input_data', row.input_data);
+        form.append('input_data_hash', row.input_data_hash);
+        if (row.system_uuid !== null) form.append('system_uuid', row.system_uuid);
+        if (row.status !== null) form.append('status', row.status);
+      }
       // Streams from the blob store: the bytes are never all in memory.
       const blob = await fs.openAsBlob(blobPath(sync.engine.store.fileRoot, row.file_hash!), { type: row.mime_type });
       form.append('file_contents', blob, row.file_name);

@@ -21,6 +21,7 @@ import { createBody, eventWaitsFor, updateBody } from './push-bodies.ts';
 import { findSameContentsInProject, finishFolderCreate, isFromProjectFolder, settleFolderCopies } from './push-folder-copies.ts';
 import { goesUpInParts, pushChunkedCreate } from './push-chunked.ts';
 import { findLostCreate } from './push-lost-creates.ts';
+import { pushTagsMadeHereFirst } from './push-tags.ts';
 
 /** Pushes every due change. Throws RemoteUnreachableError / SignInRequiredError to stop the cycle. */
 export async function pushOutbox(sync: SyncContext, isStopped: () => boolean): Promise<number> {
@@ -90,17 +91,22 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
         return 1;
       }
     }
+    // Its tags made here go up first, so the file can name them (push-tags.ts).
+    const tags = group.model === 'private_file' ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
+    if (!tags.mayGo) return tags.requests;
+    const tagged = tags.requests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
     if (group.model === 'private_file' && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
-      return pushChunkedCreate(sync, group, json, createRow!, wasSent && !fromFolder, isStopped, fromFolder); // a folder file's lost create was looked for above
+      // a folder file's lost create was looked for above
+      return tags.requests + (await pushChunkedCreate(sync, group, tagged, createRow!, wasSent && !fromFolder, isStopped, fromFolder));
     }
     if (wasSent && !fromFolder) {
       const found = await findLostCreate(sync, group, createRow!);
       if (found) {
         await finishCreate(sync, group, found);
-        return 1;
+        return tags.requests + 1;
       }
     }
-    const referenceRequests = group.model === 'event' ? await pushEventReferencesFirst(sync, json, EVENT_SYNC_FIELDS, done) : 0;
+    const referenceRequests = tags.requests + (group.model === 'event' ? await pushEventReferencesFirst(sync, json, EVENT_SYNC_FIELDS, done) : 0);
     const fresh = referenceRequests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
     const body = await createBody(sync, group, fresh, createRow!.op_id);
     if (body === 'waiting') return referenceRequests;
@@ -155,12 +161,15 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
     if (fields.length === 0) return requests + (conflicted.size > 0 ? 0 : await finishRows(sync, group.rows));
     const json = await localJson(sync, model, recordId);
     if (!json) return requests + (await finishRows(sync, group.rows));
-    const contactRequests =
+    const tags = model === 'private_file' && fields.includes('file_tags') ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
+    requests += tags.requests;
+    if (!tags.mayGo) return requests; // a tag of it could not be made on the remote yet
+    const referenceRequests =
       model === 'project' && fields.includes('contacts') ? await pushNewContactsFirst(sync, json, done)
       : model === 'event' ? await pushEventReferencesFirst(sync, json, fields, done)
       : 0;
-    requests += contactRequests;
-    const fresh = contactRequests > 0 ? ((await localJson(sync, model, recordId)) ?? json) : json;
+    requests += referenceRequests;
+    const fresh = referenceRequests + tags.requests > 0 ? ((await localJson(sync, model, recordId)) ?? json) : json;
     if (model === 'event' && eventWaitsFor(viewOf('event', fresh), fields)) return requests; // its project or contact could not go up yet
     const body = await updateBody(sync, model, fresh, fields);
     const outcome = await send(sync, group, {
@@ -284,8 +293,12 @@ async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, jso
     created = readRemoteList(sync.unreadable, 'private_file', listed).find((file) => file.id !== oldId && file.file_hash === view.file_hash && file.title === view.title) ?? null;
   }
   if (!created) {
-    if (await goesUpInParts(sync, oldId, row.op_id)) return requests + (await pushChunkedCreate(sync, group, json, row, false, isStopped, false, oldId));
-    const body = await createBody(sync, group, json, row.op_id);
+    const tags = await pushTagsMadeHereFirst(sync, group, json);
+    requests += tags.requests;
+    if (!tags.mayGo) return requests;
+    const tagged = tags.requests > 0 ? ((await localJson(sync, 'private_file', oldId)) ?? json) : json;
+    if (await goesUpInParts(sync, oldId, row.op_id)) return requests + (await pushChunkedCreate(sync, group, tagged, row, false, isStopped, false, oldId));
+    const body = await createBody(sync, group, tagged, row.op_id);
     if (body === 'waiting') return requests;
     const size = body instanceof FormData ? ((body.get('file_contents') as Blob | null)?.size ?? 0) : 0;
     sync.uploads?.onProgress?.(oldId, { sent: 0, total: size });

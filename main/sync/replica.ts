@@ -11,14 +11,13 @@ import { parseCountryReference } from '../../shared/countries.ts';
 import { parseOrgReference, parseRoofTypeReference, parseUserReference } from '../../shared/api-paths.ts';
 import { CLIENT_OP_KEY, type RecordView, type SyncedModel, isProvisional, viewOf } from './sync-models.ts';
 import { setFileTags } from '../engine/files/file-tags.ts';
-import { isCatalogueTagId } from '../../shared/file-tags.ts';
+import { upsertFileTags } from './replica-tags.ts';
 import { contactRowValues } from '../engine/contacts/contacts.ts';
 import type { ContactWrite } from '../../shared/schemas/contact-write.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import type {
   RemoteContact,
   RemoteEvent,
-  RemoteFileTag,
   RemotePrivateFile,
   RemoteProject,
   RemoteRecord,
@@ -240,14 +239,6 @@ async function ensureUser(trx: Trx, userId: number): Promise<void> {
     .insertInto('users')
     .values({ id: userId, email: `user-${userId}${STAND_IN_EMAIL_DOMAIN}`, password_hash: '!', first_name: '', family_name: '', phone: '', is_machine_user: 0, is_staff: 0, created_date: EPOCH })
     .execute();
-}
-
-export async function upsertFileTags(trx: Trx, orgId: number, tags: RemoteFileTag[]): Promise<void> {
-  for (const tag of tags) {
-    // Ids under ORG_TAG_FIRST_ID are the shared catalogue's (shared/file-tags.ts), the rest the org's own.
-    const row = { id: tag.id, org_id: isCatalogueTagId(tag.id) ? null : orgId, title: tag.title ?? '', type: tag.type ?? 'private', created_date: unnamedDate(tag.created_date) };
-    await trx.insertInto('file_tags').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
-  }
 }
 
 /** A remote file's metadata; its bytes come on demand (context.fetchMissingBlob). */

@@ -8,6 +8,7 @@ import { sameJson } from '../../shared/webhook-fields.ts';
 import { parseDateTime, parseDurationSeconds } from '../../shared/field-rules.ts';
 import type { EventSyncField } from '../../shared/event-fields.ts';
 import { TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
+import { PROVISIONAL_ID_FLOOR } from '../engine/store/table-ownership.ts';
 
 export type SyncedModel = 'project' | 'contact' | 'event' | 'webhook' | 'private_file';
 export const SYNCED_MODELS: readonly SyncedModel[] = ['project', 'contact', 'event', 'webhook', 'private_file'];
@@ -20,7 +21,7 @@ const CONTACT_FIELDS = [
 ] as const;
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
 /** Ids at and above this were made offline and are not on the remote yet (remote-records.ts refuses them from a remote). */
-export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
+export { PROVISIONAL_ID_FLOOR };
 export const isProvisional = (id: number): boolean => id >= PROVISIONAL_ID_FLOOR;
 
 /** Marks a create in the remote record so a create whose answer was lost can be found again. */

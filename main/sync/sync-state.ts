@@ -132,6 +132,11 @@ export const CONTENTS_ROUTE_KEY = 'remote_contents_route';
 export const contentsRouteAbsent = async (db: Db): Promise<boolean> => (await readValue(db, CONTENTS_ROUTE_KEY)) === 'absent';
 export const markContentsRouteAbsent = (db: Db): Promise<void> => writeValue(db, CONTENTS_ROUTE_KEY, 'absent');
 
+/** `absent` once the remote answered the making of an org's own file tag with 404/405 (the hosted service: only the catalogue; push-tags.ts). */
+const ORG_TAGS_KEY = 'remote_org_tags';
+export const orgTagsAbsent = async (db: Db): Promise<boolean> => (await readValue(db, ORG_TAGS_KEY)) === 'absent';
+export const markOrgTagsAbsent = (db: Db): Promise<void> => writeValue(db, ORG_TAGS_KEY, 'absent');
+
 /** Where the agent is in the remote's change log (feed-pull.ts). */
 export const feedCursor = (db: Db): Promise<string | undefined> => readValue(db, 'change_feed_cursor');
 export const setFeedCursor = (db: Db, cursor: string): Promise<void> => writeValue(db, 'change_feed_cursor', cursor);

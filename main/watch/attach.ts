@@ -10,7 +10,7 @@ import type { EngineContext } from '../engine/context.ts';
 import type { WatchFileRow } from './watch-tables.ts';
 import { actorInOrg } from '../engine/auth/actor.ts';
 import type { ReceivedFile } from '../engine/files/blob-store.ts';
-import { type AfterInsert, type NewFileRecord, replaceFileContents, storeNewFile, updateFile } from '../engine/files/file-service.ts';
+import { type AfterInsert, type NewFileRecord, replaceFileContents, storeNewFile, storeNewFiles, updateFile } from '../engine/files/file-service.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
 import { contentTypeFor } from '../engine/files/file-types.ts';
 import type { Clock } from '../engine/clock.ts';
@@ -49,7 +49,20 @@ export interface AttachOptions {
   };
 }
 
+/** A new file decided on and waiting for its batch's write (Attacher.attachBatched). */
+interface BatchedNew {
+  candidate: Candidate;
+  received: ReceivedFile;
+  mapping: Omit<FileMapping, 'file_id'>;
+}
+
+/** At most this many new files in one write: the gate hands over at most 64 a step anyway. */
+const BATCH_LIMIT = 64;
+
 export class Attacher {
+  /** New files decided on, in order, whose one write has not run yet (flushBatch). */
+  private batch: BatchedNew[] = [];
+
   constructor(private readonly options: AttachOptions) {}
 
   private now(): number {
@@ -89,6 +102,68 @@ export class Attacher {
       return { row, folder, at: this.now() };
     }
     return null;
+  }
+
+  /**
+   * A stable file, staged, as one of several handed over together (issue 30): the
+   * decisions are made now, in order, as attach() makes them; a file that is simply
+   * new joins the batch, whose files one tracked write creates (flushBatch). Anything
+   * else (a touch, an edit, a move, the same contents as a file of the project or of
+   * the batch) first writes the batch, then is done as attach() does it, so the
+   * writes keep the order of the decisions. The caller keeps the staged copy until
+   * flushBatch has run.
+   */
+  async attachBatched(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void> {
+    const projectId = await this.options.folders.projectOfFolderNow(candidate.folder);
+    if (projectId !== null && (await this.isSimplyNew(projectId, candidate, received))) {
+      this.batch.push({ candidate, received, mapping: { project_id: projectId, name: candidate.name, file_hash: received.sha256, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino) } });
+      if (this.batch.length >= BATCH_LIMIT) await this.flushBatch();
+      return;
+    }
+    await this.flushBatch();
+    await this.attach(candidate, received, stat);
+  }
+
+  /** No mapping of its name, no move to pair, no file of the project (or of the batch) with its contents, and not the "Online only" list. */
+  private async isSimplyNew(projectId: number, candidate: Candidate, received: ReceivedFile): Promise<boolean> {
+    const { store } = this.options;
+    if (this.batch.some((queued) => queued.mapping.project_id === projectId && (queued.received.sha256 === received.sha256 || queued.candidate.name === candidate.name))) return false;
+    if (await store.fileRow(projectId, candidate.name)) return false;
+    for (const pending of this.options.deletes.unlinks.values()) if (pending.row.file_hash === received.sha256) return false;
+    if ((await store.fileWithContents(this.options.orgId, projectId, received.sha256)) !== null) return false;
+    return !(await isOnlineOnlyListing(received.tempPath, received.size));
+  }
+
+  /**
+   * Creates the batch's files in one tracked write, each with its mapping, in the
+   * order they were decided on. A kill before the commit leaves none of them: their
+   * names are unmapped, and the next rescan attaches them again. A failure is each
+   * file's problem, as a failed attach() is.
+   */
+  async flushBatch(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    if (batch.length === 0) return;
+    const { store, report } = this.options;
+    let ids: number[];
+    try {
+      ids = await storeNewFiles(
+        this.options.engine,
+        batch.map(({ candidate, received, mapping }) => ({
+          received,
+          record: this.recordOf(candidate, received, mapping.project_id),
+          afterInsert: (trx, id) => store.upsertMapping(trx, { ...mapping, file_id: id }),
+        })),
+      );
+    } catch (error) {
+      for (const { candidate } of batch) {
+        const label = `${candidate.folder}/${candidate.name}`;
+        report.problems.set(label, { projectId: candidate.projectId, reason: (error as Error).message });
+        report.note(`could not attach ${label}: ${(error as Error).message}`);
+      }
+      return;
+    }
+    batch.forEach(({ candidate, mapping }, index) => this.attached(candidate, ids[index]!, mapping.project_id));
   }
 
   /** A stable file, staged: recorded, paired, recognised or attached. */

@@ -49,7 +49,9 @@ export function wireFileParts(options: FilePartsOptions): FileParts {
     report,
     hooks: {
       settled: (projectId, folder, name, file, stat) => late.attacher!.settled(projectId, folder, name, file, stat),
-      attach: (candidate, received, stat) => late.attacher!.attach(candidate, received, stat),
+      // Files due together are decided on one by one and the new ones created in one write (issue 30).
+      attach: (candidate, received, stat) => late.attacher!.attachBatched(candidate, received, stat),
+      flush: () => late.attacher!.flushBatch(),
       folderChanged: options.folderChanged,
     },
   });

@@ -64,6 +64,8 @@ beforeEach(() => {
         staged.push({ candidate, sha256: received.sha256, bytes: fs.readFileSync(received.tempPath) });
       },
       folderChanged: () => setup.folderChanges++,
+      // What a step hands over is attached above, one at a time: no batch to write.
+      flush: async () => {},
     },
   });
   setup = {

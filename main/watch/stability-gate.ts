@@ -77,8 +77,13 @@ export interface GateHooks {
    * was attached, or a rename paired by inode and applied).
    */
   settled(projectId: number, folder: string, name: string, file: string, stat: fs.Stats): Promise<boolean>;
-  /** A stable file, staged: attach it. The staged copy is discarded after. */
+  /**
+   * A stable file, staged: attach it, or decide on it and keep it for the step's
+   * batch (attach.ts attachBatched). Its staged copy stays until `flush` has run.
+   */
   attach(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void>;
+  /** The step's files are handed over: whatever was kept for a batch is written now. */
+  flush(): Promise<void>;
   /** The file's folder is no longer a real folder: the folders are checked again. */
   folderChanged(): void;
 }
@@ -166,7 +171,7 @@ export class StabilityGate {
     if (due.length === 0) return false;
     // Each look settles to a value: one that fails while an earlier turn is awaited is no unhandled rejection.
     const looks: Array<Promise<{ staged: Staged | null } | { error: unknown }>> = [];
-    const discards: Array<Promise<void>> = [];
+    const stagedCopies: string[] = [];
     const pool = this.options.stagingPool ?? STAGING_POOL;
     let started = 0;
     // Looks run at most `pool` ahead of the file being attached: staging further ahead
@@ -189,10 +194,12 @@ export class StabilityGate {
       const { staged } = look;
       if (!staged) continue;
       await this.attachStaged(staged);
-      discards.push(discardTempFile(staged.received.tempPath));
+      stagedCopies.push(staged.received.tempPath);
     }
-    // The staged copies left (an attach adopts most) are removed off the attaching's path, but within the step.
-    await Promise.all(discards);
+    // New files among them are created together, in one write (issue 30); their staged copies are adopted by it.
+    await this.options.hooks.flush();
+    // The staged copies left are removed off the attaching's path, but within the step.
+    await Promise.all(stagedCopies.map((tempPath) => discardTempFile(tempPath)));
     if (firstError) throw firstError;
     return true;
   }

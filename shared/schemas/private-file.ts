@@ -32,6 +32,10 @@ export const privateFileCreateFormSchema = z.object({
   project: z.string().optional().describe('a project URL, relative path or id to attach the file to'),
   show_customer: z.string().optional().describe('true or false'),
   file_tags: z.string().optional().describe('comma list of file tag ids or URLs'),
+  system_uuid: z.string().optional().describe("a generated document's system"),
+  input_data: z.string().optional().describe('what a generated document was made from, as JSON text'),
+  input_data_hash: z.string().optional().describe('the sha256 of input_data as JSON; computed when left out, checked when sent'),
+  status: z.string().optional().describe('default "created"'),
 });
 
 export const fileTagCreateSchema = z.object({

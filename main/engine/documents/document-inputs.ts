@@ -57,6 +57,9 @@ export interface DocumentInputData {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** A saved document's `input_data_hash`: the sha256 of its `input_data` as JSON (a file sent with both is checked by it). */
+export const inputDataHashOf = (inputData: unknown): string => sha256(JSON.stringify(inputData));
+
 
 /** The inputs of a document of `type` for the project, or a 400 that says what to send. */
 export async function documentInputs(
@@ -135,7 +138,7 @@ export async function documentInputs(
     language,
     paper,
     inputData,
-    inputDataHash: sha256(JSON.stringify(inputData)),
+    inputDataHash: inputDataHashOf(inputData),
   };
 }
 

@@ -77,6 +77,43 @@ export async function storeNewFile(
   );
 }
 
+/** One file of a batch (storeNewFiles): its bytes, its record, and what is written with its row. */
+export interface NewFile {
+  received: ReceivedFile;
+  record: NewFileRecord;
+  afterInsert?: AfterInsert;
+}
+
+/**
+ * Several new files in one tracked write (issue 30: files dropped together into a
+ * project folder): every blob is adopted, then one transaction writes every row, in
+ * order, so the batch commits whole or not at all. Each project is tracked once, not
+ * once per file. The records share one org and one creator. Returns the new ids, in
+ * the files' order.
+ */
+export async function storeNewFiles(context: EngineContext, files: readonly NewFile[]): Promise<number[]> {
+  if (files.length === 0) return [];
+  const { orgId, userId } = files[0]!.record;
+  if (files.some(({ record }) => record.orgId !== orgId || record.userId !== userId)) throw new Error('storeNewFiles: a batch is of one org and one creator');
+  const write = () =>
+    writeTracked(context, { orgId, by: byUser(userId) }, async (trx, track) => {
+      for (const projectId of new Set(files.map(({ record }) => record.projectId))) if (projectId !== null) await track.project(projectId);
+      const ids: number[] = [];
+      for (const file of files) {
+        const id = await insertFileRow(trx, context, file.received, file.record);
+        await track.privateFile(id, { created: true });
+        await file.afterInsert?.(trx, id);
+        ids.push(id);
+      }
+      return ids;
+    });
+  // Each blob is adopted once (the same bytes twice in a batch share it), in the order of
+  // their hashes, so two batches never wait on each other's locks.
+  const blobs = [...new Map(files.map(({ received }) => [received.sha256, received])).values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
+  const adoptFrom = (index: number): Promise<number[]> => (index === blobs.length ? write() : adoptBlob(context, blobs[index]!, () => adoptFrom(index + 1)));
+  return adoptFrom(0);
+}
+
 /** The row and its tags, in the caller's transaction; the blob must already be adopted. */
 export async function insertFileRow(trx: Transaction<Database>, context: EngineContext, received: ReceivedFile, record: NewFileRecord): Promise<number> {
   const now = nowIso(context.clock);

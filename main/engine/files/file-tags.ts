@@ -13,6 +13,7 @@ import { nowIso } from '../clock.ts';
 import { parseFileTagReference } from '../../../shared/api-paths.ts';
 import { EXPORT_TAG_TITLE, FILE_TAG_TYPE, ORG_TAG_FIRST_ID, isExportTag } from '../../../shared/file-tags.ts';
 import { advanceIdSequence } from '../store/sequences.ts';
+import { PROVISIONAL_ID_FLOOR } from '../store/table-ownership.ts';
 
 type FileTagCreate = z.output<typeof fileTagCreateSchema>;
 type Db = Kysely<Database> | Transaction<Database>;
@@ -46,7 +47,10 @@ async function insertOrgTag(context: EngineContext, orgId: number, title: string
     const madeMeanwhile = await findTagByTitle(trx, orgId, title);
     if (madeMeanwhile) return whenMadeMeanwhile(madeMeanwhile);
     const { max } = await trx.selectFrom('file_tags').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
-    const id = Math.max(Number(max ?? 0) + 1, ORG_TAG_FIRST_ID);
+    // A replica's tag is made here, offline, before the remote knows it: a provisional id,
+    // which never collides with a remote tag pulled later; sync gives it the remote's id
+    // when it makes the tag there (main/sync/push-tags.ts).
+    const id = Math.max(Number(max ?? 0) + 1, context.role === 'replica' ? PROVISIONAL_ID_FLOOR : ORG_TAG_FIRST_ID);
     const row = await trx.insertInto('file_tags').values({ id, org_id: orgId, title, type, created_date: nowIso(context.clock) }).returningAll().executeTakeFirstOrThrow();
     await advanceIdSequence(trx, 'file_tags');
     return row;

@@ -10,6 +10,8 @@ import type { EngineTables } from './tables.ts';
 const REMOTE_ONLY: IdColumnMeaning = { notFollowed: 'made only by the remote (or the server itself), never offline here' };
 /** Ids of what this store makes for itself and never sends as a record. */
 const LOCAL_ONLY: IdColumnMeaning = { notFollowed: 'a local row of the store, never sent to the remote as a record' };
+/** A tag: the catalogue's, the remote's, or one made on a replica, which sync moves to the remote's tag of its title. */
+const TAG_MADE_HERE: IdColumnMeaning = { notFollowed: 'a file tag: made here offline, it becomes the remote tag of its title (main/sync/replica-tags.ts), not a re-keyed record' };
 /** A log, kept as it was written: a change seen under a provisional id stays the change it was. */
 const LOG: IdColumnMeaning = { notFollowed: 'a log of changes as they were made (the replica records no webhook work)' };
 
@@ -48,8 +50,9 @@ export const ENGINE_ID_COLUMNS: IdColumns<EngineTables> = {
   webhooks: { id: 'webhook', org_id: REMOTE_ONLY },
   private_files: { id: 'private_file', org_id: REMOTE_ONLY, project_id: 'project', user_id: REMOTE_ONLY, upload_id: LOCAL_ONLY },
   private_file_versions: { id: LOCAL_ONLY, file_id: 'private_file', org_id: REMOTE_ONLY, replaced_by_user_id: REMOTE_ONLY },
-  private_file_tags: { file_id: 'private_file', tag_id: REMOTE_ONLY },
-  file_tags: { id: REMOTE_ONLY, org_id: REMOTE_ONLY },
+  // A tag made on a replica has a provisional id until sync makes it on the remote, and then moves to the remote's id by title, not by a record's re-key (main/sync/replica-tags.ts).
+  private_file_tags: { file_id: 'private_file', tag_id: TAG_MADE_HERE },
+  file_tags: { id: TAG_MADE_HERE, org_id: REMOTE_ONLY },
   file_uploads: { id: LOCAL_ONLY, org_id: REMOTE_ONLY, user_id: REMOTE_ONLY, project_id: 'project', completed_file_id: 'private_file' },
   file_upload_parts: { upload_id: LOCAL_ONLY },
   // A template's logo is one of the org's files, which may be one made offline.

@@ -25,6 +25,13 @@ export function ownedTableNames(ownership: TableOwnership<unknown>): string[] {
 }
 
 /**
+ * Ids at and above this were made offline on a replica and are not on the remote
+ * yet: records (below) and the org's own file tags (main/engine/files/file-tags.ts).
+ * Sync refuses them from a remote (main/sync/remote-records.ts).
+ */
+export const PROVISIONAL_ID_FLOOR = 1_000_000_000_000;
+
+/**
  * The records whose ids can change: one made offline (ids from 10^12 up) takes the
  * remote's id when its create is answered (main/sync/record-ids.ts `rekey`).
  */

@@ -15,6 +15,7 @@ import { chosenPaymentOption, chosenSystem, customerPriceLines, formatKw, format
 import { DOCUMENT_TYPE_NAMES, DOCUMENT_TYPES, type DocumentType } from '../../../shared/documents.ts';
 import { loadPdfJs } from '../../core/pdf-render.ts';
 import { parseCsv } from '../../../shared/csv-parse.ts';
+import { createFile, uploadFile } from '../testing/file-testing.ts';
 
 /** The text of every page of a PDF, as pdf.js extracts it (a line per text line). */
 async function pdfText(bytes: Buffer): Promise<string> {
@@ -239,6 +240,43 @@ describe('generated documents', () => {
     assert.notEqual(changed.json.input_data.design_version, file.input_data.design_version);
     assert.ok((await pdfText(Buffer.from(await (await fetch(changed.json.file_contents)).arrayBuffer()))).includes(formatMoney(system.pricing.system_price_including_tax - 100, system.bills.currency, 'en')));
     assert.equal((await generatedFiles()).length, 2);
+  });
+
+  // How sync sends a document saved on a replica (main/sync/push-bodies.ts): the bytes
+  // with the document's fields as multipart parts. The server keeps them, and a save of
+  // the same inputs here answers that file rather than making a second.
+  test('a document uploaded with its fields keeps them, and saving the same inputs answers it; a wrong hash or bad JSON is 400', async () => {
+    const query = '?action=save&language=en';
+    const made = await generate(1, 'proposal_only', query);
+    assert.equal(made.status, 201, made.text);
+    const bytes = Buffer.from(await (await fetch(made.json.file_contents)).arrayBuffer());
+    assert.equal((await server.request('DELETE', apiPaths.privateFile(1, made.json.id), { token: admin })).status, 204);
+    const fields = {
+      title: made.json.title,
+      project: '1',
+      system_uuid: made.json.system_uuid,
+      input_data: JSON.stringify(made.json.input_data),
+      input_data_hash: made.json.input_data_hash,
+      status: 'created',
+    };
+    const refused = [
+      [{ ...fields, input_data: '{not json' }, 'input_data', /valid JSON/],
+      [{ ...fields, input_data_hash: '0'.repeat(64) }, 'input_data_hash', /sha256 of input_data/],
+      [{ ...fields, input_data: undefined }, 'input_data_hash', /Send input_data/],
+    ] as const;
+    for (const [sent, field, message] of refused) {
+      const answer = await uploadFile(server, admin, bytes, 'proposal.pdf', Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined)) as Record<string, string>);
+      assert.equal(answer.status, 400, JSON.stringify(answer.json));
+      assert.match(String((answer.json as Record<string, string[]>)[field]), message);
+    }
+    const uploaded = await createFile(server, admin, bytes, 'proposal.pdf', fields);
+    assert.deepEqual(
+      { system_uuid: uploaded.system_uuid, input_data: uploaded.input_data, input_data_hash: uploaded.input_data_hash, status: uploaded.status, document_template: uploaded.document_template },
+      { system_uuid: made.json.system_uuid, input_data: made.json.input_data, input_data_hash: made.json.input_data_hash, status: 'created', document_template: null },
+    );
+    const again = await generate(1, 'proposal_only', query);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.id, uploaded.id);
   });
 
   test('bad input is 400 with a sentence saying what to send', async () => {

@@ -2,8 +2,8 @@
 // the app's requests go to the agent's local API (main/core/agent-backend.ts), so a
 // proposal is made and saved by the replica's own engine with the network cut (the
 // fault proxy offline: no request reaches the remote). Back online, the saved
-// document should go up once as a private file of its project, with the fields that
-// say what it was made from, spent as user work from the org's file quota: a todo.
+// document goes up once as a private file of its project, with the fields that say
+// what it was made from and its tags, spent as user work from the org's file quota.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
@@ -43,18 +43,21 @@ describe('documents made on the replica', () => {
     h.proxy.setOffline(false);
   });
 
-  // Not yet (docs/documents.md "Not yet"): the remote answers the upload 400, because the
-  // "Generated Document" tag was made on this replica with an id the remote does not know
-  // (org tags are not synced), and sync's create sends no system_uuid, input_data,
-  // input_data_hash or status. Run as a todo so it reports what still fails.
-  test('back online it goes up once, with what it was made from, as user work within the file quota', { todo: 'tags made on a replica and the document fields do not go up yet' }, async () => {
+  type RemoteFile = Record<string, unknown> & { id: number; file_hash: string; file_contents: string; file_tags_data: { id: number; title: string }[] };
+  const remoteFilesOf = async (projectId: number) => (await h.remote('GET', `${apiPaths.privateFiles(1)}?project=${projectId}&limit=1000`)).json as RemoteFile[];
+
+  // The "Generated Document" tag is made on this replica, offline, with an id the remote
+  // does not know; it goes up first (POST file_tags), and the file names the remote's.
+  test('back online it goes up once, with what it was made from, as user work within the file quota', async () => {
     const saved = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en`);
     assert.equal(saved.status, 201, saved.text);
     const local = saved.json;
+    const madeHere = await download(local.file_contents);
+    assert.equal(madeHere.status, 200);
+    assert.ok(local.file_tags_data[0].id >= 1_000_000_000_000, 'the tag was made here, with an id the remote cannot have');
     const before = await fileBucket();
     await h.synced();
-    const remote = (await h.remote('GET', `${apiPaths.privateFiles(1)}?project=8&limit=1000`)).json as Array<Record<string, unknown> & { id: number; file_contents: string; file_tags_data: { title: string }[] }>;
-    const copies = remote.filter((file) => file.file_hash === local.file_hash);
+    const copies = (await remoteFilesOf(8)).filter((file) => file.file_hash === local.file_hash);
     assert.equal(copies.length, 1, 'exactly one remote copy');
     const copy = copies[0]!;
     assert.equal(copy.title, local.title);
@@ -64,9 +67,87 @@ describe('documents made on the replica', () => {
       'the remote knows what it was made from',
     );
     assert.deepEqual(copy.file_tags_data.map((tag) => tag.title), ['Generated Document']);
-    assert.ok((await download(copy.file_contents)).body.equals((await download(local.file_contents)).body), 'the bytes made here');
+    assert.ok((await download(copy.file_contents)).body.equals(madeHere.body), 'the bytes made here');
     const after = await fileBucket();
     assert.ok(after.user > before.user, `the upload was spent as user work (${before.user} -> ${after.user})`);
     assert.equal(after.background, before.background, 'not from background sync’s small share');
+    // Here, the file and its tag now have the remote's ids; the document made offline on project 7 went up too.
+    const here = (await h.local('GET', apiPaths.privateFile(1, copy.id))).json;
+    const idsAndTitles = (tags: { id: number; title: string }[]) => tags.map(({ id, title }) => ({ id, title }));
+    assert.deepEqual(idsAndTitles(here.file_tags_data), idsAndTitles(copy.file_tags_data));
+    assert.equal(here.input_data_hash, local.input_data_hash);
+    assert.equal((await remoteFilesOf(7)).filter((file) => file.file_tags_data.some((tag) => tag.title === 'Generated Document')).length, 1);
+  });
+
+  test('saving the same inputs again here answers the synced file, and no second file reaches the remote', async () => {
+    const again = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en`);
+    assert.equal(again.status, 200, again.text);
+    assert.ok(again.json.id < 1_000_000_000_000, 'the file already made, under the id the remote gave it');
+    await h.synced();
+    assert.equal((await remoteFilesOf(8)).filter((file) => file.input_data_hash === again.json.input_data_hash).length, 1);
+  });
+
+  // A tag of the same title made on the remote meanwhile (another computer): the remote refuses a
+  // second, and the tag made here becomes the remote's, on the file too.
+  test('a tag made here whose title the remote made meanwhile becomes the remote’s', async () => {
+    h.proxy.setOffline(true);
+    const tag = await h.local('POST', apiPaths.fileTags(1), { title: 'Roof survey' });
+    assert.equal(tag.status, 201, tag.text);
+    assert.ok(tag.json.id >= 1_000_000_000_000);
+    const saved = await h.local('POST', `${apiPaths.generateDocument(1, 9, 'proposal')}?action=save&language=en&file_tags=${tag.json.id}`);
+    assert.equal(saved.status, 201, saved.text);
+    const theirs = await h.remote('POST', apiPaths.fileTags(1), { title: 'ROOF SURVEY' });
+    assert.equal(theirs.status, 201, theirs.text);
+    h.proxy.setOffline(false);
+    await h.synced();
+    const copies = (await remoteFilesOf(9)).filter((file) => file.input_data_hash === saved.json.input_data_hash);
+    assert.equal(copies.length, 1);
+    assert.deepEqual(copies[0]!.file_tags_data.map((each) => each.id).sort(), [theirs.json.id, ...copies[0]!.file_tags_data.filter((each) => each.title === 'Generated Document').map((each) => each.id)].sort());
+    const here = (await h.local('GET', apiPaths.privateFile(1, copies[0]!.id))).json;
+    assert.ok(here.file_tags_data.some((each: { id: number }) => each.id === theirs.json.id), JSON.stringify(here.file_tags_data));
+    const tagsHere = (await h.local('GET', `${apiPaths.fileTags(1)}?limit=1000`)).json as Array<{ id: number; title: string }>;
+    assert.deepEqual(tagsHere.filter((each) => each.title.toLowerCase() === 'roof survey').map((each) => each.id), [theirs.json.id], 'one tag of that title here, the remote’s');
+  });
+
+  /**
+   * With the tag's POST answered `status` by the proxy (a faked remote answer), a tag titled
+   * `title` is made here and a proposal of `projectId` saved with it in `language` (new
+   * inputs), then sync runs. Answers the saved file's JSON.
+   */
+  const saveWithTagAnswered = async (status: number, body: unknown, title: string, projectId: number, language: string) => {
+    h.proxy.addRule({ method: 'POST', path: /\/file_tags\/$/, action: { kind: 'status', status, body } });
+    try {
+      const tag = await h.local('POST', apiPaths.fileTags(1), { title });
+      assert.equal(tag.status, 201, tag.text);
+      const saved = await h.local('POST', `${apiPaths.generateDocument(1, projectId, 'proposal')}?action=save&language=${language}&file_tags=${tag.json.id}`);
+      assert.equal(saved.status, 201, saved.text);
+      await h.synced();
+      return saved.json;
+    } finally {
+      h.proxy.clearRules();
+    }
+  };
+
+  // A tag the remote refuses for another reason than its title being taken (the proxy answers
+  // its POST 400 itself: a faked refusal): the file's change is parked with why, not left waiting unseen.
+  test('a tag the remote refuses parks the file’s change with the remote’s reason', async () => {
+    const saved = await saveWithTagAnswered(400, { title: ['This title is not allowed here.'] }, 'Refused here', 8, 'en-GB');
+    const pending = (await h.local('GET', syncPaths.pending(1))).json as Array<{ record_id: number; status: string; last_error: string | null }>;
+    const parked = pending.find((row) => row.record_id === saved.id);
+    assert.equal(parked?.status, 'parked', JSON.stringify(pending));
+    assert.match(parked!.last_error ?? '', /refused the file's tag "Refused here".*not allowed/);
+    assert.equal((await remoteFilesOf(8)).filter((file) => file.input_data_hash === saved.input_data_hash).length, 0);
+  });
+
+  // A remote without tags of an org's own (the hosted service has only the catalogue): the
+  // proxy answers the tag's POST 405 as such a remote does (a faked remote route). The file
+  // goes up without the tag it cannot hold, and the answer leaves the local file without it too.
+  test('a remote that makes no org tags gets the file without the tag made here, and both sides agree', async () => {
+    const saved = await saveWithTagAnswered(405, { detail: 'Method "POST" not allowed.' }, 'Only here', 7, 'en-AU');
+    const copies = (await remoteFilesOf(7)).filter((file) => file.input_data_hash === saved.input_data_hash);
+    assert.equal(copies.length, 1);
+    assert.deepEqual(copies[0]!.file_tags_data.map((each) => each.title), ['Generated Document']);
+    const here = (await h.local('GET', apiPaths.privateFile(1, copies[0]!.id))).json;
+    assert.deepEqual(here.file_tags_data.map((each: { title: string }) => each.title), ['Generated Document']);
   });
 });
