@@ -12,6 +12,7 @@ import { type LocalRecord, readWriteAnswer, retryUnreadableAnswer, send, timeout
 import { finishCreate } from './push-answers.ts';
 import { finishFolderCreate, settleFolderCopy } from './push-folder-copies.ts';
 import { findLostCreate } from './push-lost-creates.ts';
+import { RemoteUnreachableError } from './remote-errors.ts';
 
 /**
  * Under an upload cap no single request, and no part, takes longer than this at the
@@ -23,6 +24,14 @@ import { findLostCreate } from './push-lost-creates.ts';
 export const UPLOAD_SECONDS_AT_CAP = 3;
 /** Parts no smaller than this, however low the cap: each part is a request against the org's daily file quota. */
 export const MIN_CAPPED_PART_BYTES = 64 * 1024;
+/**
+ * A part cut off in flight is sent again at once, up to this many times in a row with
+ * no part getting through between (issue 32): on a link that drops every 10 s, waiting
+ * out the sync cycle's offline back-off after each cut left a 64 KB/s link at a third
+ * of its speed. A part sent again replaces itself; a link that carries nothing still
+ * ends the cycle as offline after these tries.
+ */
+export const PART_TRIES_WITHOUT_PROGRESS = 3;
 
 /** The chunk threshold and part size now: the configured ones, bounded to UPLOAD_SECONDS_AT_CAP of the upload cap while one holds. */
 export function uploadSizesNow(sync: Pick<SyncContext, 'uploads' | 'remote'>): { chunkAboveBytes: number; partBytes: number } {
@@ -102,6 +111,7 @@ export async function pushChunkedCreate(
   };
   progress(Math.min(upload.parts_done * upload.part_bytes, total));
   const blob = await fsp.open(blobPath(sync.engine.store.fileRoot, file.file_hash!), 'r');
+  let cutsInARow = 0;
   try {
     for (let part = upload.parts_done + 1; part <= parts; part++) {
       if (isStopped()) {
@@ -112,13 +122,22 @@ export async function pushChunkedCreate(
       const length = Math.min(upload.part_bytes, total - start);
       const bytes = Buffer.alloc(length);
       await blob.read(bytes, 0, length, start);
-      const sent = await send(
-        sync,
-        group,
-        { method: 'PUT', path: apiPaths.fileUploadPart(sync.orgId, uploadId, part), bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
-        { returnNotFound: true },
-      );
+      let sent: Awaited<ReturnType<typeof send>>;
+      try {
+        sent = await send(
+          sync,
+          group,
+          { method: 'PUT', path: apiPaths.fileUploadPart(sync.orgId, uploadId, part), bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
+          { returnNotFound: true },
+        );
+      } catch (error) {
+        requests++;
+        if (!(error instanceof RemoteUnreachableError) || ++cutsInARow >= PART_TRIES_WITHOUT_PROGRESS) throw error;
+        part--; // the same part again, at once
+        continue;
+      }
       requests++;
+      cutsInARow = 0;
       if (sent.kind === 'rejected' && sent.status === 404) return expired();
       if (sent.kind !== 'ok') {
         progress(null);
