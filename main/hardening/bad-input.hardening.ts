@@ -21,6 +21,7 @@ import { jsonRequest, rawStatus, type HardeningServer, type RawRequest, type Raw
 import { diffSnapshots, type StoreInspector, type StoreSnapshot } from './store-inspector.ts';
 import { newTally, reportTally, runSeed } from './summary.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
 import {
   INVALID_UTF8,
   NUMBER_TEXT,
@@ -233,7 +234,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
     }
     // Refused uploads leave nothing in DATA/tmp/ (cut-off ones are cleaned up as the connection closes).
     const tmp = path.join(server.dataDir, 'tmp');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + STATE_HANG_GUARD_MS;
     while (fs.readdirSync(tmp).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const left = fs.readdirSync(tmp).map((name) => `${name} (${fs.statSync(path.join(tmp, name)).size} bytes)`);
     assert.deepEqual(left, [], 'no temp files left by refused uploads');
@@ -292,7 +293,7 @@ describe('bad input: every route of the OpenAPI document, attacked', () => {
     // and was closed (hardening-server.ts). Closing must give its slot back (a user may
     // hold 4 streams, 429 beyond): once the server has seen the closes, a stream opens.
     assert.ok(eventStreams > 0, 'the change stream was opened by some of the attacks');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + STATE_HANG_GUARD_MS;
     let stream: RawResponse;
     do stream = await attack({ label: 'a stream after the attacks', request: withToken({ method: 'GET', path: apiPaths.changeStream(1) }), mustRefuse: false });
     while (stream.status === 429 && Date.now() < deadline);

@@ -20,10 +20,11 @@ import { NO_QUOTAS, jsonRequest, startHardeningServer, type HardeningServer, typ
 import { StoreInspector } from './store-inspector.ts';
 import { newTally, reportTally, runSeed, seededRandom } from './summary.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
+import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
 
 const RUNS = 20;
 const MiB = 1024 * 1024;
-const DELIVERY_TIMEOUT_MS = 30_000;
+const DELIVERY_TIMEOUT_MS = STATE_HANG_GUARD_MS;
 const seed = runSeed();
 const tally = newTally('faults');
 

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ApiOperation } from './api-routes.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { jsonRequest, type DemoUser, type HardeningServer, type RawRequest, type RawResponse } from './hardening-server.ts';
+import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
 
 export interface OrgRecords {
   org: number;
@@ -164,12 +165,12 @@ export class RecordMaker {
     const webhook = (await this.call('POST', apiPaths.webhooks(this.org), { endpoint: 'http://127.0.0.1:9/hardening-log', enabled: true, debug: false, trigger_fields: ['contact.*'] })).json
       .id as number;
     await this.make('contact');
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + STATE_HANG_GUARD_MS;
     try {
       for (;;) {
         const rows = (await this.call('GET', `${apiPaths.webhookProcessLogs(this.org)}?webhook=${encodeURIComponent(apiPaths.webhook(this.org, webhook))}`)).json as Array<{ id: number }>;
         if (rows[0]) return rows[0].id;
-        if (Date.now() > deadline) throw new Error(`no webhook log row in org ${this.org} after 20 s`);
+        if (Date.now() > deadline) throw new Error(`no webhook log row in org ${this.org} after ${STATE_HANG_GUARD_MS / 1000} s`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } finally {

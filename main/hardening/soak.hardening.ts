@@ -39,10 +39,12 @@ import { StoreInspector } from './store-inspector.ts';
 import { REQUEST_TIMEOUT_MS, SoakLedger, seconds, type AgentName, type AgentSlot, type Field, type Model, type Write } from './soak-ledger.ts';
 import { ORG, describeAnswer, detail, listAll, ok, settle, type Settled } from './soak-settle.ts';
 import { newTally, reportTally, runSeed, seededRandom } from './summary.ts';
+import { STATE_HANG_GUARD_MS } from '../testing/hang-guards.ts';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS) > 0 ? Number(process.env.SOAK_SECONDS) : 70;
 const MAX_OPERATIONS = 1500;
-const SETTLE_MS = 60_000;
+// A hang guard, not a speed check (issue 33): at load 24 a settle of 60 s ran out with uploads still moving.
+const SETTLE_MS = STATE_HANG_GUARD_MS;
 const STABILITY_WINDOW_MS = 400;
 const seed = runSeed();
 const { random, between } = seededRandom(seed);
