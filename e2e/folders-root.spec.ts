@@ -49,7 +49,7 @@ test('a new folder root moves the project folders there with their files, and no
   await expect(page.getByTestId('folder-number-note')).toContainText('keeps two projects with the same title apart');
   const newRoot = path.join(newRootParent, 'Projects');
   await page.getByLabel('Folder root').fill(newRoot);
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   const dialog = page.getByTestId('move-folders-dialog');
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText(newRoot);
