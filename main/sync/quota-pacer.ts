@@ -25,6 +25,7 @@
 import type { Clock } from '../engine/clock.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
 import {
+  BUCKET_LABELS,
   DEFAULT_BACKGROUND_SHARE,
   DEFAULT_THROTTLE_RATES,
   type Rate,
@@ -53,7 +54,9 @@ export class BudgetWaitError extends Error {
     readonly bucket: string,
     readonly mayGoAt: number,
   ) {
-    super(`background sync of ${bucket} waits for budget until ${new Date(mayGoAt).toISOString()}`);
+    // Shown to people (a folder's waiting download, the Sync screen): the bucket by its label, the time in UTC, when the day's quotas reset.
+    const label = (BUCKET_LABELS[bucket] ?? 'requests').toLowerCase();
+    super(`background sync of ${label} waits for today's allowance until ${new Date(mayGoAt).toISOString().slice(11, 16)} UTC`);
   }
 }
 
