@@ -71,6 +71,9 @@ describe('downloads carry on after a cut', () => {
     });
   }
 
+  /** Where a "bytes=N-" range starts. */
+  const keptFrom = (range: string | undefined): number => Number(/^bytes=(\d+)-$/.exec(range ?? '')?.[1] ?? NaN);
+
   async function remoteFile(name: string): Promise<{ id: number; bytes: Buffer; hash: string }> {
     const bytes = crypto.randomBytes(FILE_BYTES);
     const created = await createFile(h.server, await h.server.tokenFor(DEMO_USERS.sunriseAdmin), bytes, name, { title: name, project: `${h.server.baseUrl}${apiPaths.project(1, 30)}` });
@@ -95,9 +98,14 @@ describe('downloads carry on after a cut', () => {
     assert.ok(fetched.body.equals(file.bytes), 'the contents whole');
     assert.equal(seen.length, 2, JSON.stringify(seen));
     assert.equal(seen[0]!.range, undefined);
-    assert.equal(seen[1]!.range, `bytes=${CUT_AT}-`, 'the rest only');
+    // From the last byte kept. On a loaded machine the stream can end with bytes that
+    // reached the socket but not yet the agent's reader (a stream ended with an error
+    // drops what it buffered), so the part may hold fewer than the proxy wrote: those,
+    // and only those, are asked for again (issue 33: no exact count that load changes).
+    const resumedFrom = keptFrom(seen[1]!.range);
+    assert.ok(resumedFrom > 0 && resumedFrom <= CUT_AT, `resumed from byte ${resumedFrom}, of ${CUT_AT} sent before the cut`);
     assert.equal(seen[1]!.ifRange, `"${file.hash}"`, 'only if the contents are still those');
-    assert.equal(seen.reduce((sum, entry) => sum + entry.sent, 0), FILE_BYTES, 'no byte came twice');
+    assert.equal(seen[1]!.sent, FILE_BYTES - resumedFrom, 'the rest only');
     assert.deepEqual(fs.readdirSync(downloadPartsDir(h.dataDir)), [], 'the part became the blob');
   });
 
@@ -110,7 +118,8 @@ describe('downloads carry on after a cut', () => {
     assert.equal(failed.status, 503, failed.body.toString());
     assert.match(failed.body.toString(), /what arrived so far is kept/);
     const part = path.join(downloadPartsDir(h.dataDir), `${file.id}-${file.hash}.part`);
-    assert.equal(fs.statSync(part).size, CUT_AT, 'the bytes that arrived are kept');
+    const kept = fs.statSync(part).size;
+    assert.ok(kept > 0 && kept <= CUT_AT, `the bytes that arrived are kept (${kept} of the ${CUT_AT} sent)`);
 
     await h.restartAgent();
     routeDownloadsThroughProxy(0);
@@ -121,10 +130,10 @@ describe('downloads carry on after a cut', () => {
     assert.ok(fetched.body.equals(file.bytes), 'the contents whole');
     assert.deepEqual(
       seen.map((entry) => entry.range),
-      [`bytes=${CUT_AT}-`],
+      [`bytes=${kept}-`],
       'only the rest was asked for',
     );
-    assert.equal(seen[0]!.sent, FILE_BYTES - CUT_AT);
+    assert.equal(seen[0]!.sent, FILE_BYTES - kept);
     assert.equal(fs.existsSync(part), false);
   });
 });
