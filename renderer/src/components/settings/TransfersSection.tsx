@@ -46,8 +46,10 @@ export function TransfersSection({ saved, isSignedIn }: { saved: TransferCaps; i
   const problem = transferCapsProblem(wanted);
   const isUnchanged = JSON.stringify(wanted) === JSON.stringify(saved);
 
+  // The switch moves when clicked, not when the save comes back; a refused save puts it back.
+  const [meteredWish, setMeteredWish] = useState<boolean | null>(null);
   const save = (caps: TransferCaps, said: string) =>
-    void update({ transferCaps: caps })
+    update({ transferCaps: caps })
       .then(() => toast(said))
       .catch((error) => toast(messageOf(error), 'error'));
 
@@ -63,7 +65,7 @@ export function TransfersSection({ saved, isSignedIn }: { saved: TransferCaps; i
         onSubmit={(event) => {
           event.preventDefault();
           if (problem !== null) return;
-          save(wanted, 'Transfer speeds saved. They apply from now on.');
+          void save(wanted, 'Transfer speeds saved. They apply from now on.');
         }}
       >
         <div className="field-grid">
@@ -103,10 +105,11 @@ export function TransfersSection({ saved, isSignedIn }: { saved: TransferCaps; i
           type="checkbox"
           role="switch"
           className="switch"
-          checked={saved.metered}
+          checked={meteredWish ?? saved.metered}
           onChange={(event) => {
             const metered = event.target.checked;
-            save({ ...saved, metered }, metered ? 'Metered: file contents now wait until you open a file or drop one in.' : 'Not metered: files come and go as usual.');
+            setMeteredWish(metered);
+            void save({ ...saved, metered }, metered ? 'Metered: file contents now wait until you open a file or drop one in.' : 'Not metered: files come and go as usual.').finally(() => setMeteredWish(null));
           }}
         />
         <span>Metered connection</span>
