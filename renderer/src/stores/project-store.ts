@@ -103,7 +103,22 @@ export const useProjectStore = create<ProjectState>((set, get) => {
     useProjectsStore.getState().replaceRow(project);
   };
 
-  async function patch(fragments: Record<string, Record<string, unknown>>, extra: Record<string, unknown> = {}): Promise<boolean> {
+  /**
+   * One save in flight at a time, in the order they were made. A field such as usage is
+   * sent whole: two saves of it in flight at once could be applied in either order, and
+   * the older one arriving last put back a value the user had typed over (at load, a
+   * month's kWh reverted after the next box was typed).
+   */
+  let saveQueue: Promise<unknown> = Promise.resolve();
+  function patch(fragments: Record<string, Record<string, unknown>>, extra: Record<string, unknown> = {}): Promise<boolean> {
+    // What each input held when its value was taken: its draft ends at the answer only if not typed into since.
+    const sentDrafts = Object.fromEntries(Object.keys(fragments).map((key) => [key, get().drafts[key]]));
+    const queued = saveQueue.then(() => patchNow(fragments, extra, sentDrafts));
+    saveQueue = queued.catch(() => undefined);
+    return queued;
+  }
+
+  async function patchNow(fragments: Record<string, Record<string, unknown>>, extra: Record<string, unknown>, sentDrafts: Partial<Record<string, unknown>>): Promise<boolean> {
     const { orgId, projectId, project: current } = get();
     if (orgId === null || projectId === null) return false;
     // A partner's project (shared with this org) is read-only here; the views disable its inputs too.
@@ -112,7 +127,6 @@ export const useProjectStore = create<ProjectState>((set, get) => {
       return false;
     }
     const body = Object.assign({}, ...Object.values(fragments), extra) as Record<string, unknown>;
-    const sentDrafts = Object.fromEntries(Object.keys(fragments).map((key) => [key, get().drafts[key]]));
     set({ saveState: 'saving' });
     try {
       const project = await apiOkUnchecked(projectDetailJsonSchema, 'PATCH', apiPaths.project(orgId, projectId), { body });
