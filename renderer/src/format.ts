@@ -17,9 +17,6 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** "1 change", "3 changes": a count with its noun, singular or plural. */
-export const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
-
 /** A pending change's operation (`create`, `update`, `delete`) as a person says it. */
 export function changeWord(operation: string): string {
   return ({ create: 'New', update: 'Changed', delete: 'Deleted' } as Record<string, string>)[operation] ?? operation;

@@ -28,6 +28,7 @@ import { describeFailure, OutcomeRecorder, type Attempted, type Outcome } from '
 import { PipelinedConnection, type PipelinedConnectionOptions } from './pipelined-connection.ts';
 import { parseHeaders } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
+import { countOf } from '../../../shared/words.ts';
 
 export interface RetryPolicy {
   /** The first retry comes this long after the first failure (± jitter); service promise: within 10 s. */
@@ -364,7 +365,7 @@ export class WebhookDeliveryWorker {
           !outcome.successful && (outcome.permanent || at.getTime() - Date.parse(firstAttemptAt) >= this.options.retry.giveUpAfterMs);
         const notes = givingUp && !outcome.successful
           ? // Notes that end a sentence (a refusal's advice) take the clause before their full stop.
-            `${outcome.notes.replace(/\.$/, '')}; gave up after ${attemptNumber} attempt${attemptNumber === 1 ? '' : 's'}`
+            `${outcome.notes.replace(/\.$/, '')}; gave up after ${countOf(attemptNumber, 'attempt')}`
           : outcome.notes;
         const recorded = await trx
           .updateTable('webhook_deliveries')

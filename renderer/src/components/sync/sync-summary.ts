@@ -7,7 +7,8 @@ import type { SyncState } from '../../../../shared/bridge.ts';
 import { type SyncStatusJson, readSyncStateName } from '../../../../shared/sync-api.ts';
 import type { SyncBudgetJson } from '../../../../shared/schemas/sync.ts';
 import { BUCKET_LABELS } from '../../../../shared/throttle-rates.ts';
-import { formatDateTime, plural } from '../../format.ts';
+import { formatDateTime } from '../../format.ts';
+import { countOf } from '../../../../shared/words.ts';
 
 /** The facts every part of the screen shows, from one source: the shape the agent pushes. */
 export type SyncFacts = SyncState;
@@ -48,10 +49,10 @@ export function lastSyncedWords(facts: SyncFacts): string {
  * date with the remote" alone would read as if they were there too.
  */
 export function syncSentence(facts: SyncFacts, onlyHere = 0): string {
-  const waiting = facts.pending > 0 ? plural(facts.pending, 'change waits', 'changes wait') : 'Nothing waits';
+  const waiting = facts.pending > 0 ? countOf(facts.pending, 'change waits', 'changes wait') : 'Nothing waits';
   const main = {
-    synced: facts.pending === 0 ? 'Up to date with the remote.' : `Connected: ${plural(facts.pending, 'change goes', 'changes go')} with the next sync.`,
-    syncing: facts.lastSyncedAt ? (facts.pending > 0 ? `Sending ${plural(facts.pending, 'change', 'changes')} to the remote…` : 'Checking the remote for changes…') : 'Bringing this computer in step with the remote for the first time…',
+    synced: facts.pending === 0 ? 'Up to date with the remote.' : `Connected: ${countOf(facts.pending, 'change goes', 'changes go')} with the next sync.`,
+    syncing: facts.lastSyncedAt ? (facts.pending > 0 ? `Sending ${countOf(facts.pending, 'change', 'changes')} to the remote…` : 'Checking the remote for changes…') : 'Bringing this computer in step with the remote for the first time…',
     offline: `The remote cannot be reached. ${waiting} on this computer and ${facts.pending === 1 ? 'goes' : 'go'} once it answers; nothing to do unless this lasts (then check the network).`,
     paused: `Sync is paused. ${waiting} on this computer: choose Resume sync to send ${facts.pending === 1 ? 'it' : 'them'}.`,
     needs_sign_in: 'The remote no longer accepts this computer’s sign-in: sign in again below to go on syncing.',
@@ -59,9 +60,9 @@ export function syncSentence(facts: SyncFacts, onlyHere = 0): string {
     local_only: 'Nothing is synced: this computer is the only copy.',
   }[facts.state];
   const asks = [
-    facts.conflicts > 0 ? `${plural(facts.conflicts, 'field was', 'fields were')} changed on both sides: choose which value to keep below.` : '',
-    facts.heldDeletes > 0 ? `${plural(facts.heldDeletes, 'deleted file waits', 'deleted files wait')} for you below.` : '',
-    onlyHere > 0 ? `${plural(onlyHere, 'record made before you signed in is', 'records made before you signed in are')} only on this computer: review and send ${onlyHere === 1 ? 'it' : 'them'} below.` : '',
+    facts.conflicts > 0 ? `${countOf(facts.conflicts, 'field was', 'fields were')} changed on both sides: choose which value to keep below.` : '',
+    facts.heldDeletes > 0 ? `${countOf(facts.heldDeletes, 'deleted file waits', 'deleted files wait')} for you below.` : '',
+    onlyHere > 0 ? `${countOf(onlyHere, 'record made before you signed in is', 'records made before you signed in are')} only on this computer: review and send ${onlyHere === 1 ? 'it' : 'them'} below.` : '',
   ];
   return [main, ...asks].filter(Boolean).join(' ');
 }

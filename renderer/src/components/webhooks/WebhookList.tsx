@@ -1,6 +1,6 @@
 import './WebhookList.css';
 import { messageOf } from '../../api/api-client.ts';
-import { plural } from '../../format.ts';
+import { countOf } from '../../../../shared/words.ts';
 import { useUiStore } from '../../stores/ui-store.ts';
 import { useWebhooksStore } from '../../stores/webhooks-store.ts';
 
@@ -17,8 +17,8 @@ export function WebhookList({ selectedId, onSelect }: { selectedId: number | nul
             </span>
             <span className="muted">
               {/* null means every field (shared/schemas/webhook.ts), not none. */}
-              {webhook.trigger_fields === null ? 'Any change' : plural(webhook.trigger_fields.length, 'trigger field', 'trigger fields')} ·{' '}
-              {webhook.payload_fields === null ? 'whole records' : plural(webhook.payload_fields.length, 'field sent', 'fields sent')}
+              {webhook.trigger_fields === null ? 'Any change' : countOf(webhook.trigger_fields.length, 'trigger field')} ·{' '}
+              {webhook.payload_fields === null ? 'whole records' : countOf(webhook.payload_fields.length, 'field sent', 'fields sent')}
             </span>
           </button>
           {/* One control for on/off: the switch shows the state itself (no badge beside it saying it again). */}
