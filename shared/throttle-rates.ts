@@ -135,3 +135,8 @@ export const BUCKET_LABELS: Record<string, string> = {
   calendar_feed: 'Schedule feeds',
   default: 'Other requests (lists, contacts, roles, webhooks)',
 };
+
+/** A bucket in a sentence's words ("private files"; "requests" for one with no label). */
+export function bucketInWords(bucket: string): string {
+  return (BUCKET_LABELS[bucket] ?? 'requests').toLowerCase();
+}

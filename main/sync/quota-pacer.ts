@@ -25,7 +25,7 @@
 import type { Clock } from '../engine/clock.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
 import {
-  BUCKET_LABELS,
+  bucketInWords,
   DEFAULT_BACKGROUND_SHARE,
   DEFAULT_THROTTLE_RATES,
   type Rate,
@@ -55,8 +55,7 @@ export class BudgetWaitError extends Error {
     readonly mayGoAt: number,
   ) {
     // Shown to people (a folder's waiting download, the Sync screen): the bucket by its label, the time in UTC, when the day's quotas reset.
-    const label = (BUCKET_LABELS[bucket] ?? 'requests').toLowerCase();
-    super(`background sync of ${label} waits for today's allowance until ${new Date(mayGoAt).toISOString().slice(11, 16)} UTC`);
+    super(`background sync of ${bucketInWords(bucket)} waits for today's allowance until ${new Date(mayGoAt).toISOString().slice(11, 16)} UTC`);
   }
 }
 

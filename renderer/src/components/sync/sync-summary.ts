@@ -6,7 +6,7 @@
 import type { SyncState } from '../../../../shared/bridge.ts';
 import { type SyncStatusJson, readSyncStateName } from '../../../../shared/sync-api.ts';
 import type { SyncBudgetJson } from '../../../../shared/schemas/sync.ts';
-import { BUCKET_LABELS } from '../../../../shared/throttle-rates.ts';
+import { bucketInWords } from '../../../../shared/throttle-rates.ts';
 import { formatDateTime } from '../../format.ts';
 import { countOf } from '../../../../shared/words.ts';
 
@@ -73,6 +73,5 @@ export function quotaSentence(budget: SyncBudgetJson): string | null {
   const first = [...budget.waiting].sort((a, b) => a.may_go_at.localeCompare(b.may_go_at))[0]!;
   const until = new Date(first.may_go_at);
   const time = Number.isNaN(until.getTime()) ? first.may_go_at : until.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
-  const bucket = (BUCKET_LABELS[first.bucket] ?? 'requests').toLowerCase();
-  return `Background checks paused until ${time} to stay within today’s allowance of ${bucket}; what you do yourself still goes at once.`;
+  return `Background checks paused until ${time} to stay within today’s allowance of ${bucketInWords(first.bucket)}; what you do yourself still goes at once.`;
 }
