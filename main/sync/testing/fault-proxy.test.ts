@@ -104,3 +104,30 @@ test('a link cut every so often cuts a transfer longer than that; once it stops 
     await remote.close();
   }
 });
+
+test('a cut ends an upload where the link was: the rest of its body is neither counted nor handed to the server', async () => {
+  let received = 0;
+  const target = http.createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => (received += chunk.length));
+    request.on('end', () => response.end('stored'));
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const proxy = await startFaultProxy(`http://127.0.0.1:${(target.address() as { port: number }).port}`);
+  try {
+    proxy.setLinkSpeed(64_000);
+    proxy.cutEvery(1000);
+    // 192 KB is 3 s on this link; the client hands it all to its socket at once, so most
+    // of it waits in buffers on this side of the link when the cut comes after 1 s.
+    await assert.rejects(exchange(`${proxy.url}/part/`, Buffer.alloc(192_000, 3)), /cut off|socket hang up|ECONNRESET|EPIPE/);
+    proxy.cutEvery(null);
+    const countedAtCut = proxy.bytes.up;
+    await sleep(1500); // what a paced copy left running would carry in this time: 96 KB
+    assert.ok(countedAtCut < 192_000, `the cut came before the whole body crossed: ${countedAtCut} bytes`);
+    assert.equal(proxy.bytes.up, countedAtCut, 'bytes counted after the cut');
+    assert.ok(received <= countedAtCut, `the server got ${received} bytes of the ${countedAtCut} the link carried`);
+  } finally {
+    await proxy.close();
+    target.closeAllConnections();
+    await new Promise((resolve) => target.close(resolve));
+  }
+});

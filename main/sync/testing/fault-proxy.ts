@@ -206,14 +206,26 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         },
       );
       upstream.on('error', () => request.socket.destroy());
-      // A client that went away before its body was all sent (killed, cut off; also
-      // while a delay or hook held it) must not leave the server waiting for the rest:
-      // a server stopping gracefully would wait for that request until its timeout.
-      const abandoned = () => !request.complete && upstream.destroy();
-      if (request.destroyed) abandoned();
-      else request.on('close', abandoned);
       const paced = up.pace();
       paced.on('error', () => upstream.destroy());
+      // A client cut off (killed, a cut, also while a delay or hook held it) before its
+      // body crossed the link: what the link had not carried yet dies with the connection,
+      // as on a real network. Left to run, the paced copy went on counting bytes (and
+      // spending the link's time) for a request nobody waited for, and could hand the
+      // server a whole body the client had given up on; nor may the server wait for the
+      // rest (a server stopping gracefully would wait for that request until its timeout).
+      let bodyCarried = false;
+      const cut = () => {
+        if (bodyCarried) return;
+        paced.destroy();
+        upstream.destroy();
+      };
+      paced.on('end', () => {
+        bodyCarried = true;
+        request.socket.off('close', cut);
+      });
+      if (request.socket.destroyed) cut();
+      else request.socket.once('close', cut);
       request.pipe(paced).pipe(upstream);
     };
     if (action?.kind === 'delay') setTimeout(forward, action.ms);
