@@ -36,7 +36,7 @@ export const ACTIVITY_KIND_WORDS: Readonly<Record<ActivityKind, { verb: string; 
 export const ACTIVITY_STATES = ['done', 'running', 'waiting', 'failed'] as const;
 export type ActivityState = (typeof ACTIVITY_STATES)[number];
 
-export const WAIT_REASONS = ['offline', 'paused', 'metered', 'quota', 'conflict', 'held_delete'] as const;
+export const WAIT_REASONS = ['offline', 'paused', 'metered', 'quota', 'paced', 'conflict', 'held_delete'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** Why an entry waits, as a sentence that says what happens next or what to do. */
@@ -45,6 +45,7 @@ export const WAIT_REASON_WORDS: Readonly<Record<WaitReason, string>> = {
   paused: 'Waiting: sync is paused. Resume it on the Sync screen.',
   metered: 'Waiting: metered connection. File contents wait until you open the file or turn the metered switch off in Settings.',
   quota: "Waiting: today's file allowance is used up; continues at 00:00 UTC.",
+  paced: "Waiting its turn: background transfers spend only a small share of the organisation's daily file allowance.",
   conflict: 'Waiting: a conflict. Resolve it and the change goes.',
   held_delete: 'Waiting: a held delete. Undo it, or confirm it on the Sync screen.',
 };
@@ -114,7 +115,11 @@ export function headlineOf(entry: Pick<ActivityEntry, 'kind' | 'subject' | 'fiel
 
 /** Where an entry is, in one sentence: its reason to wait, its progress, its failure. */
 export function stateLineOf(entry: Pick<ActivityEntry, 'state' | 'waitReason' | 'progress' | 'detail'>, formatBytes: (bytes: number) => string): string | null {
-  if (entry.state === 'waiting') return entry.waitReason ? WAIT_REASON_WORDS[entry.waitReason] : 'Waiting.';
+  if (entry.state === 'waiting') {
+    // A wait for the allowance that knows its time says it (the reason's words are the general case).
+    if ((entry.waitReason === 'quota' || entry.waitReason === 'paced') && entry.detail) return entry.detail;
+    return entry.waitReason ? WAIT_REASON_WORDS[entry.waitReason] : 'Waiting.';
+  }
   if (entry.state === 'running') {
     if (!entry.progress) return 'Under way…';
     const percent = entry.progress.total > 0 ? Math.floor((entry.progress.done / entry.progress.total) * 100) : 0;

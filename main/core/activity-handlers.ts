@@ -15,7 +15,8 @@ type ActivityChannels = 'activity.list' | 'activity.retry';
 /**
  * Retry now, for one entry: the one place that decides what retrying means. A change
  * the remote refused (parked) is sent again; a file's failed download into its project
- * folder is fetched again (downloads resume from the bytes kept); a paused sync is
+ * folder is fetched again (downloads resume from the bytes kept); one that waits for a
+ * metered connection or the allowance is fetched as a person's open; a paused sync is
  * resumed; anything else asks sync to go at once, reading its project afresh.
  */
 export async function retryActivityEntry(runtime: CoreRuntime, entry: ActivityEntry): Promise<string> {
@@ -32,6 +33,16 @@ export async function retryActivityEntry(runtime: CoreRuntime, entry: ActivityEn
       await call(syncPaths.retryPending(orgId, parked.id));
       return 'Sent again: it goes with the next push.';
     }
+  }
+  if (entry.kind === 'download' && entry.recordId !== null && (entry.waitReason === 'metered' || entry.waitReason === 'quota' || entry.waitReason === 'paced')) {
+    // Background contents wait for an unmetered connection or the allowance; a person asking is a person's open: it
+    // goes now (one file request). Not waited for: its own entry shows the bytes coming, and how it ended.
+    const fileId = entry.recordId;
+    void runtime
+      .callApi({ method: 'POST', path: syncPaths.fetchFileContents(orgId, fileId) })
+      .then((fetched) => (fetched.status < 300 ? runtime.callApi({ method: 'POST', path: syncPaths.retryFolderDownload(orgId, fileId) }) : undefined))
+      .catch(() => undefined);
+    return 'Downloading it now, as a file you opened.';
   }
   if (entry.model === 'private_file' && entry.recordId !== null) {
     // A download into a project folder that failed is fetched again at once (the Sync screen's Retry); 404: none failed.

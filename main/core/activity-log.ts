@@ -148,10 +148,10 @@ export class ActivityLog {
     return rows.map(entryOf);
   }
 
-  /** Whether any entry of `kind` names this file (a file uploaded from here is not a download when it reaches its folder). */
-  async hasEntryFor(kind: ActivityKind, fileId: number): Promise<boolean> {
-    const row = await this.db.selectFrom('activity_log').select('id').where('org_id', '=', this.orgId).where('kind', '=', kind).where('file_id', '=', fileId).executeTakeFirst();
-    return row !== undefined;
+  /** The newest entry of `kind` naming this file (a file uploaded from here is not a download when it reaches its folder; a fetch's entry is told the write that followed it). */
+  async latestFor(kind: ActivityKind, fileId: number): Promise<ActivityEntry | null> {
+    const row = await this.db.selectFrom('activity_log').selectAll().where('org_id', '=', this.orgId).where('kind', '=', kind).where('file_id', '=', fileId).orderBy('id', 'desc').executeTakeFirst();
+    return row ? entryOf(row) : null;
   }
 
   async get(id: number): Promise<ActivityEntry | null> {

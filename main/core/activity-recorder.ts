@@ -17,6 +17,8 @@ import type { SyncState } from '../../shared/bridge.ts';
 import type { ActivityEntry, ActivityModel, WaitReason } from '../../shared/activity.ts';
 import { fieldLabelOf } from '../../shared/field-labels.ts';
 import type { DeliveryOutcomeNotice } from '../engine/webhooks/delivery-worker.ts';
+import type { DownloadEvent } from '../sync/remote-contents.ts';
+import { ACTIVITY_EVENT_TYPES } from '../engine/events/events.ts';
 import { ActivityLog, type ActivityNote, type RecordedActivity } from './activity-log.ts';
 
 
@@ -30,6 +32,14 @@ const MODEL_WORDS: Readonly<Record<ActivityModel, string>> = {
   webhook: 'webhook',
   private_file: 'file',
 };
+
+/** Events the engine records by itself for a project's change: what they say, the log already tells. */
+const AUTOMATIC_EVENT_TYPES: ReadonlySet<string> = new Set(ACTIVITY_EVENT_TYPES.filter((type) => type !== 'note'));
+
+/** A fetch's entry once its bytes are all here. */
+const FETCHED_DETAIL = 'Fetched from the server.';
+/** A wait for the allowance this long or longer is the day's background share used up (told as quota, and notified); a shorter one is pacing's turn. */
+const ALLOWANCE_USED_UP_MS = 60 * 60_000;
 
 /** Why everything queued waits, from sync's state (null: nothing holds it). */
 export function waitReasonOf(state: SyncState | null): WaitReason | null {
@@ -59,6 +69,8 @@ export class ActivityRecorder {
   private syncState: SyncState | null = null;
   /** The last upload percentage written per file: progress moves the entry a whole percent at a time. */
   private readonly uploadPercent = new Map<number, number>();
+  /** The same for downloads. */
+  private readonly downloadPercent = new Map<number, number>();
   private isClosed = false;
 
   constructor(private readonly options: ActivityRecorderOptions) {
@@ -131,11 +143,18 @@ export class ActivityRecorder {
             detail: activity.isGuarded ? 'Many files went at once, so every deletion is held (the mass-delete guard).' : 'The file stays in the project until you confirm the delete.',
           });
           return;
-        case 'written':
+        case 'written': {
           // Only what came from the server is a download: a file added here (in the app, uploaded from here) is copied into its folder too.
-          if (this.options.mode !== 'synced' || (await this.log.hasEntryFor('upload', activity.fileId))) return;
+          if (this.options.mode !== 'synced' || (await this.log.latestFor('upload', activity.fileId))) return;
+          // Fetched just for this (its entry told the bytes coming down): the same entry says where they went.
+          const fetched = await this.log.latestFor('download', activity.fileId);
+          if (fetched?.state === 'done' && fetched.detail === FETCHED_DETAIL) {
+            await this.note({ ...this.noteOf(fetched), detail: `${FETCHED_DETAIL} Written into the project folder.` });
+            return;
+          }
           await this.note({ ...file, kind: 'download', state: 'done', subject: activity.name, detail: 'Written into the project folder.' });
           return;
+        }
       }
     });
   }
@@ -162,6 +181,8 @@ export class ActivityRecorder {
     if (change.op === 'update' && fields.length === 0) return;
     // A file's arrival is told when its contents are written into the folder (the watcher) or fetched.
     if (change.model === 'private_file' && change.op !== 'delete' && fields.every((field) => field === 'file_hash')) return;
+    // The server's own note of a change (a project's "File added: ..."): this log tells that change by itself.
+    if (change.model === 'event' && change.op !== 'delete' && (await this.isServerNote(change.id))) return;
     const subject = await this.subjectOf(change.model, change.id);
     await this.note({
       kind: 'remote_change',
@@ -307,6 +328,67 @@ export class ActivityRecorder {
     }
   }
 
+  /**
+   * A file's contents coming down (a person's open, a kept project's prefetch, an arrival
+   * in a folder): one entry per fetch that moves with its bytes, says why it waits
+   * (a metered connection; the allowance, with when it goes), and how it ended.
+   */
+  fromDownload(fileId: number, event: DownloadEvent): Promise<void> {
+    if (event.state === 'running') {
+      // Progress moves the entry a whole percent at a time: decided here, so a big file's pieces queue no steps.
+      const percent = event.total > 0 ? Math.floor((event.received / event.total) * 100) : 0;
+      if (this.downloadPercent.get(fileId) === percent) return this.queue;
+      this.downloadPercent.set(fileId, percent);
+    } else this.downloadPercent.delete(fileId);
+    return this.enqueue(async () => {
+      const liveKey = `download:${fileId}`;
+      const earlier = await this.log.live(liveKey);
+      const base: ActivityNote = {
+        kind: 'download',
+        state: 'running',
+        projectId: earlier?.projectId ?? (await this.projectOfFile(fileId)),
+        fileId,
+        model: 'private_file',
+        recordId: fileId,
+        subject: earlier?.subject ?? (await this.subjectOf('private_file', fileId)),
+        progress: earlier?.progress ?? null,
+        liveKey,
+        ...(earlier ? { entryId: earlier.id } : {}),
+      };
+      switch (event.state) {
+        case 'running':
+          await this.note({ ...base, progress: { done: event.received, total: event.total }, detail: null, isStartingNow: !earlier?.progress });
+          return;
+        case 'waiting': {
+          if (event.reason === 'metered') {
+            await this.note({ ...base, state: 'waiting', waitReason: 'metered', detail: null });
+            return;
+          }
+          const at = `${new Date(event.mayGoAt).toISOString().slice(11, 16)} UTC`;
+          const isUsedUp = event.mayGoAt - this.options.clock.now().getTime() >= ALLOWANCE_USED_UP_MS;
+          await this.note({
+            ...base,
+            state: 'waiting',
+            waitReason: isUsedUp ? 'quota' : 'paced',
+            detail: isUsedUp
+              ? `Waiting: the share of today's file allowance kept for background downloads is used up; it continues at ${at}. Opening the file fetches it now.`
+              : `Waiting its turn: background downloads spend only a small share of the organisation's file allowance; this one goes at ${at}.`,
+          });
+          return;
+        }
+        case 'offline':
+          await this.note({ ...base, state: 'waiting', waitReason: 'offline', detail: event.detail });
+          return;
+        case 'done':
+          await this.note({ ...base, state: 'done', progress: base.progress ? { done: base.progress.total, total: base.progress.total } : null, detail: FETCHED_DETAIL });
+          return;
+        case 'failed':
+          await this.note({ ...base, state: 'failed', progress: null, detail: event.detail });
+          return;
+      }
+    });
+  }
+
   // ---- webhooks (our own server: the embedded store) ---------------------
 
   fromWebhookDelivery(outcome: DeliveryOutcomeNotice): Promise<void> {
@@ -344,8 +426,14 @@ export class ActivityRecorder {
       holdId: entry.holdId,
       conflictId: entry.conflictId,
       liveKey:
-        entry.kind === 'upload' ? `upload:${entry.fileId}` : entry.kind === 'edit' ? `edit:${entry.model}:${entry.recordId}` : entry.kind === 'delete_held' ? `hold:${entry.holdId}` : entry.kind === 'conflict' ? `conflict:${entry.conflictId}` : null,
+        entry.kind === 'upload' ? `upload:${entry.fileId}` : entry.kind === 'download' ? `download:${entry.fileId}` : entry.kind === 'edit' ? `edit:${entry.model}:${entry.recordId}` : entry.kind === 'delete_held' ? `hold:${entry.holdId}` : entry.kind === 'conflict' ? `conflict:${entry.conflictId}` : null,
     };
+  }
+
+  /** An event the engine writes by itself for a project change (events.ts recordProjectActivity), not one a person booked or wrote. */
+  private async isServerNote(eventId: number): Promise<boolean> {
+    const row = await this.options.db.selectFrom('events').select('event_type').where('id', '=', eventId).executeTakeFirst();
+    return row !== undefined && AUTOMATIC_EVENT_TYPES.has(row.event_type);
   }
 
   private async projectOfFile(fileId: number): Promise<number | null> {

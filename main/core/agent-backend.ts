@@ -16,6 +16,7 @@ import { type ProjectFolderOptions, projectFolderRecords } from './agent-folders
 import { syncedFolders } from './folder-session.ts';
 import { countHeldDeletes } from '../sync/outbox.ts';
 import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
+import type { DownloadReporter } from '../sync/remote-contents.ts';
 
 export const REPLICA_FOLDER = 'replica';
 const AGENT_CONFIG_FILE = 'agent.json';
@@ -39,6 +40,8 @@ export interface AgentStartOptions {
   transferCaps?: () => TransferCaps;
   /** An upload's progress, for the activity log (main/core/activity-recorder.ts). */
   onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
+  /** A file's contents coming down, for the activity log. */
+  onDownload?: DownloadReporter;
 }
 
 export interface SyncAgentSettings {
@@ -171,6 +174,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           transferCaps: options.transferCaps,
           whereDownloadHostsAreNamed: 'Settings > Download hosts',
           onUploadProgress: options.onUploadProgress,
+          onDownload: options.onDownload,
         });
       } catch (error) {
         if (error instanceof AgentSetupError) throw new AgentStartError(error.message);

@@ -9,6 +9,7 @@ import type { BridgeEventHub } from '../bridge-dispatch.ts';
 import { type DataFolderLock, DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 import { countHeldDeletes, countOutbox } from '../sync/outbox.ts';
+import type { DownloadEvent } from '../sync/remote-contents.ts';
 import { startEmbeddedBackend } from './embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './local-backend.ts';
 import type { SyncAgentHost } from './agent-backend.ts';
@@ -131,6 +132,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
   const activityHooks = {
     onActivity: (activity: Parameters<ActivityRecorder['fromFolder']>[0]) => toRecorder((active) => void active.fromFolder(activity)),
     onUploadProgress: (fileId: number, progress: { sent: number; total: number } | null) => toRecorder((active) => void active.fromUploadProgress(fileId, progress)),
+    onDownload: (fileId: number, event: DownloadEvent) => toRecorder((active) => void active.fromDownload(fileId, event)),
   };
   let noticesWaiting: ActivityNotice[] = [];
   const recorded = ({ entry, before }: RecordedActivity) => {
@@ -194,6 +196,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         // Asked at each piece of a transfer: a cap changed in Settings holds without a restart.
         transferCaps: () => options.settings.read().transferCaps,
         onUploadProgress: activityHooks.onUploadProgress,
+        onDownload: activityHooks.onDownload,
       });
     } else {
       // While signed in, settings.orgId is the remote's org: the local workspace keeps its own.

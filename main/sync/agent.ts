@@ -30,7 +30,7 @@ import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder
 import { PRIVATE_FILE_MODE } from '../engine/store/private-files.ts';
 import { ContentsPolicy, createMadeHereCapture, type ContentsPolicyOptions } from './contents-policy.ts';
 import { NO_PROJECT_FOLDERS, type ProjectFolderRecords } from './folder-records.ts';
-import { type LinkRules, fetchBlobFromRemote, fetchVersionFromRemote } from './remote-contents.ts';
+import { type DownloadReporter, type LinkRules, fetchBlobFromRemote, fetchVersionFromRemote } from './remote-contents.ts';
 
 /**
  * What the agent needs of the project folders watcher (main/watch/). Sync does not
@@ -116,6 +116,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   whereDownloadHostsAreNamed?: string;
   /** Bytes of a private file (by local id) the remote has acknowledged while it goes up; null once done or stopped (the core's activity log). */
   onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
+  /** A private file's contents coming down: bytes kept, a wait and why, the end (remote-contents.ts DownloadEvent; the core's activity log). */
+  onDownload?: DownloadReporter;
   /** The user's speed caps and metered switch (shared/transfer-caps.ts), asked at each piece so a change holds at once (default: none). */
   transferCaps?: () => TransferCaps;
 }
@@ -252,7 +254,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
         downloadHosts: typeof options.downloadHosts === 'function' ? options.downloadHosts() : (options.downloadHosts ?? []),
         whereHostsAreNamed: options.whereDownloadHostsAreNamed,
       };
-      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, links, file, fetchOptions);
+      return fetchBlobFromRemote({ remote, orgId: config.org_id, engine: engineContext }, contents, links, file, fetchOptions, options.onDownload);
     },
     fetchMissingVersionBlob: (engineContext, file, version) => fetchVersionFromRemote({ remote, orgId: config.org_id, engine: engineContext }, file, version),
     extraOrgRoutes: (scope) =>

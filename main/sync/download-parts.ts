@@ -87,9 +87,10 @@ export class DownloadPart {
   /**
    * One attempt: asks for what is missing (all of it when nothing is kept, or the ETag
    * is unknown) and appends it as it streams in. A cut keeps what arrived; a 200 where
-   * a 206 was asked for (the contents changed) starts the part over.
+   * a 206 was asked for (the contents changed) starts the part over. `onKept` is told
+   * the bytes kept after each piece written (the activity log's progress).
    */
-  async receive(open: OpenDownload, maxBytes: number): Promise<void> {
+  async receive(open: OpenDownload, maxBytes: number, onKept?: (bytes: number) => void): Promise<void> {
     await makePrivateFolderAsync(downloadPartsDir(this.fileRoot));
     const kept = await this.keptBytes();
     const etag = kept > 0 ? ((await this.facts())?.etag ?? null) : null;
@@ -118,6 +119,7 @@ export class DownloadPart {
         size += chunk.length;
         if (size > maxBytes) throw new FileTooLargeError(maxBytes);
         await output.write(chunk);
+        onKept?.(size);
       }
       if (!isPlaced) await place();
     } catch (error) {

@@ -13,9 +13,26 @@ import type { SyncContext } from './sync-context.ts';
 import { type ContentsPolicy, rememberContentsLink } from './contents-policy.ts';
 import { DownloadPart, type OpenDownload } from './download-parts.ts';
 import { MeteredWaitError } from './bandwidth-limiter.ts';
+import { BudgetWaitError } from './quota-pacer.ts';
 
 /** Which hosts a file link may name besides the remote, and where the user names them. */
 export type LinkRules = Pick<DownloadOptions, 'downloadHosts' | 'whereHostsAreNamed'>;
+
+/**
+ * What a fetch tells as it goes (the activity log's download entries, docs/activity.md):
+ * its bytes kept, a wait (background contents on a metered connection, or for the
+ * budget of the org's daily file allowance), its end. Nothing is told when the agent
+ * stops mid-way: the next start carries on and tells it then.
+ */
+export type DownloadEvent =
+  | { state: 'running'; received: number; total: number }
+  | { state: 'waiting'; reason: 'metered' }
+  /** For the budget: background work spends only its share of the org's daily file allowance (quota-pacer.ts). */
+  | { state: 'waiting'; reason: 'budget'; mayGoAt: number }
+  | { state: 'offline'; detail: string }
+  | { state: 'done' }
+  | { state: 'failed'; detail: string };
+export type DownloadReporter = (fileId: number, event: DownloadEvent) => void;
 
 /** Attempts in a row that keep no new byte before a fetch gives up (its part stays for the next one). */
 const STALLED_ATTEMPTS = 3;
@@ -38,23 +55,41 @@ export async function fetchBlobFromRemote(
   links: LinkRules,
   file: PrivateFileRow,
   options: FetchBlobOptions = {},
+  report: DownloadReporter = () => undefined,
 ): Promise<void> {
   const requestClass = options.requestClass ?? 'user';
-  // On a metered connection background contents wait (MeteredWaitError), before any request is spent.
-  sync.remote.bandwidth?.assertMayStart('download', requestClass);
-  if (!file.file_hash) throw new ApiError(404, { detail: `"${file.title}" has no contents to fetch.` });
-  const { fileRoot } = sync.engine.store;
-  const part = new DownloadPart(fileRoot, file.id, file.file_hash);
-  await part.exclusively(async () => {
-    // Fetched meanwhile by whoever held the part (a prefetch a person's open waited for).
-    if (fs.existsSync(blobPath(fileRoot, part.sha256))) return;
-    await part.dropOtherContents();
-    await receiveIntoPart(sync, policy, links, file, part, requestClass);
-    const received = await part.finish();
-    if (!received) throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
-    await adoptBlob(sync.engine, received, async () => undefined);
-  });
+  try {
+    // On a metered connection background contents wait (MeteredWaitError), before any request is spent.
+    sync.remote.bandwidth?.assertMayStart('download', requestClass);
+    if (!file.file_hash) throw new ApiError(404, { detail: `"${file.title}" has no contents to fetch.` });
+    const { fileRoot } = sync.engine.store;
+    const part = new DownloadPart(fileRoot, file.id, file.file_hash);
+    let isFetched = false;
+    await part.exclusively(async () => {
+      // Fetched meanwhile by whoever held the part (a prefetch a person's open waited for).
+      if (fs.existsSync(blobPath(fileRoot, part.sha256))) return;
+      await part.dropOtherContents();
+      await receiveIntoPart(sync, policy, links, file, part, requestClass, (received) => report(file.id, { state: 'running', received, total: file.filesize ?? received }));
+      const received = await part.finish();
+      if (!received) throw new ApiError(502, { detail: `The remote sent different bytes than "${file.title}" holds (hash mismatch); nothing was kept.` });
+      await adoptBlob(sync.engine, received, async () => undefined);
+      isFetched = true;
+    });
+    if (isFetched) report(file.id, { state: 'done' });
+  } catch (error) {
+    if (!sync.remote.stopSignal.aborted) report(file.id, downloadEndOf(error));
+    throw error;
+  }
   if (requestClass === 'user') await policy.recordFetched(file.id);
+}
+
+/** How a fetch that threw ended, for its activity entry. */
+function downloadEndOf(error: unknown): DownloadEvent {
+  if (error instanceof MeteredWaitError) return { state: 'waiting', reason: 'metered' };
+  if (error instanceof BudgetWaitError) return { state: 'waiting', reason: 'budget', mayGoAt: error.mayGoAt };
+  const detail = error instanceof Error ? error.message : String(error);
+  // Unreachable (503): it goes when the remote can be reached again; anything else is the fetch's own failure.
+  return error instanceof ApiError && error.statusCode === 503 ? { state: 'offline', detail } : { state: 'failed', detail };
 }
 
 /** Fills `part` to the end, through the link a list gave or a fresh one; throws (keeping the part) once attempts stop bringing bytes. */
@@ -65,6 +100,7 @@ async function receiveIntoPart(
   file: PrivateFileRow,
   part: DownloadPart,
   requestClass: 'user' | 'background',
+  onKept: (bytes: number) => void,
 ): Promise<void> {
   const unavailable = (why: string) =>
     new ApiError(503, { detail: `The contents of "${file.title}" are on the remote and could not be fetched (${why}). Try again when the remote can be reached; what arrived so far is kept.` });
@@ -98,7 +134,7 @@ async function receiveIntoPart(
       link = { url: detail.body.file_contents, isFresh: true };
     }
     try {
-      await part.receive(open(link.url), maxBytes);
+      await part.receive(open(link.url), maxBytes, onKept);
       // Only a link that worked is kept for its hour: a bad one is asked for afresh next time.
       if (link.isFresh) await rememberContentsLink(sync.engine.db, file.id, link.url, sync.engine.clock.now());
       return;

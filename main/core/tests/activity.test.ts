@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SessionInfo } from '../../../shared/bridge.ts';
-import type { ActivityEntry, ActivityPage } from '../../../shared/activity.ts';
+import crypto from 'node:crypto';
+import { type ActivityEntry, type ActivityPage, actionsOf, stateLineOf } from '../../../shared/activity.ts';
+import { NO_TRANSFER_CAPS } from '../../../shared/transfer-caps.ts';
+import { multipartBody, postMultipart } from '../../engine/testing/multipart-upload.ts';
 import { syncPaths, apiPaths } from '../../../shared/api-paths.ts';
 import type { AppCore } from '../app-core.ts';
 import type { TestServer } from '../../engine/testing/test-server.ts';
@@ -90,6 +93,41 @@ describe('the activity log, signed in to a remote with project folders', () => {
     assert.ok(notices.some((notice) => notice.kind === 'conflict' && notice.entryId === conflict.id), 'a notice for the new conflict');
     await api('POST', syncPaths.resolveConflict(1, conflict.conflictId!), { choice: 'local' });
     await until(async () => (await list({ kinds: ['conflict'] })).find((entry) => entry.id === conflict.id)?.state === 'done', 'the conflict entry settled');
+  });
+
+  test('a file arriving on a metered connection waits, saying why; Retry now brings it down as an open, with progress, into its folder', async () => {
+    ok(await core.invoke('settings.set', { transferCaps: { ...NO_TRANSFER_CAPS, metered: true } }));
+    try {
+      // Half a megabyte: its bytes come down in several pieces, so the entry moves with them.
+      const bytes = crypto.randomBytes(512 * 1024);
+      const added = await postMultipart(`${remote.baseUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({ title: 'Site survey', project: '11' }, { fileName: 'site-survey.bin', contents: bytes }));
+      assert.equal(added.status, 201);
+      const fileId = added.json.id as number;
+      const entryOf = async () => (await list({ projectId: 11, kinds: ['download'] })).find((entry) => entry.fileId === fileId);
+      await until(async () => (await entryOf())?.waitReason === 'metered', 'the download waiting for the metered connection', 120_000);
+      const waiting = (await entryOf())!;
+      assert.equal(waiting.state, 'waiting');
+      assert.match(stateLineOf(waiting, String) ?? '', /metered connection/);
+      assert.ok(actionsOf(waiting).includes('retry'), 'it offers Retry now');
+
+      const changed = collect(core, 'activity.changed');
+      const retried = ok<{ message: string }>(await core.invoke('activity.retry', { entryId: waiting.id }));
+      assert.match(retried.message, /as a file you opened/);
+      await until(async () => /Written into the project folder/.test((await entryOf())?.detail ?? ''), 'the download fetched and written', 120_000);
+      const done = (await entryOf())!;
+      assert.equal(done.id, waiting.id, 'one entry, from waiting to done');
+      assert.equal(done.state, 'done');
+      assert.deepEqual(done.progress, { done: bytes.length, total: bytes.length });
+      assert.equal((await list({ projectId: 11, kinds: ['download'] })).filter((entry) => entry.fileId === fileId).length, 1, 'the write into the folder is told in the same entry');
+      const running = changed.filter((entry) => entry.id === waiting.id && entry.state === 'running');
+      assert.ok(running.some((entry) => entry.progress !== null && entry.progress.done > 0 && entry.progress.done < bytes.length), `while it ran, its entry told its bytes: ${JSON.stringify(running.map((entry) => entry.progress))}`);
+      // The server's own note of the file ("File added: Site survey", an event it made) is not a second entry: the download tells it.
+      assert.deepEqual((await list({ projectId: 11, kinds: ['remote_change'] })).filter((entry) => entry.subject.includes('Site survey')).map((entry) => entry.subject), []);
+      const inFolder = fs.readdirSync(folder);
+      assert.ok(inFolder.some((name) => fs.readFileSync(path.join(folder, name)).equals(bytes)), `the file whole in its project folder: ${inFolder.join(', ')}`);
+    } finally {
+      ok(await core.invoke('settings.set', { transferCaps: NO_TRANSFER_CAPS }));
+    }
   });
 
   test('a file deleted in its folder is a held delete with its reason, undone from its entry', async () => {
