@@ -2,7 +2,8 @@
 // `solardesk server` processes with the real sync agent and folder watcher: a file
 // dropped into a project folder is attached, then uploaded with its progress shown; a
 // change made on the server arrives naming the field; a held delete is undone from its
-// entry; a conflict's entry opens the conflict; a new conflict shows a notification
+// entry; the metered switch holds a file's download, its entry saying why, and Retry
+// now brings it down; a conflict's entry opens the conflict; a new conflict shows a notification
 // through the browser's Notification API (permission granted to the page). Only the
 // network between the agent and the server is faked (the fault proxy holds one upload
 // until the test has seen it under way: it waits for that state, never for time).
@@ -125,6 +126,36 @@ test('a file deleted in its folder waits as a held delete and is undone from its
   // The file comes back into its folder, and was never deleted on the server.
   await expect.poll(() => fs.existsSync(path.join(folder, 'array-layout.txt')), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
   expect((await remote.api<{ title: string }[]>('GET', `${apiPaths.privateFiles(1)}?project=7`)).body.map((file) => file.title)).toContain('array-layout.txt');
+  expect(pageProblems(page)).toEqual([]);
+});
+
+test('the metered switch holds a download with its reason shown; Retry now brings it down as an open', async ({ page }) => {
+  await openApp(page, app);
+  await expect(page.getByTestId('sync-pill')).toHaveText(/Synced/, { timeout: STATE_HANG_GUARD_MS });
+  // The server's file links name the server itself, a host besides the remote: allowed, as a user would in Settings.
+  expect((await app.bridge.invoke('settings.set', { downloadHosts: [remote.serverHost] })).downloadHosts).toEqual([remote.serverHost]);
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByTestId('transfers').getByRole('switch', { name: 'Metered connection' }).check();
+  await expect(page.getByText('Metered: file contents now wait until you open a file or drop one in.')).toBeVisible();
+  const folder = await projectFolderOf(7);
+
+  const bytes = Buffer.alloc(256 * 1024, 'Roof plan, north face. ');
+  await remote.attachFile(7, 'roof-plan-north.txt', bytes);
+  await page.getByRole('button', { name: 'Activity', exact: true }).click();
+  const download = entryOf(page, 'download', 'roof-plan-north.txt');
+  await expect(download).toHaveAttribute('data-state', 'waiting', { timeout: STATE_HANG_GUARD_MS });
+  await expect(download.getByTestId('activity-state')).toHaveText('Waiting: metered connection. File contents wait until you open the file or turn the metered switch off in Settings.');
+  expect(fs.existsSync(path.join(folder, 'roof-plan-north.txt')), 'held: not in its folder yet').toBe(false);
+  await screenshots(page, 'activity-metered-download', download);
+
+  await download.getByRole('button', { name: 'Retry now' }).click();
+  await expect(download).toHaveAttribute('data-state', 'done', { timeout: STATE_HANG_GUARD_MS });
+  await expect(download).toContainText('Fetched from the server. Written into the project folder.', { timeout: STATE_HANG_GUARD_MS });
+  await expect.poll(() => fs.existsSync(path.join(folder, 'roof-plan-north.txt')) && fs.readFileSync(path.join(folder, 'roof-plan-north.txt')).equals(bytes), { timeout: STATE_HANG_GUARD_MS }).toBe(true);
+
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByTestId('transfers').getByRole('switch', { name: 'Metered connection' }).uncheck();
+  await expect(page.getByTestId('transfers').getByRole('switch', { name: 'Metered connection' })).not.toBeChecked();
   expect(pageProblems(page)).toEqual([]);
 });
 

@@ -5,6 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { startFaultProxy, type FaultProxy } from '../../main/sync/testing/fault-proxy.ts';
 import { stopChild, waitForOutput } from '../../main/testing/child-process.ts';
+import { multipartBody, postMultipart } from '../../main/engine/testing/multipart-upload.ts';
+import { apiPaths } from '../../shared/api-paths.ts';
 import { makeTempDir, repoRoot } from './solardesk.ts';
 
 export interface RemoteServer {
@@ -15,6 +17,8 @@ export interface RemoteServer {
   proxy: FaultProxy;
   /** A call straight to the server (not through the proxy) as the demo admin. */
   api<T = unknown>(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A file attached to a project on the server, as another computer would (multipart, straight to the server); answers its id. */
+  attachFile(projectId: number, fileName: string, contents: Buffer): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +48,11 @@ export async function startRemoteServer(): Promise<RemoteServer> {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: response.status, body: (await response.json()) as T };
+    },
+    async attachFile(projectId, fileName, contents) {
+      const answer = await postMultipart(`${serverUrl}${apiPaths.privateFiles(1)}`, token, multipartBody({ title: fileName, project: String(projectId) }, { fileName, contents }));
+      if (answer.status !== 201) throw new Error(`the server did not take ${fileName}: ${answer.status} ${JSON.stringify(answer.json)}`);
+      return answer.json.id as number;
     },
     async stop() {
       await proxy.close();
