@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
@@ -28,17 +28,12 @@ test.afterAll(async () => {
   await remote.stop();
 });
 
-const SIZES = [
-  [800, 600],
-  [1920, 1080],
-] as const;
-
 /** The Activity screen's entry of `kind` that names `text`. */
 const entryOf = (page: Page, kind: string, text: string | RegExp) => page.getByTestId('activity-view').locator(`[data-kind="${kind}"]`).filter({ hasText: text });
 
 /** Saves the page at both sizes in both themes, the entry in sight. */
 async function screenshots(page: Page, name: string, inSight: ReturnType<Page['locator']>): Promise<void> {
-  for (const [width, height] of SIZES) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await inSight.scrollIntoViewIfNeeded();
     await expect(inSight).toBeInViewport();

@@ -7,15 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Locator, type Page, test } from '@playwright/test';
-import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, SCREEN_SIZES, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 const screenshotDir = path.join(repoRoot, 'test-results/screenshots/connections');
-const SIZES = [
-  { width: 800, height: 600 },
-  { width: 1920, height: 1080 },
-] as const;
-
 /** A project of Sunrise Solar's demo data, shared with Basic Solar. */
 const SHARED_PROJECT = 'SD-2026-0007';
 
@@ -43,7 +38,7 @@ async function switchOrg(page: Page, name: string) {
 /** Screenshots at 800x600 and 1920x1080, light and dark; fails when the page scrolls sideways. */
 async function shoot(page: Page, name: string, subject?: Locator) {
   fs.mkdirSync(screenshotDir, { recursive: true });
-  for (const size of SIZES) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await subject?.scrollIntoViewIfNeeded();
     for (const theme of ['light', 'dark'] as const) {

@@ -7,7 +7,7 @@
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
 import type { ContactRecordJson } from '../shared/schemas/contact.ts';
-import { expectNoSidewaysOverflow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { expectNoSidewaysOverflow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 interface Project {
   id: number;
@@ -183,10 +183,7 @@ test('a delete asks first and names the projects the contact is on', async ({ pa
     expect((await app.api('PATCH', apiPaths.project(1, project.id), { contacts: [...full.contacts_data.map((contact) => contact.url), created.url] })).status).toBe(200);
   }
 
-  for (const size of [
-    { width: 800, height: 600 },
-    { width: 1920, height: 1080 },
-  ]) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await showContacts(page);
     await page.getByRole('searchbox', { name: 'Search by name, email or phone' }).fill('departing');

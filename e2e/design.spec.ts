@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, test, type Page } from '@playwright/test';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 import { decodeDesign, DESIGN_TOO_LARGE_MESSAGE } from '../shared/design-codec.ts';
 import { oneMemberDesignBomb } from '../main/engine/testing/design-bomb.ts';
@@ -221,7 +221,7 @@ test('the design tab at 800x600 and 1920x1080, light and dark', async ({ page })
   await openProjectByIdentifier(page, 'SD-2026-0025');
   await page.getByRole('tab', { name: 'Design' }).click();
   await expect(page.getByTestId('roof-scene')).toHaveAttribute('data-camera-from', /^\d+$/);
-  for (const [width, height] of [[800, 600], [1920, 1080]] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await expect.poll(() => distinctCanvasColours(page)).toBeGreaterThan(20);
     await screenshotBothThemes(page, `design-${width}x${height}`);
@@ -310,7 +310,7 @@ test('a design too large to open: the page keeps answering and the tab says so',
   expect(probe.longestGapMs, `the page could not answer for ${probe.longestGapMs.toFixed(0)} ms at once (idle: ${idleGapMs.toFixed(0)} ms)`).toBeLessThan(
     ANSWER_WITHIN_MS + idleGapMs,
   );
-  for (const [width, height] of [[800, 600], [1920, 1080]] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await screenshotBothThemes(page, `design-too-large-${width}x${height}`);
   }

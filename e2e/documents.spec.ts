@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 const PROJECT_ID = 1;
@@ -41,10 +41,7 @@ async function openDocumentsMenu(page: Page) {
   return { button, dialog };
 }
 
-for (const size of [
-  { width: 800, height: 600 },
-  { width: 1920, height: 1080 },
-]) {
+for (const size of SCREEN_SIZES) {
   test(`at ${size.width}x${size.height}: a proposal is made on this computer, seen in the viewer, saved, then in Files and in the project folder`, async ({ page }) => {
     await page.setViewportSize(size);
     const { dialog } = await openDocumentsMenu(page);

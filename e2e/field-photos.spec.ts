@@ -12,7 +12,7 @@ import { apiPaths } from '../shared/api-paths.ts';
 import { formatDistance, haversineMeters } from '../shared/geo.ts';
 import { INBOX_FOLDER } from '../shared/photos.ts';
 import { makeJpeg, northOf } from '../main/core/testing/photo-files.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 interface Site {
@@ -39,10 +39,7 @@ const aloneSite = (meters: number, except: Site[] = []) =>
   sites.find((site) => !except.some((other) => other.id === site.id || haversineMeters(other, site) < 1500) && sites.every((other) => other.id === site.id || haversineMeters(other, site) > meters))!;
 
 async function atSizes(page: Page, name: string, section: ReturnType<Page['getByTestId']>): Promise<void> {
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await section.evaluate((element) => element.scrollIntoView({ block: 'start', inline: 'nearest' }));
     // Nothing spills sideways.

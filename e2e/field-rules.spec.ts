@@ -5,7 +5,7 @@
 // in the contact editor of the Contacts tab.
 import { expect, test, type Page } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -35,7 +35,7 @@ function recordSentBodies(page: Page): string[] {
 
 /** Screenshots at the two sizes the brief names, light and dark, with `focus` in view. */
 async function screenshotAtBothSizes(page: Page, name: string, focus: ReturnType<Page['locator']>): Promise<void> {
-  for (const size of [{ width: 800, height: 600 }, { width: 1920, height: 1080 }]) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     // Centred, so the boxes around it (the zip above the latitude) are in the picture too.
     await focus.evaluate((element) => element.scrollIntoView({ block: 'center' }));

@@ -8,7 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import piexif from 'piexifjs';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
 let identifier: string;
@@ -89,10 +89,7 @@ test('the demo photos and PDFs show thumbnails; a CSV shows its icon', async ({ 
   // Every box is the same size, loaded or not: the list does not jump.
   const sizes = await page.getByTestId('file-thumbnail').evaluateAll((boxes) => boxes.map((box) => `${box.getBoundingClientRect().width}x${box.getBoundingClientRect().height}`));
   expect(new Set(sizes)).toEqual(new Set(['48x48']));
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await rowOf(page, 'Proposal').scrollIntoViewIfNeeded();
     await screenshotBothThemes(page, `files-thumbnails-${width}x${height}`);
@@ -125,10 +122,7 @@ test('the image viewer: the photo, zoom, next and previous through the list, EXI
   await viewer.getByRole('button', { name: 'Fit' }).click();
   await page.mouse.move(400, 300);
 
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await expect(image).toBeVisible();
     const box = (await viewer.boundingBox())!;
@@ -183,10 +177,7 @@ test('the PDF viewer: the proposal page drawn with its text, page thumbnails, zo
   await expect.poll(() => viewer.getByTestId('pdf-page').evaluate((canvas) => canvas.getBoundingClientRect().width)).toBeLessThan(before);
 
   await viewer.getByRole('button', { name: 'Fit width' }).click();
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await expect(viewer.getByTestId('pdf-page')).toHaveAttribute('data-rendered-page', '1');
     await screenshotBothThemes(page, `pdf-viewer-${width}x${height}`);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -35,10 +35,7 @@ test('a file with an earlier version: Versions lists it, Download saves it, Rest
   await expect(versionRow).toContainText('14 B');
   await expect(versionRow).toContainText('Alex Morgan');
 
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     // Vertically only: a small window scrolls the open project down to the versions.
     await versionRow.evaluate((element) => element.scrollIntoView({ block: 'center', inline: 'nearest' }));

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import type { PrivateFileJson } from '../shared/schemas/private-file.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
@@ -377,10 +377,7 @@ test('screens at 800x600 and 1920x1080, light and dark, with a selection', async
   await attach(project.id, 'Roof north face.jpg', 'r');
   await attach(project.id, 'Signed contract 2026-05.pdf', '%PDF-1.4 c');
   await attach(project.id, 'Electricity bill Q2 with a long title that wraps in a narrow window.csv', 'b');
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await openFiles(page, project);
     await row(page, 'Roof north face.jpg').click();
@@ -425,7 +422,7 @@ test.describe('a server with a small upload limit', () => {
 test('the tag menu offers the shared catalogue, narrowed by the words typed (800x600 and 1920x1080)', async ({ page }) => {
   const project = await demoProject(5);
   await attach(project.id, 'catalogue check.pdf', '%PDF-1.4 catalogue');
-  for (const [width, height] of [[800, 600], [1920, 1080]] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await openFiles(page, project);
     await row(page, 'catalogue check.pdf').click();

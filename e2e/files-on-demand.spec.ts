@@ -4,7 +4,7 @@
 // brings one file here; the pin in the project header keeps them all. Opening keeps
 // nothing here (--keep-opened-days 0), so the marks stay to be seen.
 import { expect, test } from '@playwright/test';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
@@ -40,10 +40,7 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   const pin = page.getByTestId('pin-toggle');
   await expect(pin).toHaveText('Pin files here');
 
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     const panel = page.locator('.detail-pane');
     expect(await panel.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0);
@@ -72,10 +69,7 @@ test('the Files tab shows which files are here and which are on the remote, fetc
   await hostsField.fill(remote.serverHost);
   await page.getByTestId('download-hosts').getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText(`Files may now also come from ${remote.serverHost}.`)).toBeVisible();
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await page.getByTestId('download-hosts').scrollIntoViewIfNeeded();
     await screenshotBothThemes(page, `settings-download-hosts-${width}x${height}`);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { apiPaths, syncPaths } from '../shared/api-paths.ts';
 import type { FolderStatusJson } from '../shared/schemas/folder.ts';
-import { makeTempDir, openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { makeTempDir, openApp, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
@@ -54,10 +54,7 @@ test('a new folder root moves the project folders there with their files, and no
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText(newRoot);
 
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     for (const name of ['Cancel', 'Leave them, start new folders', 'Move the folders']) {
       const box = (await dialog.getByRole('button', { name }).boundingBox())!;

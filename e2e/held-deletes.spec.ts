@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths, syncPaths } from '../shared/api-paths.ts';
-import { makeTempDir, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { makeTempDir, openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 // A data folder of our own, so the app can be stopped and started again on it.
@@ -70,10 +70,7 @@ test('a file deleted from its project folder waits on the Sync screen; Restore p
   await expect(quoteRow.locator('strong')).toHaveText('old-quote.txt');
   await expect(held).not.toContainText(/Private file \d/);
 
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await held.evaluate((element) => element.scrollIntoView({ block: 'start', inline: 'nearest' }));
     // Both buttons of each row are inside the window, next to their file, not clipped.
@@ -144,10 +141,7 @@ test('held deletes are grouped by folder under one explanation; Restore all puts
   await expect(held).not.toContainText('everywhere it is synced');
   await expect(held).not.toContainText('Deleted in the project folder');
 
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await screenshotBothThemes(page, `held-deletes-grouped-${width}x${height}`);
   }

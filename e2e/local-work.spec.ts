@@ -5,7 +5,7 @@
 // first. Real `solardesk web`, `solardesk server` and agent; only the network between
 // the agent and the server is faked (the fault proxy), to hold a change back.
 import { expect, test, type Page } from '@playwright/test';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 import { apiPaths } from '../shared/api-paths.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
@@ -50,10 +50,7 @@ test('work done here before signing in is offered after it; one item sent reache
   await expect(dialog.getByTestId('local-work-new-records')).toContainText('“Edited before signing in” is this computer’s sample data, changed here');
   await expect(items.filter({ hasText: 'Edited before signing in' })).toContainText('becomes a new project on Sunrise Solar, beside any of the same name there');
   await expect(items.filter({ hasText: 'Quote for the Okafor family' })).toContainText('becomes a new project on Sunrise Solar');
-  for (const size of [
-    { width: 800, height: 600 },
-    { width: 1920, height: 1080 },
-  ]) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await screenshotBothThemes(page, `local-work-offer-${size.width}x${size.height}`);
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
 import { FIELD_EDITING } from '../shared/project-fields.ts';
-import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, SCREEN_SIZES, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -49,10 +49,7 @@ async function openById(page: Page, id: number): Promise<void> {
 async function screenshotSizes(page: Page, name: string): Promise<void> {
   const dir = path.join(repoRoot, 'test-results', 'screenshots');
   fs.mkdirSync(dir, { recursive: true });
-  for (const size of [
-    { width: 800, height: 600 },
-    { width: 1920, height: 1080 },
-  ]) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     for (const theme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: theme });

@@ -13,7 +13,7 @@ import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 import { apiPaths, parseOrgReference } from '../shared/api-paths.ts';
 import type { EventJson } from '../shared/schemas/event.ts';
 import type { RoleJson } from '../shared/schemas/role.ts';
-import { expectNoSidewaysOverflow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { expectNoSidewaysOverflow, openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { startRemoteServer, submitSignIn, type RemoteServer } from './support/remote-server.ts';
 
 interface Project {
@@ -32,11 +32,6 @@ interface Booking {
   /** The two people who go: the project's assigned person, then another. */
   team: RoleJson[];
 }
-
-const SIZES = [
-  { width: 800, height: 600 },
-  { width: 1920, height: 1080 },
-] as const;
 
 test.describe.configure({ mode: 'serial' });
 
@@ -156,7 +151,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
   const api: Api = (path, query) => app.api('GET', path, undefined, query);
 
   test('a site visit booked from a project for tomorrow at 09:00 with two people is on the agenda and the week, is marked done, downloads as .ics and is in the project activity', async ({ page }) => {
-    await page.setViewportSize(SIZES[0]);
+    await page.setViewportSize(SCREEN_SIZES[0]);
     await openApp(page, app);
     const project = await bookableProject(api, 0);
     const booking: Booking = { project, title: 'Site visit: measure the roof', team: await teamFor(api, project) };
@@ -194,7 +189,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     const phone = project.contacts_data[0]!.phone;
     await expect(entry.getByRole('link', { name: phone })).toHaveAttribute('href', `tel:${phone.replace(/[^\d+]/g, '')}`);
     for (const role of booking.team) await expect(entry.getByTestId('schedule-entry-team')).toContainText(role.display);
-    for (const size of SIZES) {
+    for (const size of SCREEN_SIZES) {
       await page.setViewportSize(size);
       await expectNoSidewaysOverflow(page, { pane: 'main', part: '.schedule-view' });
       await screenshotBothThemes(page, `schedule-agenda-${size.width}x${size.height}`);
@@ -203,7 +198,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     // In the week calendar, in tomorrow's column.
     const day = await tomorrowInWeek(page);
     await expect(day.getByTestId('schedule-entry').filter({ hasText: booking.title })).toBeVisible();
-    for (const size of SIZES) {
+    for (const size of SCREEN_SIZES) {
       await page.setViewportSize(size);
       await expectNoSidewaysOverflow(page, { pane: 'main', part: '.schedule-view' });
       await screenshotBothThemes(page, `schedule-week-${size.width}x${size.height}`);
@@ -225,7 +220,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     expect(text).toContain('Site visit');
 
     // The project's activity: the visit with its time, kind, people and done, among the notes.
-    await page.setViewportSize(SIZES[0]);
+    await page.setViewportSize(SCREEN_SIZES[0]);
     await day.getByRole('button', { name: project.title }).first().click();
     const panel = page.getByTestId('project-panel');
     await expect(panel.getByRole('tab', { name: 'Notes' })).toHaveAttribute('aria-selected', 'true');
@@ -267,7 +262,7 @@ test.describe('signed in to a server', () => {
   }
 
   test('a visit booked and done with no network reaches the server with every field, and a second computer shows it', async ({ page, browser }) => {
-    await page.setViewportSize(SIZES[1]);
+    await page.setViewportSize(SCREEN_SIZES[1]);
     await signIn(page, laptop);
     const project = await bookableProject(serverApi, 1);
     const booking: Booking = { project, title: 'Site visit booked in the van', team: await teamFor(serverApi, project) };
@@ -289,7 +284,7 @@ test.describe('signed in to a server', () => {
     await expect(page.getByTestId('sync-pill')).toHaveText('Synced', { timeout: STATE_HANG_GUARD_MS });
 
     // The office computer, signed in to the same server, has it on its schedule too.
-    const officePage = await browser.newPage({ viewport: SIZES[0] });
+    const officePage = await browser.newPage({ viewport: SCREEN_SIZES[0] });
     await signIn(officePage, office);
     await showSchedule(officePage);
     const seen = agendaEntry(officePage, booking.title);

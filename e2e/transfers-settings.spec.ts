@@ -6,13 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { MAX_CAP_KBPS, MIN_CAP_KBPS } from '../shared/transfer-caps.ts';
-import { openApp, pageProblems, repoRoot, type RunningApp, startSolarDesk } from './support/solardesk.ts';
+import { openApp, pageProblems, repoRoot, type RunningApp, SCREEN_SIZES, startSolarDesk } from './support/solardesk.ts';
 import { layoutProblems } from './support/layout-checks.ts';
 
-const SIZES = [
-  { width: 800, height: 600 },
-  { width: 1920, height: 1080 },
-] as const;
 const screenshotDir = path.join(repoRoot, 'test-results/screenshots/transfers');
 
 let app: RunningApp;
@@ -33,7 +29,7 @@ async function openTransfers(page: Page) {
 }
 
 async function screenshotAtEachSize(page: Page, name: string): Promise<void> {
-  for (const size of SIZES) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await page.getByTestId('transfers').scrollIntoViewIfNeeded();
     for (const theme of ['light', 'dark'] as const) {
@@ -48,7 +44,7 @@ async function screenshotAtEachSize(page: Page, name: string): Promise<void> {
 }
 
 test('caps, their hours and the metered switch are kept after a reload; a wrong cap is refused with its sentence and stays to be corrected', async ({ page }) => {
-  await page.setViewportSize(SIZES[0]);
+  await page.setViewportSize(SCREEN_SIZES[0]);
   await openApp(page, app);
   let section = await openTransfers(page);
   const upload = section.getByLabel('Upload cap (KB/s)', { exact: true });

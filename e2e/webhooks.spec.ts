@@ -6,7 +6,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testing/webhook-receiver.ts';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
 
 let app: RunningApp;
@@ -110,10 +110,7 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   await expect(page.getByTestId('payload-row')).toContainText('The endpoint answered HTTP 200.');
   await expect(page.getByTestId('payload-row')).toContainText('"site_notes": "Ladder access on the east side."');
   await screenshotBothThemes(page, 'webhooks');
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await screenshotBothThemes(page, `webhooks-${width}x${height}`);
     await page.getByTestId('payload-row').scrollIntoViewIfNeeded();
@@ -149,10 +146,7 @@ test('a webhook is set up with the pickers and header rows, delivers, and its lo
   const lines = csv.trimEnd().split('\r\n');
   expect(lines[0]).toMatch(/^url,org,webhook,created_date,modified_date,successful,model_name,model_pk,event_queue_name,event_id,event_name,event_timestamp,notes,id/);
   expect(lines).toHaveLength(3);
-  for (const [width, height] of [
-    [800, 600],
-    [1920, 1080],
-  ] as const) {
+  for (const { width, height } of SCREEN_SIZES) {
     await page.setViewportSize({ width, height });
     await page.getByTestId('delivery-log').scrollIntoViewIfNeeded();
     await screenshotBothThemes(page, `webhooks-log-search-${width}x${height}`);

@@ -4,7 +4,7 @@
 // and workflows are not offered (docs/http-api.md "Workflows").
 import { expect, test } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
-import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
+import { openApp, openProjectByIdentifier, pageProblems, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 
 let app: RunningApp;
 test.beforeAll(async () => {
@@ -58,7 +58,7 @@ test('a stage of another workflow is chosen from the picker and saved', async ({
   // The list row's badge names the new stage.
   await expect(page.getByTestId('project-row').first()).toContainText('Sold');
 
-  for (const size of [{ width: 800, height: 600 }, { width: 1920, height: 1080 }]) {
+  for (const size of SCREEN_SIZES) {
     await page.setViewportSize(size);
     await screenshotBothThemes(page, `workflow-stage-picker-${size.width}x${size.height}`);
   }

@@ -83,6 +83,12 @@ export function pageProblems(page: Page): string[] {
   return (page as Page & { solardeskProblems?: string[] }).solardeskProblems ?? [];
 }
 
+/** The two window sizes every screen is looked at in (the guide's 800x600 and 1920x1080). */
+export const SCREEN_SIZES = [
+  { width: 800, height: 600 },
+  { width: 1920, height: 1080 },
+] as const;
+
 /** Saves the view in the light and the dark theme, under test-results/screenshots/. */
 export async function screenshotBothThemes(page: Page, name: string): Promise<void> {
   fs.mkdirSync(screenshotDir, { recursive: true });
