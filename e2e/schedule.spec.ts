@@ -1,7 +1,7 @@
 // The schedule as an installer uses it (issue 27): a site visit booked from a project
 // in two clicks (Book visit, Book) for tomorrow at 09:00 with two people shows on the
 // agenda (tomorrow is always under "This week", whatever day today is) and in the week
-// calendar, is marked done, downloads as .ics, and stands in the project's activity.
+// calendar, is marked done, downloads as .ics, and stands in the project's history (the Notes tab).
 // On the embedded store with no remote; and signed in to a real `solardesk server`,
 // booked and completed with the network cut (the van), it reaches the server with
 // every field once the network is back, and a second computer signed in to the same
@@ -219,7 +219,7 @@ test.describe('on this computer only (the embedded store, no remote)', () => {
     expect(text).toContain('BEGIN:VEVENT');
     expect(text).toContain('Site visit');
 
-    // The project's activity: the visit with its time, kind, people and done, among the notes.
+    // The project's history (Notes tab): the visit with its time, kind, people and done, among the notes.
     await page.setViewportSize(SCREEN_SIZES[0]);
     await day.getByRole('button', { name: project.title }).first().click();
     const panel = page.getByTestId('project-panel');

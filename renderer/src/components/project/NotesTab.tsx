@@ -68,7 +68,8 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
         <FieldInput field="notes" project={project} />
         <FieldInput field="site_notes" project={project} />
       </div>
-      <h2>Activity</h2>
+      {/* "History", not "Activity": the Activity tab beside it is this computer's sync timeline (docs/activity.md). */}
+      <h2>History</h2>
       <form
         className="note-form"
         onSubmit={(event) => {
@@ -76,14 +77,14 @@ export function NotesTab({ project }: { project: ProjectDetailJson }) {
           if (note.trim()) void addNote();
         }}
       >
-        <textarea aria-label="New note" placeholder="Add a note to the project's activity…" rows={2} value={note} onChange={(event) => setNote(event.target.value)} />
+        <textarea aria-label="New note" placeholder="Add a note to the project's history…" rows={2} value={note} onChange={(event) => setNote(event.target.value)} />
         <button type="submit" className="button button-primary" disabled={!note.trim()}>
           Add note
         </button>
       </form>
       {error && <ErrorState message={error} onRetry={load} />}
       {!error && events === null && <LoadingState />}
-      {events && events.length === 0 && <EmptyState title="No activity yet" />}
+      {events && events.length === 0 && <EmptyState title="No history yet" />}
       {events && events.length > 0 && (
         <ol className="timeline">
           {events.map((event) =>
