@@ -21,7 +21,9 @@ export interface ServerProcess {
  */
 export async function startServerProcess(args: string[]): Promise<ServerProcess> {
   const fullArgs = [solardeskBin, 'server', '--port', '0', '--log-level', 'silent', ...withTestDatabase(args)];
-  const child = spawn(process.execPath, fullArgs, { cwd: repoRoot });
+  // SOLARDESK_PROFILE_DIR: each server writes a V8 CPU profile there when it stops (docs/benchmarks.md, "Profiles").
+  const profile = process.env.SOLARDESK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SOLARDESK_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, ...fullArgs], { cwd: repoRoot });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
