@@ -232,6 +232,9 @@ test('usage: bills with cents, the box at fault marked, units labelled, values k
   await expect(boxes).toHaveCount(1);
   await expect(boxes.first()).toHaveValue('5460');
   await expect(usage).toContainText('Worked out from the kWh each month');
+  // Saved before switching back (as on a loaded machine, or a person who pauses): the months typed are still kept.
+  await expect.poll(async () => (await getProject(36)).usage).toEqual({ usage_data_source: 'kwh_annual', values: 5460 });
+  await expect(page.getByTestId('save-indicator')).toHaveText('All changes saved');
   await source.selectOption('kwh_monthly');
   await expect(boxes.nth(11)).toHaveValue('510');
 

@@ -64,7 +64,10 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
   const isSaving = useProjectStore((state) => DRAFT_KEY in state.pending || state.saveState === 'saving');
   const editDraft = useProjectStore((state) => state.editDraft);
   const flush = useProjectStore((state) => state.flush);
-  const current = draft ?? draftOf(storedUsage(project));
+  // What was typed for the other sources, kept past the save (which ends the draft) while the
+  // project is open: switching back after the change was saved still finds its boxes as they were.
+  const [kept, setKept] = useState<{ projectId: number; bySource: UsageDraft['bySource'] } | null>(null);
+  const current = draft ?? { ...draftOf(storedUsage(project)), bySource: kept?.projectId === project.id ? kept.bySource : {} };
   // Which source's boxes the shown ones were worked out from: kept past the save (which ends
   // the draft), so the note does not vanish the moment the values reach the store.
   const [carried, setCarried] = useState<{ projectId: number; source: UsageDataSource; from: UsageDataSource } | null>(null);
@@ -81,6 +84,7 @@ export function UsageEditor({ project }: { project: ProjectDetailJson }) {
     const carried = typed ? null : carryUsageBoxes(current.source, current.texts, source);
     change({ source, texts: typed ?? carried ?? blankBoxTexts(source), bySource, carriedFrom: carried ? current.source : undefined });
     setCarried(carried ? { projectId: project.id, source, from: current.source } : null);
+    setKept({ projectId: project.id, bySource });
   };
 
   const result = usageFromBoxes(current.source, current.texts);
