@@ -151,3 +151,35 @@ describe('documents made on the replica', () => {
     assert.deepEqual(here.file_tags_data.map((each: { title: string }) => each.title), ['Generated Document']);
   });
 });
+
+// A document above the chunk size goes up through the remote's chunked upload (main/sync/push-chunked.ts):
+// the upload's start carries its fields, as the multipart create does. Small sizes here make a proposal big.
+describe('a document that goes up in parts', () => {
+  let h: SyncHarness;
+  before(async () => {
+    h = await startSyncHarness({ agent: { chunkedUploadAboveBytes: 8 * 1024, uploadPartBytes: 16 * 1024 } });
+  });
+  after(() => h.close());
+
+  test('reaches the remote through parts with what it was made from', async () => {
+    const saved = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en`);
+    assert.equal(saved.status, 201, saved.text);
+    assert.ok(saved.json.filesize > 2 * 16 * 1024, `a proposal of ${saved.json.filesize} bytes takes several parts`);
+    await h.synced();
+    const copies = ((await h.remote('GET', `${apiPaths.privateFiles(1)}?project=8&limit=1000`)).json as Array<Record<string, unknown> & { id: number; file_hash: string; parts: unknown[] }>).filter(
+      (file) => file.file_hash === saved.json.file_hash,
+    );
+    assert.equal(copies.length, 1, 'exactly one remote copy');
+    const copy = copies[0]!;
+    assert.ok(copy.upload_id && copy.parts.length > 1, `it came in parts (${copy.parts.length})`);
+    assert.deepEqual(
+      { system_uuid: copy.system_uuid, input_data: copy.input_data, input_data_hash: copy.input_data_hash, status: copy.status },
+      { system_uuid: saved.json.system_uuid, input_data: saved.json.input_data, input_data_hash: saved.json.input_data_hash, status: 'created' },
+      'the remote knows what it was made from',
+    );
+    // Saving the same inputs again here answers that file; nothing more goes up.
+    const again = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en`);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.id, copy.id);
+  });
+});
