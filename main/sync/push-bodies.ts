@@ -77,6 +77,22 @@ export function eventWaitsFor(view: RecordView, fields: readonly string[]): bool
   return (['project_id', 'contact'] as const).some((field) => fields.includes(field) && typeof view[field] === 'number' && isProvisional(view[field]));
 }
 
+/**
+ * A generated document's fields (docs/documents.md), as text, so the remote's copy says
+ * what it was made from too: the multipart create's parts and the chunked upload's
+ * start alike. Empty for a file that is no document.
+ */
+export async function documentFieldsToSend(sync: SyncContext, fileId: number): Promise<Record<string, string>> {
+  const row = await sync.db.selectFrom('private_files').select(['system_uuid', 'input_data', 'input_data_hash', 'status']).where('id', '=', fileId).executeTakeFirstOrThrow();
+  if (row.input_data === null) return {};
+  return {
+    input_data: row.input_data,
+    input_data_hash: row.input_data_hash,
+    ...(row.system_uuid === null ? {} : { system_uuid: row.system_uuid }),
+    ...(row.status === null ? {} : { status: row.status }),
+  };
+}
+
 export async function createBody(sync: SyncContext, group: OutboxGroup, json: LocalRecord, opId: string): Promise<RequestBody | FormData | 'waiting'> {
   const view = viewOf(group.model, json);
   switch (group.model) {
@@ -85,7 +101,7 @@ export async function createBody(sync: SyncContext, group: OutboxGroup, json: Lo
       if (projectId !== null && isProvisional(projectId)) return 'waiting';
       const row = await sync.db
         .selectFrom('private_files')
-        .select(['file_name', 'mime_type', 'file_hash', 'system_uuid', 'input_data', 'input_data_hash', 'status'])
+        .select(['file_name', 'mime_type', 'file_hash'])
         .where('id', '=', group.recordId)
         .executeTakeFirstOrThrow();
       const form = new FormData();
@@ -94,13 +110,7 @@ export async function createBody(sync: SyncContext, group: OutboxGroup, json: Lo
       if (projectId !== null) form.append('project', projectUrl(sync, projectId)!);
       const tagIds = await tagsToSend(sync, view.file_tags as number[]);
       if (tagIds.length) form.append('file_tags', tagIds.map((id) => fileTagUrl(sync, id)).join(','));
-      // A generated document (docs/documents.md) says what it was made from, so the remote's copy does too.
-      if (row.input_data !== null) {
-        form.append('input_data', row.input_data);
-        form.append('input_data_hash', row.input_data_hash);
-        if (row.system_uuid !== null) form.append('system_uuid', row.system_uuid);
-        if (row.status !== null) form.append('status', row.status);
-      }
+      for (const [field, value] of Object.entries(await documentFieldsToSend(sync, group.recordId))) form.append(field, value);
       // Streams from the blob store: the bytes are never all in memory.
       const blob = await fs.openAsBlob(blobPath(sync.engine.store.fileRoot, row.file_hash!), { type: row.mime_type });
       form.append('file_contents', blob, row.file_name);

@@ -12,6 +12,7 @@ import { type LocalRecord, readWriteAnswer, retryUnreadableAnswer, send, timeout
 import { finishCreate } from './push-answers.ts';
 import { finishFolderCreate, settleFolderCopy } from './push-folder-copies.ts';
 import { findLostCreate } from './push-lost-creates.ts';
+import { documentFieldsToSend } from './push-bodies.ts';
 import { RemoteUnreachableError } from './remote-errors.ts';
 
 /**
@@ -86,7 +87,14 @@ export async function pushChunkedCreate(
     const started = await send(sync, group, {
       method: 'POST',
       path: apiPaths.fileUploads(sync.orgId),
-      json: { title: String(view.title), filename: file.file_name, size: total, ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }) },
+      json: {
+        title: String(view.title),
+        filename: file.file_name,
+        size: total,
+        ...(projectId === null ? {} : { project: remoteUrl(sync, remotePath(sync, 'project', projectId)) }),
+        // A document going up in parts keeps what it was made from, as one sent whole does.
+        ...(await documentFieldsToSend(sync, group.recordId)),
+      },
       action: 'private_file_upload',
     });
     requests++;

@@ -10,6 +10,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import { ENGINE_ID_COLUMNS } from '../engine/store/id-columns.ts';
 import { columnsHolding, type RecordIdModel } from '../engine/store/table-ownership.ts';
+import { rekeyDocumentProject } from '../engine/documents/document-input-ids.ts';
 import type { ProjectFolderRecords } from './folder-records.ts';
 import { PROVISIONAL_ID_FLOOR, type SyncedModel, isProvisional } from './sync-models.ts';
 import { deleteReplicaRecord } from './replica-removal.ts';
@@ -55,6 +56,16 @@ const STATE_REKEYS: Partial<Record<SyncedModel, (trx: Trx, from: number, to: num
   private_file: (trx, from, to) => rekeyContentsState(trx, 'private_file', from, to),
 };
 
+/**
+ * Ids the engine keeps inside JSON, which no column declaration names: a saved
+ * document's input_data names its project (docs/sync.md "Generated documents and
+ * tags made here"). Moved here, with the columns, so the file goes up naming the
+ * project's remote id and stays current on this computer.
+ */
+const JSON_REKEYS: Partial<Record<SyncedModel, (trx: Trx, from: number, to: number) => Promise<void>>> = {
+  project: rekeyDocumentProject,
+};
+
 /** Gives a record made offline the id the remote gave it, everywhere it is referred to (the project folders' records through `folders`). */
 export async function rekey(trx: Trx, model: SyncedModel, from: number, to: number, folders: ProjectFolderRecords): Promise<void> {
   if (from === to) return;
@@ -70,6 +81,7 @@ export async function rekey(trx: Trx, model: SyncedModel, from: number, to: numb
       .where(column as never, '=', from as never)
       .execute();
   }
+  await JSON_REKEYS[model]?.(trx, from, to);
   await FOLDER_REKEYS[model]?.(folders, trx, from, to);
   await rekeyOutbox(trx, model, from, to);
   await STATE_REKEYS[model]?.(trx, from, to);

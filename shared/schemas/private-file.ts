@@ -22,6 +22,22 @@ export const privateFilePatchSchema = z.object({
 });
 export type PrivateFilePatch = z.output<typeof privateFilePatchSchema>;
 
+const atMost255 = 'Ensure this field has no more than 255 characters.';
+
+/**
+ * A generated document's fields (service.md 2.2), which a new file may be given
+ * however it goes up: as parts of the multipart create, or at the start of a chunked
+ * upload (docs/files.md). None is required; the engine checks input_data_hash
+ * against input_data (main/engine/files/document-fields.ts).
+ */
+export const documentFileFieldsSchema = z.object({
+  system_uuid: z.string().max(255, atMost255).optional().describe("a generated document's system"),
+  input_data: z.string().optional().describe('what a generated document was made from, as JSON text'),
+  input_data_hash: z.string().optional().describe('the sha256 of input_data as JSON; computed when left out, checked when sent'),
+  status: z.string().max(255, atMost255).optional().describe('default "created"'),
+});
+export type DocumentFileFields = z.output<typeof documentFileFieldsSchema>;
+
 /**
  * The text fields of the multipart create (the file itself is the `file_contents`
  * part). Documented here for OpenAPI; the route reads the parts as they stream.
@@ -32,10 +48,7 @@ export const privateFileCreateFormSchema = z.object({
   project: z.string().optional().describe('a project URL, relative path or id to attach the file to'),
   show_customer: z.string().optional().describe('true or false'),
   file_tags: z.string().optional().describe('comma list of file tag ids or URLs'),
-  system_uuid: z.string().optional().describe("a generated document's system"),
-  input_data: z.string().optional().describe('what a generated document was made from, as JSON text'),
-  input_data_hash: z.string().optional().describe('the sha256 of input_data as JSON; computed when left out, checked when sent'),
-  status: z.string().optional().describe('default "created"'),
+  ...documentFileFieldsSchema.shape,
 });
 
 export const fileTagCreateSchema = z.object({
@@ -50,6 +63,8 @@ export const uploadCreateSchema = z.object({
   project: reference().nullable().optional(),
   /** The whole file's size, when known: checked against the limit now and against the parts on completion. */
   size: integerField().refine((size) => size >= 0, 'Ensure this value is greater than or equal to 0.').nullable().optional(),
+  /** A generated document's fields, kept with the session and given to the file on completion. */
+  ...documentFileFieldsSchema.shape,
 });
 export type UploadCreate = z.output<typeof uploadCreateSchema>;
 
@@ -109,6 +124,15 @@ export const uploadJsonSchema = z.object({
   private_file: z.string().nullable(),
   created_date: z.string(),
   expires_at: z.string(),
+  document_fields: z
+    .object({
+      system_uuid: z.string().nullable(),
+      input_data: z.unknown().describe('as JSON; null when the start sent none'),
+      input_data_hash: z.string().nullable(),
+      status: z.string().nullable().describe('the status the file gets ("created" unless the start sent one)'),
+    })
+    .nullable()
+    .describe("a generated document's fields the start sent, which the completed file gets; null when it sent none"),
 });
 export type UploadJson = z.infer<typeof uploadJsonSchema>;
 

@@ -11,6 +11,7 @@ import { type Actor, actorOf } from '../auth/actor.ts';
 import { drfFieldErrors, fieldError, validationError, type FieldErrors } from '../http/errors.ts';
 import { idParam, pageOffset, pagingQuery } from '../http/list-query.ts';
 import {
+  documentFileFieldsSchema,
   fileTagCreateSchema,
   fileTagJsonSchema,
   privateFileCreateFormSchema,
@@ -31,7 +32,7 @@ import { type MultipartFile, receiveMultipartFile, recogniseMultipartSentAsJson 
 import { registerUploadRoutes } from './upload-routes.ts';
 import { registerVersionRoutes } from './version-routes.ts';
 import { extensionDescription, SOLARDESK_EXTENSION_TAG } from '../http/extensions.ts';
-import { inputDataHashOf } from '../documents/document-inputs.ts';
+import { documentFieldsOf } from './document-fields.ts';
 
 const fileParams = z.object({ org_id: z.string(), id: idParam });
 const tags = ['private files'];
@@ -43,33 +44,8 @@ const createFields = z.object({
   file_tags: z.string().optional(),
   // A generated document's fields (service.md 2.2), so a document saved on a replica
   // keeps them on the remote (docs/documents.md "Offline"). None is required.
-  system_uuid: z.string().max(255, 'Ensure this field has no more than 255 characters.').optional(),
-  input_data: z.string().optional(),
-  input_data_hash: z.string().optional(),
-  status: z.string().max(255, 'Ensure this field has no more than 255 characters.').optional(),
+  ...documentFileFieldsSchema.shape,
 });
-
-/** The document fields of a create: input_data as JSON, and its hash checked against it so a save's lookup by hash stays true. */
-function documentFieldsOf(fields: z.output<typeof createFields>, errors: FieldErrors): Pick<NewFileRecord, 'systemUuid' | 'inputData' | 'inputDataHash' | 'status'> {
-  const described: Pick<NewFileRecord, 'systemUuid' | 'inputData' | 'inputDataHash' | 'status'> = {};
-  if (fields.system_uuid !== undefined) described.systemUuid = fields.system_uuid.trim() || null;
-  if (fields.status !== undefined) described.status = fields.status.trim() || null;
-  if (fields.input_data !== undefined) {
-    try {
-      described.inputData = JSON.parse(fields.input_data);
-    } catch {
-      errors.input_data = ['Value must be valid JSON.'];
-      return described;
-    }
-  }
-  if (fields.input_data_hash !== undefined) {
-    const hash = fields.input_data_hash.trim().toLowerCase();
-    if (described.inputData === undefined) errors.input_data_hash = ['Send input_data with input_data_hash: the hash is the sha256 of input_data as JSON.'];
-    else if (hash !== inputDataHashOf(described.inputData)) errors.input_data_hash = ['This is not the sha256 of input_data as JSON: send the hash of the input_data sent, or leave it out to have it computed.'];
-    else described.inputDataHash = hash;
-  } else if (described.inputData !== undefined) described.inputDataHash = inputDataHashOf(described.inputData);
-  return described;
-}
 
 /** The multipart text parts -> the new file's record, with every reference checked (one 400 for all problems). */
 async function describeNewFile(context: EngineContext, actor: Actor, upload: MultipartFile): Promise<NewFileRecord> {

@@ -10,13 +10,14 @@ import type { Actor } from '../auth/actor.ts';
 import type { Kysely } from 'kysely';
 import type { Database, FileUploadRow } from '../store/tables.ts';
 import { nowIso } from '../clock.ts';
-import { ApiError, fieldError, forbidden, nonFieldError, notFound } from '../http/errors.ts';
+import { ApiError, fieldError, type FieldErrors, forbidden, nonFieldError, notFound, validationError } from '../http/errors.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import type { UploadCreate, UploadJson } from '../../../shared/schemas/private-file.ts';
 import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
 import { resolveProjectReference, storeNewFile } from './file-service.ts';
 import type { UploadPart } from './file-serializer.ts';
 import { cleanFileName, contentTypeFor } from './file-types.ts';
+import { documentFieldsJson, documentFieldsOf, documentFieldsStored, storedDocumentFields } from './document-fields.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { tooLarge } from './multipart-receive.ts';
 
@@ -28,12 +29,16 @@ const uploadLock = new KeyedLock();
 
 export async function createUpload(context: EngineContext, actor: Actor, input: UploadCreate): Promise<FileUploadRow> {
   if (input.size != null && input.size > context.files.maxUploadBytes) throw tooLarge(context.files.maxUploadBytes);
+  const errors: FieldErrors = {};
   let projectId: number | null = null;
   if (input.project != null) {
     const resolved = await resolveProjectReference(context.db, actor, input.project);
-    if ('error' in resolved) throw fieldError('project', resolved.error);
-    projectId = resolved.id;
+    if ('error' in resolved) errors.project = [resolved.error];
+    else projectId = resolved.id;
   }
+  // A generated document going up in parts keeps its fields, as one sent whole does.
+  const documentFields = documentFieldsOf(input, errors);
+  if (Object.keys(errors).length > 0) throw validationError(errors);
   const fileName = cleanFileName(input.filename, 'file');
   const now = context.clock.now();
   return context.db
@@ -49,6 +54,7 @@ export async function createUpload(context: EngineContext, actor: Actor, input: 
       completed_file_id: null,
       created_date: now.toISOString(),
       expires_at: new Date(now.getTime() + context.files.uploadExpiryMs).toISOString(),
+      ...storedDocumentFields(documentFields),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -93,6 +99,7 @@ export async function uploadJson(context: EngineContext, upload: FileUploadRow):
     private_file: upload.completed_file_id === null ? null : absoluteUrl(context, apiPaths.privateFile(upload.org_id, upload.completed_file_id)),
     created_date: upload.created_date,
     expires_at: upload.expires_at,
+    document_fields: documentFieldsJson(upload),
   };
 }
 
@@ -188,6 +195,7 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
         context,
         received,
         {
+          ...documentFieldsStored(current),
           orgId: current.org_id,
           userId: current.user_id,
           projectId: current.project_id,

@@ -33,6 +33,7 @@ import * as eventSchedule from './migrations/0024-event-schedule.ts';
 import * as calendarFeeds from './migrations/0025-calendar-feeds.ts';
 import * as documentTemplates from './migrations/0026-document-templates.ts';
 import * as activityLog from './migrations/0027-activity-log.ts';
+import * as uploadDocumentFields from './migrations/0028-upload-document-fields.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -103,6 +104,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0025-calendar-feeds': calendarFeeds,
   '0026-document-templates': documentTemplates,
   '0027-activity-log': activityLog,
+  '0028-upload-document-fields': uploadDocumentFields,
 };
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';

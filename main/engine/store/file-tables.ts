@@ -101,6 +101,12 @@ export interface FileUploadsTable {
   completed_file_id: number | null;
   created_date: string;
   expires_at: string;
+  /** A generated document's fields sent at the start (migration 0028), given to the file on completion; null when not sent. */
+  system_uuid: string | null;
+  /** JSON text, as private_files.input_data. */
+  input_data: string | null;
+  input_data_hash: string | null;
+  status: string | null;
 }
 
 export interface FileUploadPartsTable {

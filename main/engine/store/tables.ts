@@ -357,6 +357,7 @@ export const ENGINE_TABLES: TableOwnership<EngineTables> = {
     '0024-event-schedule',
     '0025-calendar-feeds',
     '0026-document-templates',
+    '0028-upload-document-fields',
   ],
 };
 

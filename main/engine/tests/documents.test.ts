@@ -279,6 +279,70 @@ describe('generated documents', () => {
     assert.equal(again.json.id, uploaded.id);
   });
 
+  /** A chunked upload of `bytes` in two parts, started with `fields` (main/sync/push-chunked.ts sends a big document so): the start's answer, and the completion's. */
+  const uploadInParts = async (bytes: Buffer, fields: Record<string, unknown>) => {
+    const started = await server.request('POST', apiPaths.fileUploads(1), { token: admin, body: { filename: 'pack.pdf', size: bytes.length, ...fields } });
+    if (started.status !== 201) return { started, completed: null };
+    const half = Math.ceil(bytes.length / 2);
+    for (const [index, part] of [bytes.subarray(0, half), bytes.subarray(half)].entries()) {
+      const sent = await fetch(`${server.baseUrl}${apiPaths.fileUploadPart(1, started.json.upload_id, index + 1)}`, { method: 'PUT', headers: { authorization: `Bearer ${admin}` }, body: part });
+      assert.equal(sent.status, 200, await sent.text());
+    }
+    return { started, completed: await server.request('POST', apiPaths.fileUploadComplete(1, started.json.upload_id), { token: admin }) };
+  };
+
+  // A document above the chunk size goes up in parts (main/sync/push-chunked.ts): the upload's
+  // start carries the same fields as the multipart create, checked the same way.
+  test('a document sent in parts, its fields given at the start, keeps them, and saving the same inputs answers it; a wrong hash or bad JSON at the start is 400', async () => {
+    const query = '?action=save&language=en-GB';
+    const made = await generate(1, 'installation_instructions', query);
+    assert.equal(made.status, 201, made.text);
+    const bytes = Buffer.from(await (await fetch(made.json.file_contents)).arrayBuffer());
+    assert.equal((await server.request('DELETE', apiPaths.privateFile(1, made.json.id), { token: admin })).status, 204);
+    const fields = {
+      title: made.json.title,
+      project: 1,
+      system_uuid: made.json.system_uuid,
+      input_data: JSON.stringify(made.json.input_data),
+      input_data_hash: made.json.input_data_hash,
+      status: 'created',
+    };
+    const refused = [
+      [{ ...fields, input_data: '{not json' }, 'input_data', 'Value must be valid JSON.'],
+      [{ ...fields, input_data_hash: '0'.repeat(64) }, 'input_data_hash', 'This is not the sha256 of input_data as JSON: send the hash of the input_data sent, or leave it out to have it computed.'],
+      [{ ...fields, input_data: undefined }, 'input_data_hash', 'Send input_data with input_data_hash: the hash is the sha256 of input_data as JSON.'],
+    ] as const;
+    for (const [sent, field, sentence] of refused) {
+      const { started } = await uploadInParts(bytes, sent);
+      assert.equal(started.status, 400, started.text);
+      assert.deepEqual(started.json[field], [sentence]);
+    }
+    const { started, completed } = await uploadInParts(bytes, fields);
+    assert.equal(started.status, 201, started.text);
+    assert.deepEqual(started.json.document_fields, { system_uuid: made.json.system_uuid, input_data: made.json.input_data, input_data_hash: made.json.input_data_hash, status: 'created' });
+    assert.equal(completed!.status, 201, completed!.text);
+    const file = completed!.json;
+    assert.equal(file.upload_id, started.json.upload_id, 'the file came through the chunked upload');
+    assert.equal(file.file_hash, made.json.file_hash);
+    assert.deepEqual(
+      { system_uuid: file.system_uuid, input_data: file.input_data, input_data_hash: file.input_data_hash, status: file.status },
+      { system_uuid: made.json.system_uuid, input_data: made.json.input_data, input_data_hash: made.json.input_data_hash, status: 'created' },
+    );
+    const again = await generate(1, 'installation_instructions', query);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.id, file.id, 'the file the upload made, not a second');
+
+    // A plain upload is as before: no document fields, status "created".
+    const plain = await uploadInParts(Buffer.from('plain bytes, not a document'), { title: 'Plain' });
+    assert.equal(plain.started.json.document_fields, null);
+    assert.deepEqual([plain.completed!.json.input_data, plain.completed!.json.input_data_hash, plain.completed!.json.status], [null, '', 'created']);
+
+    // The OpenAPI document says the start takes them (it is generated from the route's schema).
+    const start = (await server.request('GET', '/api/schema/')).json.paths['/api/orgs/{org_id}/private_files/uploads/'].post;
+    const properties = start.requestBody.content['application/json'].schema.properties;
+    for (const name of ['system_uuid', 'input_data', 'input_data_hash', 'status']) assert.ok(properties[name]?.description, `${name} in ${Object.keys(properties).join(' ')}`);
+  });
+
   test('bad input is 400 with a sentence saying what to send', async () => {
     const cases: Array<[number, string, string, string, RegExp]> = [
       [1, 'owners_brochure', '', 'document_type', /no document type "owners_brochure".*proposal/],

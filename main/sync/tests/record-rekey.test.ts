@@ -6,6 +6,7 @@
 // never moved: a project's shares, a template's logo and a webhook's deliveries.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from '../../engine/testing/test-server.ts';
 import { ENGINE_ID_COLUMNS } from '../../engine/store/id-columns.ts';
@@ -71,4 +72,36 @@ test('a re-keyed project, file and webhook take their new id in every declared c
   await rekeyAndCompare('project', projectId, 900_003, ['projects.id', 'project_shares.project_id', 'private_files.project_id']);
   const integrity = await sql<{ table: string }>`select "table" from pragma_foreign_key_check`.execute(db());
   assert.deepEqual(integrity.rows, [], 'no row refers to an id that is gone');
+});
+
+// The one id kept inside JSON (docs/tables.md "Record ids"): a saved document's input_data names its
+// project, and its input_data_hash is of input_data (main/engine/documents/document-input-ids.ts).
+test('a re-keyed project’s id inside a saved document’s input_data follows, and so does its hash; JSON that only holds the digits stays', async () => {
+  const from = 1_000_000_000_777;
+  const to = 990_777;
+  const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  const now = new Date().toISOString();
+  const fileWith = async (inputData: unknown, inputDataHash: string) =>
+    (
+      await db()
+        .insertInto('private_files')
+        .values({
+          org_id: DEMO_ORGS.sunrise, project_id: null, user_id: 1, title: 'Proposal', file_name: 'proposal.pdf', mime_type: 'application/pdf', filesize: null, file_hash: null,
+          system_uuid: null, input_data: JSON.stringify(inputData), input_data_hash: inputDataHash, status: 'created', status_message: null, show_customer: 0, temporary: 0,
+          upload_id: '', parts: '[]', completed_on: now, created_date: now, modified_date: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+  const document = { document_type: 'proposal', project: from, language: 'en' };
+  const saved = await fileWith(document, hashOf(document));
+  const otherHash = await fileWith({ project: from }, 'a hash of something else');
+  const digitsOnly = { note: `made after ${from}`, project: Number(`1${from}`) };
+  const untouched = await fileWith(digitsOnly, hashOf(digitsOnly));
+  await db().transaction().execute((trx) => rekey(trx, 'project', from, to, projectFolderRecords));
+  const rows = new Map((await db().selectFrom('private_files').select(['id', 'input_data', 'input_data_hash']).where('id', 'in', [saved, otherHash, untouched]).execute()).map((row) => [row.id, row]));
+  const moved = { document_type: 'proposal', project: to, language: 'en' };
+  assert.deepEqual(rows.get(saved), { id: saved, input_data: JSON.stringify(moved), input_data_hash: hashOf(moved) }, 'the same keys in the same order, and the hash of them');
+  assert.deepEqual(rows.get(otherHash), { id: otherHash, input_data: JSON.stringify({ project: to }), input_data_hash: 'a hash of something else' }, 'a hash that was not of input_data is not made one');
+  assert.deepEqual(rows.get(untouched), { id: untouched, input_data: JSON.stringify(digitsOnly), input_data_hash: hashOf(digitsOnly) });
 });

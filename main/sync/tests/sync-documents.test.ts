@@ -6,6 +6,7 @@
 // what it was made from and its tags, spent as user work from the org's file quota.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
 import { download } from '../../engine/testing/file-testing.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
@@ -149,5 +150,81 @@ describe('documents made on the replica', () => {
     assert.deepEqual(copies[0]!.file_tags_data.map((each) => each.title), ['Generated Document']);
     const here = (await h.local('GET', apiPaths.privateFile(1, copies[0]!.id))).json;
     assert.deepEqual(here.file_tags_data.map((each: { title: string }) => each.title), ['Generated Document']);
+  });
+
+  // A project made offline has a provisional id, which its document's input_data names; the
+  // re-key that gives the project its remote id moves it there too (main/sync/record-ids.ts).
+  test('a document saved for a project made offline goes up naming the project’s remote id, and stays current here', async () => {
+    h.proxy.setOffline(true);
+    const made = await h.local('POST', apiPaths.projects(1), { title: 'Designed offline', address: '3 Provisional Lane' });
+    assert.equal(made.status, 201, made.text);
+    const provisional = made.json.id as number;
+    assert.ok(provisional >= 1_000_000_000_000);
+    // A design comes from the design tool, not this API (docs/systems.md): written into the replica's store, as the engine's document tests do.
+    const db = h.agent.context.db;
+    const { design } = await db.selectFrom('projects').select('design').where('id', '=', 8).executeTakeFirstOrThrow();
+    await db.updateTable('projects').set({ design }).where('id', '=', provisional).execute();
+    const saved = await h.local('POST', `${apiPaths.generateDocument(1, provisional, 'proposal')}?action=save&language=en`);
+    assert.equal(saved.status, 201, saved.text);
+    assert.equal(saved.json.input_data.project, provisional, 'made offline, it names the id the project has here');
+    h.proxy.setOffline(false);
+    await h.synced();
+
+    const remoteProject = (await h.remote('GET', `${apiPaths.projects(1)}?search=${encodeURIComponent('3 Provisional Lane')}`)).json as Array<{ id: number }>;
+    assert.equal(remoteProject.length, 1);
+    const projectId = remoteProject[0]!.id;
+    const copies = (await remoteFilesOf(projectId)).filter((file) => file.file_hash === saved.json.file_hash);
+    assert.equal(copies.length, 1);
+    const copy = copies[0]! as RemoteFile & { input_data: { project: number }; input_data_hash: string };
+    assert.equal(copy.input_data.project, projectId, 'the remote copy names the project as the remote knows it');
+    assert.deepEqual({ ...copy.input_data, project: provisional }, saved.json.input_data, 'nothing else of what it was made from changed');
+    assert.equal(copy.input_data_hash, createHash('sha256').update(JSON.stringify(copy.input_data)).digest('hex'), 'its hash is of the input_data it carries');
+    const here = (await h.local('GET', apiPaths.privateFile(1, copy.id))).json;
+    assert.deepEqual({ input_data: here.input_data, input_data_hash: here.input_data_hash }, { input_data: copy.input_data, input_data_hash: copy.input_data_hash });
+
+    // The remote answered the project's create without the design (no API writes one): the design tool
+    // puts the same design there, and the replica reads the project afresh, as opening it does.
+    await h.server.engine.context.db.updateTable('projects').set({ design }).where('id', '=', projectId).execute();
+    assert.equal((await h.local('POST', syncPaths.refresh(1), { project_id: projectId, force: true })).status, 200);
+    await h.synced();
+    const deadline = Date.now() + 30_000;
+    while ((await db.selectFrom('projects').select('design').where('id', '=', projectId).executeTakeFirstOrThrow()).design !== design) {
+      if (Date.now() > deadline) throw new Error('the design did not reach the replica within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const states = (await h.local('GET', apiPaths.generatedDocuments(1, projectId))).json as Array<{ file: number; is_current: boolean; changed: string[]; problem: string | null }>;
+    assert.deepEqual(states.map(({ file, is_current, changed, problem }) => ({ file, is_current, changed, problem })), [{ file: copy.id, is_current: true, changed: [], problem: null }]);
+  });
+});
+
+// A document above the chunk size goes up through the remote's chunked upload (main/sync/push-chunked.ts):
+// the upload's start carries its fields, as the multipart create does. Small sizes here make a proposal big.
+describe('a document that goes up in parts', () => {
+  let h: SyncHarness;
+  before(async () => {
+    h = await startSyncHarness({ agent: { chunkedUploadAboveBytes: 8 * 1024, uploadPartBytes: 16 * 1024 } });
+  });
+  after(() => h.close());
+
+  test('reaches the remote through parts with what it was made from', async () => {
+    const saved = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en`);
+    assert.equal(saved.status, 201, saved.text);
+    assert.ok(saved.json.filesize > 2 * 16 * 1024, `a proposal of ${saved.json.filesize} bytes takes several parts`);
+    await h.synced();
+    const copies = ((await h.remote('GET', `${apiPaths.privateFiles(1)}?project=8&limit=1000`)).json as Array<Record<string, unknown> & { id: number; file_hash: string; parts: unknown[] }>).filter(
+      (file) => file.file_hash === saved.json.file_hash,
+    );
+    assert.equal(copies.length, 1, 'exactly one remote copy');
+    const copy = copies[0]!;
+    assert.ok(copy.upload_id && copy.parts.length > 1, `it came in parts (${copy.parts.length})`);
+    assert.deepEqual(
+      { system_uuid: copy.system_uuid, input_data: copy.input_data, input_data_hash: copy.input_data_hash, status: copy.status },
+      { system_uuid: saved.json.system_uuid, input_data: saved.json.input_data, input_data_hash: saved.json.input_data_hash, status: 'created' },
+      'the remote knows what it was made from',
+    );
+    // Saving the same inputs again here answers that file; nothing more goes up.
+    const again = await h.local('POST', `${apiPaths.generateDocument(1, 8, 'proposal')}?action=save&language=en`);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.id, copy.id);
   });
 });
