@@ -6,10 +6,10 @@ import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { type OutboxGroup, hasQueuedDelete, insertOutboxRow, queuedUpdateFields } from './outbox.ts';
-import { type RecordView, isProvisional, viewOf } from './sync-models.ts';
+import { type RecordView, isProvisional } from './sync-models.ts';
+import { fileView, upsertPrivateFile } from './models/private-file.ts';
 import { folderCopiesToCheck, folderCopyChecked } from './sync-state.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
-import { upsertPrivateFile } from './replica.ts';
 import { rekey } from './record-ids.ts';
 import { type RemotePrivateFile, type RemoteRecord, readRemoteList } from './remote-records.ts';
 import { getRemoteJson } from './pull.ts';
@@ -31,7 +31,7 @@ export async function isFromProjectFolder(sync: SyncContext, fileId: number): Pr
  * Null when the file has no project on the remote yet, or none matches.
  */
 export async function findSameContentsInProject(sync: SyncContext, json: LocalRecord): Promise<RemotePrivateFile | null> {
-  const view = viewOf('private_file', json);
+  const view = fileView(json);
   const projectId = view.project as number | null;
   if (!view.file_hash || projectId === null || isProvisional(projectId)) return null;
   const query = { project: projectId, search: String(view.file_hash), limit: 100 };
@@ -49,7 +49,7 @@ export async function findSameContentsInProject(sync: SyncContext, json: LocalRe
 async function copiesInProject(sync: SyncContext, listed: RemotePrivateFile[], hash: string, projectId: number): Promise<RemotePrivateFile[]> {
   const copies: RemotePrivateFile[] = [];
   for (const file of listed) {
-    const candidate = viewOf('private_file', file);
+    const candidate = fileView(file);
     if (candidate.file_hash !== hash || candidate.project !== projectId) continue;
     if (!(await hasQueuedDelete(sync.db, 'private_file', file.id))) copies.push(file);
   }
@@ -100,7 +100,7 @@ export async function settleFolderCopy(sync: SyncContext, ownId: number): Promis
     await track.privateFile(chosen.id);
     const snapshot = (await snapshotRecord(trx, sync.engine, sync.orgId, 'private_file', ownId)) as LocalRecord | null;
     // Local edits still waiting (a rename in the folder) follow the file to the chosen one.
-    const view = snapshot ? viewOf('private_file', snapshot) : {};
+    const view = snapshot ? fileView(snapshot) : {};
     const keep: RecordView = {};
     for (const field of await queuedUpdateFields(trx, 'private_file', ownId)) keep[field] = view[field];
     await rekey(trx, 'private_file', ownId, chosen.id, sync.folderRecords);
