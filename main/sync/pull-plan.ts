@@ -136,7 +136,7 @@ export async function refreshProjectFiles(sync: SyncContext, projectId: number):
 }
 
 async function refreshProject(sync: SyncContext, projectId: number): Promise<number> {
-  const detail = await getRemoteJson(sync, remotePath(sync, 'project', projectId), {}, 'project_detail');
+  const detail = await getRemoteJson(sync, remotePath(sync, 'project', projectId), {}, SYNC_MODELS.project.quota.detail);
   let changed = 0;
   if (detail !== null && !Array.isArray(detail)) {
     const project = readRemote(sync.unreadable, 'project', detail);

@@ -7,7 +7,7 @@ import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { type OutboxGroup, hasQueuedDelete, insertOutboxRow, queuedUpdateFields } from './outbox.ts';
 import { type RecordView, isProvisional } from './sync-models.ts';
-import { fileView, upsertPrivateFile } from './models/private-file.ts';
+import { fileView, privateFileModel, upsertPrivateFile } from './models/private-file.ts';
 import { folderCopiesToCheck, folderCopyChecked } from './sync-state.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
 import { rekey } from './record-ids.ts';
@@ -35,7 +35,7 @@ export async function findSameContentsInProject(sync: SyncContext, json: LocalRe
   const projectId = view.project as number | null;
   if (!view.file_hash || projectId === null || isProvisional(projectId)) return null;
   const query = { project: projectId, search: String(view.file_hash), limit: 100 };
-  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
+  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, privateFileModel.quota.list);
   if (!Array.isArray(listed)) return null; // may not list: the create itself will say why
   return (await copiesInProject(sync, readRemoteList(sync.unreadable, 'private_file', listed), String(view.file_hash), projectId))[0] ?? null;
 }
@@ -89,7 +89,7 @@ export async function settleFolderCopy(sync: SyncContext, ownId: number): Promis
   // Gone here, or deleted in the folder (held for the user): that decision is the user's.
   if (!local?.file_hash || local.project_id === null || deleting) return done().then(() => 0);
   const query = { project: local.project_id, search: local.file_hash, limit: 100 };
-  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list'); // busy: tried again next cycle
+  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, privateFileModel.quota.list); // busy: tried again next cycle
   if (!Array.isArray(listed)) return done().then(() => 1);
   const copies = await copiesInProject(sync, readRemoteList(sync.unreadable, 'private_file', listed), local.file_hash, local.project_id);
   const chosen = copies[0];
