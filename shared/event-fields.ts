@@ -1,6 +1,6 @@
 // An event's fields as sync carries them and as people name them. Sync compares,
-// merges and raises conflicts in terms of these fields (main/sync/sync-models.ts
-// viewOf('event')); the Sync screen's conflict inbox shows them by these labels.
+// merges and raises conflicts in terms of these fields (main/sync/models/event.ts
+// eventView); the Sync screen's conflict inbox shows them by these labels.
 
 /** The hosted Event record's writable fields (hosted-docs-facts.md 9), as sync carries them: references as ids. */
 export const EVENT_SYNC_FIELDS = [

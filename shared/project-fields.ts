@@ -174,7 +174,7 @@ export type StoredReadOnlyField = keyof typeof STORED_READ_ONLY_FIELDS;
  * The hosted service's names of three stored fields (hosted docs: Projects; facts
  * section 15), each shown beside ours with the same value. They are read-only under
  * both names, as ours always were: a write to either is ignored. A remote that sends
- * only the hosted name (the hosted service) fills ours (main/sync/replica.ts).
+ * only the hosted name (the hosted service) fills ours (main/sync/models/project.ts).
  */
 export const HOSTED_FIELD_NAMES = {
   docusign_contract_envelope_id: 'esign_contract_envelope_id',

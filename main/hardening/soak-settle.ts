@@ -3,7 +3,8 @@
 // remote as its user sees it, apart from what is legitimately held.
 import { apiPaths, syncPaths } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
-import { viewOf, type SyncedModel } from '../sync/sync-models.ts';
+import type { SyncedModel } from '../sync/sync-models.ts';
+import { viewOf } from '../sync/models/index.ts';
 import { WAITS_FOR_CONFLICT_REASON } from '../sync/sync-routes.ts';
 import type { DemoUser, RawResponse } from './hardening-server.ts';
 import type { AgentName, AgentSlot, OpenConflict, PendingRow } from './soak-ledger.ts';

@@ -21,6 +21,7 @@ import { apiPaths } from '../../shared/api-paths.ts';
 import { QuotaPacer } from './quota-pacer.ts';
 import { RemoteClient, signInToRemote } from './remote-client.ts';
 import { createOutboxCapture } from './outbox.ts';
+import { viewOf } from './models/index.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { FeedPull } from './feed-pull.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
@@ -314,7 +315,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     // A pin, an unpin or an open: the folders follow (arrivals, evictions, the "Online only" lists).
     policy.onChange = () => folders?.requestReconcile();
     // Before anything can write through the engine (the local API is not listening yet): every tracked write queues its outbox row.
-    addChangeCapture(engine.context, createOutboxCapture(clock, () => sync.wake('local_write')));
+    addChangeCapture(engine.context, createOutboxCapture(clock, viewOf, () => sync.wake('local_write')));
     syncRoutesTarget = { sync: context, engine: sync, folders, contents: policy };
     const localToken = await localApiToken(engine, options.dataDir, config.user_id);
     const address = await engine.listen(options.localApiPort ?? 0, '127.0.0.1');

@@ -7,20 +7,15 @@ import { type Clock, nowIso } from '../engine/clock.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import { recordVersion, versionHashesOf } from '../engine/files/file-versions.ts';
 import type { Database } from '../engine/store/tables.ts';
-import { WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../shared/project-fields.ts';
-import { schemaForKind } from '../../shared/schemas/coercing-fields.ts';
-import { EVENT_FIELD_RULES } from '../../shared/field-rules.ts';
-import { parseOrgReference } from '../../shared/api-paths.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import { ApiError, fieldError, notFound } from '../engine/http/errors.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { byUser } from '../engine/changes/change-feed.ts';
-import { applyProjectView, eventColumnsOfView } from './replica.ts';
-import { setFileTags } from '../engine/files/file-tags.ts';
 import { dropFieldsFromOutbox, requeueFields } from './outbox.ts';
 import type { SyncContext } from './sync-context.ts';
-import { type RecordView, type SyncedModel, viewOf } from './sync-models.ts';
+import type { RecordView, SyncedModel } from './sync-models.ts';
+import { syncModel, viewOf } from './models/index.ts';
 
 export type ConflictChoice = 'local' | 'remote' | 'value';
 
@@ -46,7 +41,7 @@ export async function resolveConflict(sync: SyncContext, conflictId: number, cho
     }
     const chosen = choice === 'local' ? localValue : choice === 'remote' ? remoteValue : checkValue(model, conflict.field, value);
     if (contents) await applyContentsChoice(trx, sync, conflict.record_id, contents, chosen);
-    else await applyLocally(trx, model, conflict.record_id, { [conflict.field]: chosen });
+    else await syncModel(model).applyView(trx, conflict.record_id, { [conflict.field]: chosen });
     const record = await trx.selectFrom('sync_records').select('base').where('model', '=', model).where('record_id', '=', conflict.record_id).executeTakeFirst();
     if (record) {
       const base = JSON.parse(record.base) as RecordView;
@@ -78,7 +73,7 @@ interface ContentsSides {
  */
 async function contentsConflictSides(sync: SyncContext, conflictId: number, choice: ConflictChoice): Promise<ContentsSides | null> {
   const conflict = await sync.db.selectFrom('sync_conflicts').selectAll().where('id', '=', conflictId).executeTakeFirst();
-  if (!conflict || conflict.model !== 'private_file' || conflict.field !== 'file_hash') return null;
+  if (!conflict || syncModel(conflict.model as SyncedModel).contents?.field !== conflict.field) return null;
   if (choice === 'value') throw fieldError('choice', 'A contents conflict is settled with "local" (the bytes on this computer) or "remote" (the remote\'s bytes).');
   const file = await sync.db.selectFrom('private_files').selectAll().where('id', '=', conflict.record_id).executeTakeFirst();
   const remote = JSON.parse(conflict.remote_value) as string | null;
@@ -121,67 +116,10 @@ async function currentLocalValue(trx: Transaction<Database>, sync: SyncContext, 
   return snapshot ? (viewOf(model, snapshot)[field] ?? null) : fallback;
 }
 
-/** A typed value must be valid for its field, as a write through the API would be. */
+/** A typed value must be valid for its field, as a write through the API would be (its model's rules). */
 function checkValue(model: SyncedModel, field: string, value: unknown): unknown {
   if (value === undefined) throw fieldError('value', 'Give the value to keep when choice is "value".');
-  if (model === 'project' && field in WRITABLE_PLAIN_FIELDS) {
-    const parsed = schemaForKind(WRITABLE_PLAIN_FIELDS[field as WritablePlainField].kind).safeParse(value);
-    if (!parsed.success) throw fieldError('value', parsed.error.issues[0]?.message ?? 'Invalid value for this field.');
-    return parsed.data;
-  }
-  if (model === 'event') return checkEventValue(field, value);
-  return value;
-}
-
-/**
- * A typed value of an event field, under the rules of a write (shared/field-rules.ts),
- * in the form the sync view holds it: a time as its UTC instant, a duration in seconds,
- * the team as role ids (a role's URL names its id too).
- */
-function checkEventValue(field: string, value: unknown): unknown {
-  const rule = Object.hasOwn(EVENT_FIELD_RULES, field) ? EVENT_FIELD_RULES[field as keyof typeof EVENT_FIELD_RULES] : null;
-  if (!rule) return value;
-  const parsed = rule.safeParse(value);
-  if (!parsed.success) throw fieldError('value', parsed.error.issues[0]?.message ?? 'Invalid value for this field.');
-  if (field !== 'team_members') return parsed.data;
-  const ids = (parsed.data as Array<string | number>).map((reference) => parseOrgReference(reference, 'roles')!.id);
-  return [...new Set(ids)].sort((a, b) => a - b);
-}
-
-async function applyLocally(trx: Transaction<Database>, model: SyncedModel, id: number, view: RecordView): Promise<void> {
-  switch (model) {
-    case 'project':
-      return applyProjectView(trx, id, view);
-    case 'contact':
-      await trx.updateTable('contacts').set(view).where('id', '=', id).execute();
-      return;
-    case 'webhook': {
-      const columns = Object.fromEntries(
-        Object.entries(view).map(([field, value]) => [
-          field,
-          field === 'trigger_fields' || field === 'payload_fields' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? Number(value) : value,
-        ]),
-      );
-      await trx.updateTable('webhooks').set(columns).where('id', '=', id).execute();
-      return;
-    }
-    case 'private_file': {
-      const { project, file_tags: tagIds, show_customer: showCustomer, title } = view as { project?: number | null; file_tags?: number[]; show_customer?: boolean; title?: string };
-      const columns = {
-        ...(title === undefined ? {} : { title }),
-        ...(showCustomer === undefined ? {} : { show_customer: Number(showCustomer) as 0 | 1 }),
-        ...(project === undefined ? {} : { project_id: project }),
-      };
-      if (Object.keys(columns).length) await trx.updateTable('private_files').set(columns).where('id', '=', id).execute();
-      if (tagIds !== undefined) await setFileTags(trx, id, tagIds);
-      return;
-    }
-    case 'event': {
-      const columns = await eventColumnsOfView(trx, view);
-      if (Object.keys(columns).length) await trx.updateTable('events').set(columns).where('id', '=', id).execute();
-      return;
-    }
-  }
+  return syncModel(model).checkValue(field, value);
 }
 
 /** The two sides of an edit in place made on a folder copy whose file took other contents meanwhile. */

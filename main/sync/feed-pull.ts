@@ -20,14 +20,13 @@ import { REMOTE_LIMITS } from './remote-limits.ts';
 import { remotePath } from './sync-context.ts';
 import { feedCursor, setFeedCursor } from './sync-state.ts';
 import { getRemoteJson, mergeRemote, removeReplicaRecord, requestSweep } from './pull.ts';
-import { type RemoteRecord, readRemote } from './remote-records.ts';
-import { viewOf } from './sync-models.ts';
+import { readRemote } from './remote-records.ts';
+import { syncModel } from './models/index.ts';
 import { refreshProjectFiles } from './pull-plan.ts';
 import { hasQueuedChanges } from './outbox.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { type Backoff, backoffDelayMs } from '../../shared/backoff.ts';
 import { CURSOR_EXPIRED_STATUS, type ChangeEntry, changeHintSchema, changeListSchema } from '../../shared/schemas/change-feed.ts';
-import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 
 const PAGE = 100;
 /** A stream that sent nothing (not even a heartbeat) for this long is taken for dead and reopened. */
@@ -47,14 +46,6 @@ export interface FeedPullOptions {
   /** After each batch of changes applied (tests and benchmarks). */
   onApplied?: (changes: readonly ChangeEntry[]) => void;
 }
-
-const DETAIL_ACTIONS: Record<ChangeEntry['model'], ThrottleAction> = {
-  project: 'project_detail',
-  private_file: 'private_file_detail',
-  contact: 'default',
-  webhook: 'default',
-  event: 'default',
-};
 
 class FeedAbsent extends Error {}
 
@@ -245,13 +236,15 @@ export class FeedPull {
     // The replica has this version already (most often this computer's own push): nothing to read.
     const known = await this.sync.db.selectFrom('sync_records').select('remote_modified').where('model', '=', change.model).where('record_id', '=', change.id).executeTakeFirst();
     if (known && known.remote_modified === change.modified_date) return;
-    if (change.model === 'private_file' && change.project_id !== null) {
+    const model = syncModel(change.model);
+    // A file of a project is read with that project's other changed files (one list request).
+    if (model.projectPart?.feed === 'files' && change.project_id !== null) {
       filesOfProjects.add(change.project_id);
       return;
     }
     // An event of a project this replica does not hold yet comes with that project's detail (its events_data).
-    if (change.model === 'event' && change.project_id !== null && !(await this.hasProject(change.project_id))) return;
-    const json = await getRemoteJson(this.sync, remotePath(this.sync, change.model, change.id), {}, DETAIL_ACTIONS[change.model]);
+    if (model.projectPart?.feed === 'detail' && change.project_id !== null && !(await this.hasProject(change.project_id))) return;
+    const json = await getRemoteJson(this.sync, remotePath(this.sync, change.model, change.id), {}, model.quota.detail);
     if (json === null) {
       // 403 or 404: gone, or no longer shown to this user.
       await removeReplicaRecord(this.sync, change.model, change.id);
@@ -259,7 +252,7 @@ export class FeedPull {
     }
     const record = readRemote(this.sync.unreadable, change.model, json);
     // An event moved to a project this replica lacks: as above, that project's detail brings it.
-    if (record && change.model === 'event' && !(await this.hasEventProject(record))) return;
+    if (record && model.projectPart?.feed === 'detail' && !(await this.hasProjectOf(model.view(record)[model.projectPart.field]))) return;
     if (record) await mergeRemote(this.sync, change.model, record);
   }
 
@@ -267,8 +260,8 @@ export class FeedPull {
     return (await this.sync.db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst()) !== undefined;
   }
 
-  private async hasEventProject(event: RemoteRecord): Promise<boolean> {
-    const projectId = viewOf('event', event).project_id;
+  /** Whether the replica holds the project a record names (one that names none needs none). */
+  private async hasProjectOf(projectId: unknown): Promise<boolean> {
     return typeof projectId !== 'number' || this.hasProject(projectId);
   }
 }

@@ -18,6 +18,7 @@ import { throwUnlessAnswered } from './remote-errors.ts';
 import { hasQueuedChanges } from './outbox.ts';
 import { isProvisional } from './sync-models.ts';
 import { deleteReplicaRecord } from './replica-removal.ts';
+import { SYNC_MODELS } from './models/index.ts';
 
 /** sync_state keys `folder_twin:<remote id>`, valued with how many times it was looked at since. */
 export const FOLDER_TWIN_KEY = 'folder_twin:';
@@ -52,7 +53,7 @@ export async function settleFolderTwins(sync: SyncContext, isStopped: () => bool
       await done();
       continue;
     }
-    const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'private_file', id), action: 'private_file_detail' });
+    const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'private_file', id), action: SYNC_MODELS.private_file.quota.detail });
     requests++;
     throwUnlessAnswered(detail); // busy or offline: the cycle stops, the mark stays
     if (detail.kind === 'rejected' && detail.status === 404) {

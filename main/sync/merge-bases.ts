@@ -1,8 +1,9 @@
 // What sync's merge bases (`sync_records`, the field values both sides last agreed
 // on) tell the other parts. Only sync reads the table; the watcher gets this
 // through its FolderOutbox (main/watch/folder-outbox.ts), injected by the core.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
+import type { SyncedModel } from './sync-models.ts';
 
 /** The contents hash each private file had when last read from the remote: bytes the remote is known to hold. Files never synced are absent. */
 export async function remoteFileHashes(db: Kysely<Database>, fileIds: readonly number[]): Promise<Map<number, string | null>> {
@@ -18,4 +19,10 @@ export async function remoteFileHashes(db: Kysely<Database>, fileIds: readonly n
     }
   }
   return known;
+}
+
+/** Forgets what sync kept of a record removed from the replica: its merge base and its open conflicts. */
+export async function forgetSyncedRecord(trx: Transaction<Database>, model: SyncedModel, id: number): Promise<void> {
+  await trx.deleteFrom('sync_records').where('model', '=', model).where('record_id', '=', id).execute();
+  await trx.deleteFrom('sync_conflicts').where('model', '=', model).where('record_id', '=', id).execute();
 }

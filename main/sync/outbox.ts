@@ -16,14 +16,18 @@ import type { EngineContext } from '../engine/context.ts';
 import type { ChangeActor } from '../engine/changes/change-feed.ts';
 import { deleteFile } from '../engine/files/file-service.ts';
 import { ApiError } from '../engine/http/errors.ts';
-import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields, viewOf } from './sync-models.ts';
+import { SYNCED_MODELS, type RecordView, type SyncedModel, changedFields } from './sync-models.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Statuses of changes the push sends: held and parked ones wait for the user. */
 const PUSHABLE: OutboxStatus[] = ['pending', 'in_flight'];
 
-export function createOutboxCapture(clock: Clock, onQueued: () => void): ChangeCapture {
+/**
+ * `viewOf`: each model's view (models/index.ts), handed in so the outbox stays below
+ * the models, which use it (their records' queued changes).
+ */
+export function createOutboxCapture(clock: Clock, viewOf: (model: SyncedModel, json: RecordView) => RecordView, onQueued: () => void): ChangeCapture {
   return {
     phase: 'deliver',
     async capture(trx, _orgId, changes) {

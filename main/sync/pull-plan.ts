@@ -27,8 +27,8 @@ import {
   setProjectsWithFilesDue,
   setSweepDue,
 } from './sync-state.ts';
+import { SYNC_MODELS, syncModel } from './models/index.ts';
 import {
-  LIST_ACTIONS,
   LIST_QUERY,
   SMALL_LISTS,
   SWEEP_PAGE,
@@ -95,7 +95,7 @@ async function markDone(sync: SyncContext, what: PlannedStep): Promise<void> {
 
 /** One row of a list, newest first: its id and version, or null when the list is empty or refused. */
 async function probe(sync: SyncContext, model: PagedModel): Promise<string | null> {
-  const rows = await getRemoteJson(sync, remotePath(sync, model), { ordering: '-modified_date', ...LIST_QUERY[model], limit: 1, page: 1 }, LIST_ACTIONS[model]);
+  const rows = await getRemoteJson(sync, remotePath(sync, model), { ordering: '-modified_date', ...LIST_QUERY[model], limit: 1, page: 1 }, syncModel(model).quota.list);
   if (!Array.isArray(rows) || rows.length === 0) return null;
   const row = rows[0] as { modified_date?: unknown };
   return `${String(listedId(row))}@${String(row.modified_date ?? '')}`;
@@ -111,7 +111,7 @@ export async function refreshProjectFiles(sync: SyncContext, projectId: number):
   const listedIds = new Set<number>();
   const { outcome } = await walkList(
     sync,
-    { path: apiPaths.privateFiles(sync.orgId), query: { project: String(projectId), ordering: 'created_date' }, action: 'private_file_list', pageSize: sync.pullPageSize ?? SWEEP_PAGE },
+    { path: apiPaths.privateFiles(sync.orgId), query: { project: String(projectId), ordering: 'created_date' }, action: SYNC_MODELS.private_file.quota.list, pageSize: sync.pullPageSize ?? SWEEP_PAGE },
     async (items, page) => {
       if (page === 1) {
         listed.clear();
@@ -136,7 +136,7 @@ export async function refreshProjectFiles(sync: SyncContext, projectId: number):
 }
 
 async function refreshProject(sync: SyncContext, projectId: number): Promise<number> {
-  const detail = await getRemoteJson(sync, remotePath(sync, 'project', projectId), {}, 'project_detail');
+  const detail = await getRemoteJson(sync, remotePath(sync, 'project', projectId), {}, SYNC_MODELS.project.quota.detail);
   let changed = 0;
   if (detail !== null && !Array.isArray(detail)) {
     const project = readRemote(sync.unreadable, 'project', detail);
@@ -176,9 +176,9 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
     }
   };
   const pacer = sync.remote.pacer;
-  const files = pacer.bucketKey('private_file_list');
+  const files = pacer.bucketKey(SYNC_MODELS.private_file.quota.list);
   const lists = pacer.bucketKey('default');
-  const details = pacer.bucketKey('project_detail');
+  const details = pacer.bucketKey(SYNC_MODELS.project.quota.detail);
   try {
     // 1. Projects someone opened or a hint named: their record and files.
     for (const projectId of scope.projectIds ?? []) {

@@ -10,7 +10,8 @@ import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
-import { type RecordView, type SyncedModel, clientOpOf, isProvisional, viewOf } from './sync-models.ts';
+import { type RecordView, type SyncedModel, clientOpOf, isProvisional } from './sync-models.ts';
+import { syncModel } from './models/index.ts';
 import { type RecordSnapshot, snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { type Remote, type RemoteKind, type RemoteRecord, listedId, readRemote, readRemoteList } from './remote-records.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
@@ -18,11 +19,11 @@ import { highWaterMark, isSweepDue, pullCount, setHighWaterMark, setPullCount, s
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { deleteReplicaRecord } from './replica-removal.ts';
-import { upsertRole, upsertWorkflows, writeRemoteRecord } from './replica.ts';
+import { writeRemoteRecord } from './replica.ts';
+import { upsertRole, upsertWorkflows } from './replica-rows.ts';
 import { upsertFileTags } from './replica-tags.ts';
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 import { noteFolderTwin } from './folder-twins.ts';
-import { orgVerdict } from './record-orgs.ts';
 
 export const CHANGES_PAGE = 100;
 export const SWEEP_PAGE = 1000;
@@ -34,7 +35,6 @@ const WALK_ATTEMPTS = 3;
 const MAX_PAGES = 10_000;
 
 export type PagedModel = 'project' | 'contact' | 'private_file';
-export const LIST_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { private_file: 'private_file_list' };
 /** What a list of each model is asked for besides paging: projects in their light list fieldset. */
 export const LIST_QUERY: Record<PagedModel, Record<string, string>> = { project: { fieldset: 'list' }, contact: {}, private_file: {} };
 /**
@@ -142,7 +142,7 @@ async function listAll<Kind extends RemoteKind>(
 /** A project as its detail tells it (the list's light fieldset lacks fields the replica keeps). */
 export function projectDetailOf(sync: SyncContext): DetailOf {
   return async (item: RemoteRecord) => {
-    const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, 'project_detail');
+    const detail = await getRemoteJson(sync, remotePath(sync, 'project', item.id), {}, syncModel('project').quota.detail);
     return detail === null || Array.isArray(detail) ? null : readRemote(sync.unreadable, 'project', detail);
   };
 }
@@ -231,7 +231,7 @@ export async function pullChanged(sync: SyncContext, model: PagedModel, detailOf
   const highWater = await highWaterMark(sync.db, model);
   let newest = highWater ?? '';
   let changed = 0;
-  const walk = { path: remotePath(sync, model), query: { ordering: '-modified_date', ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? CHANGES_PAGE };
+  const walk = { path: remotePath(sync, model), query: { ordering: '-modified_date', ...LIST_QUERY[model] }, action: syncModel(model).quota.list, pageSize: sync.pullPageSize ?? CHANGES_PAGE };
   let skippedSome = false;
   const { outcome, shifted } = await walkList(sync, walk, async (items) => {
     const records = readRemoteList(sync.unreadable, model, items);
@@ -257,7 +257,8 @@ export async function pullChanged(sync: SyncContext, model: PagedModel, detailOf
  */
 export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJson: RemoteRecord): Promise<number> {
   // Records keep their org (record-orgs.ts): one the remote puts in another org is refused, reported, and changes nothing here.
-  const verdict = await orgVerdict(sync, model, remoteJson);
+  const definition = syncModel(model);
+  const verdict = await definition.orgVerdict(sync, remoteJson);
   if (!verdict.ok) {
     sync.unreadable.add(`${model.replace('_', ' ')} ${remoteJson.id}`, verdict.reason);
     return 0;
@@ -265,7 +266,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
   return writeAnnounced(sync.engine, { orgId: sync.orgId, by: BY_SYNC }, async (trx, track) => {
     const id = remoteJson.id;
     await track.record(model, id);
-    const remoteView = viewOf(model, remoteJson);
+    const remoteView = definition.view(remoteJson);
     const record = await trx.selectFrom('sync_records').selectAll().where('model', '=', model).where('record_id', '=', id).executeTakeFirst();
     const base = record ? (JSON.parse(record.base) as RecordView) : null;
     const rows = await rowsOfRecord(trx, model, id);
@@ -281,7 +282,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     const conflicts = await trx.selectFrom('sync_conflicts').selectAll().where('model', '=', model).where('record_id', '=', id).execute();
     const conflicted = new Map(conflicts.map((conflict) => [conflict.field, conflict]));
     const local: RecordSnapshot | null = await snapshotRecord(trx, sync.engine, sync.orgId, model, id);
-    const localView = local ? viewOf(model, local) : null;
+    const localView = local ? definition.view(local) : null;
 
     const keep: RecordView = {};
     const newBase: RecordView = { ...remoteView };
@@ -330,7 +331,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
     if (agreed.length) await dropFieldsFromOutbox(trx, model, id, agreed);
     await writeRemoteRecord(trx, sync, model, remoteJson, keep, verdict.sharedBy);
     // New here, with the bytes of a folder file of its project: perhaps a racing copy about to be deleted (folder-twins.ts).
-    if (model === 'private_file' && !localView) await noteFolderTwin(trx, remoteJson, sync.folderRecords);
+    if (definition.contents && !localView) await noteFolderTwin(trx, remoteJson, sync.folderRecords);
     const row = { model, record_id: id, base: JSON.stringify(newBase), remote_modified: remoteJson.modified_date ?? null };
     await trx.insertInto('sync_records').values(row).onConflict((conflict) => conflict.columns(['model', 'record_id']).doUpdateSet(row)).execute();
     return localView && sameJson(localView, { ...remoteView, ...keep }) ? 0 : 1;
@@ -346,7 +347,7 @@ export async function mergeRemote(sync: SyncContext, model: SyncedModel, remoteJ
  */
 export async function sweepModel(sync: SyncContext, model: PagedModel, detailOf: DetailOf): Promise<{ changed: number; complete: boolean }> {
   const listed: ListedRecords<PagedModel> = { records: new Map(), listedIds: new Set() };
-  const walk = { path: remotePath(sync, model), query: { ordering: SWEEP_ORDERING[model], ...LIST_QUERY[model] }, action: LIST_ACTIONS[model], pageSize: sync.pullPageSize ?? SWEEP_PAGE };
+  const walk = { path: remotePath(sync, model), query: { ordering: SWEEP_ORDERING[model], ...LIST_QUERY[model] }, action: syncModel(model).quota.list, pageSize: sync.pullPageSize ?? SWEEP_PAGE };
   const { outcome } = await walkList(sync, walk, async (items, page) => {
     if (page === 1) {
       listed.records.clear();

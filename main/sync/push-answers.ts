@@ -1,18 +1,20 @@
 // A write's answer into the replica (push.ts): the record re-keyed from its
 // provisional id after a create, its merge base, the values the remote did not take
-// (kept as conflicts that say so), and a new project's contacts made offline.
+// (kept as conflicts that say so), and records the create made too (a new project's
+// contacts made offline: models/project.ts).
 import type { Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { sameJson } from '../../shared/webhook-fields.ts';
-import { type OutboxGroup, dropQueuedCreate, fieldsQueuedAfter, insertOutboxRow, removeFromOutbox, requeueFields } from './outbox.ts';
-import { type RecordView, type SyncedModel, isProvisional, viewOf } from './sync-models.ts';
+import { type OutboxGroup, fieldsQueuedAfter, insertOutboxRow, removeFromOutbox, requeueFields } from './outbox.ts';
+import type { RecordView, SyncedModel } from './sync-models.ts';
+import { syncModel, viewOf } from './models/index.ts';
 import type { SyncContext } from './sync-context.ts';
 import { writeRemoteRecord } from './replica.ts';
 import { rekey } from './record-ids.ts';
-import type { RemoteProject, RemoteRecord } from './remote-records.ts';
+import type { RemoteRecord } from './remote-records.ts';
 import type { LocalRecord, RequestBody } from './push-requests.ts';
 import { markFolderCopy } from './sync-state.ts';
 
@@ -78,7 +80,11 @@ export async function finishCreate(
         )
       : [];
     for (const field of notTaken) keep[field] = localView[field];
-    if (group.model === 'project') await adoptCreatedContacts(trx, sync, local, remoteJson as RemoteProject);
+    await syncModel(group.model).adoptCreated?.(
+      { trx, sync, rekey: (model, from, to) => rekey(trx, model, from, to, sync.folderRecords), storeBase: (model, id, remote) => storeBase(trx, model, id, remote) },
+      local,
+      remoteJson,
+    );
     await rekey(trx, group.model, group.recordId, remoteJson.id, sync.folderRecords);
     await removeFromOutbox(trx, group.rows);
     await writeRemoteRecord(trx, sync, group.model, remoteJson, keep);
@@ -145,20 +151,5 @@ async function recordNotTaken(
     const open = await trx.selectFrom('sync_conflicts').select('id').where('model', '=', model).where('record_id', '=', recordId).where('field', '=', field).executeTakeFirst();
     if (open) await trx.updateTable('sync_conflicts').set(values).where('id', '=', open.id).execute();
     else await trx.insertInto('sync_conflicts').values({ model, record_id: recordId, field, ...values, created_date: sync.clock.now().toISOString() }).execute();
-  }
-}
-
-/** A new project's contacts made offline were sent as contacts_new; the remote's copies take their place. */
-async function adoptCreatedContacts(trx: Transaction<Database>, sync: SyncContext, local: LocalRecord | null, remoteJson: RemoteProject): Promise<void> {
-  if (!local) return;
-  const provisional = (local.contacts_data ?? []).filter((contact) => isProvisional(contact.id));
-  const remoteContacts = remoteJson.contacts_data ?? [];
-  const created = remoteContacts.slice(remoteContacts.length - provisional.length);
-  for (const [index, contact] of provisional.entries()) {
-    const remote = created[index];
-    if (!remote) continue;
-    await rekey(trx, 'contact', contact.id, remote.id, sync.folderRecords);
-    await dropQueuedCreate(trx, 'contact', remote.id);
-    await storeBase(trx, 'contact', remote.id, remote);
   }
 }

@@ -4,7 +4,8 @@ import fsp from 'node:fs/promises';
 import type { OutboxRow } from './sync-tables.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { type OutboxGroup, markPending } from './outbox.ts';
-import { isProvisional, viewOf } from './sync-models.ts';
+import { isProvisional } from './sync-models.ts';
+import { privateFileModel } from './models/private-file.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl } from './sync-context.ts';
 import { parseRemote } from './remote-records.ts';
@@ -68,7 +69,7 @@ export async function pushChunkedCreate(
   replaces: number | null = null,
 ): Promise<number> {
   const settings = sync.uploads ?? DEFAULT_UPLOAD_SETTINGS;
-  const view = viewOf('private_file', json);
+  const view = privateFileModel.view(json);
   const projectId = view.project as number | null;
   if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
   const file = await sync.db.selectFrom('private_files').select(['file_name', 'file_hash', 'filesize']).where('id', '=', group.recordId).executeTakeFirstOrThrow();
@@ -95,7 +96,7 @@ export async function pushChunkedCreate(
         // A document going up in parts keeps what it was made from, as one sent whole does.
         ...(await documentFieldsToSend(sync, group.recordId)),
       },
-      action: 'private_file_upload',
+      action: privateFileModel.quota.upload,
     });
     requests++;
     if (started.kind !== 'ok') return requests;
@@ -135,7 +136,7 @@ export async function pushChunkedCreate(
         sent = await send(
           sync,
           group,
-          { method: 'PUT', path: apiPaths.fileUploadPart(sync.orgId, uploadId, part), bytes, action: 'private_file_upload', timeoutMs: timeoutForBytes(length) },
+          { method: 'PUT', path: apiPaths.fileUploadPart(sync.orgId, uploadId, part), bytes, action: privateFileModel.quota.upload, timeoutMs: timeoutForBytes(length) },
           { returnNotFound: true },
         );
       } catch (error) {
@@ -157,7 +158,7 @@ export async function pushChunkedCreate(
   } finally {
     await blob.close();
   }
-  const completed = await send(sync, group, { method: 'POST', path: apiPaths.fileUploadComplete(sync.orgId, uploadId), action: 'private_file_create', timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
+  const completed = await send(sync, group, { method: 'POST', path: apiPaths.fileUploadComplete(sync.orgId, uploadId), action: privateFileModel.quota.create, timeoutMs: timeoutForBytes(total) }, { returnNotFound: true });
   requests++;
   if (completed.kind === 'rejected' && completed.status === 404) return expired();
   const remoteFile = completed.kind === 'ok' ? await readWriteAnswer(sync, group, completed.body) : null;

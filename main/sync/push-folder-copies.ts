@@ -6,10 +6,10 @@ import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { writeAnnounced } from '../engine/changes/tracked-write.ts';
 import { BY_SYNC } from '../engine/changes/change-feed.ts';
 import { type OutboxGroup, hasQueuedDelete, insertOutboxRow, queuedUpdateFields } from './outbox.ts';
-import { type RecordView, isProvisional, viewOf } from './sync-models.ts';
+import { type RecordView, isProvisional } from './sync-models.ts';
+import { fileView, privateFileModel, upsertPrivateFile } from './models/private-file.ts';
 import { folderCopiesToCheck, folderCopyChecked } from './sync-state.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
-import { upsertPrivateFile } from './replica.ts';
 import { rekey } from './record-ids.ts';
 import { type RemotePrivateFile, type RemoteRecord, readRemoteList } from './remote-records.ts';
 import { getRemoteJson } from './pull.ts';
@@ -31,11 +31,11 @@ export async function isFromProjectFolder(sync: SyncContext, fileId: number): Pr
  * Null when the file has no project on the remote yet, or none matches.
  */
 export async function findSameContentsInProject(sync: SyncContext, json: LocalRecord): Promise<RemotePrivateFile | null> {
-  const view = viewOf('private_file', json);
+  const view = fileView(json);
   const projectId = view.project as number | null;
   if (!view.file_hash || projectId === null || isProvisional(projectId)) return null;
   const query = { project: projectId, search: String(view.file_hash), limit: 100 };
-  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
+  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, privateFileModel.quota.list);
   if (!Array.isArray(listed)) return null; // may not list: the create itself will say why
   return (await copiesInProject(sync, readRemoteList(sync.unreadable, 'private_file', listed), String(view.file_hash), projectId))[0] ?? null;
 }
@@ -49,7 +49,7 @@ export async function findSameContentsInProject(sync: SyncContext, json: LocalRe
 async function copiesInProject(sync: SyncContext, listed: RemotePrivateFile[], hash: string, projectId: number): Promise<RemotePrivateFile[]> {
   const copies: RemotePrivateFile[] = [];
   for (const file of listed) {
-    const candidate = viewOf('private_file', file);
+    const candidate = fileView(file);
     if (candidate.file_hash !== hash || candidate.project !== projectId) continue;
     if (!(await hasQueuedDelete(sync.db, 'private_file', file.id))) copies.push(file);
   }
@@ -89,7 +89,7 @@ export async function settleFolderCopy(sync: SyncContext, ownId: number): Promis
   // Gone here, or deleted in the folder (held for the user): that decision is the user's.
   if (!local?.file_hash || local.project_id === null || deleting) return done().then(() => 0);
   const query = { project: local.project_id, search: local.file_hash, limit: 100 };
-  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list'); // busy: tried again next cycle
+  const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, privateFileModel.quota.list); // busy: tried again next cycle
   if (!Array.isArray(listed)) return done().then(() => 1);
   const copies = await copiesInProject(sync, readRemoteList(sync.unreadable, 'private_file', listed), local.file_hash, local.project_id);
   const chosen = copies[0];
@@ -100,7 +100,7 @@ export async function settleFolderCopy(sync: SyncContext, ownId: number): Promis
     await track.privateFile(chosen.id);
     const snapshot = (await snapshotRecord(trx, sync.engine, sync.orgId, 'private_file', ownId)) as LocalRecord | null;
     // Local edits still waiting (a rename in the folder) follow the file to the chosen one.
-    const view = snapshot ? viewOf('private_file', snapshot) : {};
+    const view = snapshot ? fileView(snapshot) : {};
     const keep: RecordView = {};
     for (const field of await queuedUpdateFields(trx, 'private_file', ownId)) keep[field] = view[field];
     await rekey(trx, 'private_file', ownId, chosen.id, sync.folderRecords);

@@ -1,42 +1,21 @@
-// How one change's request goes out and what its outcome means (push.ts): the
-// quota each write counts against, sending with the outbox rows marked in flight,
-// sorting the outcome into done / retry / park / stop, and reading a write's
-// answer as the record written (a reply for another record is a failed write).
+// How one change's request goes out and what its outcome means (push.ts): sending
+// with the outbox rows marked in flight (the quota each write counts against is its
+// model's: models/, `quota`), sorting the outcome into done / retry / park / stop,
+// and reading a write's answer as the record written (a reply for another record is
+// a failed write).
 import type { OutboxRow } from './sync-tables.ts';
-import { type RecordSnapshot, snapshotRecord } from '../engine/changes/record-snapshots.ts';
-import type { ThrottleAction } from '../../shared/throttle-rates.ts';
+import { snapshotRecord } from '../engine/changes/record-snapshots.ts';
 import { type OutboxGroup, groupOfRecord, markInFlight, markParked, markParkedAfterSending, markPending, removeFromOutbox } from './outbox.ts';
-import { type SyncedModel, clientOpOf } from './sync-models.ts';
+import type { SyncedModel } from './sync-models.ts';
+import type { LocalRecord } from './models/sync-model.ts';
+import { syncModel } from './models/index.ts';
 import type { RemoteOutcome } from './remote-client.ts';
 import { type SyncContext, retryDelay } from './sync-context.ts';
 import { type RemoteRecord, parseRemote } from './remote-records.ts';
 import { RemoteUnreachableError, SignInRequiredError } from './remote-errors.ts';
 
-/**
- * A local record's snapshot: our own engine's JSON (its serializers are typed by
- * shared/schemas/), read through viewOf (sync-models.ts); push reads only these
- * fields by name. What the remote sends is read as a Remote* type (remote-records.ts).
- */
-export type LocalRecord = RecordSnapshot & {
-  readonly id: number;
-  /** A project's contacts (those from 10^12 up were made offline). */
-  readonly contacts_data?: readonly LocalRecord[];
-  readonly workflow?: { readonly workflow_id?: number } | null;
-  /** An event's project. */
-  readonly project_id?: number | null;
-};
-
-/** A JSON request body: field names and the values the remote's API takes. */
-export type RequestBody = Record<string, unknown>;
-
-
-export const WRITE_ACTIONS: Record<SyncedModel, { create: ThrottleAction; update: ThrottleAction; remove: ThrottleAction }> = {
-  project: { create: 'project_create', update: 'project_partial_update', remove: 'default' },
-  contact: { create: 'default', update: 'default', remove: 'default' },
-  event: { create: 'default', update: 'default', remove: 'default' },
-  webhook: { create: 'default', update: 'default', remove: 'default' },
-  private_file: { create: 'private_file_create', update: 'private_file_partial_update', remove: 'private_file_delete' },
-};
+// The records and bodies a push handles (their shape is the models' concern: models/sync-model.ts).
+export type { LocalRecord, RequestBody } from './models/sync-model.ts';
 
 export async function localJson(sync: SyncContext, model: SyncedModel, id: number): Promise<LocalRecord | null> {
   return sync.db.transaction().execute((trx) => snapshotRecord(trx, sync.engine, sync.orgId, model, id)) as Promise<LocalRecord | null>;
@@ -139,13 +118,13 @@ export function otherRecordIn(sync: SyncContext, model: SyncedModel, recordId: n
 }
 
 /**
- * Why a create's answer is not the record created, or null: a project carrying
- * another create's mark (clientOpOf), or a record of another org. Its id is new, so
+ * Why a create's answer is not the record created, or null: a record carrying
+ * another create's mark (a project's: its model's createMarkOf), or a record of another org. Its id is new, so
  * the id itself says nothing; one in the provisional range never reads (remote-records.ts).
  */
 export function otherCreateIn(sync: SyncContext, model: SyncedModel, opId: string, answer: RemoteRecord): string | null {
-  const mark = model === 'project' ? clientOpOf(answer) : undefined;
-  if (mark !== undefined && mark !== opId) return `the remote answered the create with another record (project ${answer.id}, made by another change)`;
+  const mark = syncModel(model).createMarkOf?.(answer);
+  if (mark !== undefined && mark !== opId) return `the remote answered the create with another record (${model.replace('_', ' ')} ${answer.id}, made by another change)`;
   const orgId = (answer as { org_id?: unknown }).org_id;
   if (typeof orgId === 'number' && orgId !== sync.orgId) return `the remote answered the create with a record of another organisation (${orgId})`;
   return null;

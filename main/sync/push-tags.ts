@@ -10,7 +10,8 @@
 // tags it cannot hold; the remote's answer then leaves the local file without them
 // too, so both sides show the same file.
 import { apiPaths } from '../../shared/api-paths.ts';
-import { isProvisional, viewOf } from './sync-models.ts';
+import { isProvisional } from './sync-models.ts';
+import { fileView } from './models/private-file.ts';
 import type { SyncContext } from './sync-context.ts';
 import type { LocalRecord } from './push-requests.ts';
 import { parseRemote } from './remote-records.ts';
@@ -21,7 +22,7 @@ import { pullSmallList } from './pull.ts';
 import { type OutboxGroup, markParkedAfterSending } from './outbox.ts';
 
 /** The tags of a file (its view) that were made here and are not on the remote yet. */
-export const tagsMadeHere = (file: LocalRecord): number[] => (viewOf('private_file', file).file_tags as number[]).filter(isProvisional);
+export const tagsMadeHere = (file: LocalRecord): number[] => (fileView(file).file_tags as number[]).filter(isProvisional);
 
 /**
  * Makes the file's tags made here on the remote, so they have the remote's ids.
@@ -61,10 +62,4 @@ export async function pushTagsMadeHereFirst(sync: SyncContext, group: OutboxGrou
   // parked with why (the Sync screen shows it, with Retry), instead of waiting unseen.
   if (!mayGo && refusal !== null) await markParkedAfterSending(sync.db, group.rows, refusal, Math.max(...group.rows.map((row) => row.attempts)) + 1);
   return { requests, mayGo };
-}
-
-/** A file's tag ids as the remote may be sent them: without tags made here that a remote without org tags cannot hold. */
-export async function tagsToSend(sync: SyncContext, tagIds: readonly number[]): Promise<number[]> {
-  if (!tagIds.some(isProvisional)) return [...tagIds];
-  return (await orgTagsAbsent(sync.db)) ? tagIds.filter((id) => !isProvisional(id)) : [...tagIds];
 }

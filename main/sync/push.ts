@@ -4,9 +4,10 @@
 // for on the remote before it is sent again, so nothing is created twice.
 import fs from 'node:fs';
 import { apiPaths } from '../../shared/api-paths.ts';
-import { EVENT_SYNC_FIELDS } from '../../shared/event-fields.ts';
 import { type OutboxGroup, dropFieldsFromOutbox, dueGroups, groupOfRecord, markPending, opNoLongerQueued, removeFromOutbox } from './outbox.ts';
-import { type RecordView, pushableFields, isProvisional, viewOf } from './sync-models.ts';
+import { type RecordView, isProvisional } from './sync-models.ts';
+import { SYNC_MODELS, syncModel } from './models/index.ts';
+import type { PushSteps } from './models/sync-model.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
 import { contentsRouteAbsent, markContentsRouteAbsent } from './sync-state.ts';
@@ -15,9 +16,8 @@ import { MAX_PRECONDITION_ROUNDS, prepareConditionalUpdate, rereadAndMerge } fro
 import { getRemoteJson } from './pull.ts';
 import { settleFolderTwins } from './folder-twins.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
-import { type LocalRecord, WRITE_ACTIONS, failedWrite, finishRows, isPreconditionFailed, localJson, openConflictFields, otherCreateIn, otherRecordIn, readWriteAnswer, reloadGroup, retryLater, send, timeoutForBytes } from './push-requests.ts';
+import { type LocalRecord, failedWrite, finishRows, isPreconditionFailed, localJson, openConflictFields, otherCreateIn, otherRecordIn, readWriteAnswer, reloadGroup, retryLater, send, timeoutForBytes } from './push-requests.ts';
 import { finishCreate, finishUpdate, valuesNotTaken } from './push-answers.ts';
-import { createBody, eventWaitsFor, updateBody } from './push-bodies.ts';
 import { findSameContentsInProject, finishFolderCreate, isFromProjectFolder, settleFolderCopies } from './push-folder-copies.ts';
 import { goesUpInParts, pushChunkedCreate } from './push-chunked.ts';
 import { findLostCreate } from './push-lost-creates.ts';
@@ -57,7 +57,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
       if (!found) return finishRows(sync, group.rows);
       remoteId = found.id;
     }
-    const outcome = await send(sync, group, { method: 'DELETE', path: remotePath(sync, group.model, remoteId), action: WRITE_ACTIONS[group.model].remove });
+    const outcome = await send(sync, group, { method: 'DELETE', path: remotePath(sync, group.model, remoteId), action: syncModel(group.model).quota.remove });
     if (outcome.kind === 'ok' || (outcome.kind === 'rejected' && outcome.status === 404)) {
       await sync.db.transaction().execute(async (trx) => {
         await removeFromOutbox(trx, group.rows);
@@ -70,8 +70,9 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
   const json = await localJson(sync, group.model, group.recordId);
   if (!json) return finishRows(sync, group.rows); // gone locally without a delete row: nothing to send
 
+  const model = syncModel(group.model);
   if (group.created) {
-    const fromFolder = group.model === 'private_file' && (await isFromProjectFolder(sync, group.recordId));
+    const fromFolder = model.contents !== undefined && (await isFromProjectFolder(sync, group.recordId));
     // A chunked upload under way is our own create: it finishes (completing again
     // answers with the same file) and gets its race check then, so a completed one
     // whose answer was lost is never left behind as a second copy.
@@ -92,10 +93,10 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
       }
     }
     // Its tags made here go up first, so the file can name them (push-tags.ts).
-    const tags = group.model === 'private_file' ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
+    const tags = model.contents ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
     if (!tags.mayGo) return tags.requests;
     const tagged = tags.requests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
-    if (group.model === 'private_file' && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
+    if (model.contents && (await goesUpInParts(sync, group.recordId, createRow!.op_id))) {
       // a folder file's lost create was looked for above
       return tags.requests + (await pushChunkedCreate(sync, group, tagged, createRow!, wasSent && !fromFolder, isStopped, fromFolder));
     }
@@ -106,20 +107,21 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
         return tags.requests + 1;
       }
     }
-    const referenceRequests = tags.requests + (group.model === 'event' ? await pushEventReferencesFirst(sync, json, EVENT_SYNC_FIELDS, done) : 0);
+    const referenceRequests = tags.requests + ((await model.pushReferencesFirst?.(pushSteps(sync, done), json, 'create')) ?? 0);
     const fresh = referenceRequests > 0 ? ((await localJson(sync, group.model, group.recordId)) ?? json) : json;
-    const body = await createBody(sync, group, fresh, createRow!.op_id);
+    const body = await model.createBody(sync, group, fresh, createRow!.op_id);
     if (body === 'waiting') return referenceRequests;
     const size = body instanceof FormData ? ((body.get('file_contents') as Blob | null)?.size ?? 0) : 0;
-    if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, { sent: 0, total: size });
+    // Contents going up: their progress is shown.
+    if (model.contents) sync.uploads?.onProgress?.(group.recordId, { sent: 0, total: size });
     const outcome = await send(sync, group, {
       method: 'POST',
       path: remotePath(sync, group.model),
       ...(body instanceof FormData ? { form: body } : { json: body }),
-      action: WRITE_ACTIONS[group.model].create,
+      action: model.quota.create,
       timeoutMs: timeoutForBytes(size),
     });
-    if (group.model === 'private_file') sync.uploads?.onProgress?.(group.recordId, null);
+    if (model.contents) sync.uploads?.onProgress?.(group.recordId, null);
     if (outcome.kind !== 'ok') return 1;
     const created = await readWriteAnswer(sync, group, outcome.body);
     if (!created) return 1;
@@ -133,7 +135,7 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
     return 1;
   }
 
-  if (group.model === 'private_file' && group.fields.has('file_hash')) return pushContentsChange(sync, group, json, done, isStopped);
+  if (model.contents && group.fields.has(model.contents.field)) return pushContentsChange(sync, group, json, done, isStopped);
   return pushUpdate(sync, group, done);
 }
 
@@ -144,11 +146,12 @@ async function pushGroup(sync: SyncContext, group: OutboxGroup, done: Set<string
  * sends what is left with the new version. Returns how many requests it made.
  */
 async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<string>): Promise<number> {
-  const { model, recordId } = initial;
+  const { model: modelName, recordId } = initial;
+  const model = syncModel(modelName);
   let group = initial;
   let requests = 0;
   for (let round = 1; ; round++) {
-    const prepared = await prepareConditionalUpdate(sync, model, recordId);
+    const prepared = await prepareConditionalUpdate(sync, modelName, recordId);
     requests += prepared.requests;
     if (round > 1 || prepared.requests > 0) {
       // The merge may have settled fields (same value on both sides) or made them conflicts.
@@ -156,40 +159,37 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
       if (!reloaded) return requests;
       group = reloaded;
     }
-    const conflicted = await openConflictFields(sync, model, recordId);
-    const fields = pushableFields(model, [...group.fields]).filter((field) => !conflicted.has(field));
+    const conflicted = await openConflictFields(sync, modelName, recordId);
+    const fields = model.pushableFields([...group.fields]).filter((field) => !conflicted.has(field));
     if (fields.length === 0) return requests + (conflicted.size > 0 ? 0 : await finishRows(sync, group.rows));
-    const json = await localJson(sync, model, recordId);
+    const json = await localJson(sync, modelName, recordId);
     if (!json) return requests + (await finishRows(sync, group.rows));
-    const tags = model === 'private_file' && fields.includes('file_tags') ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
+    const tags = model.contents && fields.includes(model.contents.tagsField) ? await pushTagsMadeHereFirst(sync, group, json) : { requests: 0, mayGo: true };
     requests += tags.requests;
     if (!tags.mayGo) return requests; // a tag of it could not be made on the remote yet
-    const referenceRequests =
-      model === 'project' && fields.includes('contacts') ? await pushNewContactsFirst(sync, json, done)
-      : model === 'event' ? await pushEventReferencesFirst(sync, json, fields, done)
-      : 0;
+    const referenceRequests = (await model.pushReferencesFirst?.(pushSteps(sync, done), json, fields)) ?? 0;
     requests += referenceRequests;
-    const fresh = referenceRequests + tags.requests > 0 ? ((await localJson(sync, model, recordId)) ?? json) : json;
-    if (model === 'event' && eventWaitsFor(viewOf('event', fresh), fields)) return requests; // its project or contact could not go up yet
-    const body = await updateBody(sync, model, fresh, fields);
+    const fresh = referenceRequests + tags.requests > 0 ? ((await localJson(sync, modelName, recordId)) ?? json) : json;
+    if (model.waitsFor?.(fresh, fields)) return requests; // a record it names could not go up yet
+    const body = await model.updateBody(sync, fresh, fields);
     const outcome = await send(sync, group, {
       method: 'PATCH',
-      path: remotePath(sync, model, recordId),
+      path: remotePath(sync, modelName, recordId),
       json: body,
-      action: WRITE_ACTIONS[model].update,
+      action: model.quota.update,
       ...(prepared.ifMatch ? { headers: { 'if-match': prepared.ifMatch } } : {}),
     });
     requests++;
     if (outcome.kind === 'ok') {
       const updated = await readWriteAnswer(sync, group, outcome.body);
       if (!updated) return requests;
-      const otherRecord = otherRecordIn(sync, model, recordId, updated);
+      const otherRecord = otherRecordIn(sync, modelName, recordId, updated);
       if (otherRecord) {
         await failedWrite(sync, group, otherRecord);
         return requests;
       }
       // A field the answer shows with another value than sent was not taken: kept, as a conflict that says so.
-      const notTaken = valuesNotTaken(model, fresh, body, fields, updated);
+      const notTaken = valuesNotTaken(modelName, fresh, body, fields, updated);
       await finishUpdate(sync, group, updated, fields.filter((field) => !notTaken.includes(field)), notTaken);
       return requests;
     }
@@ -198,7 +198,7 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
       await retryLater(sync, group, 'the record kept changing on the remote while this change was being sent');
       return requests;
     }
-    await rereadAndMerge(sync, model, recordId);
+    await rereadAndMerge(sync, modelName, recordId);
     requests++;
   }
 }
@@ -211,6 +211,9 @@ async function pushUpdate(sync: SyncContext, initial: OutboxGroup, done: Set<str
 // go up as a new private file with the same title, project, tags and
 // show_customer, the local file is re-keyed to it (its folder mapping, versions
 // and outbox follow, as for a create), and the old remote file is deleted.
+
+/** The one model with contents (models/private-file.ts). */
+const FILES = SYNC_MODELS.private_file;
 
 async function remoteTakesContents(sync: SyncContext): Promise<boolean> {
   if (sync.contentsReplace?.mode === 'off') return false;
@@ -239,7 +242,7 @@ async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: L
     const outcome = await send(
       sync,
       group,
-      { method: 'PUT', path: apiPaths.privateFileContents(sync.orgId, group.recordId), form, action: WRITE_ACTIONS.private_file.update, timeoutMs: timeoutForBytes(size) },
+      { method: 'PUT', path: apiPaths.privateFileContents(sync.orgId, group.recordId), form, action: FILES.quota.update, timeoutMs: timeoutForBytes(size) },
       { returnStatuses: [404, 405] },
     );
     sync.uploads?.onProgress?.(group.recordId, null);
@@ -260,7 +263,7 @@ async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: L
     // Not applied: the request goes out again in another form, and is not a create to look for.
     await markPending(sync.db, group.rows, { unsent: true });
     // 404/405: the route is missing (the hosted service), or the file is gone there. Its detail says which.
-    const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'private_file', group.recordId), action: 'private_file_detail' });
+    const detail = await sync.remote.request({ method: 'GET', path: remotePath(sync, 'private_file', group.recordId), action: FILES.quota.detail });
     requests++;
     throwUnlessAnswered(detail);
     if (detail.kind === 'ok') await markContentsRouteAbsent(sync.db);
@@ -279,7 +282,7 @@ async function pushContentsChange(sync: SyncContext, group: OutboxGroup, json: L
  */
 async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, json: LocalRecord, wasSent: boolean, isStopped: () => boolean): Promise<number> {
   const oldId = group.recordId;
-  const view = viewOf('private_file', json);
+  const view = FILES.view(json);
   const projectId = view.project as number | null;
   if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
   const row = group.rows[0]!;
@@ -287,7 +290,7 @@ async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, jso
   let created: RemoteRecord | null = null;
   if (wasSent) {
     const query = { search: String(view.file_hash), limit: 100, ...(projectId === null ? {} : { project: projectId }) };
-    const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, 'private_file_list');
+    const listed = await getRemoteJson(sync, remotePath(sync, 'private_file'), query, FILES.quota.list);
     requests++;
     if (!Array.isArray(listed)) return requests;
     created = readRemoteList(sync.unreadable, 'private_file', listed).find((file) => file.id !== oldId && file.file_hash === view.file_hash && file.title === view.title) ?? null;
@@ -298,11 +301,11 @@ async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, jso
     if (!tags.mayGo) return requests;
     const tagged = tags.requests > 0 ? ((await localJson(sync, 'private_file', oldId)) ?? json) : json;
     if (await goesUpInParts(sync, oldId, row.op_id)) return requests + (await pushChunkedCreate(sync, group, tagged, row, false, isStopped, false, oldId));
-    const body = await createBody(sync, group, tagged, row.op_id);
+    const body = await FILES.createBody(sync, group, tagged, row.op_id);
     if (body === 'waiting') return requests;
     const size = body instanceof FormData ? ((body.get('file_contents') as Blob | null)?.size ?? 0) : 0;
     sync.uploads?.onProgress?.(oldId, { sent: 0, total: size });
-    const outcome = await send(sync, group, { method: 'POST', path: remotePath(sync, 'private_file'), ...(body instanceof FormData ? { form: body } : { json: body }), action: WRITE_ACTIONS.private_file.create, timeoutMs: timeoutForBytes(size) });
+    const outcome = await send(sync, group, { method: 'POST', path: remotePath(sync, 'private_file'), ...(body instanceof FormData ? { form: body } : { json: body }), action: FILES.quota.create, timeoutMs: timeoutForBytes(size) });
     sync.uploads?.onProgress?.(oldId, null);
     requests++;
     if (outcome.kind !== 'ok') return requests;
@@ -319,26 +322,7 @@ async function pushOldFileDelete(sync: SyncContext, oldId: number): Promise<numb
   return deletion?.deleted ? pushGroup(sync, deletion, new Set()) : 0;
 }
 
-/** Contacts made offline and attached to an existing project are created on their own first. */
-async function pushNewContactsFirst(sync: SyncContext, project: LocalRecord, done: Set<string>): Promise<number> {
-  let requests = 0;
-  for (const contact of project.contacts_data ?? []) {
-    if (!isProvisional(contact.id)) continue;
-    const group = await groupOfRecord(sync.db, 'contact', contact.id);
-    if (group) requests += await pushGroup(sync, group, done);
-  }
-  return requests;
-}
-
-/** An event's project or contact made offline goes up first, so the event can name it (its create, or an update that names it). */
-async function pushEventReferencesFirst(sync: SyncContext, event: LocalRecord, fields: readonly string[], done: Set<string>): Promise<number> {
-  const view = viewOf('event', event);
-  let requests = 0;
-  for (const [field, model] of [['project_id', 'project'], ['contact', 'contact']] as const) {
-    const id = view[field];
-    if (!fields.includes(field) || typeof id !== 'number' || !isProvisional(id) || done.has(`${model}:${id}`)) continue;
-    const group = await groupOfRecord(sync.db, model, id, { pushableOnly: true });
-    if (group) requests += await pushGroup(sync, group, done);
-  }
-  return requests;
+/** What a model may do before its record goes up: push another record first (models/, `pushReferencesFirst`). */
+function pushSteps(sync: SyncContext, done: Set<string>): PushSteps {
+  return { sync, done, pushGroup: (group) => pushGroup(sync, group, done) };
 }

@@ -5,10 +5,10 @@
 // route (`connected_orgs/`, docs/access.md "Teams"), and a project this replica
 // holds as the org's own never becomes another org's. Nothing here creates an org,
 // a connection or a share from a project's fields: the owner org's name and the
-// connection come from the connection list (replica.ts prepareSharedProject).
+// connection come from the connection list (models/project.ts prepareSharedProject).
+// Each model says which verdict is its own (models/, `orgVerdict`).
 import { apiPaths, parseOrgIdReference, parseOrgReference } from '../../shared/api-paths.ts';
 import type { SyncContext } from './sync-context.ts';
-import type { SyncedModel } from './sync-models.ts';
 import type { RemotePrivateFile, RemoteProject, RemoteRecord } from './remote-records.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
 
@@ -79,7 +79,7 @@ async function replicaProjectOrg(sync: SyncContext, projectId: number): Promise<
   return row?.org_id ?? null;
 }
 
-async function projectVerdict(sync: SyncContext, project: RemoteProject): Promise<OrgVerdict> {
+export async function projectVerdict(sync: SyncContext, project: RemoteProject): Promise<OrgVerdict> {
   const named = orgNamedBy(project);
   const heldBy = await replicaProjectOrg(sync, project.id);
   if (named === null || named === sync.orgId) {
@@ -93,7 +93,7 @@ async function projectVerdict(sync: SyncContext, project: RemoteProject): Promis
 }
 
 /** A file keeps its last known project unless the remote names one this replica holds (the org's own, or one shared here). */
-async function fileVerdict(sync: SyncContext, file: RemotePrivateFile): Promise<OrgVerdict> {
+export async function fileVerdict(sync: SyncContext, file: RemotePrivateFile): Promise<OrgVerdict> {
   const named = orgNamedBy(file);
   const reference = file.project === undefined || file.project === null ? null : parseOrgReference(file.project, 'projects');
   if (file.project !== undefined && file.project !== null && reference === null) return { ok: false, reason: 'refused: its project is not a project reference' };
@@ -105,18 +105,8 @@ async function fileVerdict(sync: SyncContext, file: RemotePrivateFile): Promise<
   return { ok: true, sharedBy: null };
 }
 
-/** Whether a pulled record may be written into this org's replica, and under which owner. */
-export async function orgVerdict(sync: SyncContext, model: SyncedModel, record: RemoteRecord): Promise<OrgVerdict> {
-  switch (model) {
-    case 'project':
-      return projectVerdict(sync, record as RemoteProject);
-    case 'private_file':
-      return fileVerdict(sync, record as RemotePrivateFile);
-    case 'contact':
-    case 'webhook':
-    case 'event': {
-      const named = orgNamedBy(record);
-      return named === null || named === sync.orgId ? { ok: true, sharedBy: null } : { ok: false, reason: `refused: it belongs to org ${named}, not to this organisation` };
-    }
-  }
+/** A record of the org's own (a contact, an event, a webhook): refused when it names another org. */
+export function ownOrgVerdict(sync: SyncContext, record: RemoteRecord): OrgVerdict {
+  const named = orgNamedBy(record);
+  return named === null || named === sync.orgId ? { ok: true, sharedBy: null } : { ok: false, reason: `refused: it belongs to org ${named}, not to this organisation` };
 }

@@ -12,6 +12,7 @@ import { REMOTE_LIMITS } from './remote-limits.ts';
 import type { SyncContext } from './sync-context.ts';
 import { type ContentsPolicy, rememberContentsLink } from './contents-policy.ts';
 import { DownloadPart, type OpenDownload } from './download-parts.ts';
+import { privateFileModel } from './models/private-file.ts';
 import { MeteredWaitError } from './bandwidth-limiter.ts';
 import { BudgetWaitError } from './quota-pacer.ts';
 
@@ -129,7 +130,7 @@ async function receiveIntoPart(
       furthest = 0;
     }
     if (!link) {
-      const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: 'private_file_detail', requestClass });
+      const detail = await sync.remote.request({ method: 'GET', path: apiPaths.privateFile(sync.orgId, file.id), action: privateFileModel.quota.detail, requestClass });
       if (detail.kind !== 'ok' || typeof detail.body?.file_contents !== 'string') throw unavailable('kind' in detail ? detail.kind : 'no link');
       link = { url: detail.body.file_contents, isFresh: true };
     }

@@ -28,6 +28,7 @@ import { folderStatusJsonSchema, type FolderStatusJson } from '../../shared/sche
 import { documentedResponse } from '../engine/http/response-schemas.ts';
 import { BUCKET_LABELS } from '../../shared/throttle-rates.ts';
 import { filesDue } from './pull-plan.ts';
+import { SYNC_MODELS } from './models/index.ts';
 import { describeChangeFailure } from './remote-errors.ts';
 import type { ContentsPolicy } from './contents-policy.ts';
 import { registerContentsRoutes } from './contents-routes.ts';
@@ -250,7 +251,7 @@ export function registerSyncRoutes(
       const waiting = engine.budgetWaits();
       const due = await filesDue(sync);
       if (due.length && !waiting.some((wait) => wait.what.startsWith('files of'))) {
-        waiting.push({ bucket: sync.remote.pacer.bucketKey('private_file_list'), what: `files of ${due.length} changed project${due.length === 1 ? '' : 's'}`, may_go_at: now.toISOString() });
+        waiting.push({ bucket: sync.remote.pacer.bucketKey(SYNC_MODELS.private_file.quota.list), what: `files of ${due.length} changed project${due.length === 1 ? '' : 's'}`, may_go_at: now.toISOString() });
       }
       return {
         day: now.toISOString().slice(0, 10),

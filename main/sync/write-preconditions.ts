@@ -8,8 +8,8 @@
 // each PATCH: the window shrinks to one round trip, which is as far as its API
 // allows (docs/sync.md).
 import { versionTag } from '../engine/http/preconditions.ts';
-import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { SyncedModel } from './sync-models.ts';
+import { syncModel } from './models/index.ts';
 import { type SyncContext, remotePath } from './sync-context.ts';
 import { throwUnlessAnswered } from './remote-errors.ts';
 import { mergeRemote } from './pull.ts';
@@ -17,8 +17,6 @@ import { readRemote } from './remote-records.ts';
 
 /** Records whose remote updates can be conditional: every synced model (events since issue 27). */
 const CONDITIONAL_MODELS: ReadonlySet<SyncedModel> = new Set(['project', 'contact', 'event', 'private_file', 'webhook']);
-
-const DETAIL_ACTIONS: Partial<Record<SyncedModel, ThrottleAction>> = { project: 'project_detail', private_file: 'private_file_detail' };
 
 /** How many times one push re-reads a record that keeps moving before it leaves the change for a later cycle. */
 export const MAX_PRECONDITION_ROUNDS = 3;
@@ -31,7 +29,7 @@ export const MAX_PRECONDITION_ROUNDS = 3;
  * or sent something that does not read as one.
  */
 export async function rereadAndMerge(sync: SyncContext, model: SyncedModel, id: number): Promise<boolean> {
-  const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, model, id), action: DETAIL_ACTIONS[model] ?? 'default' });
+  const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, model, id), action: syncModel(model).quota.detail });
   throwUnlessAnswered(outcome);
   if (outcome.kind !== 'ok') return false;
   // Unreadable: reported with the cycle's skipped records; the PATCH's own answer says the rest.

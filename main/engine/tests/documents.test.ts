@@ -242,7 +242,7 @@ describe('generated documents', () => {
     assert.equal((await generatedFiles()).length, 2);
   });
 
-  // How sync sends a document saved on a replica (main/sync/push-bodies.ts): the bytes
+  // How sync sends a document saved on a replica (main/sync/models/private-file.ts): the bytes
   // with the document's fields as multipart parts. The server keeps them, and a save of
   // the same inputs here answers that file rather than making a second.
   test('a document uploaded with its fields keeps them, and saving the same inputs answers it; a wrong hash or bad JSON is 400', async () => {

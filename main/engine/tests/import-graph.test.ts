@@ -1,81 +1,19 @@
 // The engine has no runtime import circle (issue 13). A circle makes module load
 // order decide whether a binding is initialised yet, and it ties every model to
-// every other, so one change recompiles and retests all. This reads the engine's
-// imports with TypeScript's own parser and fails on any strongly connected group.
-// `import type` and `export type ... from` are erased, so they are no edge; under
-// verbatimModuleSyntax `import { type A }` still loads its module, so it is one.
+// every other, so one change recompiles and retests all. The finder reads the
+// engine's imports with TypeScript's own parser and fails on any strongly connected
+// group (main/testing/import-circles.ts says which imports count).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { importCircles, importCirclesUnder, modulesUnder } from '../../testing/import-circles.ts';
 
 const ENGINE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function engineModules(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return engineModules(full);
-    return entry.name.endsWith('.ts') && !/\.(test|postgres-test)\.ts$/.test(entry.name) ? [full] : [];
-  });
-}
-
-/** The engine modules a file loads when it is loaded (static imports and re-exports, type-only ones left out). */
-export function runtimeImports(file: string): string[] {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
-  const specifiers: string[] = [];
-  for (const statement of source.statements) {
-    if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) {
-      specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
-    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
-      specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
-    }
-  }
-  return specifiers
-    .filter((specifier) => specifier.startsWith('.'))
-    .map((specifier) => path.resolve(path.dirname(file), specifier))
-    .filter((target) => target.startsWith(ENGINE_DIR + path.sep));
-}
-
-/** Groups of modules that import each other, directly or through others (Tarjan's strongly connected components). */
-export function importCircles(graph: Map<string, string[]>): string[][] {
-  let counter = 0;
-  const index = new Map<string, number>();
-  const lowLink = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const circles: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, counter);
-    lowLink.set(node, counter);
-    counter++;
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        lowLink.set(node, Math.min(lowLink.get(node)!, lowLink.get(next)!));
-      } else if (onStack.has(next)) lowLink.set(node, Math.min(lowLink.get(node)!, index.get(next)!));
-    }
-    if (lowLink.get(node) !== index.get(node)) return;
-    const group: string[] = [];
-    let member: string;
-    do {
-      member = stack.pop()!;
-      onStack.delete(member);
-      group.push(member);
-    } while (member !== node);
-    if (group.length > 1 || (graph.get(node) ?? []).includes(node)) circles.push(group.sort());
-  };
-  for (const node of graph.keys()) if (!index.has(node)) visit(node);
-  return circles;
-}
-
 test('main/engine has no runtime import circle', () => {
-  const graph = new Map(engineModules(ENGINE_DIR).map((file) => [file, runtimeImports(file)]));
-  assert.ok(graph.size > 50, 'the engine’s modules were found');
-  const circles = importCircles(graph).map((group) => group.map((file) => path.relative(ENGINE_DIR, file)));
+  assert.ok(modulesUnder(ENGINE_DIR).length > 50, 'the engine’s modules were found');
+  const circles = importCirclesUnder(ENGINE_DIR);
   assert.deepEqual(circles, [], `import circles in main/engine:\n${circles.map((group) => `- ${group.length} modules: ${group.join(', ')}`).join('\n')}`);
 });
 
