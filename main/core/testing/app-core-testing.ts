@@ -53,18 +53,23 @@ export async function untilFirstSync(core: AppCore): Promise<void> {
   }, 'the first sync', 180_000);
 }
 
+/** A core on `dataDir` with its settings in a file there and the folder root under it; `extra` adds or replaces options (a sync host, an openFile). */
+export function startTestCore(dataDir: string, extra: Partial<Parameters<typeof startAppCore>[0]> = {}): Promise<AppCore> {
+  return startAppCore({
+    dataDir,
+    settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
+    openFolder: async () => false,
+    ...extra,
+  });
+}
+
 export function withRemoteAndCore(folderPrefix: string, pollIntervalSeconds: number): { remote: () => TestServer; core: () => AppCore } {
   const dataDir = makeTempDir(folderPrefix);
   let remote: TestServer;
   let core: AppCore;
   before(async () => {
     remote = await startTestServer();
-    core = await startAppCore({
-      dataDir,
-      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
-      openFolder: async () => false,
-      syncAgent: createSyncAgentHost({ pollIntervalSeconds }),
-    });
+    core = await startTestCore(dataDir, { syncAgent: createSyncAgentHost({ pollIntervalSeconds }) });
   });
   after(async () => {
     await core.close();

@@ -7,14 +7,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { ActivityEntry, ActivityPage } from '../../../shared/activity.ts';
 import { stateLineOf } from '../../../shared/activity.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
-import { type AppCore, startAppCore } from '../app-core.ts';
-import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
+import type { AppCore } from '../app-core.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
-import { ok, until } from '../testing/app-core-testing.ts';
+import { ok, startTestCore, until } from '../testing/app-core-testing.ts';
 
 const ORG = 1;
 let dataDir: string;
@@ -33,11 +31,7 @@ before(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  core = await startAppCore({
-    dataDir,
-    settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
-    openFolder: async () => false,
-  });
+  core = await startTestCore(dataDir);
 });
 after(async () => {
   await core.close();

@@ -17,6 +17,7 @@ import { type AppCore, startAppCore } from '../app-core.ts';
 import { defaultSettings, fileSettingsStore } from '../host-stores.ts';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { type BridgeServer, startBridgeServer } from '../../web/bridge-server.ts';
+import { startTestCore } from '../testing/app-core-testing.ts';
 
 const ORG = 1;
 const ok = <T>(envelope: BridgeEnvelope<unknown>): T => {
@@ -142,11 +143,7 @@ describe('file previews in browser mode', () => {
   const dataDir = makeTempDir('solardesk-preview-browser-');
   let core: AppCore;
   before(async () => {
-    core = await startAppCore({
-      dataDir,
-      settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaultSettings(path.join(dataDir, 'folders'))),
-      openFolder: async () => false,
-    });
+    core = await startTestCore(dataDir);
   });
   after(async () => {
     await core.close();
