@@ -24,6 +24,7 @@
 // replica through snapshot()/restore(), so a restart does not reset the budget.
 import type { Clock } from '../engine/clock.ts';
 import { REMOTE_LIMITS } from './remote-limits.ts';
+import { utcTimeOfDay } from '../../shared/words.ts';
 import {
   bucketInWords,
   DEFAULT_BACKGROUND_SHARE,
@@ -55,7 +56,7 @@ export class BudgetWaitError extends Error {
     readonly mayGoAt: number,
   ) {
     // Shown to people (a folder's waiting download, the Sync screen): the bucket by its label, the time in UTC, when the day's quotas reset.
-    super(`background sync of ${bucketInWords(bucket)} waits for today's allowance until ${new Date(mayGoAt).toISOString().slice(11, 16)} UTC`);
+    super(`background sync of ${bucketInWords(bucket)} waits for today's allowance until ${utcTimeOfDay(mayGoAt)}`);
   }
 }
 
