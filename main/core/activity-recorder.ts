@@ -16,6 +16,7 @@ import { isProvisional, type SyncedModel } from '../sync/sync-models.ts';
 import type { SyncState } from '../../shared/bridge.ts';
 import type { ActivityEntry, ActivityModel, WaitReason } from '../../shared/activity.ts';
 import { fieldLabelOf } from '../../shared/field-labels.ts';
+import { utcTimeOfDay } from '../../shared/words.ts';
 import type { DeliveryOutcomeNotice } from '../engine/webhooks/delivery-worker.ts';
 import type { DownloadEvent } from '../sync/remote-contents.ts';
 import { ACTIVITY_EVENT_TYPES } from '../engine/events/events.ts';
@@ -40,6 +41,14 @@ const AUTOMATIC_EVENT_TYPES: ReadonlySet<string> = new Set(ACTIVITY_EVENT_TYPES.
 const FETCHED_DETAIL = 'Fetched from the server.';
 /** A wait for the allowance this long or longer is the day's background share used up (told as quota, and notified); a shorter one is pacing's turn. */
 const ALLOWANCE_USED_UP_MS = 60 * 60_000;
+
+/** Whether a transfer's progress reached another whole percent than the last one written for the file (kept in `written`). */
+function movedAWholePercent(written: Map<number, number>, fileId: number, done: number, total: number): boolean {
+  const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
+  if (written.get(fileId) === percent) return false;
+  written.set(fileId, percent);
+  return true;
+}
 
 /** Why everything queued waits, from sync's state (null: nothing holds it). */
 export function waitReasonOf(state: SyncState | null): WaitReason | null {
@@ -245,9 +254,7 @@ export class ActivityRecorder {
         await this.settleRecord('upload', 'private_file', fileId);
         return;
       }
-      const percent = progress.total > 0 ? Math.floor((progress.sent / progress.total) * 100) : 0;
-      if (this.uploadPercent.get(fileId) === percent) return;
-      this.uploadPercent.set(fileId, percent);
+      if (!movedAWholePercent(this.uploadPercent, fileId, progress.sent, progress.total)) return;
       const earlier = await this.log.live(`upload:${fileId}`);
       const base = this.uploadBase(fileId, earlier?.projectId ?? (await this.projectOfFile(fileId)), earlier?.subject ?? (await this.subjectOf('private_file', fileId)));
       await this.note({ ...base, state: 'running', progress: { done: progress.sent, total: progress.total }, detail: null, isStartingNow: !earlier?.progress });
@@ -336,9 +343,7 @@ export class ActivityRecorder {
   fromDownload(fileId: number, event: DownloadEvent): Promise<void> {
     if (event.state === 'running') {
       // Progress moves the entry a whole percent at a time: decided here, so a big file's pieces queue no steps.
-      const percent = event.total > 0 ? Math.floor((event.received / event.total) * 100) : 0;
-      if (this.downloadPercent.get(fileId) === percent) return this.queue;
-      this.downloadPercent.set(fileId, percent);
+      if (!movedAWholePercent(this.downloadPercent, fileId, event.received, event.total)) return this.queue;
     } else this.downloadPercent.delete(fileId);
     return this.enqueue(async () => {
       const liveKey = `download:${fileId}`;
@@ -364,7 +369,7 @@ export class ActivityRecorder {
             await this.note({ ...base, state: 'waiting', waitReason: 'metered', detail: null });
             return;
           }
-          const at = `${new Date(event.mayGoAt).toISOString().slice(11, 16)} UTC`;
+          const at = utcTimeOfDay(event.mayGoAt);
           const isUsedUp = event.mayGoAt - this.options.clock.now().getTime() >= ALLOWANCE_USED_UP_MS;
           await this.note({
             ...base,
