@@ -320,7 +320,7 @@ async function recordUploadRowTexts(page: Page): Promise<(fileName: string) => P
     const record = () => {
       for (const row of document.querySelectorAll('[data-testid=upload-progress]')) {
         const text = row.textContent ?? '';
-        if (seen.at(-1) !== text && !seen.includes(text)) seen.push(text);
+        if (!seen.includes(text)) seen.push(text);
       }
     };
     new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });

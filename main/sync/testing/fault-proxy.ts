@@ -214,16 +214,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       // spending the link's time) for a request nobody waited for, and could hand the
       // server a whole body the client had given up on; nor may the server wait for the
       // rest (a server stopping gracefully would wait for that request until its timeout).
-      let bodyCarried = false;
       const cut = () => {
-        if (bodyCarried) return;
+        if (paced.readableEnded) return; // the whole body crossed: a later close of a kept-alive socket cuts nothing
         paced.destroy();
         upstream.destroy();
       };
-      paced.on('end', () => {
-        bodyCarried = true;
-        request.socket.off('close', cut);
-      });
+      paced.on('end', () => request.socket.off('close', cut));
       if (request.socket.destroyed) cut();
       else request.socket.once('close', cut);
       request.pipe(paced).pipe(upstream);
