@@ -18,8 +18,8 @@ export async function findLostCreate(sync: SyncContext, group: OutboxGroup, crea
   const model = syncModel(group.model);
   const json = await localJson(sync, group.model, group.recordId);
   const list = async (query: Record<string, string | number>) => {
-    // Counted as `default` for every model, files too: as it always was (the list's own quota would be model.quota.list).
-    const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, group.model), query, action: 'default' });
+    // A list of the model's records, paced under the quota the remote counts it in: for files, the org's file allowance.
+    const outcome = await sync.remote.request({ method: 'GET', path: remotePath(sync, group.model), query, action: model.quota.list });
     // A busy remote (429, 5xx) has not said the create is missing: creating again could make it twice.
     throwUnlessAnswered(outcome);
     // An answer that is no list (a captive portal's page) has not said the create is missing either.

@@ -66,6 +66,36 @@ describe('sync of private files', () => {
     assert.equal((await h.local('GET', apiPaths.privateFile(1, remote[0].id))).json.show_customer, true);
   });
 
+  test('a file create whose answer was lost is looked for among the files, counted against the file allowance, and made once', async () => {
+    // Every request the agent makes, with the quota action it is paced and counted under (the real client still sends it).
+    const remote = h.agent.context.remote;
+    const asked: Array<{ method: string; path: string; query?: Record<string, string | number>; action: string }> = [];
+    const send = remote.request.bind(remote);
+    remote.request = (request) => (asked.push(request), send(request));
+    h.proxy.addRule({ method: 'POST', path: /\/private_files\/$/, action: { kind: 'drop_response' }, times: 1 });
+    const bytes = Buffer.from('%PDF-1.4\nstructural report, answer lost on the way back\n%%EOF\n');
+    let fileHash = '';
+    try {
+      const uploaded = await postMultipart(
+        `${h.agent.localApiUrl}${apiPaths.privateFiles(1)}`,
+        h.agent.localToken,
+        multipartBody({ title: 'Structural report', project: '31' }, { fileName: 'structural.pdf', contents: bytes }),
+      );
+      assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
+      fileHash = uploaded.json.file_hash;
+      await h.synced();
+    } finally {
+      delete (remote as { request?: unknown }).request; // the client's own method again
+    }
+    h.proxy.clearRules();
+    assert.ok(h.proxy.log.some((entry) => entry.status === 'dropped' && /\/private_files\/$/.test(entry.path)), 'the proxy did lose the create\'s answer');
+    assert.equal((await h.remote('GET', `${apiPaths.privateFiles(1)}?search=${fileHash}`)).json.length, 1, 'made once on the remote');
+    // The lookup is a list of private files: the server counts it in the org's file allowance, so the agent's pacer must too.
+    const lookups = asked.filter((request) => request.method === 'GET' && request.query?.search === fileHash);
+    assert.equal(lookups.length, 1, 'the lost create was looked for once');
+    assert.equal(lookups[0]!.action, 'private_file_list');
+  });
+
   test('a file assembled from a local chunked upload syncs and settles (its upload record re-keyed too)', async () => {
     const started = await h.local('POST', '/api/orgs/1/private_files/uploads/', { title: 'Chunked survey', filename: 'survey.txt', project: 32 });
     assert.equal(started.status, 201, started.text);
