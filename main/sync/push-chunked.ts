@@ -4,8 +4,7 @@ import fsp from 'node:fs/promises';
 import type { OutboxRow } from './sync-tables.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { type OutboxGroup, markPending } from './outbox.ts';
-import { isProvisional } from './sync-models.ts';
-import { privateFileModel } from './models/private-file.ts';
+import { fileCreateWaits, privateFileModel } from './models/private-file.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
 import { DEFAULT_UPLOAD_SETTINGS, type SyncContext, remotePath, remoteUrl } from './sync-context.ts';
 import { parseRemote } from './remote-records.ts';
@@ -71,7 +70,7 @@ export async function pushChunkedCreate(
   const settings = sync.uploads ?? DEFAULT_UPLOAD_SETTINGS;
   const view = privateFileModel.view(json);
   const projectId = view.project as number | null;
-  if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
+  if (await fileCreateWaits(sync, group.recordId, view)) return 0; // a project it names has not reached the remote yet
   const file = await sync.db.selectFrom('private_files').select(['file_name', 'file_hash', 'filesize']).where('id', '=', group.recordId).executeTakeFirstOrThrow();
   const total = file.filesize ?? 0;
   const progress = (sent: number | null) => settings.onProgress?.(group.recordId, sent === null ? null : { sent, total });

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { type OutboxGroup, dropFieldsFromOutbox, dueGroups, groupOfRecord, markPending, opNoLongerQueued, removeFromOutbox } from './outbox.ts';
-import { type RecordView, isProvisional } from './sync-models.ts';
+import type { RecordView } from './sync-models.ts';
+import { fileCreateWaits } from './models/private-file.ts';
 import { SYNC_MODELS, syncModel } from './models/index.ts';
 import type { PushSteps } from './models/sync-model.ts';
 import { blobPath } from '../engine/files/blob-store.ts';
@@ -284,7 +285,7 @@ async function replaceByNewRemoteFile(sync: SyncContext, group: OutboxGroup, jso
   const oldId = group.recordId;
   const view = FILES.view(json);
   const projectId = view.project as number | null;
-  if (projectId !== null && isProvisional(projectId)) return 0; // its project has not reached the remote yet
+  if (await fileCreateWaits(sync, oldId, view)) return 0; // a project it names has not reached the remote yet
   const row = group.rows[0]!;
   let requests = 0;
   let created: RemoteRecord | null = null;

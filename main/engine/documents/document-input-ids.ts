@@ -22,13 +22,8 @@ export async function rekeyDocumentProject(trx: Transaction<Database>, from: num
     .where(sql<boolean>`input_data like ${`%${from}%`}`)
     .execute();
   for (const row of candidates) {
-    let inputData: unknown;
-    try {
-      inputData = JSON.parse(row.input_data!);
-    } catch {
-      continue; // not JSON: no document of ours
-    }
-    if (typeof inputData !== 'object' || inputData === null || Array.isArray(inputData) || (inputData as { project?: unknown }).project !== from) continue;
+    const inputData = documentInputsOf(row.input_data);
+    if (inputData?.project !== from) continue;
     // The same keys in the same order, so the hash is of the JSON a save here would write.
     const moved = { ...inputData, project: to };
     const hashFollows = row.input_data_hash === inputDataHashOf(inputData);
@@ -38,4 +33,22 @@ export async function rekeyDocumentProject(trx: Transaction<Database>, from: num
       .where('id', '=', row.id)
       .execute();
   }
+}
+
+/** A saved document's input_data as an object, or null: no document of ours (not JSON, or no object). */
+function documentInputsOf(inputData: string | null): { project?: unknown } | null {
+  if (inputData === null) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(inputData);
+  } catch {
+    return null;
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : null;
+}
+
+/** The project a saved document was made from (its input_data.project), or null for a file that is no document. */
+export function documentProjectOf(inputData: string | null): number | null {
+  const project = documentInputsOf(inputData)?.project;
+  return typeof project === 'number' ? project : null;
 }

@@ -9,6 +9,7 @@ import { parseFileTagReference, parseOrgReference, parseUserReference } from '..
 import { blobPath } from '../../engine/files/blob-store.ts';
 import { setFileTags } from '../../engine/files/file-tags.ts';
 import { contentTypeFor } from '../../engine/files/file-types.ts';
+import { documentProjectOf } from '../../engine/documents/document-input-ids.ts';
 import { MODEL_PATHS, type RecordView, idOf, isProvisional } from '../sync-models.ts';
 import type { SyncContext } from '../sync-context.ts';
 import type { RemotePrivateFile } from '../remote-records.ts';
@@ -40,6 +41,23 @@ export function fileView(json: Record<string, unknown>): RecordView {
 async function tagsToSend(sync: SyncContext, tagIds: readonly number[]): Promise<number[]> {
   if (!tagIds.some(isProvisional)) return [...tagIds];
   return (await orgTagsAbsent(sync.db)) ? tagIds.filter((id) => !isProvisional(id)) : [...tagIds];
+}
+
+/**
+ * Whether a file's create must wait: a project it names was made here and has no remote
+ * id yet. That is its own project, or, for a saved document, the project it was made
+ * from (input_data.project), which differs once the document was moved to another
+ * project. The remote keeps input_data as it was created, so the create waits for the
+ * re-key to rewrite it (document-input-ids.ts) rather than name an id the remote never
+ * had. A project deleted here before it went up never will: then there is nothing to wait for.
+ */
+export async function fileCreateWaits(sync: SyncContext, fileId: number, view: RecordView): Promise<boolean> {
+  const projectId = view.project as number | null;
+  if (projectId !== null && isProvisional(projectId)) return true;
+  const file = await sync.db.selectFrom('private_files').select('input_data').where('id', '=', fileId).executeTakeFirst();
+  const madeFrom = documentProjectOf(file?.input_data ?? null);
+  if (madeFrom === null || !isProvisional(madeFrom)) return false;
+  return (await sync.db.selectFrom('projects').select('id').where('id', '=', madeFrom).executeTakeFirst()) !== undefined;
 }
 
 /** A remote file's metadata; its bytes come on demand (context.fetchMissingBlob). */
@@ -111,7 +129,7 @@ export const privateFileModel = {
   async createBody(sync, group, json) {
     const view = fileView(json);
     const projectId = view.project as number | null;
-    if (projectId !== null && isProvisional(projectId)) return 'waiting';
+    if (await fileCreateWaits(sync, group.recordId, view)) return 'waiting';
     const row = await sync.db
       .selectFrom('private_files')
       .select(['file_name', 'mime_type', 'file_hash'])

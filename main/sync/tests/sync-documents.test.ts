@@ -195,6 +195,35 @@ describe('documents made on the replica', () => {
     const states = (await h.local('GET', apiPaths.generatedDocuments(1, projectId))).json as Array<{ file: number; is_current: boolean; changed: string[]; problem: string | null }>;
     assert.deepEqual(states.map(({ file, is_current, changed, problem }) => ({ file, is_current, changed, problem })), [{ file: copy.id, is_current: true, changed: [], problem: null }]);
   });
+
+  test('a document moved to a synced project before the project it was made from reached the remote waits for that project, then names its remote id', async () => {
+    h.proxy.setOffline(true);
+    const made = await h.local('POST', apiPaths.projects(1), { title: 'Quoted offline, then merged', address: '5 Merged Quote Crescent' });
+    assert.equal(made.status, 201, made.text);
+    const provisional = made.json.id as number;
+    const db = h.agent.context.db;
+    const { design } = await db.selectFrom('projects').select('design').where('id', '=', 8).executeTakeFirstOrThrow();
+    await db.updateTable('projects').set({ design }).where('id', '=', provisional).execute();
+    const saved = await h.local('POST', `${apiPaths.generateDocument(1, provisional, 'proposal')}?action=save&language=en`);
+    assert.equal(saved.status, 201, saved.text);
+    // The proposal is filed under the customer's existing project, which the remote has.
+    const moved = await h.local('PATCH', apiPaths.privateFile(1, saved.json.id), { project: 8 });
+    assert.equal(moved.status, 200, moved.text);
+    // The remote is busy for the new project's create: the push goes on to the next change, the document's.
+    h.proxy.addRule({ method: 'POST', path: /\/projects\/$/, action: { kind: 'status', status: 503, body: { detail: 'busy' } }, times: 1 });
+    h.proxy.setOffline(false);
+    await h.synced();
+    h.proxy.clearRules();
+    assert.ok(h.proxy.log.some((entry) => entry.method === 'POST' && entry.status === 503), 'the project\'s first create was refused as busy');
+
+    const remoteProject = (await h.remote('GET', `${apiPaths.projects(1)}?search=${encodeURIComponent('5 Merged Quote Crescent')}`)).json as Array<{ id: number }>;
+    assert.equal(remoteProject.length, 1);
+    const copies = (await remoteFilesOf(8)).filter((file) => file.file_hash === saved.json.file_hash);
+    assert.equal(copies.length, 1, 'the document reached the remote once, in the project it was moved to');
+    const copy = copies[0]! as RemoteFile & { input_data: { project: number }; input_data_hash: string };
+    assert.equal(copy.input_data.project, remoteProject[0]!.id, 'it names the project it was made from by the remote\'s id, not the id it had here');
+    assert.equal(copy.input_data_hash, createHash('sha256').update(JSON.stringify(copy.input_data)).digest('hex'));
+  });
 });
 
 // A document above the chunk size goes up through the remote's chunked upload (main/sync/push-chunked.ts):
