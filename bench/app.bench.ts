@@ -14,7 +14,7 @@ import { createEngine } from '../main/engine/engine.ts';
 import { DEMO_PROJECT_COUNTS, DEMO_SEED, insertGeneratedProjects, seedDemo } from '../main/engine/seed/demo-seed.ts';
 import { generateProject } from '../main/engine/seed/generator.ts';
 import { ensureRendererBuilt } from '../main/renderer-files.ts';
-import { stopChild, waitForOutput } from '../main/testing/child-process.ts';
+import { STOP_WITH_PARENT, stopChild, waitForOutput } from '../main/testing/child-process.ts';
 import type { Benchmark, BenchResult } from './bench-types.ts';
 
 const PROJECT_COUNT = 10_000;
@@ -71,7 +71,7 @@ interface Measured {
 
 async function measureSolarDesk(browser: Browser, dataDir: string): Promise<Measured & { allRowsMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(repoRoot, 'main/solardesk.js'), 'web', '--port', '0', '--data', dataDir], { cwd: repoRoot });
+  const child = spawn(process.execPath, [path.join(repoRoot, 'main/solardesk.js'), 'web', '--port', '0', '--data', dataDir, STOP_WITH_PARENT], { cwd: repoRoot });
   try {
     const url = await waitForOutput(child, /SolarDesk is running at (\S+)/);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

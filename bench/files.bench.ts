@@ -17,6 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Benchmark, BenchResult } from './bench-types.ts';
 import { startTestServer } from '../main/engine/testing/test-server.ts';
+import { STOP_WITH_PARENT } from '../main/testing/child-process.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../main/engine/seed/demo-seed.ts';
 import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
 import { apiPaths } from '../shared/api-paths.ts';
@@ -99,7 +100,7 @@ const uploadThroughput: Benchmark = {
 
 /** `solardesk server` in its own process, so its memory is its own. */
 export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['main/solardesk.js', 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], {
+  const child = spawn(process.execPath, ['main/solardesk.js', 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent', STOP_WITH_PARENT, ...extraArgs], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

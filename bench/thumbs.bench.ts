@@ -24,7 +24,7 @@ import { adoptBlob, blobPath, receiveBuffer } from '../main/engine/files/blob-st
 import { insertFileRow } from '../main/engine/files/file-service.ts';
 import { ThumbnailService, THUMBNAIL_SIZE } from '../main/core/thumbnails.ts';
 import { ensureRendererBuilt } from '../main/renderer-files.ts';
-import { stopChild, waitForOutput } from '../main/testing/child-process.ts';
+import { STOP_WITH_PARENT, stopChild, waitForOutput } from '../main/testing/child-process.ts';
 import type { Benchmark, BenchResult } from './bench-types.ts';
 
 const PHOTO_COUNT = Number(process.env.SOLARDESK_BENCH_PHOTOS ?? 500);
@@ -244,7 +244,7 @@ export const benchmarks: Benchmark[] = [
         const hashes = await seedPhotos(dataDir, await makePhotos(PHOTO_COUNT));
         await ensureRendererBuilt();
         browser = await chromium.launch({ executablePath: process.env.SOLARDESK_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
-        child = spawn(process.execPath, [path.join(repoRoot, 'main/solardesk.js'), 'web', '--port', '0', '--data', dataDir], { cwd: repoRoot });
+        child = spawn(process.execPath, [path.join(repoRoot, 'main/solardesk.js'), 'web', '--port', '0', '--data', dataDir, STOP_WITH_PARENT], { cwd: repoRoot });
         const url = await waitForOutput(child, /SolarDesk is running at (\S+)/);
 
         const cold = await measureFilesTab(browser, url, false);

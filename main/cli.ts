@@ -6,6 +6,7 @@ import { runWebCommand } from './cli/web-command.ts';
 import { runAgentCommand } from './cli/agent-command.ts';
 import { runMigrateStoreCommand } from './cli/migrate-store-command.ts';
 import { CliError } from './cli/cli-args.ts';
+import { STOP_WITH_PARENT_OPTION, stopWhenParentEnds, takeStopWithParent } from './cli/stop-with-parent.ts';
 import { StoreOpenError } from './engine/store/database.ts';
 import { DataFolderInUseError } from './engine/store/data-folder-lock.ts';
 
@@ -25,10 +26,14 @@ ${Object.entries(COMMANDS)
   .map(([name, command]) => `  ${name.padEnd(13)} ${command.summary}`)
   .join('\n')}
 
+Every command also takes ${STOP_WITH_PARENT_OPTION}: it stops, as on SIGTERM, when the
+process that started it ends (for tests and supervisors).
+
 Run "solardesk <command> --help" for a command's options.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const { args, stopWithParent } = takeStopWithParent(argv);
+  const [name, ...rest] = args;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(MAIN_HELP);
     return name ? 0 : 2;
@@ -38,6 +43,7 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`solardesk: unknown command "${name}".\n\n${MAIN_HELP}`);
     return 2;
   }
+  if (stopWithParent) stopWhenParentEnds();
   try {
     return await command.run(rest);
   } catch (error) {

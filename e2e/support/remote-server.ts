@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { startFaultProxy, type FaultProxy } from '../../main/sync/testing/fault-proxy.ts';
-import { stopChild, waitForOutput } from '../../main/testing/child-process.ts';
+import { STOP_WITH_PARENT, stopChild, waitForOutput } from '../../main/testing/child-process.ts';
 import { multipartBody, postMultipart } from '../../main/engine/testing/multipart-upload.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { makeTempDir, repoRoot } from './solardesk.ts';
@@ -26,7 +26,7 @@ export async function startRemoteServer(): Promise<RemoteServer> {
   const dataDir = makeTempDir('solardesk-e2e-remote-');
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(repoRoot, 'main/solardesk.js'), 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent'],
+    [path.join(repoRoot, 'main/solardesk.js'), 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent', STOP_WITH_PARENT],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const serverUrl = await waitForOutput(child, /listening on (\S+)/);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
 import { createHttpBridge, type HttpBridge } from '../../shared/bridge-http.ts';
 import type { ApiResponse, HttpMethod } from '../../shared/bridge.ts';
-import { stopChild, waitForOutput } from '../../main/testing/child-process.ts';
+import { STOP_WITH_PARENT, stopChild, waitForOutput } from '../../main/testing/child-process.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const solardeskBin = path.join(repoRoot, 'main/solardesk.js');
@@ -40,7 +40,7 @@ export async function startSolarDesk(options: { extraArgs?: string[]; dataDir?: 
   const folderRoot = path.join(dataDir, 'folders');
   const child: ChildProcess = spawn(
     process.execPath,
-    [solardeskBin, 'web', '--port', '0', '--data', dataDir, '--folder-root', folderRoot, ...(options.extraArgs ?? [])],
+    [solardeskBin, 'web', '--port', '0', '--data', dataDir, '--folder-root', folderRoot, STOP_WITH_PARENT, ...(options.extraArgs ?? [])],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const url = await waitForOutput(child, /SolarDesk is running at (\S+)/);

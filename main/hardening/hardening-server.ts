@@ -13,6 +13,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from '../engine/seed/demo-seed.ts';
 import { makeTempDir } from '../engine/testing/test-server.ts';
 import { repoRoot, solardeskBin } from '../engine/testing/server-process.ts';
 import { spawnListening, stopProcess } from './spawn-listening.ts';
+import { STOP_WITH_PARENT } from '../testing/child-process.ts';
 
 export type DemoUser = keyof typeof DEMO_USERS;
 export const DEMO_USER_KEYS = Object.keys(DEMO_USERS) as DemoUser[];
@@ -88,7 +89,7 @@ export async function startHardeningServer(options: HardeningServerOptions = {})
   const ratesFile = options.throttleRates ? writeThrottleConfig(options.throttleRates) : undefined;
   if (ratesFile) args.push('--throttle-config', ratesFile);
   args.push(...(options.extraArgs ?? []));
-  const { child, baseUrl, output } = await spawnListening([solardeskBin, ...args], { cwd: repoRoot, what: 'the server' });
+  const { child, baseUrl, output } = await spawnListening([solardeskBin, STOP_WITH_PARENT, ...args], { cwd: repoRoot, what: 'the server' });
   if (ratesFile) fs.rmSync(path.dirname(ratesFile), { recursive: true, force: true });
   const port = Number(new URL(baseUrl).port);
   const tokens = new Map<DemoUser, string>();

@@ -4,6 +4,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { PROCESS_HANG_GUARD_MS } from './hang-guards.ts';
 
+/**
+ * The `solardesk` option every helper starts SolarDesk with (main/cli/stop-with-parent.ts):
+ * the process stops when the test process that started it ends, so a test file killed
+ * at its time limit leaves no server or agent running. main/cli/tests/stop-with-parent.test.ts
+ * starts a server with this spelling, so the two cannot drift apart.
+ */
+export const STOP_WITH_PARENT = '--stop-with-parent';
+
 /** Resolves with the first capture group of `pattern` in stdout; rejects on exit or timeout, with what it printed. */
 export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = PROCESS_HANG_GUARD_MS): Promise<string> {
   let output = '';

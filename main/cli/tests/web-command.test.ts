@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import { makeTempDir } from '../../engine/testing/test-server.ts';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
 import { BRIDGE_HTTP } from '../../../shared/bridge-http.ts';
-import { stopChild, waitForOutput } from '../../testing/child-process.ts';
+import { STOP_WITH_PARENT, stopChild, waitForOutput } from '../../testing/child-process.ts';
 
 /** Every process a test launched: stopped after each test, so one that failed half way never holds the data folder for the next. */
 const launched: ChildProcess[] = [];
 
 function launch(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, [solardeskBin, ...args], { cwd: repoRoot, env });
+  const child = spawn(process.execPath, [solardeskBin, STOP_WITH_PARENT, ...args], { cwd: repoRoot, env });
   launched.push(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withTestDatabase } from './test-database.ts';
 import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
+import { STOP_WITH_PARENT } from '../../testing/child-process.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const solardeskBin = path.join(repoRoot, 'main/solardesk.js');
@@ -20,7 +21,7 @@ export interface ServerProcess {
  * args name a data folder but no --database, the folder's test schema is added.
  */
 export async function startServerProcess(args: string[]): Promise<ServerProcess> {
-  const fullArgs = [solardeskBin, 'server', '--port', '0', '--log-level', 'silent', ...withTestDatabase(args)];
+  const fullArgs = [solardeskBin, 'server', '--port', '0', '--log-level', 'silent', STOP_WITH_PARENT, ...withTestDatabase(args)];
   // SOLARDESK_PROFILE_DIR: each server writes a V8 CPU profile there when it stops (docs/benchmarks.md, "Profiles").
   const profile = process.env.SOLARDESK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SOLARDESK_PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, ...fullArgs], { cwd: repoRoot });

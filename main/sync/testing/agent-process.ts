@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot, solardeskBin } from '../../engine/testing/server-process.ts';
 import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
+import { STOP_WITH_PARENT } from '../../testing/child-process.ts';
 
 export interface AgentProcess {
   child: ChildProcess;
@@ -13,7 +14,7 @@ export interface AgentProcess {
 }
 
 export async function startAgentProcess(args: string[], stdin?: string): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [solardeskBin, 'agent', ...args], { cwd: repoRoot });
+  const child = spawn(process.execPath, [solardeskBin, 'agent', STOP_WITH_PARENT, ...args], { cwd: repoRoot });
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
   if (stdin !== undefined) child.stdin!.end(stdin);
