@@ -6,13 +6,12 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import { parseUserReference } from '../../shared/api-paths.ts';
 import type { RemoteRole, RemoteWorkflow } from './remote-records.ts';
+import { toFlag } from '../engine/store/portable-columns.ts';
 
 type Trx = Transaction<Database>;
 export const EPOCH = new Date(0).toISOString();
 /** A date the API's schema does not name (a role's, a tag's): the hosted service may send it. */
 const unnamedDate = (value: unknown): string => (typeof value === 'string' ? value : EPOCH);
-
-export const flag = (value: unknown): 0 | 1 => (value ? 1 : 0);
 
 /**
  * The remote's workflows as it lists them (hosted-docs-facts.md 3): stages in
@@ -35,8 +34,8 @@ export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Remote
       org_id: orgId,
       title: workflow.title ?? '',
       description: workflow.description ?? '',
-      is_default: flag(workflow.is_default),
-      is_archived: flag(workflow.is_archived),
+      is_default: toFlag(workflow.is_default),
+      is_archived: toFlag(workflow.is_archived),
       created_date: workflow.created_date ?? '',
       modified_date: workflow.modified_date ?? '',
     };
@@ -50,7 +49,7 @@ export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Remote
         title: stage.title ?? '',
         milestone: stage.milestone ?? 0,
         position: stage.order ?? position,
-        is_archived: flag(stage.is_archived),
+        is_archived: toFlag(stage.is_archived),
       };
       await trx.insertInto('workflow_stages').values(stageRow).onConflict((conflict) => conflict.column('id').doUpdateSet(stageRow)).execute();
       const actions = stage.actions ?? [];
@@ -93,10 +92,10 @@ export async function upsertRole(trx: Trx, orgId: number, role: RemoteRole, loca
     job_title: role.job_title ?? '',
     accreditation: role.accreditation ?? '',
     phone: role.phone ?? '',
-    is_admin: flag(role.is_admin),
-    is_hidden: flag(role.is_hidden),
-    allow_email_notifications: flag(role.allow_email_notifications ?? true),
-    has_logged_in: flag(role.has_logged_in),
+    is_admin: toFlag(role.is_admin),
+    is_hidden: toFlag(role.is_hidden),
+    allow_email_notifications: toFlag(role.allow_email_notifications ?? true),
+    has_logged_in: toFlag(role.has_logged_in),
     external_calendar_id: role.external_calendar_id ?? role.google_calendar_id ?? null,
     schedule_meeting_url: role.schedule_meeting_url ?? '',
     schedule_meeting_label: role.schedule_meeting_label ?? '',

@@ -8,6 +8,7 @@ import { apiPaths } from '../../../shared/api-paths.ts';
 import { type Clock, nowIso } from '../clock.ts';
 import { hashPassword } from './passwords.ts';
 import type { UserJson } from '../../../shared/schemas/user.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** Ordinary tokens expire after 7 days (compatibility.md); machine users' never do. */
 export const TOKEN_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -31,7 +32,7 @@ export async function createUser(db: Kysely<Database>, clock: Clock, user: NewUs
       family_name: user.family_name ?? '',
       phone: user.phone ?? '',
       is_machine_user: 0,
-      is_staff: user.is_staff ? 1 : 0,
+      is_staff: toFlag(user.is_staff),
       created_date: nowIso(clock),
     })
     .returningAll()
@@ -85,7 +86,7 @@ export async function checkToken(db: Kysely<Database>, clock: Clock, token: stri
 export async function setMachineUser(db: Kysely<Database>, userId: number, isMachineUser: boolean): Promise<UserRow> {
   return db
     .updateTable('users')
-    .set({ is_machine_user: isMachineUser ? 1 : 0 })
+    .set({ is_machine_user: toFlag(isMachineUser) })
     .where('id', '=', userId)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -23,6 +23,7 @@ import { visibleContactIds } from '../contacts/contact-access.ts';
 import { loadRoles } from '../roles/roles.ts';
 import { nowIso } from '../clock.ts';
 import { checkPrecondition, type IfMatch, nextVersion } from '../http/preconditions.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** What change capture compares: the event's API view. */
 export const eventSnapshots: SnapshotSource = {
@@ -92,11 +93,11 @@ async function columnsOf(context: EngineContext, actor: Actor, input: EventUpdat
   if (input.task_status !== undefined) columns.task_status = input.task_status;
   if (input.location_override !== undefined) columns.location_override = input.location_override;
   if (input.repeat !== undefined) columns.repeat_json = input.repeat === null ? null : JSON.stringify(input.repeat);
-  if (input.is_archived !== undefined) columns.is_archived = input.is_archived ? 1 : 0;
+  if (input.is_archived !== undefined) columns.is_archived = toFlag(input.is_archived);
 
   // Completing stamps the time it was done unless the client names it; reopening clears it.
   if (input.is_complete !== undefined) {
-    columns.is_complete = input.is_complete ? 1 : 0;
+    columns.is_complete = toFlag(input.is_complete);
     if (!input.is_complete) columns.completion_date = input.completion_date ?? null;
     else if (input.completion_date !== undefined) columns.completion_date = input.completion_date;
     else if (current?.is_complete !== 1) columns.completion_date = nowIso(context.clock);

@@ -19,6 +19,7 @@ import { type UploadPart, serializeFile, withTags } from './file-serializer.ts';
 import { contentTypeFor } from './file-types.ts';
 import { pruneFileVersions, recordVersion, versionHashesOf } from './file-versions.ts';
 import type { SnapshotSource } from '../changes/record-snapshots.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** What change capture compares: the file's API view. */
 export const privateFileSnapshots: SnapshotSource = {
@@ -133,8 +134,8 @@ export async function insertFileRow(trx: Transaction<Database>, context: EngineC
       input_data_hash: record.inputDataHash ?? '',
       status: record.status === undefined ? 'created' : record.status,
       status_message: null,
-      show_customer: record.showCustomer ? 1 : 0,
-      temporary: record.temporary ? 1 : 0,
+      show_customer: toFlag(record.showCustomer),
+      temporary: toFlag(record.temporary),
       upload_id: record.upload?.id ?? '',
       parts: JSON.stringify(record.upload?.parts ?? []),
       completed_on: record.upload?.completedOn ?? now,
@@ -211,7 +212,7 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
       .updateTable('private_files')
       .set({
         ...(patch.title === undefined ? {} : { title: patch.title }),
-        ...(patch.show_customer === undefined ? {} : { show_customer: patch.show_customer ? 1 : 0 }),
+        ...(patch.show_customer === undefined ? {} : { show_customer: toFlag(patch.show_customer) }),
         ...(projectId === undefined ? {} : { project_id: projectId }),
         modified_date: nextVersion(context.clock, version),
       })

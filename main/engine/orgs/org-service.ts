@@ -6,6 +6,7 @@ import { type ApiPlan, API_PLANS, FREE_TRIAL_DAYS } from '../../../shared/plans.
 import { advanceIdSequence } from '../store/sequences.ts';
 import type { EngineContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** Every new org gets this workflow; each stage belongs to a legacy milestone (service.md 3). */
 export const DEFAULT_WORKFLOW = {
@@ -77,7 +78,7 @@ export async function setPlan(db: Kysely<Database>, clock: Clock, orgId: number,
       api_plan: change.plan,
       plan_starts_on: change.plan ? startsOn : null,
       plan_ends_on: change.plan ? endsOn : null,
-      plan_is_trial: change.isTrial ? 1 : 0,
+      plan_is_trial: toFlag(change.isTrial),
     })
     .where('id', '=', orgId)
     .returningAll()
@@ -136,7 +137,6 @@ export async function addRole(
     ? await db.selectFrom('users').selectAll().where('id', '=', person.user_id).executeTakeFirstOrThrow()
     : undefined;
   const now = nowIso(clock);
-  const flag = (value: boolean | undefined) => (value ? 1 : 0) as 0 | 1;
   const role: NewRole = {
     org_id: orgId,
     user_id: user?.id ?? null,
@@ -152,11 +152,11 @@ export async function addRole(
     external_calendar_id: null,
     schedule_meeting_url: '',
     schedule_meeting_label: '',
-    is_admin: flag(permissions.is_admin),
-    is_pro: flag(permissions.is_pro),
-    sees_all_projects: flag(permissions.sees_all_projects),
-    can_access_all_files: flag(permissions.can_access_all_files),
-    can_export_projects: flag(permissions.can_export_projects),
+    is_admin: toFlag(permissions.is_admin),
+    is_pro: toFlag(permissions.is_pro),
+    sees_all_projects: toFlag(permissions.sees_all_projects),
+    can_access_all_files: toFlag(permissions.can_access_all_files),
+    can_export_projects: toFlag(permissions.can_export_projects),
     created_date: now,
     modified_date: now,
   };

@@ -32,7 +32,7 @@ import { loadRoles, roleDisplayName, serializeRole, type RoleWithUser } from '..
 import { loadProjectContacts, serializeContact } from '../contacts/contacts.ts';
 import { loadContactLogins } from '../contacts/contact-logins.ts';
 import { loadOrgWorkflows, type OrgWorkflows } from '../workflows/workflows.ts';
-import { COLUMN_FIELDS, ROLE_COLUMNS, parseAttributes, type ColumnField } from './project-columns.ts';
+import { COLUMN_FIELDS, ROLE_COLUMNS, fromColumnValue, parseAttributes, type ColumnField } from './project-columns.ts';
 import { loadProjectFiles, projectFilesJson } from '../files/project-files.ts';
 import { fileViewerFor, type FileViewer } from '../files/file-access.ts';
 import type { FileWithTags } from '../files/file-serializer.ts';
@@ -200,10 +200,7 @@ export function serializeProject<Shown extends Fieldset>(
     stored.customer_proposal_data = customerProposalData(contacts, 'systems' in attributes ? attributes.systems : []);
   }
   const columns: Record<string, unknown> = {};
-  for (const field of COLUMN_FIELDS) {
-    const value = row[field];
-    columns[field] = field === 'is_residential' || field === 'is_lite' ? value === 1 : value;
-  }
+  for (const field of COLUMN_FIELDS) columns[field] = fromColumnValue(field, row[field]);
 
   const mainRoleId = row.assigned_role_id;
   const contacts = relations.contacts.get(row.id) ?? [];

@@ -19,7 +19,7 @@ import { visibleContactIds } from '../contacts/contact-access.ts';
 import { type ChangeTracker, keptSnapshot, writeTracked } from '../changes/tracked-write.ts';
 import { actorScope, byUser } from '../changes/change-feed.ts';
 import { firstStageOf, loadOrgWorkflows } from '../workflows/workflows.ts';
-import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from './project-columns.ts';
+import { ROLE_COLUMNS, parseAttributes, storedPlainFields, withTitleSort } from './project-columns.ts';
 import { loadProjectFiles, resolveFileReferences, setProjectFiles } from '../files/project-files.ts';
 import type { FileWithTags } from '../files/file-serializer.ts';
 import type { RecordSnapshot, SnapshotSource, TrackedModel } from '../changes/record-snapshots.ts';
@@ -206,20 +206,11 @@ async function resolveWrite(
   existing: ProjectRow | undefined,
 ): Promise<ResolvedWrite> {
   const errors: FieldErrors = {};
-  const columns: ProjectUpdate = {};
-  const attributes: Partial<Record<WritablePlainField, unknown>> = {};
   const orgId = actor.org.id;
-
-  for (const field of Object.keys(WRITABLE_PLAIN_FIELDS) as WritablePlainField[]) {
-    // `shared_with` is kept in project_shares, below.
-    if (!(field in input) || input[field] === undefined || field === 'shared_with') continue;
-    const value = input[field];
-    if (COLUMN_FIELD_SET.has(field)) {
-      (columns as Record<string, unknown>)[field] = typeof value === 'boolean' ? (value ? 1 : 0) : value;
-    } else {
-      attributes[field] = value;
-    }
-  }
+  // `shared_with` is kept in project_shares, below.
+  const plain = storedPlainFields(input, (Object.keys(WRITABLE_PLAIN_FIELDS) as WritablePlainField[]).filter((field) => field !== 'shared_with'));
+  const columns = plain.columns as ProjectUpdate;
+  const attributes = plain.attributes as Partial<Record<WritablePlainField, unknown>>;
   if (input.country_iso2 !== undefined) columns.country_iso2 = input.country_iso2;
 
   const referencedIds = async (kind: OrgRecordKind, field: string, references: ReadonlyArray<unknown>) => {

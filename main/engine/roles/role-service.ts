@@ -5,10 +5,11 @@ import type { EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
 import { nowIso } from '../clock.ts';
 import { selectRoles, type RoleWithUser, type RoleWrite } from './roles.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** Sets the fields `input` carries on a role of the actor's org; answers the role as it now is. */
 export async function updateRole(context: EngineContext, actor: Actor, role: RoleWithUser, input: RoleWrite): Promise<RoleWithUser> {
-  const flag = (value: boolean | undefined) => (value === undefined ? undefined : ((value ? 1 : 0) as 0 | 1));
+  const flag = (value: boolean | undefined) => (value === undefined ? undefined : toFlag(value));
   const { is_hidden: isHidden, allow_email_notifications: allowEmail, ...text } = input;
   const changes = Object.fromEntries(
     Object.entries({ ...text, is_hidden: flag(isHidden), allow_email_notifications: flag(allowEmail) }).filter(([, value]) => value !== undefined),

@@ -25,6 +25,7 @@ export const DEMO_SEED = 20261122;
 // The demo files need these too; they live apart so demo-files.ts and this module do not import each other.
 export { DEMO_ORGS, DEMO_USERS } from './demo-accounts.ts';
 import { DEMO_ORGS, DEMO_USERS } from './demo-accounts.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** How many projects each demo org gets, and how many of them carry a design. */
 export const DEMO_PROJECT_COUNTS = { sunrise: 48, basic: 8, basicWithDesign: 4, lapsed: 3 } as const;
@@ -155,7 +156,7 @@ async function insertOne(
       lon: project.lon,
       business_name: project.business_name,
       priority: project.priority,
-      is_residential: project.is_residential ? 1 : 0,
+      is_residential: toFlag(project.is_residential),
       is_lite: 0,
       roof_type_id: project.roof_type_id,
       workflow_id: workflowId,

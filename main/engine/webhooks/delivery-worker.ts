@@ -29,6 +29,7 @@ import { PipelinedConnection, type PipelinedConnectionOptions } from './pipeline
 import { parseHeaders } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
 import { countOf } from '../../../shared/words.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 export interface RetryPolicy {
   /** The first retry comes this long after the first failure (± jitter); service promise: within 10 s. */
@@ -395,7 +396,7 @@ export class WebhookDeliveryWorker {
           delivery_id: delivery.id,
           attempt: attemptNumber,
           created_date: at.toISOString(),
-          successful: outcome.successful ? 1 : 0,
+          successful: toFlag(outcome.successful),
           model_name: body.model,
           model_pk: body.model_id,
           event_id: body.event_id,

@@ -15,6 +15,7 @@ import { checkPrecondition, type IfMatch, nextVersion } from '../http/preconditi
 import { nowIso } from '../clock.ts';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
 import { normaliseFieldList, serializeWebhook, type webhookCreateSchema, type webhookUpdateSchema } from './webhook-settings.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
 export type WebhookUpdate = z.infer<typeof webhookUpdateSchema>;
@@ -29,8 +30,6 @@ export const webhookSnapshots: SnapshotSource = {
   projectOf: () => null,
 };
 
-const asFlag = (value: boolean): 0 | 1 => (value ? 1 : 0);
-
 export async function createWebhook(context: EngineContext, actor: Actor, input: WebhookCreate): Promise<WebhookRow> {
   const now = nowIso(context.clock);
   // service.md 6 rule 4: blank lists on create take the defaults.
@@ -42,8 +41,8 @@ export async function createWebhook(context: EngineContext, actor: Actor, input:
       .values({
         org_id: actor.org.id,
         endpoint: input.endpoint,
-        enabled: asFlag(input.enabled),
-        debug: asFlag(input.debug),
+        enabled: toFlag(input.enabled),
+        debug: toFlag(input.debug),
         trigger_fields: JSON.stringify(triggers),
         payload_fields: JSON.stringify(payload),
         headers: input.headers ?? null,
@@ -68,8 +67,8 @@ function storedChanges(input: WebhookUpdate) {
   return Object.fromEntries(
     Object.entries({
       endpoint: input.endpoint,
-      enabled: input.enabled === undefined ? undefined : asFlag(input.enabled),
-      debug: input.debug === undefined ? undefined : asFlag(input.debug),
+      enabled: input.enabled === undefined ? undefined : toFlag(input.enabled),
+      debug: input.debug === undefined ? undefined : toFlag(input.debug),
       trigger_fields: asStoredList(input.trigger_fields),
       payload_fields: asStoredList(input.payload_fields),
       headers: input.headers === undefined ? undefined : input.headers === '' ? null : input.headers,

@@ -15,6 +15,7 @@ import { cutToPaths } from '../../../shared/webhook-fields.ts';
 import { WEBHOOK_EVENT_QUEUE_NAME, type WebhookLogJson, type WebhookLogPayloadJson, type WebhookRedeliverJson, type WebhookTestResultJson } from '../../../shared/schemas/webhook.ts';
 import { parseFieldList } from './webhook-settings.ts';
 import type { DeliveryBody } from './webhook-capture.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 type LogRow = Selectable<WebhookProcessLogsTable>;
 
@@ -162,7 +163,7 @@ export async function testDelivery(context: EngineContext, orgId: number, webhoo
       delivery_id: TEST_DELIVERY_ID,
       attempt: 1,
       created_date: nowIso(context.clock),
-      successful: result.successful ? 1 : 0,
+      successful: toFlag(result.successful),
       model_name: body.model,
       model_pk: body.model_id,
       event_id: body.event_id,

@@ -12,6 +12,8 @@ import { writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
 import { findWorkflow, loadStageActions } from './workflows.ts';
 import type { WorkflowCreate, WorkflowReplace } from '../../../shared/schemas/workflow.ts';
+import { countOf } from '../../../shared/words.ts';
+import { toFlag } from '../store/portable-columns.ts';
 
 /** The stages a workflow made by POST starts with, covering every milestone (service.md 3). */
 export const STARTER_STAGES = [
@@ -31,8 +33,7 @@ export function requireWorkflowAdmin(actor: Actor): void {
   if (actor.role.is_admin !== 1) throw forbidden('Only an admin of the organisation may create, change or delete its workflows.');
 }
 
-const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
-const projectsAre = (count: number) => `${plural(count, 'project')} ${count === 1 ? 'is' : 'are'}`;
+const projectsAre = (count: number) => `${countOf(count, 'project')} ${count === 1 ? 'is' : 'are'}`;
 
 /** Makes `workflowId` the org's one default: the others lose the flag (and record the change). */
 async function makeOnlyDefault(trx: Trx, orgId: number, workflowId: number, now: string): Promise<void> {
@@ -55,7 +56,7 @@ export async function createWorkflow(context: EngineContext, actor: Actor, input
         org_id: actor.org.id,
         title: input.title,
         description: input.description ?? '',
-        is_default: input.is_default ? 1 : 0,
+        is_default: toFlag(input.is_default),
         is_archived: 0,
         created_date: now,
         modified_date: now,
@@ -125,13 +126,13 @@ export async function replaceWorkflow(context: EngineContext, actor: Actor, work
     const inUse = (stage: StageRow) => projectsAt.get(stage.id) ?? 0;
     for (const stage of existingStages) {
       if (!keptStageIds.has(stage.id) && inUse(stage) > 0) {
-        addError('workflow_stages', `Stage "${stage.title}" (${stage.id}) has ${plural(inUse(stage), 'project')} at it: move them to another stage first, or keep sending the stage.`);
+        addError('workflow_stages', `Stage "${stage.title}" (${stage.id}) has ${countOf(inUse(stage), 'project')} at it: move them to another stage first, or keep sending the stage.`);
       }
     }
     input.workflow_stages.forEach((stage) => {
       const existing = typeof stage.id === 'number' ? stagesById.get(stage.id) : undefined;
       if (existing && stage.is_archived === true && existing.is_archived !== 1 && inUse(existing) > 0) {
-        addError('workflow_stages', `Stage "${existing.title}" (${existing.id}) has ${plural(inUse(existing), 'project')} at it and cannot be archived: move them to another stage first.`);
+        addError('workflow_stages', `Stage "${existing.title}" (${existing.id}) has ${countOf(inUse(existing), 'project')} at it and cannot be archived: move them to another stage first.`);
       }
     });
     const archivedAfter = (stage: (typeof input.workflow_stages)[number]) =>
@@ -200,8 +201,8 @@ export async function replaceWorkflow(context: EngineContext, actor: Actor, work
       .set({
         title: input.title,
         description: input.description ?? workflow.description,
-        is_default: isDefault ? 1 : 0,
-        is_archived: isArchived ? 1 : 0,
+        is_default: toFlag(isDefault),
+        is_archived: toFlag(isArchived),
         modified_date: now,
       })
       .where('id', '=', workflow.id)

@@ -15,9 +15,10 @@ import type { SyncContext } from '../sync-context.ts';
 import { groupOfRecord } from '../outbox.ts';
 import type { RemoteEvent, RemoteRecord } from '../remote-records.ts';
 import { ownOrgVerdict } from '../record-orgs.ts';
-import { EPOCH, flag, replicaUserId } from '../replica-rows.ts';
+import { EPOCH, replicaUserId } from '../replica-rows.ts';
 import { contactUrl, projectUrl, roleUrl } from '../push-bodies.ts';
 import { DEFAULT_QUOTA, type RequestBody, type SyncModel, everyField } from './sync-model.ts';
+import { toFlag } from '../../engine/store/portable-columns.ts';
 
 type Trx = Transaction<Database>;
 type Json = Record<string, unknown>;
@@ -117,9 +118,9 @@ async function eventColumnsOfView(trx: Trx, view: RecordView): Promise<Partial<O
   if (has('start')) columns.starts_at = text(view.start);
   if (has('end')) columns.ends_at = text(view.end);
   if (has('duration')) columns.duration_seconds = typeof view.duration === 'number' ? view.duration : null;
-  if (has('is_complete')) columns.is_complete = flag(view.is_complete);
+  if (has('is_complete')) columns.is_complete = toFlag(view.is_complete);
   if (has('completion_date')) columns.completion_date = text(view.completion_date);
-  if (has('is_archived')) columns.is_archived = flag(view.is_archived);
+  if (has('is_archived')) columns.is_archived = toFlag(view.is_archived);
   if (has('task_status')) columns.task_status = Number.isSafeInteger(Number(view.task_status)) && view.task_status !== null && view.task_status !== '' ? Number(view.task_status) : null;
   if (has('team_members')) columns.team_member_role_ids = JSON.stringify(Array.isArray(view.team_members) ? view.team_members : []);
   if (has('repeat')) columns.repeat_json = view.repeat === null || view.repeat === undefined ? null : JSON.stringify(view.repeat);

@@ -17,9 +17,10 @@ import { fileVerdict } from '../record-orgs.ts';
 import { orgTagsAbsent } from '../sync-state.ts';
 import { upsertFileTags } from '../replica-tags.ts';
 import { rememberContentsLink } from '../contents-policy.ts';
-import { EPOCH, ensureUser, flag } from '../replica-rows.ts';
+import { EPOCH, ensureUser } from '../replica-rows.ts';
 import { documentFieldsToSend, fileTagUrl, projectUrl } from '../push-bodies.ts';
 import { type SyncModel, valueAsTyped } from './sync-model.ts';
+import { toFlag } from '../../engine/store/portable-columns.ts';
 
 type Trx = Transaction<Database>;
 
@@ -87,8 +88,8 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
     input_data_hash: file.input_data_hash ?? '',
     status: file.status ?? null,
     status_message: file.status_message ?? null,
-    show_customer: flag('show_customer' in keep ? keep.show_customer : file.show_customer),
-    temporary: flag(file.temporary),
+    show_customer: toFlag('show_customer' in keep ? keep.show_customer : file.show_customer),
+    temporary: toFlag(file.temporary),
     upload_id: file.upload_id ?? '',
     parts: JSON.stringify(file.parts ?? []),
     completed_on: file.completed_on ?? null,

@@ -5,7 +5,7 @@
 // a connected org shares here is kept under its owner (docs/sync.md "Shared projects").
 import type { Transaction } from 'kysely';
 import type { Database, ProjectUpdate } from '../../engine/store/tables.ts';
-import { COLUMN_FIELD_SET, ROLE_COLUMNS, parseAttributes, withTitleSort } from '../../engine/projects/project-columns.ts';
+import { ROLE_COLUMNS, parseAttributes, projectColumnsOf, storedPlainFields, withTitleSort } from '../../engine/projects/project-columns.ts';
 import { naturalSortKey } from '../../../shared/natural-sort.ts';
 import { HOSTED_FIELD_NAMES, ROLE_REFERENCE_FIELDS, STORED_READ_ONLY_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import { parseCountryReference } from '../../../shared/countries.ts';
@@ -19,7 +19,7 @@ import { type RemoteContact, type RemoteEvent, type RemoteProject, readRemote } 
 import { throwUnlessAnswered } from '../remote-errors.ts';
 import { type SharingOrg, projectVerdict } from '../record-orgs.ts';
 import { forgetSyncedRecord } from '../merge-bases.ts';
-import { EPOCH, flag, upsertRole } from '../replica-rows.ts';
+import { EPOCH, upsertRole } from '../replica-rows.ts';
 import { contactUrl, roleUrl } from '../push-bodies.ts';
 import { contactView, upsertContact } from './contact.ts';
 import { eventView, removeEvent, upsertEvent } from './event.ts';
@@ -118,32 +118,20 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
 
   const existing = await trx.selectFrom('projects').select('attributes').where('id', '=', project.id).executeTakeFirst();
   const attributes: Record<string, unknown> = existing ? parseAttributes(existing.attributes) : {};
-  for (const field of [...Object.keys(WRITABLE_PLAIN_FIELDS), ...Object.keys(STORED_READ_ONLY_FIELDS)]) {
-    if (!COLUMN_FIELD_SET.has(field) && field in project) attributes[field] = project[field];
-  }
+  Object.assign(attributes, storedPlainFields(project, [...Object.keys(WRITABLE_PLAIN_FIELDS), ...Object.keys(STORED_READ_ONLY_FIELDS)]).attributes);
   // The hosted service sends its own names of three fields (facts section 15): kept under ours.
   for (const [hosted, ours] of Object.entries(HOSTED_FIELD_NAMES)) {
     if (!(ours in project) && hosted in project) attributes[ours] = (project as Record<string, unknown>)[hosted];
   }
   if (attributes.custom_data) attributes.custom_data = withoutClientOp(attributes.custom_data);
+  const columns = projectColumnsOf(project);
   const row = {
     id: project.id,
     org_id: recordOrgId,
-    title: project.title ?? '',
-    title_sort: naturalSortKey(project.title ?? ''),
-    identifier: project.identifier ?? '',
-    address: project.address ?? '',
-    locality: project.locality ?? '',
-    state: project.state ?? '',
-    zip: project.zip ?? '',
+    ...columns,
+    title_sort: naturalSortKey(columns.title),
     // A remote that names the country only by URL (/api/countries/36/) still gives its code.
     country_iso2: project.country_iso2 ?? parseCountryReference(project.country) ?? '',
-    lat: project.lat ?? null,
-    lon: project.lon ?? null,
-    business_name: project.business_name ?? null,
-    priority: project.priority ?? 2,
-    is_residential: flag(project.is_residential ?? true),
-    is_lite: flag(project.is_lite),
     roof_type_id: project.roof_type ? parseRoofTypeReference(project.roof_type) : null,
     workflow_id: workflowId,
     active_stage_id: stageId,
@@ -217,9 +205,12 @@ export async function applyProjectView(trx: Trx, projectId: number, view: Record
     else if (field === 'active_stage_id') columns.active_stage_id = value as number;
     else if (field === 'usage') columns.usage = value === null ? null : JSON.stringify(value);
     else if (field in ROLE_COLUMNS) columns[ROLE_COLUMNS[field as keyof typeof ROLE_COLUMNS]] = value as number | null;
-    else if (COLUMN_FIELD_SET.has(field) || field === 'country_iso2') {
-      (columns as Record<string, unknown>)[field] = typeof value === 'boolean' ? flag(value) : value;
-    } else attributes[field] = value;
+    else if (field === 'country_iso2') columns.country_iso2 = value as string;
+    else {
+      const plain = storedPlainFields(view, [field]);
+      Object.assign(columns, plain.columns);
+      Object.assign(attributes, plain.attributes);
+    }
   }
   await trx.updateTable('projects').set({ ...withTitleSort(columns), attributes: JSON.stringify(attributes) }).where('id', '=', projectId).execute();
 }

@@ -4,8 +4,9 @@ import { sameJson } from '../../../shared/webhook-fields.ts';
 import { MODEL_PATHS, type RecordView } from '../sync-models.ts';
 import type { RemoteWebhook } from '../remote-records.ts';
 import { ownOrgVerdict } from '../record-orgs.ts';
-import { EPOCH, flag } from '../replica-rows.ts';
+import { EPOCH } from '../replica-rows.ts';
 import { DEFAULT_QUOTA, type ReplicaWrite, type SyncModel, everyField, valueAsTyped, viewFieldsBody } from './sync-model.ts';
+import { toFlag } from '../../engine/store/portable-columns.ts';
 
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
 
@@ -17,8 +18,8 @@ async function upsertWebhook({ trx, sync, keep }: ReplicaWrite, webhook: RemoteW
     id: webhook.id,
     org_id: sync.orgId,
     endpoint: merged.endpoint ?? '',
-    enabled: flag(merged.enabled),
-    debug: flag(merged.debug),
+    enabled: toFlag(merged.enabled),
+    debug: toFlag(merged.debug),
     trigger_fields: merged.trigger_fields == null ? null : JSON.stringify(merged.trigger_fields),
     payload_fields: merged.payload_fields == null ? null : JSON.stringify(merged.payload_fields),
     headers: merged.headers ?? null,
