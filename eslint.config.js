@@ -117,7 +117,7 @@ export default tseslint.config(
   },
   {
     files: ['main/**'],
-    ignores: ['main/sync/outbox.ts', 'main/engine/store/migrations/**', ...testFiles],
+    ignores: ['main/sync/outbox.ts', 'main/engine/store/migrations/**', 'main/*/migrations/**', ...testFiles],
     rules: { 'no-restricted-syntax': ['error', ...handBuiltApiPaths, outboxOwner, ...foreignTableQueries('this host', ['sync', 'watch', 'core'])] },
   },
   ...[
@@ -128,14 +128,14 @@ export default tseslint.config(
   ].map(({ part, files, foreign }) => ({
     files,
     // Migrations make every part's tables; a test may look at any table to check what was stored.
-    ignores: ['main/engine/store/migrations/**', ...testsThemselves],
+    ignores: ['main/engine/store/migrations/**', 'main/*/migrations/**', ...testsThemselves],
     rules: {
       'no-restricted-syntax': ['error', ...handBuiltApiPaths, ...(files.includes('main/sync/**') ? [] : [outboxOwner]), ...foreignTableQueries(part, foreign)],
     },
   })),
   {
     files: ['main/sync/**'],
-    ignores: ['main/sync/outbox.ts', ...syncStateOwners, ...testsThemselves],
+    ignores: ['main/sync/outbox.ts', 'main/sync/migrations/**', ...syncStateOwners, ...testsThemselves],
     rules: { 'no-restricted-syntax': ['error', ...handBuiltApiPaths, outboxOwner, syncStateOwner, ...foreignTableQueries('sync', ['watch', 'core'])] },
   },
   {
@@ -166,8 +166,25 @@ export default tseslint.config(
   },
   {
     files: ['main/engine/**'],
-    ignores: testsThemselves,
+    ignores: [...testsThemselves, 'main/engine/store/migration-order.ts'],
     rules: { 'no-restricted-imports': layerImports('engine', ['sync', 'watch', 'core', 'desktop']) },
+  },
+  {
+    // The store composes every part's migrations (docs/tables.md): the one upward import
+    // the engine makes, and only of the parts' migrations folders.
+    files: ['main/engine/store/migration-order.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronBan],
+          patterns: ['sync', 'watch', 'core', 'desktop'].map((folder) => ({
+            regex: `/${folder}/(?!migrations/[^/]+$)`,
+            message: `The store imports only the migrations of main/${folder}/ (main/${folder}/migrations/): imports in main/ point downwards (docs/layers.md).`,
+          })),
+        },
+      ],
+    },
   },
   {
     files: ['main/sync/**'],
@@ -184,6 +201,16 @@ export default tseslint.config(
     files: ['main/core/**'],
     ignores: testsThemselves,
     rules: { 'no-restricted-imports': layerImports('core', ['desktop', 'web']) },
+  },
+  {
+    // A part's migrations are schema, imported by the engine's store: they import kysely and the dialect, nothing of their part.
+    files: ['main/sync/migrations/**', 'main/watch/migrations/**', 'main/core/migrations/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!kysely$|(\\.\\./)+engine/store/dialect\\.ts$)', message: 'A part’s migration imports only kysely and main/engine/store/dialect.ts: the engine’s store imports it (docs/tables.md).' }] },
+      ],
+    },
   },
   {
     // Helpers every test folder shares (child processes): Node only, so any part's tests may use them.

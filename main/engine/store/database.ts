@@ -8,32 +8,7 @@ import pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type DatabaseIntrospector, type DatabaseMetadata, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver, sql, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 import { type Dialect, postgresColumnTypes } from './dialect.ts';
-import * as core from './migrations/0001-core.ts';
-import * as files from './migrations/0002-files.ts';
-import * as webhooksEventsThrottles from './migrations/0003-webhooks-events-throttles.ts';
-import * as sync from './migrations/0004-sync.ts';
-import * as foldersUploads from './migrations/0005-folders-uploads.ts';
-import * as scaleOut from './migrations/0006-scale-out.ts';
-import * as contactCreator from './migrations/0007-contact-creator.ts';
-import * as privateFileVersions from './migrations/0008-private-file-versions.ts';
-import * as throttleAdmit from './migrations/0009-throttle-admit.ts';
-import * as writeGenerations from './migrations/0010-write-generations.ts';
-import * as changeLog from './migrations/0011-change-log.ts';
-import * as titleSort from './migrations/0012-title-sort.ts';
-import * as photoExif from './migrations/0013-photo-exif.ts';
-import * as workflows from './migrations/0014-workflows.ts';
-import * as teams from './migrations/0015-teams.ts';
-import * as catalogues from './migrations/0016-catalogues.ts';
-import * as eventTypesIdentifiers from './migrations/0017-event-types-identifiers.ts';
-import * as webhookLogQueue from './migrations/0018-webhook-log-queue.ts';
-import * as designedProjects from './migrations/0020-designed-projects.ts';
-import * as shareLinkGeneration from './migrations/0022-share-link-generation.ts';
-import * as conflictReasons from './migrations/0023-conflict-reasons.ts';
-import * as eventSchedule from './migrations/0024-event-schedule.ts';
-import * as calendarFeeds from './migrations/0025-calendar-feeds.ts';
-import * as documentTemplates from './migrations/0026-document-templates.ts';
-import * as activityLog from './migrations/0027-activity-log.ts';
-import * as uploadDocumentFields from './migrations/0028-upload-document-fields.ts';
+import { MIGRATIONS } from './migration-order.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
 
@@ -76,36 +51,6 @@ export interface StoreOptions {
   migrateUpTo?: string;
 }
 
-type MigrationModule = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
-/** Numbered migrations, applied in order and recorded in kysely_migration. Append only. */
-const MIGRATIONS: Record<string, MigrationModule> = {
-  '0001-core': core,
-  '0002-files': files,
-  '0003-webhooks-events-throttles': webhooksEventsThrottles,
-  '0004-sync': sync,
-  '0005-folders-uploads': foldersUploads,
-  '0006-scale-out': scaleOut,
-  '0007-contact-creator': contactCreator,
-  '0008-private-file-versions': privateFileVersions,
-  '0009-throttle-admit': throttleAdmit,
-  '0010-write-generations': writeGenerations,
-  '0011-change-log': changeLog,
-  '0012-title-sort': titleSort,
-  '0013-photo-exif': photoExif,
-  '0014-workflows': workflows,
-  '0015-teams': teams,
-  '0016-catalogues': catalogues,
-  '0017-event-types-identifiers': eventTypesIdentifiers,
-  '0018-webhook-log-queue': webhookLogQueue,
-  '0020-designed-projects': designedProjects,
-  '0022-share-link-generation': shareLinkGeneration,
-  '0023-conflict-reasons': conflictReasons,
-  '0024-event-schedule': eventSchedule,
-  '0025-calendar-feeds': calendarFeeds,
-  '0026-document-templates': documentTemplates,
-  '0027-activity-log': activityLog,
-  '0028-upload-document-fields': uploadDocumentFields,
-};
 
 export const DATABASE_FILE_NAME = 'solardesk.sqlite';
 

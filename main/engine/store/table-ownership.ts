@@ -13,9 +13,11 @@ export interface TableOwnership<Tables> {
   readonly part: TablePart;
   readonly tables: { readonly [Name in keyof Tables & string]: true };
   /**
-   * The migrations (main/engine/store/migrations/, applied in one numbered order for
-   * every part, so existing data folders keep opening) that create or change these
-   * tables. One that touches two parts' tables is listed by both.
+   * The migrations that create or change these tables, in the part's own folder
+   * (main/<part>/migrations/, the engine's main/engine/store/migrations/), which the
+   * store applies in one numbered order for every part (migration-order.ts), so
+   * existing data folders keep opening. One that moves data across two parts' tables
+   * stays with the engine's and is listed by both.
    */
   readonly migrations: readonly string[];
 }

@@ -5,7 +5,7 @@
 // project and kind. A log: no API view is built from it, so it is bookkeeping
 // (store/write-generations.ts) and references no record (entries outlive them).
 import type { Kysely } from 'kysely';
-import { type Dialect, idColumn } from '../dialect.ts';
+import { type Dialect, idColumn } from '../../engine/store/dialect.ts';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema

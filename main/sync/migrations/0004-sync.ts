@@ -3,7 +3,7 @@
 // A server never writes these tables; they live in every store so one schema
 // serves both hosts.
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
-import { type Dialect, idColumn } from '../dialect.ts';
+import { type Dialect, idColumn } from '../../engine/store/dialect.ts';
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const notNull = (c: ColumnDefinitionBuilder) => c.notNull();

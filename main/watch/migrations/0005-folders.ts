@@ -1,22 +1,12 @@
-// Issue 6: the project folders' mapping (which folder is which project's, which file
-// in it is which private file) and the state of chunked pushes, so a restart
-// resumes a big upload from its next part. Like 0004, only the agent writes these;
-// they live in every store so one schema serves both hosts.
+// Issue 6, the watcher's half of migration 0005-folders-uploads (the store applies it
+// after sync's half, main/sync/migrations/0005-uploads.ts, under that one name): the
+// project folders' mapping, which folder is which project's and which file in it is
+// which private file. Only the watcher writes these; they live in every store so one
+// schema serves every host.
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
 
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   const notNull = (c: ColumnDefinitionBuilder) => c.notNull();
-
-  // One row per outbox create going up in parts: the remote's upload id and how many parts it acknowledged.
-  await db.schema
-    .createTable('sync_uploads')
-    .addColumn('op_id', 'text', (c) => c.primaryKey())
-    .addColumn('upload_id', 'text', notNull)
-    .addColumn('part_bytes', 'integer', notNull)
-    .addColumn('parts_done', 'integer', notNull)
-    .addColumn('created_date', 'text', notNull)
-    .execute();
 
   // A project's folder under the folder root. `canonical` is the "<title> (<id>)" name
   // it was last given; a new canonical name (renamed or re-keyed project) renames it.
