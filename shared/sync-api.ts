@@ -11,6 +11,8 @@
 export type SyncStateName = 'local_only' | 'synced' | 'syncing' | 'offline' | 'paused' | 'needs_attention' | 'needs_sign_in';
 
 export type { PendingChangeJson, SyncBudgetJson, SyncConflictJson, SyncStatusJson } from './schemas/sync.ts';
+import type { SyncStatusJson } from './schemas/sync.ts';
+import type { SyncState } from './bridge.ts';
 
 /** `local_value`: the local value the user was shown; a choice made on a value edited since is refused (409). */
 export type ConflictChoice = ({ choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown }) & { local_value?: unknown };
@@ -27,6 +29,23 @@ const AGENT_STATES: Record<string, SyncStateName> = {
 /** The agent's state word as one of ours; anything unknown needs attention. */
 export function readSyncStateName(agentState: string): SyncStateName {
   return AGENT_STATES[agentState] ?? 'needs_attention';
+}
+
+/**
+ * The agent's status (`sync/status/`) as the bridge's SyncState: the one mapping for
+ * the state the core pushes and the Sync screen's first read before any push.
+ */
+export function syncStateOfStatus(status: SyncStatusJson, heldDeletes: number): SyncState {
+  return {
+    state: readSyncStateName(status.state),
+    pending: status.pending,
+    conflicts: status.conflicts,
+    heldDeletes,
+    lastSyncedAt: status.last_synced_at,
+    nextAttemptAt: status.next_attempt_at,
+    remoteReachable: status.remote_reachable,
+    detail: status.detail ?? '',
+  };
 }
 
 /** The tray's four faces (issue 7): local-only counts as synced, paused as needing attention. */

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { type Agent, AgentSetupError, LOCAL_TOKEN_FILE, REMOTE_TOKEN_FILE, type SecretStore, fileSecretStore, startAgent } from '../sync/agent.ts';
 import { issueToken } from '../engine/auth/accounts.ts';
 import type { SyncState, Unsubscribe } from '../../shared/bridge.ts';
-import { readSyncStateName } from '../../shared/sync-api.ts';
+import { syncStateOfStatus } from '../../shared/sync-api.ts';
+import { countOf } from '../../shared/words.ts';
 import type { LocalBackend, LocalIdentity } from './local-backend.ts';
 import { type ProjectFolderOptions, projectFolderRecords } from './agent-folders.ts';
 import { syncedFolders } from './folder-session.ts';
@@ -79,24 +80,19 @@ async function identityOf(agent: Agent): Promise<LocalIdentity> {
 async function readState(agent: Agent): Promise<SyncState> {
   const status = await agent.sync.status();
   const heldDeletes = await countHeldDeletes(agent.engine.context.db);
+  const facts = syncStateOfStatus(status, heldDeletes);
   const waitingForUser = status.conflicts + heldDeletes;
-  // The agent is idle while conflicts and held deletes wait; for the user that needs attention, not "synced".
-  const state = readSyncStateName(status.state) === 'synced' && waitingForUser > 0 ? 'needs_attention' : readSyncStateName(status.state);
   const fallbackDetail =
     waitingForUser > 0
-      ? `${waitingForUser} change${waitingForUser === 1 ? ' waits' : 's wait'} for you on the Sync screen.`
+      ? `${countOf(waitingForUser, 'change waits', 'changes wait')} for you on the Sync screen.`
       : status.pending > 0
-        ? `${status.pending} change${status.pending === 1 ? '' : 's'} waiting to reach the remote.`
+        ? `${countOf(status.pending, 'change')} waiting to reach the remote.`
         : 'Every change made here while signed in is on the remote.';
   return {
-    state,
-    pending: status.pending,
-    conflicts: status.conflicts,
-    heldDeletes,
-    lastSyncedAt: status.last_synced_at,
-    nextAttemptAt: status.next_attempt_at,
-    remoteReachable: status.remote_reachable,
-    detail: status.detail || fallbackDetail,
+    ...facts,
+    // The agent is idle while conflicts and held deletes wait; for the user that needs attention, not "synced".
+    state: facts.state === 'synced' && waitingForUser > 0 ? 'needs_attention' : facts.state,
+    detail: facts.detail || fallbackDetail,
   };
 }
 

@@ -4,7 +4,7 @@
 // and "—" right after a sign-in). One sentence says where sync stands and what the
 // user can do; the facts follow from the same values.
 import type { SyncState } from '../../../../shared/bridge.ts';
-import { type SyncStatusJson, readSyncStateName } from '../../../../shared/sync-api.ts';
+import { type SyncStatusJson, syncStateOfStatus } from '../../../../shared/sync-api.ts';
 import type { SyncBudgetJson } from '../../../../shared/schemas/sync.ts';
 import { bucketInWords } from '../../../../shared/throttle-rates.ts';
 import { formatDateTime } from '../../format.ts';
@@ -16,17 +16,7 @@ export type SyncFacts = SyncState;
 /** The pushed state when there is one (it is the newest), else the status read from the agent. */
 export function syncFactsOf(live: SyncState | null, status: SyncStatusJson | null, heldDeletes: number): SyncFacts | null {
   if (live && live.state !== 'local_only') return { ...live };
-  if (!status) return null;
-  return {
-    state: readSyncStateName(status.state),
-    pending: status.pending,
-    conflicts: status.conflicts,
-    heldDeletes,
-    lastSyncedAt: status.last_synced_at,
-    nextAttemptAt: status.next_attempt_at,
-    remoteReachable: status.remote_reachable,
-    detail: status.detail ?? '',
-  };
+  return status ? syncStateOfStatus(status, heldDeletes) : null;
 }
 
 /** Whether the remote answers, in words that agree with the state: a first sync still running is "Connecting…", not "Not reachable". */
