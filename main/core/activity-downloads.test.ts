@@ -84,3 +84,24 @@ test('progress moves one entry a whole percent at a time; done keeps the bytes; 
   assert.equal(offline.waitReason, 'offline');
   assert.deepEqual(notices().map((notice) => notice.kind), ['transfer_failed']);
 });
+
+test('a download waiting for a file that is then deleted, on the server or here, ends saying so, instead of waiting for ever', async () => {
+  const { recorder } = recorderFor(3);
+  await recorder.fromDownload(51, { state: 'waiting', reason: 'metered' });
+  await recorder.fromDownload(52, { state: 'offline', detail: 'The contents of "meter.jpg" are on the remote and could not be fetched (unreachable).' });
+  await recorder.fromDownload(53, { state: 'waiting', reason: 'metered' });
+  // Deleted on the server (the pull's change, by sync) and here (by a person), as the change feed tells them.
+  await recorder.fromChanges([
+    { model: 'private_file', id: 51, op: 'delete', orgId: 3, by: { kind: 'sync' }, projectId: null },
+    { model: 'private_file', id: 52, op: 'delete', orgId: 3, by: { kind: 'user', userId: 1 }, projectId: null },
+  ]);
+  const downloads = (await recorder.log.list({ kinds: ['download'] })).entries;
+  const of = (fileId: number) => downloads.find((entry) => entry.fileId === fileId)!;
+  for (const fileId of [51, 52]) {
+    assert.equal(of(fileId).state, 'done', `file ${fileId}`);
+    assert.equal(of(fileId).waitReason, null);
+    assert.equal(stateLineOf(of(fileId), String), 'Not fetched: the file was deleted before its contents arrived.');
+    assert.equal(await recorder.log.live(`download:${fileId}`), null, 'no longer live');
+  }
+  assert.equal(of(53).state, 'waiting', 'a file still there keeps waiting');
+});

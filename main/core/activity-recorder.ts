@@ -174,10 +174,23 @@ export class ActivityRecorder {
     return this.enqueue(async () => {
       for (const change of changes) {
         if (change.orgId !== this.options.orgId) continue;
+        if (change.model === 'private_file' && change.op === 'delete') await this.endDownloadOfDeleted(change.id);
         if (change.by.kind === 'sync') await this.remoteChange(change);
         else if (this.options.mode === 'synced') await this.localChange(change);
       }
     });
+  }
+
+  /**
+   * A download still waiting (for the metered switch, the allowance, the connection) or
+   * under way for a file now deleted, here or on the server, ends: nothing will fetch it,
+   * and an entry left waiting would wait for ever.
+   */
+  private async endDownloadOfDeleted(fileId: number): Promise<void> {
+    this.downloadPercent.delete(fileId);
+    const download = await this.log.live(`download:${fileId}`);
+    if (!download) return;
+    await this.note({ ...this.noteOf(download), state: 'done', waitReason: null, progress: null, detail: 'Not fetched: the file was deleted before its contents arrived.' });
   }
 
   private async remoteChange(change: RecordChangeEvent): Promise<void> {
