@@ -14,14 +14,14 @@ import { heldDeleteOf, rowsOfRecord } from '../sync/outbox.ts';
 import { listOpenConflicts } from '../sync/conflicts.ts';
 import { isProvisional, type SyncedModel } from '../sync/sync-models.ts';
 import type { SyncState } from '../../shared/bridge.ts';
-import type { ActivityEntry, ActivityModel, WaitReason } from '../../shared/activity.ts';
+import type { ActivityEntry, ActivityModel } from '../../shared/activity.ts';
 import { fieldLabelOf } from '../../shared/field-labels.ts';
-import { utcTimeOfDay } from '../../shared/words.ts';
+import type { AllowanceWait } from '../sync/quota-pacer.ts';
 import type { DeliveryOutcomeNotice } from '../engine/webhooks/delivery-worker.ts';
 import type { DownloadEvent } from '../sync/remote-contents.ts';
 import { ACTIVITY_EVENT_TYPES } from '../engine/events/events.ts';
 import { ActivityLog, type ActivityNote, type RecordedActivity } from './activity-log.ts';
-
+import { backgroundDownloadWait, movedAWholePercent, personsAllowanceWait, waitReasonOf } from './activity-waits.ts';
 
 /** Fields of a record's view that change with every write and say nothing to a person. */
 const BOOKKEEPING_FIELDS = new Set(['id', 'url', 'created_date', 'modified_date', 'modified_by', 'created_by', 'version', 'file_url', 'file', 'thumbnail_url']);
@@ -39,25 +39,6 @@ const AUTOMATIC_EVENT_TYPES: ReadonlySet<string> = new Set(ACTIVITY_EVENT_TYPES.
 
 /** A fetch's entry once its bytes are all here. */
 const FETCHED_DETAIL = 'Fetched from the server.';
-/** A wait for the allowance this long or longer is the day's background share used up (told as quota, and notified); a shorter one is pacing's turn. */
-const ALLOWANCE_USED_UP_MS = 60 * 60_000;
-
-/** Whether a transfer's progress reached another whole percent than the last one written for the file (kept in `written`). */
-function movedAWholePercent(written: Map<number, number>, fileId: number, done: number, total: number): boolean {
-  const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
-  if (written.get(fileId) === percent) return false;
-  written.set(fileId, percent);
-  return true;
-}
-
-/** Why everything queued waits, from sync's state (null: nothing holds it). */
-export function waitReasonOf(state: SyncState | null): WaitReason | null {
-  if (!state) return null;
-  if (state.state === 'offline') return 'offline';
-  if (state.state === 'paused') return 'paused';
-  return null;
-}
-
 export interface ActivityRecorderOptions {
   db: Kysely<Database>;
   clock: Clock;
@@ -80,6 +61,8 @@ export class ActivityRecorder {
   private readonly uploadPercent = new Map<number, number>();
   /** The same for downloads. */
   private readonly downloadPercent = new Map<number, number>();
+  /** When a change waiting for the allowance may go, by its entry's live key: until then sync's state leaves the entry saying so. */
+  private readonly allowanceWaits = new Map<string, number>();
   private isClosed = false;
 
   constructor(private readonly options: ActivityRecorderOptions) {
@@ -267,6 +250,8 @@ export class ActivityRecorder {
         await this.settleRecord('upload', 'private_file', fileId);
         return;
       }
+      // Under way: no longer waiting for the allowance.
+      this.allowanceWaits.delete(`upload:${fileId}`);
       if (!movedAWholePercent(this.uploadPercent, fileId, progress.sent, progress.total)) return;
       const earlier = await this.log.live(`upload:${fileId}`);
       const base = this.uploadBase(fileId, earlier?.projectId ?? (await this.projectOfFile(fileId)), earlier?.subject ?? (await this.subjectOf('private_file', fileId)));
@@ -308,6 +293,7 @@ export class ActivityRecorder {
     const rows = await rowsOfRecord(this.options.db, model as SyncedModel, recordId);
     const base = this.noteOf(entry);
     if (rows.length === 0) {
+      this.allowanceWaits.delete(liveKey);
       const progress = entry.progress ? { done: entry.progress.total, total: entry.progress.total } : null;
       await this.note({ ...base, state: 'done', progress, detail: kind === 'upload' ? 'Uploaded to the server.' : 'Sent to the server.' });
       return;
@@ -316,7 +302,26 @@ export class ActivityRecorder {
     const conflicted = (await listOpenConflicts(this.options.db)).some((conflict) => conflict.model === model && conflict.recordId === recordId);
     if (parked) await this.note({ ...base, state: 'failed', progress: null, detail: parked.last_error ?? 'The server refused it.' });
     else if (conflicted) await this.note({ ...base, state: 'waiting', waitReason: 'conflict', progress: null });
+    // Still waiting for the allowance: its entry keeps saying until when.
+    else if ((this.allowanceWaits.get(liveKey) ?? 0) > this.options.clock.now().getTime()) return;
     else if (entry.state !== 'running' || !entry.progress) await this.note({ ...base, ...this.waiting(), progress: null });
+  }
+
+  /**
+   * A person's queued change (an upload, an edit) waits for the organisation's allowance
+   * before sync may send it (a person's work waits in line, quota-pacer.ts): its entry
+   * says so, with the time it goes; hours away is the allowance used up, and notified.
+   */
+  fromAllowanceWait(model: SyncedModel, recordId: number, wait: AllowanceWait): Promise<void> {
+    return this.enqueue(async () => {
+      const uploadKey = model === 'private_file' ? `upload:${recordId}` : null;
+      const upload = uploadKey ? await this.log.live(uploadKey) : null;
+      const editKey = `edit:${model}:${recordId}`;
+      const entry = upload ?? (await this.log.live(editKey));
+      if (!entry) return;
+      this.allowanceWaits.set(upload ? uploadKey! : editKey, wait.mayGoAt);
+      await this.note({ ...this.noteOf(entry), state: 'waiting', ...personsAllowanceWait(wait, this.options.clock.now().getTime()) });
+    });
   }
 
   /** Conflicts not yet in the log get an entry; entries of conflicts no longer open are done. */
@@ -382,16 +387,7 @@ export class ActivityRecorder {
             await this.note({ ...base, state: 'waiting', waitReason: 'metered', detail: null });
             return;
           }
-          const at = utcTimeOfDay(event.mayGoAt);
-          const isUsedUp = event.mayGoAt - this.options.clock.now().getTime() >= ALLOWANCE_USED_UP_MS;
-          await this.note({
-            ...base,
-            state: 'waiting',
-            waitReason: isUsedUp ? 'quota' : 'paced',
-            detail: isUsedUp
-              ? `Waiting: the share of today's file allowance kept for background downloads is used up; it continues at ${at}. Opening the file fetches it now.`
-              : `Waiting its turn: background downloads spend only a small share of the organisation's file allowance; this one goes at ${at}.`,
-          });
+          await this.note({ ...base, state: 'waiting', ...backgroundDownloadWait(event.mayGoAt, this.options.clock.now().getTime()) });
           return;
         }
         case 'offline':

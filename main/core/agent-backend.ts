@@ -7,7 +7,7 @@
 import type { TransferCaps } from '../../shared/transfer-caps.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Agent, AgentSetupError, LOCAL_TOKEN_FILE, REMOTE_TOKEN_FILE, type SecretStore, fileSecretStore, startAgent } from '../sync/agent.ts';
+import { type Agent, type AgentOptions, AgentSetupError, LOCAL_TOKEN_FILE, REMOTE_TOKEN_FILE, type SecretStore, fileSecretStore, startAgent } from '../sync/agent.ts';
 import { issueToken } from '../engine/auth/accounts.ts';
 import type { SyncState, Unsubscribe } from '../../shared/bridge.ts';
 import { syncStateOfStatus } from '../../shared/sync-api.ts';
@@ -41,6 +41,8 @@ export interface AgentStartOptions {
   transferCaps?: () => TransferCaps;
   /** An upload's progress, for the activity log (main/core/activity-recorder.ts). */
   onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
+  /** A queued change waits for the org's allowance, for the activity log. */
+  onAllowanceWait?: AgentOptions['onAllowanceWait'];
   /** A file's contents coming down, for the activity log. */
   onDownload?: DownloadReporter;
 }
@@ -170,6 +172,7 @@ export function createSyncAgentHost(settings: SyncAgentSettings = {}): SyncAgent
           transferCaps: options.transferCaps,
           whereDownloadHostsAreNamed: 'Settings > Download hosts',
           onUploadProgress: options.onUploadProgress,
+          onAllowanceWait: options.onAllowanceWait,
           onDownload: options.onDownload,
         });
       } catch (error) {

@@ -10,6 +10,8 @@ import { type DataFolderLock, DataFolderInUseError } from '../engine/store/data-
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 import { countHeldDeletes, countOutbox } from '../sync/outbox.ts';
 import type { DownloadEvent } from '../sync/remote-contents.ts';
+import type { AllowanceWait } from '../sync/quota-pacer.ts';
+import type { SyncedModel } from '../sync/sync-models.ts';
 import { startEmbeddedBackend } from './embedded-backend.ts';
 import { type LocalBackend, LOCAL_ONLY_STATE } from './local-backend.ts';
 import type { SyncAgentHost } from './agent-backend.ts';
@@ -133,6 +135,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
     onActivity: (activity: Parameters<ActivityRecorder['fromFolder']>[0]) => toRecorder((active) => void active.fromFolder(activity)),
     onUploadProgress: (fileId: number, progress: { sent: number; total: number } | null) => toRecorder((active) => void active.fromUploadProgress(fileId, progress)),
     onDownload: (fileId: number, event: DownloadEvent) => toRecorder((active) => void active.fromDownload(fileId, event)),
+    onAllowanceWait: (model: SyncedModel, recordId: number, wait: AllowanceWait) => toRecorder((active) => void active.fromAllowanceWait(model, recordId, wait)),
   };
   let noticesWaiting: ActivityNotice[] = [];
   const recorded = ({ entry, before }: RecordedActivity) => {
@@ -196,6 +199,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         // Asked at each piece of a transfer: a cap changed in Settings holds without a restart.
         transferCaps: () => options.settings.read().transferCaps,
         onUploadProgress: activityHooks.onUploadProgress,
+        onAllowanceWait: activityHooks.onAllowanceWait,
         onDownload: activityHooks.onDownload,
       });
     } else {

@@ -18,7 +18,8 @@ import { hashPassword } from '../engine/auth/passwords.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates } from '../../shared/throttle-rates.ts';
 import { isApiPlan } from '../../shared/plans.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
-import { QuotaPacer } from './quota-pacer.ts';
+import { type AllowanceWait, QuotaPacer } from './quota-pacer.ts';
+import type { SyncedModel } from './sync-models.ts';
 import { RemoteClient, signInToRemote } from './remote-client.ts';
 import { createOutboxCapture } from './outbox.ts';
 import { viewOf } from './models/index.ts';
@@ -117,6 +118,8 @@ export interface AgentOptions<Folders extends AgentFolders = AgentFolders> {
   whereDownloadHostsAreNamed?: string;
   /** Bytes of a private file (by local id) the remote has acknowledged while it goes up; null once done or stopped (the core's activity log). */
   onUploadProgress?: (fileId: number, progress: { sent: number; total: number } | null) => void;
+  /** A queued change (an upload, an edit) waits for the org's allowance, and until when: for the activity log. */
+  onAllowanceWait?: (model: SyncedModel, recordId: number, wait: AllowanceWait) => void;
   /** A private file's contents coming down: bytes kept, a wait and why, the end (remote-contents.ts DownloadEvent; the core's activity log). */
   onDownload?: DownloadReporter;
   /** The user's speed caps and metered switch (shared/transfer-caps.ts), asked at each piece so a change holds at once (default: none). */
@@ -286,6 +289,7 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
       contentsReplace: { mode: options.remoteContentsReplace ?? 'detect' },
       unreadable: new UnreadableRecords(),
       pullPageSize: options.pullPageSize,
+      onAllowanceWait: options.onAllowanceWait,
       uploads: {
         chunkAboveBytes: options.chunkedUploadAboveBytes ?? DEFAULT_UPLOAD_SETTINGS.chunkAboveBytes,
         partBytes: options.uploadPartBytes ?? DEFAULT_UPLOAD_SETTINGS.partBytes,

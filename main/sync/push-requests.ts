@@ -47,7 +47,9 @@ export async function send(
 ): Promise<RemoteOutcome> {
   const { rows } = group;
   await markInFlight(sync.db, rows, sync.clock.now().toISOString());
-  const outcome = await sync.remote.request(request);
+  const { onAllowanceWait } = sync;
+  // A wait for the org's allowance is told as this record's: its upload or edit waits, and says until when.
+  const outcome = await sync.remote.request(onAllowanceWait ? { ...request, onAllowanceWait: (wait) => onAllowanceWait(group.model, group.recordId, wait) } : request);
   const attempts = Math.max(...group.rows.map((row) => row.attempts)) + 1;
   switch (outcome.kind) {
     case 'ok':

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../engine/clock.ts';
-import { BudgetWaitError, QuotaPacer } from './quota-pacer.ts';
+import { ALLOWANCE_WAIT_TOLD_MS, BudgetWaitError, QuotaPacer } from './quota-pacer.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleAction, isRate, parseRate, quotaBuckets } from '../../shared/throttle-rates.ts';
 
 const DAY_MS = 86_400_000;
@@ -137,6 +137,23 @@ describe('the quota pacer over a simulated day', () => {
     release();
     await waiting;
     assert.equal(pacer.budget().find((bucket) => bucket.bucket === 'project_partial_update')?.user, 11);
+  });
+
+  test("a person's request that must wait for the allowance says so once, with when it goes; one that goes at once says nothing", async () => {
+    const clock = new ManualClock('2026-06-01T10:00:00.000Z');
+    const pacer = new QuotaPacer(clock, DEFAULT_THROTTLE_RATES, { sleep: async (ms) => clock.advance(ms) });
+    const heard: Array<{ bucket: string; mayGoAt: number; at: number }> = [];
+    const onWait = (wait: { bucket: string; mayGoAt: number }) => heard.push({ ...wait, at: clock.now().getTime() });
+    for (let index = 0; index < 10; index++) await pacer.take('project_partial_update', 'user', undefined, onWait);
+    assert.equal(heard.length, 0, "ten PATCHes a minute go at once");
+    const asked = clock.now().getTime();
+    await pacer.take('project_partial_update', 'user', undefined, onWait); // the 11th in a minute waits
+    const wentAt = clock.now().getTime();
+    assert.equal(heard.length, 1, 'told once, however many steps the wait took');
+    assert.equal(heard[0]!.bucket, 'project_partial_update');
+    assert.equal(heard[0]!.at, asked, 'told when it began to wait');
+    assert.ok(wentAt - asked >= ALLOWANCE_WAIT_TOLD_MS, `it did wait (${wentAt - asked} ms)`);
+    assert.equal(heard[0]!.mayGoAt, wentAt, 'and said when it would go');
   });
 
   test("today's spend and the budget survive a restart, and a new UTC day starts the count again", async () => {

@@ -49,6 +49,15 @@ const DAY_MS = 86_400_000;
 
 export type RequestClass = 'user' | 'background';
 
+/** A person's request that waits for the allowance (`bucket`'s key) until `mayGoAt` (ms since the epoch). */
+export interface AllowanceWait {
+  bucket: string;
+  mayGoAt: number;
+}
+
+/** A person's request told as waiting for the allowance only from this long a wait: a pause of a second or two is no news. */
+export const ALLOWANCE_WAIT_TOLD_MS = 2000;
+
 /** A background request that may not go now; `mayGoAt` (ms since the epoch) is the earliest it could. */
 export class BudgetWaitError extends Error {
   constructor(
@@ -235,9 +244,10 @@ export class QuotaPacer {
   /**
    * A user request waits until it may go out, then is counted. A background request
    * goes at once or throws BudgetWaitError: it never waits, and it yields to a user
-   * request of its bucket that is waiting.
+   * request of its bucket that is waiting. `onWait` hears once of a user request's
+   * wait of ALLOWANCE_WAIT_TOLD_MS or more, with when it may go (the activity log tells it).
    */
-  async take(action: ThrottleAction, requestClass: RequestClass = 'user', signal?: AbortSignal): Promise<void> {
+  async take(action: ThrottleAction, requestClass: RequestClass = 'user', signal?: AbortSignal, onWait?: (wait: AllowanceWait) => void): Promise<void> {
     const state = this.state(action);
     if (requestClass === 'background') {
       const delay = this.delayFor(action, 'background');
@@ -248,8 +258,13 @@ export class QuotaPacer {
     }
     if (state) state.userWaiting++;
     try {
+      let told = false;
       for (let delay = this.delayFor(action); delay > 0; delay = this.delayFor(action)) {
         if (signal?.aborted) throw signal.reason;
+        if (!told && delay >= ALLOWANCE_WAIT_TOLD_MS && Number.isFinite(delay)) {
+          told = true;
+          onWait?.({ bucket: this.bucketKey(action), mayGoAt: this.clock.now().getTime() + delay });
+        }
         await this.sleep(Math.min(delay, 1000));
       }
     } finally {

@@ -4,7 +4,7 @@
 import got from 'got';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
-import type { QuotaPacer, RequestClass } from './quota-pacer.ts';
+import type { AllowanceWait, QuotaPacer, RequestClass } from './quota-pacer.ts';
 import { Readable } from 'node:stream';
 import { FormDataEncoder } from 'form-data-encoder';
 import type { BandwidthLimiter } from './bandwidth-limiter.ts';
@@ -53,6 +53,8 @@ export interface RemoteRequest {
    * polling and sweeps, within the budget; throws BudgetWaitError rather than wait.
    */
   requestClass?: RequestClass;
+  /** Hears once that this (user) request waits for the allowance, and until when (QuotaPacer.take). */
+  onAllowanceWait?: (wait: AllowanceWait) => void;
 }
 
 export interface RemoteClientOptions {
@@ -180,7 +182,7 @@ export class RemoteClient {
 
   async request(request: RemoteRequest): Promise<RemoteOutcome> {
     try {
-      await this.options.pacer.take(request.action, request.requestClass ?? 'user', this.stopping.signal);
+      await this.options.pacer.take(request.action, request.requestClass ?? 'user', this.stopping.signal, request.onAllowanceWait);
     } catch (error) {
       if (this.stopping.signal.aborted) return { kind: 'unreachable', message: 'the agent is closing' };
       throw error; // BudgetWaitError: the caller leaves the work for later

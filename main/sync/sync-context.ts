@@ -6,7 +6,7 @@ import type { Database } from '../engine/store/tables.ts';
 import type { EngineContext } from '../engine/context.ts';
 import type { Clock } from '../engine/clock.ts';
 import type { RemoteClient } from './remote-client.ts';
-import type { RequestClass } from './quota-pacer.ts';
+import type { AllowanceWait, RequestClass } from './quota-pacer.ts';
 import { MODEL_PATHS, type SyncedModel } from './sync-models.ts';
 import { apiPaths } from '../../shared/api-paths.ts';
 import type { UnreadableRecords } from './remote-records.ts';
@@ -41,6 +41,8 @@ export interface SyncContext {
   readonly requestClass?: RequestClass;
   /** A background pull asks this between steps: true when user work waits, so the pull ends and lets it go first. */
   readonly shouldYield?: () => boolean;
+  /** A queued change of a record waits for the org's allowance before it can go, and until when (the activity log tells it). */
+  readonly onAllowanceWait?: (model: SyncedModel, recordId: number, wait: AllowanceWait) => void;
 }
 
 /**
