@@ -13,7 +13,6 @@ import type { SnapshotSource } from '../changes/record-snapshots.ts';
 import { type ChangeTracker, writeTracked } from '../changes/tracked-write.ts';
 import { actorScope } from '../changes/change-feed.ts';
 import { type EventView, insertEvent, selectEventViews, serializeEvent } from './events.ts';
-import { eventTypeIdOf, eventTypeNameOf } from '../../../shared/event-types.ts';
 import { eventTimeError, type FieldErrors } from '../../../shared/field-rules.ts';
 import type { EventUpdate } from '../../../shared/schemas/event-write.ts';
 import { apiPaths, parseOrgReference } from '../../../shared/api-paths.ts';
@@ -23,7 +22,7 @@ import { visibleContactIds } from '../contacts/contact-access.ts';
 import { loadRoles } from '../roles/roles.ts';
 import { nowIso } from '../clock.ts';
 import { checkPrecondition, type IfMatch, nextVersion } from '../http/preconditions.ts';
-import { toFlag } from '../store/portable-columns.ts';
+import { type EventColumns, type EventValues, eventColumnsOf } from './event-columns.ts';
 
 /** What change capture compares: the event's API view. */
 export const eventSnapshots: SnapshotSource = {
@@ -38,8 +37,6 @@ export const eventSnapshots: SnapshotSource = {
 /** Kept word for word: the hosted service's answer for a URL that names nothing, which clients already handle. */
 const INVALID_HYPERLINK = 'Invalid hyperlink - Object does not exist.';
 
-type EventColumns = Partial<Omit<EventRow, 'id' | 'org_id' | 'created_date' | 'modified_date' | 'user_id'>>;
-
 /**
  * The columns a write sets, from the fields it carries: references resolved within
  * the actor's org (400 on the field when one names nothing there or nothing the actor
@@ -48,28 +45,42 @@ type EventColumns = Partial<Omit<EventRow, 'id' | 'org_id' | 'created_date' | 'm
  */
 async function columnsOf(context: EngineContext, actor: Actor, input: EventUpdate, current: EventRow | null): Promise<EventColumns> {
   const errors: FieldErrors = {};
-  const columns: EventColumns = {};
   const orgId = actor.org.id;
   const inOrg = (reference: string | number, kind: 'projects' | 'contacts' | 'roles') => {
     const parsed = parseOrgReference(reference, kind);
     return parsed && (parsed.orgId === null || parsed.orgId === orgId) ? parsed.id : null;
   };
+  const values: Partial<EventValues> = {
+    title: input.title,
+    notes: input.notes,
+    event_type: input.event_type,
+    event_type_id: input.event_type_id,
+    start: input.start,
+    end: input.end,
+    duration: input.duration,
+    task_status: input.task_status,
+    location_override: input.location_override,
+    repeat: input.repeat,
+    is_archived: input.is_archived,
+    is_complete: input.is_complete,
+    completion_date: completionDateOf(context, input, current),
+  };
 
   if (input.project !== undefined) {
-    if (input.project === null || input.project === '') columns.project_id = null;
+    if (input.project === null || input.project === '') values.project_id = null;
     else {
       const id = inOrg(input.project, 'projects');
       if (id === null) errors.project = [INVALID_HYPERLINK];
-      else columns.project_id = (await getVisibleProject(context, actor, id)).id;
+      else values.project_id = (await getVisibleProject(context, actor, id)).id;
     }
   }
   if (input.contact !== undefined) {
-    if (input.contact === null || input.contact === '') columns.contact_id = null;
+    if (input.contact === null || input.contact === '') values.contact_id = null;
     else {
       const id = inOrg(input.contact, 'contacts');
       // A contact of another org, or one this user may not see, is one that does not exist for them.
       if (id === null || !(await visibleContactIds(context.db, actor, [id])).has(id)) errors.contact = [INVALID_HYPERLINK];
-      else columns.contact_id = id;
+      else values.contact_id = id;
     }
   }
   if (input.team_members !== undefined) {
@@ -78,31 +89,10 @@ async function columnsOf(context: EngineContext, actor: Actor, input: EventUpdat
     const unknown = input.team_members.filter((_reference, index) => ids[index] === null || !roles.has(ids[index]!));
     if (unknown.length > 0) {
       errors.team_members = unknown.map((reference) => `${String(reference)} is not a person of this organisation: choose from its roles (GET ${apiPaths.roles(orgId)}).`);
-    } else columns.team_member_role_ids = JSON.stringify([...new Set(ids as number[])]);
+    } else values.team_members = ids as number[];
   }
 
-  if (input.title !== undefined) columns.title = input.title;
-  if (input.notes !== undefined) columns.notes = input.notes;
-  if (input.event_type !== undefined || input.event_type_id !== undefined) {
-    columns.event_type = input.event_type || (input.event_type_id === undefined ? 'note' : eventTypeNameOf(input.event_type_id));
-    columns.event_type_id = input.event_type_id ?? eventTypeIdOf(columns.event_type);
-  }
-  if (input.start !== undefined) columns.starts_at = input.start;
-  if (input.end !== undefined) columns.ends_at = input.end;
-  if (input.duration !== undefined) columns.duration_seconds = input.duration;
-  if (input.task_status !== undefined) columns.task_status = input.task_status;
-  if (input.location_override !== undefined) columns.location_override = input.location_override;
-  if (input.repeat !== undefined) columns.repeat_json = input.repeat === null ? null : JSON.stringify(input.repeat);
-  if (input.is_archived !== undefined) columns.is_archived = toFlag(input.is_archived);
-
-  // Completing stamps the time it was done unless the client names it; reopening clears it.
-  if (input.is_complete !== undefined) {
-    columns.is_complete = toFlag(input.is_complete);
-    if (!input.is_complete) columns.completion_date = input.completion_date ?? null;
-    else if (input.completion_date !== undefined) columns.completion_date = input.completion_date;
-    else if (current?.is_complete !== 1) columns.completion_date = nowIso(context.clock);
-  } else if (input.completion_date !== undefined) columns.completion_date = input.completion_date;
-
+  const columns = eventColumnsOf(values);
   const timeError = eventTimeError(
     columns.starts_at !== undefined ? columns.starts_at : (current?.starts_at ?? null),
     columns.ends_at !== undefined ? columns.ends_at : (current?.ends_at ?? null),
@@ -110,6 +100,14 @@ async function columnsOf(context: EngineContext, actor: Actor, input: EventUpdat
   if (timeError && !errors.end) errors.end = [timeError];
   if (Object.keys(errors).length > 0) throw validationError(errors);
   return columns;
+}
+
+/** Completing stamps the time it was done unless the client names it; reopening clears it. Undefined: the write leaves it. */
+function completionDateOf(context: EngineContext, input: EventUpdate, current: EventRow | null): string | null | undefined {
+  if (input.is_complete === undefined) return input.completion_date;
+  if (!input.is_complete) return input.completion_date ?? null;
+  if (input.completion_date !== undefined) return input.completion_date;
+  return current?.is_complete === 1 ? undefined : nowIso(context.clock);
 }
 
 /** Adds a client's event (a note, or a schedule entry); its project, if any, changes too (its events list). */

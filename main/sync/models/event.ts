@@ -4,10 +4,11 @@
 // they name, the duration in seconds; a push sends them as the API takes them.
 import type { Transaction } from 'kysely';
 import type { Database, EventRow } from '../../engine/store/tables.ts';
+import { type EventColumns, eventColumnsOf } from '../../engine/events/event-columns.ts';
 import { parseOrgReference } from '../../../shared/api-paths.ts';
 import { EVENT_FIELD_RULES, formatDuration, parseDateTime, parseDurationSeconds } from '../../../shared/field-rules.ts';
 import { EVENT_SYNC_FIELDS, type EventSyncField } from '../../../shared/event-fields.ts';
-import { eventTypeIdOf, eventTypeNameOf } from '../../../shared/event-types.ts';
+import { eventTypeIdOf } from '../../../shared/event-types.ts';
 import { sameJson } from '../../../shared/webhook-fields.ts';
 import { fieldError } from '../../engine/http/errors.ts';
 import { MODEL_PATHS, type RecordView, idOf, isProvisional } from '../sync-models.ts';
@@ -18,7 +19,6 @@ import { ownOrgVerdict } from '../record-orgs.ts';
 import { EPOCH, replicaUserId } from '../replica-rows.ts';
 import { contactUrl, projectUrl, roleUrl } from '../push-bodies.ts';
 import { DEFAULT_QUOTA, type RequestBody, type SyncModel, everyField } from './sync-model.ts';
-import { toFlag } from '../../engine/store/portable-columns.ts';
 
 type Trx = Transaction<Database>;
 type Json = Record<string, unknown>;
@@ -99,33 +99,32 @@ function checkEventValue(field: string, value: unknown): unknown {
 /**
  * An event's columns from its sync view: a pulled event, local values that must
  * survive a pull, or a settled conflict. Only the fields `view` names are set. A
- * contact the replica does not hold is left out.
+ * contact the replica does not hold is left out. The remote's spellings are read
+ * here; the columns come from the engine's one mapper (eventColumnsOf).
  */
-async function eventColumnsOfView(trx: Trx, view: RecordView): Promise<Partial<Omit<EventRow, 'id'>>> {
-  const columns: Partial<Omit<EventRow, 'id'>> = {};
+async function eventColumnsOfView(trx: Trx, view: RecordView): Promise<EventColumns> {
   const has = (field: string) => Object.hasOwn(view, field);
   const text = (value: unknown) => (typeof value === 'string' ? value : value === null || value === undefined ? null : String(value));
-  if (has('title')) columns.title = text(view.title) ?? '';
-  if (has('notes')) columns.notes = text(view.notes) ?? '';
-  if (has('event_type') || has('event_type_id')) {
-    const typeId = typeof view.event_type_id === 'number' ? view.event_type_id : null;
+  const taskStatus = view.task_status;
+  return eventColumnsOf({
+    title: has('title') ? (text(view.title) ?? '') : undefined,
+    notes: has('notes') ? (text(view.notes) ?? '') : undefined,
     // A hosted event names its kind by id only (hosted-docs-facts.md 9); a SolarDesk remote sends both.
-    columns.event_type = text(view.event_type) ?? (typeId === null ? 'note' : eventTypeNameOf(typeId));
-    columns.event_type_id = typeId ?? eventTypeIdOf(columns.event_type);
-  }
-  if (has('project_id')) columns.project_id = typeof view.project_id === 'number' ? view.project_id : null;
-  if (has('contact')) columns.contact_id = await replicaContactId(trx, view.contact);
-  if (has('start')) columns.starts_at = text(view.start);
-  if (has('end')) columns.ends_at = text(view.end);
-  if (has('duration')) columns.duration_seconds = typeof view.duration === 'number' ? view.duration : null;
-  if (has('is_complete')) columns.is_complete = toFlag(view.is_complete);
-  if (has('completion_date')) columns.completion_date = text(view.completion_date);
-  if (has('is_archived')) columns.is_archived = toFlag(view.is_archived);
-  if (has('task_status')) columns.task_status = Number.isSafeInteger(Number(view.task_status)) && view.task_status !== null && view.task_status !== '' ? Number(view.task_status) : null;
-  if (has('team_members')) columns.team_member_role_ids = JSON.stringify(Array.isArray(view.team_members) ? view.team_members : []);
-  if (has('repeat')) columns.repeat_json = view.repeat === null || view.repeat === undefined ? null : JSON.stringify(view.repeat);
-  if (has('location_override')) columns.location_override = text(view.location_override);
-  return columns;
+    event_type: has('event_type') || has('event_type_id') ? text(view.event_type) : undefined,
+    event_type_id: has('event_type') || has('event_type_id') ? (typeof view.event_type_id === 'number' ? view.event_type_id : null) : undefined,
+    project_id: has('project_id') ? (typeof view.project_id === 'number' ? view.project_id : null) : undefined,
+    contact_id: has('contact') ? await replicaContactId(trx, view.contact) : undefined,
+    start: has('start') ? text(view.start) : undefined,
+    end: has('end') ? text(view.end) : undefined,
+    duration: has('duration') ? (typeof view.duration === 'number' ? view.duration : null) : undefined,
+    is_complete: has('is_complete') ? view.is_complete === true : undefined,
+    completion_date: has('completion_date') ? text(view.completion_date) : undefined,
+    is_archived: has('is_archived') ? view.is_archived === true : undefined,
+    task_status: has('task_status') ? (taskStatus !== null && taskStatus !== '' && Number.isSafeInteger(Number(taskStatus)) ? Number(taskStatus) : null) : undefined,
+    team_members: has('team_members') ? (Array.isArray(view.team_members) ? (view.team_members as number[]) : []) : undefined,
+    repeat: has('repeat') ? (view.repeat ?? null) : undefined,
+    location_override: has('location_override') ? text(view.location_override) : undefined,
+  });
 }
 
 /** The contact an event names (its id), when the replica holds it (a reference to one it lacks is left out). */
