@@ -15,7 +15,7 @@ import { checkPrecondition, type IfMatch, nextVersion } from '../http/preconditi
 import { nowIso } from '../clock.ts';
 import { DEFAULT_PAYLOAD_FIELDS, DEFAULT_TRIGGER_FIELDS } from '../../../shared/webhook-fields.ts';
 import { normaliseFieldList, serializeWebhook, type webhookCreateSchema, type webhookUpdateSchema } from './webhook-settings.ts';
-import { toFlag } from '../store/portable-columns.ts';
+import { type WebhookColumns, webhookColumnsOf } from './webhook-columns.ts';
 
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
 export type WebhookUpdate = z.infer<typeof webhookUpdateSchema>;
@@ -40,12 +40,7 @@ export async function createWebhook(context: EngineContext, actor: Actor, input:
       .insertInto('webhooks')
       .values({
         org_id: actor.org.id,
-        endpoint: input.endpoint,
-        enabled: toFlag(input.enabled),
-        debug: toFlag(input.debug),
-        trigger_fields: JSON.stringify(triggers),
-        payload_fields: JSON.stringify(payload),
-        headers: input.headers ?? null,
+        ...webhookColumnsOf({ endpoint: input.endpoint, enabled: input.enabled, debug: input.debug, trigger_fields: triggers, payload_fields: payload, headers: input.headers ?? null }),
         created_date: now,
         modified_date: now,
       })
@@ -57,23 +52,16 @@ export async function createWebhook(context: EngineContext, actor: Actor, input:
 }
 
 /** The stored columns of the fields `input` carries. */
-function storedChanges(input: WebhookUpdate) {
-  // service.md 6 rule 4: on an existing webhook, blank or null is stored as null.
-  const asStoredList = (value: string[] | '' | null | undefined) => {
-    if (value === undefined) return undefined;
-    const list = normaliseFieldList(value);
-    return list === null ? null : JSON.stringify(list);
-  };
-  return Object.fromEntries(
-    Object.entries({
-      endpoint: input.endpoint,
-      enabled: input.enabled === undefined ? undefined : toFlag(input.enabled),
-      debug: input.debug === undefined ? undefined : toFlag(input.debug),
-      trigger_fields: asStoredList(input.trigger_fields),
-      payload_fields: asStoredList(input.payload_fields),
-      headers: input.headers === undefined ? undefined : input.headers === '' ? null : input.headers,
-    }).filter(([, value]) => value !== undefined),
-  );
+function storedChanges(input: WebhookUpdate): WebhookColumns {
+  return webhookColumnsOf({
+    endpoint: input.endpoint,
+    enabled: input.enabled,
+    debug: input.debug,
+    // service.md 6 rule 4: on an existing webhook, blank or null is stored as null.
+    trigger_fields: input.trigger_fields === undefined ? undefined : normaliseFieldList(input.trigger_fields),
+    payload_fields: input.payload_fields === undefined ? undefined : normaliseFieldList(input.payload_fields),
+    headers: input.headers === '' ? null : input.headers,
+  });
 }
 
 /** Sets the fields `input` carries; `ifMatch`: the client's precondition. */

@@ -6,23 +6,34 @@ import type { RemoteWebhook } from '../remote-records.ts';
 import { ownOrgVerdict } from '../record-orgs.ts';
 import { EPOCH } from '../replica-rows.ts';
 import { DEFAULT_QUOTA, type ReplicaWrite, type SyncModel, everyField, valueAsTyped, viewFieldsBody } from './sync-model.ts';
-import { toFlag } from '../../engine/store/portable-columns.ts';
+import { type WebhookSettings, webhookColumnsOf } from '../../engine/webhooks/webhook-columns.ts';
 
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
 
 const webhookView = (json: Record<string, unknown>): RecordView => Object.fromEntries(WEBHOOK_FIELDS.map((field) => [field, json[field] ?? null]));
 
+/** Every setting of a remote webhook (or a view of one), as the engine's mapper takes them. */
+function settingsOf(json: Record<string, unknown>): WebhookSettings {
+  const list = (value: unknown) => (Array.isArray(value) ? (value as string[]) : null);
+  return {
+    endpoint: String(json.endpoint ?? ''),
+    enabled: Boolean(json.enabled),
+    debug: Boolean(json.debug),
+    trigger_fields: list(json.trigger_fields),
+    payload_fields: list(json.payload_fields),
+    headers: typeof json.headers === 'string' ? json.headers : null,
+  };
+}
+
+/** Only the settings a view names: a settled conflict or local values sets those alone. */
+const namedSettings = (view: RecordView): Partial<WebhookSettings> =>
+  Object.fromEntries(Object.entries(settingsOf(view)).filter(([field]) => Object.hasOwn(view, field)));
+
 async function upsertWebhook({ trx, sync, keep }: ReplicaWrite, webhook: RemoteWebhook): Promise<void> {
-  const merged = { ...webhook, ...keep };
   const row = {
     id: webhook.id,
     org_id: sync.orgId,
-    endpoint: merged.endpoint ?? '',
-    enabled: toFlag(merged.enabled),
-    debug: toFlag(merged.debug),
-    trigger_fields: merged.trigger_fields == null ? null : JSON.stringify(merged.trigger_fields),
-    payload_fields: merged.payload_fields == null ? null : JSON.stringify(merged.payload_fields),
-    headers: merged.headers ?? null,
+    ...webhookColumnsOf(settingsOf({ ...webhook, ...keep })),
     created_date: webhook.created_date ?? EPOCH,
     modified_date: webhook.modified_date ?? EPOCH,
   };
@@ -44,13 +55,7 @@ export const webhookModel: SyncModel = {
   },
   checkValue: valueAsTyped,
   async applyView(trx, id, view) {
-    const columns = Object.fromEntries(
-      Object.entries(view).map(([field, value]) => [
-        field,
-        field === 'trigger_fields' || field === 'payload_fields' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? Number(value) : value,
-      ]),
-    );
-    await trx.updateTable('webhooks').set(columns).where('id', '=', id).execute();
+    await trx.updateTable('webhooks').set(webhookColumnsOf(namedSettings(view))).where('id', '=', id).execute();
   },
   orgVerdict: async (sync, record) => ownOrgVerdict(sync, record),
   store: (write, record) => upsertWebhook(write, record as RemoteWebhook),
