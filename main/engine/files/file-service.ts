@@ -19,7 +19,7 @@ import { type UploadPart, serializeFile, withTags } from './file-serializer.ts';
 import { contentTypeFor } from './file-types.ts';
 import { pruneFileVersions, recordVersion, versionHashesOf } from './file-versions.ts';
 import type { SnapshotSource } from '../changes/record-snapshots.ts';
-import { toFlag } from '../store/portable-columns.ts';
+import { fileColumnsOf } from './file-columns.ts';
 
 /** What change capture compares: the file's API view. */
 export const privateFileSnapshots: SnapshotSource = {
@@ -124,21 +124,23 @@ export async function insertFileRow(trx: Transaction<Database>, context: EngineC
       org_id: record.orgId,
       project_id: record.projectId,
       user_id: record.userId,
-      title: record.title,
       file_name: record.fileName,
       mime_type: record.mimeType,
       filesize: received.size,
       file_hash: received.sha256,
-      system_uuid: record.systemUuid ?? null,
-      input_data: record.inputData === undefined ? null : JSON.stringify(record.inputData),
-      input_data_hash: record.inputDataHash ?? '',
-      status: record.status === undefined ? 'created' : record.status,
-      status_message: null,
-      show_customer: toFlag(record.showCustomer),
-      temporary: toFlag(record.temporary),
-      upload_id: record.upload?.id ?? '',
-      parts: JSON.stringify(record.upload?.parts ?? []),
-      completed_on: record.upload?.completedOn ?? now,
+      ...fileColumnsOf({
+        title: record.title,
+        system_uuid: record.systemUuid ?? null,
+        input_data: record.inputData ?? null,
+        input_data_hash: record.inputDataHash ?? '',
+        status: record.status === undefined ? 'created' : record.status,
+        status_message: null,
+        show_customer: record.showCustomer ?? false,
+        temporary: record.temporary ?? false,
+        upload_id: record.upload?.id ?? '',
+        parts: record.upload?.parts ?? [],
+        completed_on: record.upload?.completedOn ?? now,
+      }),
       created_date: now,
       modified_date: now,
     })
@@ -211,8 +213,7 @@ export async function updateFile(context: EngineContext, actor: Actor, file: Pri
     await trx
       .updateTable('private_files')
       .set({
-        ...(patch.title === undefined ? {} : { title: patch.title }),
-        ...(patch.show_customer === undefined ? {} : { show_customer: toFlag(patch.show_customer) }),
+        ...fileColumnsOf({ title: patch.title, show_customer: patch.show_customer }),
         ...(projectId === undefined ? {} : { project_id: projectId }),
         modified_date: nextVersion(context.clock, version),
       })
@@ -256,8 +257,7 @@ export async function storeRerenderedContents(
         .set({
           file_hash: received.sha256,
           filesize: received.size,
-          input_data: JSON.stringify(changes.inputData),
-          input_data_hash: changes.inputDataHash,
+          ...fileColumnsOf({ input_data: changes.inputData, input_data_hash: changes.inputDataHash }),
           modified_date: nowIso(context.clock),
         })
         .where('id', '=', file.id)

@@ -20,7 +20,7 @@ import { rememberContentsLink } from '../contents-policy.ts';
 import { EPOCH, ensureUser } from '../replica-rows.ts';
 import { documentFieldsToSend, fileTagUrl, projectUrl } from '../push-bodies.ts';
 import { type SyncModel, valueAsTyped } from './sync-model.ts';
-import { toFlag } from '../../engine/store/portable-columns.ts';
+import { fileColumnsOf } from '../../engine/files/file-columns.ts';
 
 type Trx = Transaction<Database>;
 
@@ -77,22 +77,24 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
     org_id: orgId,
     project_id: projectExists ? projectId : null,
     user_id: userId,
-    title,
     // The API does not name the file's name or type; the title stands in until the bytes arrive.
     file_name: existing?.file_name ?? title,
     mime_type: existing?.mime_type ?? contentTypeFor(title, new Uint8Array()),
     filesize: keepContents ? existing.filesize : (file.filesize ?? null),
     file_hash: keepContents ? existing.file_hash : (file.file_hash ?? null),
-    system_uuid: file.system_uuid ?? null,
-    input_data: file.input_data === undefined || file.input_data === null ? null : JSON.stringify(file.input_data),
-    input_data_hash: file.input_data_hash ?? '',
-    status: file.status ?? null,
-    status_message: file.status_message ?? null,
-    show_customer: toFlag('show_customer' in keep ? keep.show_customer : file.show_customer),
-    temporary: toFlag(file.temporary),
-    upload_id: file.upload_id ?? '',
-    parts: JSON.stringify(file.parts ?? []),
-    completed_on: file.completed_on ?? null,
+    ...fileColumnsOf({
+      title,
+      system_uuid: file.system_uuid ?? null,
+      input_data: file.input_data ?? null,
+      input_data_hash: file.input_data_hash ?? '',
+      status: file.status ?? null,
+      status_message: file.status_message ?? null,
+      show_customer: Boolean('show_customer' in keep ? keep.show_customer : file.show_customer),
+      temporary: Boolean(file.temporary),
+      upload_id: file.upload_id ?? '',
+      parts: file.parts ?? [],
+      completed_on: file.completed_on ?? null,
+    }),
     created_date: file.created_date ?? EPOCH,
     modified_date: file.modified_date ?? EPOCH,
   };
@@ -157,11 +159,7 @@ export const privateFileModel = {
   checkValue: valueAsTyped,
   async applyView(trx, id, view) {
     const { project, file_tags: tagIds, show_customer: showCustomer, title } = view as { project?: number | null; file_tags?: number[]; show_customer?: boolean; title?: string };
-    const columns = {
-      ...(title === undefined ? {} : { title }),
-      ...(showCustomer === undefined ? {} : { show_customer: Number(showCustomer) as 0 | 1 }),
-      ...(project === undefined ? {} : { project_id: project }),
-    };
+    const columns = { ...fileColumnsOf({ title, show_customer: showCustomer }), ...(project === undefined ? {} : { project_id: project }) };
     if (Object.keys(columns).length) await trx.updateTable('private_files').set(columns).where('id', '=', id).execute();
     if (tagIds !== undefined) await setFileTags(trx, id, tagIds);
   },
