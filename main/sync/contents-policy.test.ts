@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../engine/clock.ts';
 import { startTestServer, type TestServer } from '../engine/testing/test-server.ts';
 import { DEMO_USERS } from '../engine/seed/demo-seed.ts';
-import { ContentsPolicy, LINK_MARGIN_MS, rekeyContentsState, rememberContentsLink } from './contents-policy.ts';
+import { ContentsPolicy, LINK_MARGIN_MS, rekeyFileContentsState, rememberContentsLink } from './contents-policy.ts';
 
 describe('contents policy', () => {
   let server: TestServer;
@@ -71,13 +71,13 @@ describe('contents policy', () => {
     await rememberContentsLink(db, 7003, 'not a link', clock.now());
     assert.equal(await contents.freshLink(7003), null);
     await rememberContentsLink(db, 7004, 'https://files.example.com/7004', clock.now());
-    await db.transaction().execute((trx) => rekeyContentsState(trx, 'private_file', 7004, 8004));
+    await db.transaction().execute((trx) => rekeyFileContentsState(trx, 7004, 8004));
     assert.equal(await contents.freshLink(7004), null);
     assert.equal((await contents.freshLink(8004))?.url, 'https://files.example.com/7004');
     // A pulled copy remembered a link under the new id before the re-key: the re-key does not fail on it.
     await rememberContentsLink(db, 7005, 'https://files.example.com/7005', clock.now());
     await rememberContentsLink(db, 8005, 'https://files.example.com/8005-pulled', clock.now());
-    await db.transaction().execute((trx) => rekeyContentsState(trx, 'private_file', 7005, 8005));
+    await db.transaction().execute((trx) => rekeyFileContentsState(trx, 7005, 8005));
     assert.equal((await contents.freshLink(8005))?.url, 'https://files.example.com/7005');
     assert.equal(await contents.freshLink(7005), null);
   });

@@ -88,9 +88,13 @@ export async function rememberContentsLink(trx: Db, fileId: number, url: unknown
     .execute();
 }
 
-/** Moves what the policy keeps of a re-keyed record to its new id (replica.ts rekey). */
-export async function rekeyContentsState(trx: Db, model: 'project' | 'private_file', from: number, to: number): Promise<void> {
-  const prefixes = model === 'project' ? [PIN_KEY, OPENED_KEY] : [FETCHED_KEY, LINK_KEY];
+/** Moves what the policy keeps of a project made here (its pin, when it was opened) to its remote id (record-ids.ts rekey). */
+export const rekeyProjectContentsState = (trx: Db, from: number, to: number) => moveKeptState(trx, [PIN_KEY, OPENED_KEY], from, to);
+
+/** Moves what the policy keeps of a file made here (when it was fetched, its link) to its remote id (record-ids.ts rekey). */
+export const rekeyFileContentsState = (trx: Db, from: number, to: number) => moveKeptState(trx, [FETCHED_KEY, LINK_KEY], from, to);
+
+async function moveKeptState(trx: Db, prefixes: readonly string[], from: number, to: number): Promise<void> {
   for (const prefix of prefixes) {
     const kept = await trx.selectFrom('sync_state').select('key').where('key', '=', `${prefix}${from}`).executeTakeFirst();
     if (!kept) continue; // nothing kept under the old id: what the new id has (a pulled copy's link) stays

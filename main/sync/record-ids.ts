@@ -15,7 +15,7 @@ import type { ProjectFolderRecords } from './folder-records.ts';
 import { PROVISIONAL_ID_FLOOR, type SyncedModel, isProvisional } from './sync-models.ts';
 import { deleteReplicaRecord } from './replica-removal.ts';
 import { rekeyOutbox } from './outbox.ts';
-import { rekeyContentsState } from './contents-policy.ts';
+import { rekeyFileContentsState, rekeyProjectContentsState } from './contents-policy.ts';
 import { markRekeyed, rekeyedTo } from './sync-state.ts';
 
 type Trx = Transaction<Database>;
@@ -52,8 +52,8 @@ export const FOLDER_REKEYS: Partial<Record<SyncedModel, (folders: ProjectFolderR
 
 /** Sync's keys of `sync_state` that hold a record's id, moved by their owner (contents-policy.ts). */
 const STATE_REKEYS: Partial<Record<SyncedModel, (trx: Trx, from: number, to: number) => Promise<void>>> = {
-  project: (trx, from, to) => rekeyContentsState(trx, 'project', from, to),
-  private_file: (trx, from, to) => rekeyContentsState(trx, 'private_file', from, to),
+  project: rekeyProjectContentsState,
+  private_file: rekeyFileContentsState,
 };
 
 /**
