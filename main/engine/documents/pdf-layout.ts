@@ -92,7 +92,8 @@ export class PdfLayout {
         // A logo pdfkit cannot read is left out, not the document.
       }
     }
-    this.doc.font('bold').fontSize(9).fillColor(COLOURS.muted).text(header.orgName, MARGIN, MARGIN, { align: 'right', width: this.width });
+    this.doc.font('bold').fontSize(9).fillColor(COLOURS.muted);
+    this.boxText(header.orgName, MARGIN, MARGIN, this.width, 'right');
     this.doc.y = Math.max(this.doc.y, header.logo ? MARGIN + 36 : 0);
     this.doc.moveDown(0.5);
     this.doc.font('bold').fontSize(22).fillColor(COLOURS.text).text(header.title);
@@ -106,6 +107,24 @@ export class PdfLayout {
 
   private get bottom(): number {
     return this.doc.page.height - MARGIN;
+  }
+
+  /**
+   * `text` in a box `width` wide at (x, y), in the current font, as pdfkit's
+   * text(…, { width, align }) sets it, with doc.y left under it. Text that fits on one
+   * line is placed, not wrapped: pdfkit's wrapper shapes it word by word, a placed line
+   * once (docs/benchmarks.md "documents"); most labels, values and headings fit.
+   */
+  private boxText(text: string, x: number, y: number, width: number, align: 'left' | 'right' | 'center' = 'left'): void {
+    const lineWidth = text.includes('\n') ? Infinity : this.doc.widthOfString(text);
+    if (lineWidth > width) {
+      this.doc.text(text, x, y, { width, align });
+      return;
+    }
+    const indent = align === 'right' ? width - lineWidth : align === 'center' ? (width - lineWidth) / 2 : 0;
+    this.doc.text(text, x + indent, y, { lineBreak: false });
+    this.doc.x = x;
+    this.doc.y = y + this.doc.currentLineHeight(true);
   }
 
   /** A new page unless `height` points still fit on this one. */
@@ -124,12 +143,14 @@ export class PdfLayout {
     this.ensureSpace(keepWith + 30);
     this.doc.moveDown(0.6);
     this.doc.x = MARGIN;
-    this.doc.font('bold').fontSize(14).fillColor(this.colours.accent).text(text, MARGIN, this.doc.y, { width: this.width });
+    this.doc.font('bold').fontSize(14).fillColor(this.colours.accent);
+    this.boxText(text, MARGIN, this.doc.y, this.width);
     this.doc.moveDown(0.3);
   }
 
   paragraph(text: string, options: { muted?: boolean } = {}): void {
-    this.doc.font('body').fontSize(10).fillColor(options.muted ? COLOURS.muted : COLOURS.text).text(text, MARGIN, this.doc.y, { width: this.width });
+    this.doc.font('body').fontSize(10).fillColor(options.muted ? COLOURS.muted : COLOURS.text);
+    this.boxText(text, MARGIN, this.doc.y, this.width);
     this.doc.moveDown(0.4);
   }
 
@@ -142,8 +163,10 @@ export class PdfLayout {
       let lowest = top;
       for (const [offset, pair] of pairs.slice(index, index + 2).entries()) {
         const x = MARGIN + offset * columnWidth;
-        this.doc.font('body').fontSize(8.5).fillColor(COLOURS.muted).text(pair[0], x, top, { width: columnWidth - 10 });
-        this.doc.font('bold').fontSize(11).fillColor(COLOURS.text).text(pair[1], x, this.doc.y, { width: columnWidth - 10 });
+        this.doc.font('body').fontSize(8.5).fillColor(COLOURS.muted);
+        this.boxText(pair[0], x, top, columnWidth - 10);
+        this.doc.font('bold').fontSize(11).fillColor(COLOURS.text);
+        this.boxText(pair[1], x, this.doc.y, columnWidth - 10);
         lowest = Math.max(lowest, this.doc.y);
       }
       this.doc.y = lowest + 6;
@@ -197,7 +220,8 @@ export class PdfLayout {
       this.ensureSpace(18);
       const top = this.doc.y;
       this.doc.rect(MARGIN, top + 1, 9, 9).lineWidth(0.8).strokeColor(COLOURS.text).stroke();
-      this.doc.font('body').fontSize(10).fillColor(COLOURS.text).text(item, MARGIN + 16, top, { width: this.width - 16 });
+      this.doc.font('body').fontSize(10).fillColor(COLOURS.text);
+      this.boxText(item, MARGIN + 16, top, this.width - 16);
       this.doc.y = Math.max(this.doc.y, top + 14) + 2;
     }
     this.doc.x = MARGIN;
@@ -242,14 +266,16 @@ export class PdfLayout {
       for (const [index, facet] of plan.facets.entries()) {
         const middle = centroid(facet.ring.map(place));
         doc.circle(middle[0], middle[1], 8).fill('#ffffff');
-        doc.font('bold').fontSize(9).fillColor(COLOURS.text).text(String(index + 1), middle[0] - 8, middle[1] - 5.5, { width: 16, align: 'center' });
+        doc.font('bold').fontSize(9).fillColor(COLOURS.text);
+        this.boxText(String(index + 1), middle[0] - 8, middle[1] - 5.5, 16, 'center');
       }
     }
     // North arrow, top right.
     const arrowX = MARGIN + width - 18;
     const arrowY = top + 10;
     doc.moveTo(arrowX, arrowY).lineTo(arrowX + 6, arrowY + 16).lineTo(arrowX, arrowY + 12).lineTo(arrowX - 6, arrowY + 16).closePath().fill(COLOURS.text);
-    doc.font('bold').fontSize(9).fillColor(COLOURS.text).text('N', arrowX - 5, arrowY + 18, { width: 10, align: 'center' });
+    doc.font('bold').fontSize(9).fillColor(COLOURS.text);
+    this.boxText('N', arrowX - 5, arrowY + 18, 10, 'center');
     doc.restore();
     this.doc.x = MARGIN;
     this.doc.y = top + height + 8;
@@ -280,10 +306,12 @@ export class PdfLayout {
     doc.save();
     doc.rect(left, top, width, height).lineWidth(0.3).strokeColor(COLOURS.rule).stroke();
     for (const value of new Set([bars.high, 0, bars.low])) {
-      doc.font('body').fontSize(7.5).fillColor(this.colours.accent).text(formatMoney(value), MARGIN, bars.y(value) - 4, { width: 56, align: 'right' });
+      doc.font('body').fontSize(7.5).fillColor(this.colours.accent);
+      this.boxText(formatMoney(value), MARGIN, bars.y(value) - 4, 56, 'right');
     }
     for (const value of new Set([line.high, 0, line.low])) {
-      doc.font('body').fontSize(7.5).fillColor(this.colours.line).text(formatMoney(value), left + width + 4, line.y(value) - 4, { width: 56 });
+      doc.font('body').fontSize(7.5).fillColor(this.colours.line);
+      this.boxText(formatMoney(value), left + width + 4, line.y(value) - 4, 56);
     }
     doc.moveTo(left, bars.y(0)).lineTo(left + width, bars.y(0)).lineWidth(0.6).strokeColor(COLOURS.rule).stroke();
     for (const [year, flow] of cashFlows.entries()) {
@@ -301,7 +329,8 @@ export class PdfLayout {
       doc.moveTo(xOf(paybackYear), top).lineTo(xOf(paybackYear), top + height).dash(4, { space: 3 }).lineWidth(1.2).strokeColor(COLOURS.payback).stroke().undash();
     }
     for (let year = 0; year < cashFlows.length; year += 5) {
-      doc.font('body').fontSize(7.5).fillColor(COLOURS.muted).text(String(year), xOf(year) - 10, top + height + 3, { width: 20, align: 'center' });
+      doc.font('body').fontSize(7.5).fillColor(COLOURS.muted);
+      this.boxText(String(year), xOf(year) - 10, top + height + 3, 20, 'center');
     }
     doc.restore();
     this.doc.x = MARGIN;
@@ -320,8 +349,9 @@ export class PdfLayout {
       const y = this.doc.y;
       this.doc.moveTo(MARGIN, y).lineTo(MARGIN + this.width * 0.55, y).lineWidth(0.8).strokeColor(COLOURS.text).stroke();
       this.doc.moveTo(MARGIN + this.width * 0.65, y).lineTo(MARGIN + this.width, y).stroke();
-      this.doc.font('body').fontSize(9).fillColor(COLOURS.muted).text(`${signer.role}: ${signer.name}`, MARGIN, y + 4, { width: this.width * 0.55 });
-      this.doc.text('Date', MARGIN + this.width * 0.65, y + 4, { width: this.width * 0.35 });
+      this.doc.font('body').fontSize(9).fillColor(COLOURS.muted);
+      this.boxText(`${signer.role}: ${signer.name}`, MARGIN, y + 4, this.width * 0.55);
+      this.boxText('Date', MARGIN + this.width * 0.65, y + 4, this.width * 0.35);
       this.doc.x = MARGIN;
     }
     this.doc.moveDown(1);
@@ -335,7 +365,8 @@ export class PdfLayout {
       // Writing in the bottom margin would otherwise add a page.
       const bottomMargin = this.doc.page.margins.bottom;
       this.doc.page.margins.bottom = 0;
-      this.doc.font('body').fontSize(8).fillColor(COLOURS.muted).text(`Page ${index + 1} of ${range.count}`, MARGIN, this.doc.page.height - 32, { width: this.width, align: 'right' });
+      this.doc.font('body').fontSize(8).fillColor(COLOURS.muted);
+      this.boxText(`Page ${index + 1} of ${range.count}`, MARGIN, this.doc.page.height - 32, this.width, 'right');
       this.doc.page.margins.bottom = bottomMargin;
     }
     this.doc.end();
