@@ -100,7 +100,9 @@ const uploadThroughput: Benchmark = {
 
 /** `solardesk server` in its own process, so its memory is its own. */
 export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ['main/solardesk.js', 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent', STOP_WITH_PARENT, ...extraArgs], {
+  // SOLARDESK_PROFILE_DIR: the server writes a V8 CPU profile there when it stops, as test servers do (docs/benchmarks.md, "Profiles").
+  const profile = process.env.SOLARDESK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SOLARDESK_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, 'main/solardesk.js', 'server', '--port', '0', '--data', dataDir, '--seed', 'demo', '--log-level', 'silent', STOP_WITH_PARENT, ...extraArgs], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
