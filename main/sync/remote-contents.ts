@@ -84,13 +84,22 @@ export async function fetchBlobFromRemote(
   if (requestClass === 'user') await policy.recordFetched(file.id);
 }
 
+/**
+ * The remote sent more bytes than the file's record here holds: the file most likely
+ * changed on the remote since the record was pulled. Answered 503, as for an
+ * unreachable remote (asking again later is what helps), but it is no network
+ * trouble, so its activity entry does not read as offline.
+ */
+class ChangedOnRemoteError extends ApiError {}
+
 /** How a fetch that threw ended, for its activity entry. */
 function downloadEndOf(error: unknown): DownloadEvent {
   if (error instanceof MeteredWaitError) return { state: 'waiting', reason: 'metered' };
   if (error instanceof BudgetWaitError) return { state: 'waiting', reason: 'budget', mayGoAt: error.mayGoAt };
   const detail = error instanceof Error ? error.message : String(error);
   // Unreachable (503): it goes when the remote can be reached again; anything else is the fetch's own failure.
-  return error instanceof ApiError && error.statusCode === 503 ? { state: 'offline', detail } : { state: 'failed', detail };
+  const isUnreachable = error instanceof ApiError && error.statusCode === 503 && !(error instanceof ChangedOnRemoteError);
+  return isUnreachable ? { state: 'offline', detail } : { state: 'failed', detail };
 }
 
 /** Fills `part` to the end, through the link a list gave or a fresh one; throws (keeping the part) once attempts stop bringing bytes. */
@@ -157,7 +166,12 @@ async function receiveIntoPart(
         // A refused link is not a network trouble that passes: the sentence says what would let it through.
         throw new ApiError(502, { detail: `The contents of "${file.title}" were not fetched: ${error.message}.` });
       }
-      if (error instanceof FileTooLargeError) throw unavailable(`the remote sent more than the ${file.filesize ?? '?'} bytes the file holds`);
+      if (error instanceof FileTooLargeError) {
+        // What arrived is discarded (download-parts.ts): bytes past the record's size are no part of these contents.
+        throw new ChangedOnRemoteError(503, {
+          detail: `The contents of "${file.title}" could not be fetched yet: the remote sent more than the ${file.filesize ?? '?'} bytes the file holds here, so the file has most likely changed on the remote. Try again after the next sync brings its new details.`,
+        });
+      }
       if (stalled >= STALLED_ATTEMPTS) {
         await policy.forgetLink(file.id);
         throw unavailable((error as Error).message);

@@ -14,6 +14,8 @@ import { createFile, download } from '../../engine/testing/file-testing.ts';
 import { DEMO_USERS } from '../../engine/seed/demo-seed.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { downloadPartsDir } from '../download-parts.ts';
+import type { DownloadEvent } from '../remote-contents.ts';
+import { REMOTE_LIMITS } from '../remote-limits.ts';
 
 const FILE_BYTES = 600_000;
 const CUT_AT = 250_000;
@@ -135,5 +137,45 @@ describe('downloads carry on after a cut', () => {
     );
     assert.equal(seen[0]!.sent, FILE_BYTES - kept);
     assert.equal(fs.existsSync(part), false);
+  });
+});
+
+describe('a remote that sends more bytes than the file holds', () => {
+  let h: SyncHarness;
+  const events: Array<{ fileId: number; event: DownloadEvent }> = [];
+
+  before(async () => {
+    h = await startSyncHarness({ agent: { onDownload: (fileId, event) => events.push({ fileId, event }) } });
+  });
+  after(() => h.close());
+
+  test('is refused as it streams and told as a failed fetch that says why and what to do, not as the remote being offline', async () => {
+    h.proxy.addRule({
+      method: 'GET',
+      path: /^\/api\/.*\/private_files\//,
+      action: { kind: 'rewrite', transform: (body) => JSON.parse(JSON.stringify(body).replaceAll(h.server.baseUrl, h.proxy.url)) },
+    });
+    // The file grew on the remote after its record was pulled: its bytes run past the record's size and the margin.
+    h.proxy.addRule({
+      method: 'GET',
+      path: /^\/downloads\//,
+      action: {
+        kind: 'respond',
+        run: async (_request: http.IncomingMessage, response: http.ServerResponse) => {
+          response.writeHead(200, { 'content-type': 'application/octet-stream' });
+          response.end(Buffer.alloc(FILE_BYTES + REMOTE_LIMITS.downloadMarginBytes + 256 * 1024, 'b'));
+        },
+      },
+    });
+    const created = await createFile(h.server, await h.server.tokenFor(DEMO_USERS.sunriseAdmin), crypto.randomBytes(FILE_BYTES), 'grew.bin', { title: 'grew.bin', project: `${h.server.baseUrl}${apiPaths.project(1, 30)}` });
+    await h.synced();
+    const local = (await h.local('GET', apiPaths.privateFile(1, created.id))).json;
+    const answer = await download(local.file_contents);
+    assert.equal(answer.status, 503, 'asking again later is what helps');
+    const detail = (JSON.parse(answer.body.toString()) as { detail: string }).detail;
+    assert.match(detail, /the remote sent more than the 600000 bytes the file holds here, so the file has most likely changed on the remote\. Try again after the next sync/);
+    assert.doesNotMatch(detail, /what arrived so far is kept/, 'nothing of it is kept');
+    const ends = events.filter((entry) => entry.fileId === created.id && entry.event.state !== 'running').map((entry) => entry.event);
+    assert.deepEqual(ends.map((event) => event.state), ['failed']);
   });
 });
