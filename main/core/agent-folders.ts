@@ -19,7 +19,7 @@ import { recordFolderContentsConflict } from '../sync/conflicts.ts';
 import { remoteFileHashes } from '../sync/merge-bases.ts';
 import { FolderWatcher, type FolderWatcherOptions } from '../watch/watcher.ts';
 import type { FolderOutbox } from '../watch/folder-outbox.ts';
-import { filesInProjectFolders, isInProjectFolder, rekeyFile, rekeyProject, showsContentsInProject } from '../watch/folder-records.ts';
+import { filesInProjectFolders, isDroppedIntoProjectFolder, rekeyFile, rekeyProject, showsContentsInProject } from '../watch/folder-records.ts';
 import type { ProjectFolderRecords } from '../sync/folder-records.ts';
 import type { EngineContext } from '../engine/context.ts';
 import { rekeyActivity } from './activity-log.ts';
@@ -48,7 +48,7 @@ export function folderOutboxOf(engine: EngineContext): FolderOutbox {
  * new id reaches the core's activity log the same way (core-tables.ts CORE_ID_COLUMNS).
  */
 export const projectFolderRecords: ProjectFolderRecords = {
-  isInProjectFolder,
+  isDroppedIntoProjectFolder,
   filesInProjectFolders,
   showsContentsInProject,
   rekeyProject: async (trx, from, to) => {

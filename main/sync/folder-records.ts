@@ -9,8 +9,8 @@ import type { Database } from '../engine/store/tables.ts';
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface ProjectFolderRecords {
-  /** The private file is a file in a project folder here (dropped there, or written there by sync). */
-  isInProjectFolder(db: Db, fileId: number): Promise<boolean>;
+  /** The private file was attached here from a file dropped into a project folder (not one only written out there). */
+  isDroppedIntoProjectFolder(db: Db, fileId: number): Promise<boolean>;
   /** Which of `fileIds` are files in a project folder here. */
   filesInProjectFolders(db: Db, fileIds: readonly number[]): Promise<Set<number>>;
   /** A project folder here shows a file of `projectId` with contents `fileHash`, other than `exceptFileId`. */
@@ -26,7 +26,7 @@ export interface ProjectFolderRecords {
 
 /** An agent without project folders: no file is in one, and a re-key has no folder to move. */
 export const NO_PROJECT_FOLDERS: ProjectFolderRecords = {
-  isInProjectFolder: async () => false,
+  isDroppedIntoProjectFolder: async () => false,
   filesInProjectFolders: async () => new Set(),
   showsContentsInProject: async () => false,
   rekeyProject: async () => {},

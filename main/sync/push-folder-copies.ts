@@ -19,10 +19,11 @@ import { finishCreate, storeBase } from './push-answers.ts';
 /**
  * A file dropped into a project folder follows the folder's rule on the remote too:
  * the same contents in one project are one file (docs/project-folders.md). A file
- * uploaded through the app is the user's explicit choice and is not merged.
+ * uploaded through the app is the user's explicit choice and is not merged, even when
+ * the watcher has already written its copy into the folder by the time it goes up.
  */
 export async function isFromProjectFolder(sync: SyncContext, fileId: number): Promise<boolean> {
-  return sync.folderRecords.isInProjectFolder(sync.db, fileId);
+  return sync.folderRecords.isDroppedIntoProjectFolder(sync.db, fileId);
 }
 
 /**

@@ -382,7 +382,7 @@ export class ArrivalsReconcile {
       await fsp.rm(source, { force: true });
       await store.transaction(async (trx) => {
         await store.deleteMapping(trx, row.project_id, row.name);
-        await store.upsertMapping(trx, { project_id: nowProject, name: placed.name, file_id: row.file_id, file_hash: row.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: placed.ino });
+        await store.upsertMapping(trx, { project_id: nowProject, name: placed.name, file_id: row.file_id, file_hash: row.file_hash, size: placed.size, mtime_ms: placed.mtimeMs, ino: placed.ino, is_dropped: row.is_dropped });
       });
       report.note(`${fromFolder}/${row.name} moved to "${toFolder}" (its project changed elsewhere)`);
     }

@@ -152,7 +152,7 @@ export class Attacher {
         batch.map(({ candidate, received, mapping }) => ({
           received,
           record: this.recordOf(candidate, received, mapping.project_id),
-          afterInsert: (trx, id) => store.upsertMapping(trx, { ...mapping, file_id: id }),
+          afterInsert: (trx, id) => store.upsertMapping(trx, { ...mapping, file_id: id, is_dropped: 1 }),
         })),
       );
     } catch (error) {
@@ -200,7 +200,8 @@ export class Attacher {
     const same = await store.fileWithContents(this.options.orgId, projectId, received.sha256);
     if (same !== null) {
       await store.transaction(async (trx) => {
-        await store.upsertMapping(trx, { ...mapping, file_id: same });
+        // Mapped to a file made before (maybe in the app): not one attached from this drop.
+        await store.upsertMapping(trx, { ...mapping, file_id: same, is_dropped: 0 });
         await this.options.outbox.releaseHeldDelete(trx, same);
       });
       if (row && row.file_id !== same) await this.options.deletes.retire(row, replacedReason(label));
@@ -252,7 +253,7 @@ export class Attacher {
 
   private async attachNew(candidate: Candidate, received: ReceivedFile, mapping: Omit<FileMapping, 'file_id'>): Promise<void> {
     const fileId = await this.createFile(received, this.recordOf(candidate, received, mapping.project_id), async (trx, id) => {
-      await this.options.store.upsertMapping(trx, { ...mapping, file_id: id });
+      await this.options.store.upsertMapping(trx, { ...mapping, file_id: id, is_dropped: 1 });
     });
     this.attached(candidate, fileId, mapping.project_id);
   }
@@ -266,7 +267,7 @@ export class Attacher {
     const label = `${candidate.folder}/${candidate.name}`;
     let replacedHold: number | null = null;
     const fileId = await this.createFile(received, this.recordOf(candidate, received, mapping.project_id), async (trx, id) => {
-      await this.options.store.upsertMapping(trx, { ...mapping, file_id: id });
+      await this.options.store.upsertMapping(trx, { ...mapping, file_id: id, is_dropped: 1 });
       if (earlier.file_id !== id) replacedHold = await this.options.deletes.holdIfUnreferenced(trx, earlier.file_id, replacedReason(label));
     });
     this.attached(candidate, fileId, mapping.project_id);
@@ -321,7 +322,7 @@ export class Attacher {
     const displaced = await store.fileRow(projectId, name);
     await store.transaction(async (trx) => {
       await store.deleteMapping(trx, row.project_id, row.name);
-      await store.upsertMapping(trx, { project_id: projectId, name, file_id: row.file_id, file_hash: row.file_hash, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino) });
+      await store.upsertMapping(trx, { project_id: projectId, name, file_id: row.file_id, file_hash: row.file_hash, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino), is_dropped: row.is_dropped });
     });
     if (displaced && displaced.file_id !== row.file_id) await this.options.deletes.retire(displaced, replacedReason(`${folder}/${name}`));
     const moved = projectId !== row.project_id;

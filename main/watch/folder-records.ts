@@ -7,8 +7,13 @@ import type { Database } from '../engine/store/tables.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export async function isInProjectFolder(db: Db, fileId: number): Promise<boolean> {
-  return (await db.selectFrom('watch_files').select('file_id').where('file_id', '=', fileId).executeTakeFirst()) !== undefined;
+/**
+ * Whether the watcher attached this file from one dropped into a project folder (a
+ * name of it still mapped as dropped). A file it only wrote out there, made in the
+ * app or elsewhere, is not (migration 0029).
+ */
+export async function isDroppedIntoProjectFolder(db: Db, fileId: number): Promise<boolean> {
+  return (await db.selectFrom('watch_files').select('file_id').where('file_id', '=', fileId).where('is_dropped', '=', 1).executeTakeFirst()) !== undefined;
 }
 
 export async function filesInProjectFolders(db: Db, fileIds: readonly number[]): Promise<Set<number>> {

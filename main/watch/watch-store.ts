@@ -4,7 +4,7 @@
 // watcher never build SQL themselves, so the tables' use is read here, once.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
-import type { WatchFileRow } from './watch-tables.ts';
+import type { WatchFileMapping, WatchFileRow } from './watch-tables.ts';
 import type { FolderOutbox, QueuedFileCreate } from './folder-outbox.ts';
 
 /** Files on demand: the projects whose files are kept on this computer, and single files kept besides. */
@@ -28,7 +28,7 @@ export type QueuedFilesOf = (fileIds: readonly number[]) => Promise<Set<number>>
 export type FolderUpload = QueuedFileCreate & { name: string; size: number; folder: string; project_id: number };
 
 /** One file of a project folder and the private file it shows: a `watch_files` row. */
-export type FileMapping = WatchFileRow;
+export type FileMapping = WatchFileMapping;
 
 /** The store itself or a transaction on it: writes that go with another one take the transaction. */
 export type WatchDb = Kysely<Database>;

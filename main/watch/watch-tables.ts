@@ -2,7 +2,8 @@
 // project's, and which file in it is which private file. Only main/watch/ queries
 // them; sync and the core get what they need of them as functions
 // (main/watch/folder-links.ts), injected by the composer.
-import type { Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Flag } from '../engine/store/portable-columns.ts';
 import type { IdColumns, TableOwnership } from '../engine/store/table-ownership.ts';
 
 /** A project's folder under the folder root (main/watch/). */
@@ -24,6 +25,8 @@ export interface WatchFilesTable {
   size: number;
   mtime_ms: number;
   ino: string;
+  /** 1: attached from a file dropped into the folder; 0: written out here by the watcher (migration 0029). */
+  is_dropped: Generated<Flag>;
 }
 
 export interface WatchTables {
@@ -39,7 +42,7 @@ declare module '../engine/store/tables.ts' {
 export const WATCH_TABLES: TableOwnership<WatchTables> = {
   part: 'watch',
   tables: { watch_projects: true, watch_files: true },
-  migrations: ['0005-folders-uploads'],
+  migrations: ['0005-folders-uploads', '0029-dropped-files'],
 };
 
 /**
@@ -54,3 +57,5 @@ export const WATCH_ID_COLUMNS: IdColumns<WatchTables> = {
 
 export type WatchProjectRow = Selectable<WatchProjectsTable>;
 export type WatchFileRow = Selectable<WatchFilesTable>;
+/** A mapping as written: `is_dropped` only where the watcher attached a dropped file (0 when left out). */
+export type WatchFileMapping = Insertable<WatchFilesTable>;

@@ -36,6 +36,7 @@ import * as calendarFeeds from './migrations/0025-calendar-feeds.ts';
 import * as documentTemplates from './migrations/0026-document-templates.ts';
 import * as activityLog from '../../core/migrations/0027-activity-log.ts';
 import * as uploadDocumentFields from './migrations/0028-upload-document-fields.ts';
+import * as droppedFiles from '../../watch/migrations/0029-dropped-files.ts';
 
 export type MigrationModule = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 /** Numbered migrations, applied in order and recorded in kysely_migration by name. Append only. */
@@ -66,6 +67,7 @@ export const MIGRATIONS: Record<string, MigrationModule> = {
   '0026-document-templates': documentTemplates,
   '0027-activity-log': activityLog,
   '0028-upload-document-fields': uploadDocumentFields,
+  '0029-dropped-files': droppedFiles,
 };
 
 /**

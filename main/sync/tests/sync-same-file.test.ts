@@ -202,10 +202,16 @@ describe('the same bytes dropped into one project on two computers', () => {
 
   test('the same bytes uploaded twice through the app stay two files: an explicit upload is never merged', async () => {
     const bytes = Buffer.from('%PDF-1.4\nuploaded on purpose, twice\n%%EOF\n');
+    // Sync waits until the watcher has written both into the project's folder: an upload
+    // placed in a folder is still no file dropped there (on a busy machine the folder
+    // copies were written before the creates went up, and the second upload was merged).
+    assert.equal((await second.local('POST', '/api/orgs/1/sync/pause/')).status, 200);
     for (const title of ['quote v1.pdf', 'quote v1 (signed).pdf']) {
       const body = multipartBody({ title, project: '6' }, { fileName: title, contents: bytes });
       assert.equal((await postMultipart(`${second.agent.localApiUrl}${apiPaths.privateFiles(1)}`, second.agent.localToken, body)).status, 201);
     }
+    await waitFor('both uploads in the project folder', () => sameBytesIn(folderOfProject(secondRoot, 6), bytes).length === 2);
+    assert.equal((await second.local('POST', '/api/orgs/1/sync/resume/')).status, 200);
     await settleFolders(second);
     const titles = (await remoteFilesWithHash(sha256(bytes))).map((file) => file.title).sort();
     assert.deepEqual(titles, ['quote v1 (signed).pdf', 'quote v1.pdf']);
