@@ -3,14 +3,14 @@
 // no remote exists here), looked at in the in-app PDF viewer, saved to the project,
 // and then shows in the Files tab and in the project folder on disk. At 800x600 and
 // 1920x1080, light and dark; the screenshots and the proposal's pages rasterised
-// by pdftoppm land in test-results/ for a person to look at.
-import { execFileSync } from 'node:child_process';
+// by pdf.js (as the app's thumbnails are) land in test-results/ for a person to look at.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { apiPaths } from '../shared/api-paths.ts';
 import { openApp, openProjectByIdentifier, pageProblems, repoRoot, type RunningApp, SCREEN_SIZES, screenshotBothThemes, startSolarDesk } from './support/solardesk.ts';
 import { STATE_HANG_GUARD_MS } from '../main/testing/hang-guards.ts';
+import { renderPdfPages } from '../main/core/pdf-render.ts';
 
 const PROJECT_ID = 1;
 const rasterDir = path.join(repoRoot, 'test-results/documents');
@@ -84,9 +84,9 @@ for (const size of SCREEN_SIZES) {
 
     // Its pages as a customer sees them, for a person to look at.
     fs.mkdirSync(rasterDir, { recursive: true });
-    const pdf = path.join(rasterDir, `proposal-${size.width}.pdf`);
-    fs.writeFileSync(pdf, bytes);
-    execFileSync('pdftoppm', ['-png', '-r', '60', pdf, path.join(rasterDir, `proposal-${size.width}`)]);
+    fs.writeFileSync(path.join(rasterDir, `proposal-${size.width}.pdf`), bytes);
+    // 702 pixels high: an A4 page at 60 dpi.
+    for (const [index, png] of (await renderPdfPages(bytes, 702)).entries()) fs.writeFileSync(path.join(rasterDir, `proposal-${size.width}-${index + 1}.png`), png);
     expect(fs.readdirSync(rasterDir).filter((name) => name.startsWith(`proposal-${size.width}-`) && name.endsWith('.png'))).toHaveLength(pages);
     expect(pageProblems(page)).toEqual([]);
   });

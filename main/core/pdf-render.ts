@@ -64,24 +64,33 @@ interface CanvasAndContext {
 
 /** Renders page 1 so that its longer side is `size` pixels, on white; throws on a PDF pdf.js cannot read. */
 export async function renderFirstPdfPage(data: Uint8Array, size: number): Promise<Buffer> {
+  return (await renderPdfPages(data, size, 1))[0]!;
+}
+
+/** Renders the first `maxPages` pages (all by default) as PNGs, each with its longer side `size` pixels, on white. */
+export async function renderPdfPages(data: Uint8Array, size: number, maxPages = Infinity): Promise<Buffer[]> {
   const { getDocument } = await loadPdfJs();
   // pdf.js refuses a Node Buffer; a plain view of the same bytes it takes.
   if (Buffer.isBuffer(data)) data = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const task = getDocument({ data, standardFontDataUrl, verbosity: 0, stopAtErrors: false });
   try {
     const document = await task.promise;
-    const page = await document.getPage(1);
-    const natural = page.getViewport({ scale: 1 });
-    const viewport = page.getViewport({ scale: size / Math.max(natural.width, natural.height) });
-    const width = Math.max(1, Math.round(viewport.width));
-    const height = Math.max(1, Math.round(viewport.height));
-    // The document's own canvas factory is @napi-rs/canvas's under Node.
-    const factory = (document as unknown as { canvasFactory: { create(width: number, height: number): CanvasAndContext } }).canvasFactory;
-    const { canvas, context } = factory.create(width, height);
-    context.fillStyle = '#ffffff';
-    context.fillRect(0, 0, width, height);
-    await page.render({ canvas: canvas as unknown as RenderParameters['canvas'], canvasContext: context as unknown as RenderParameters['canvasContext'], viewport }).promise;
-    return canvas.toBuffer('image/png');
+    const pages: Buffer[] = [];
+    for (let number = 1; number <= Math.min(document.numPages, maxPages); number++) {
+      const page = await document.getPage(number);
+      const natural = page.getViewport({ scale: 1 });
+      const viewport = page.getViewport({ scale: size / Math.max(natural.width, natural.height) });
+      const width = Math.max(1, Math.round(viewport.width));
+      const height = Math.max(1, Math.round(viewport.height));
+      // The document's own canvas factory is @napi-rs/canvas's under Node.
+      const factory = (document as unknown as { canvasFactory: { create(width: number, height: number): CanvasAndContext } }).canvasFactory;
+      const { canvas, context } = factory.create(width, height);
+      context.fillStyle = '#ffffff';
+      context.fillRect(0, 0, width, height);
+      await page.render({ canvas: canvas as unknown as RenderParameters['canvas'], canvasContext: context as unknown as RenderParameters['canvasContext'], viewport }).promise;
+      pages.push(canvas.toBuffer('image/png'));
+    }
+    return pages;
   } finally {
     await task.destroy();
   }
