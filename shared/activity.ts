@@ -36,7 +36,7 @@ export const ACTIVITY_KIND_WORDS: Readonly<Record<ActivityKind, { verb: string; 
 export const ACTIVITY_STATES = ['done', 'running', 'waiting', 'failed'] as const;
 export type ActivityState = (typeof ACTIVITY_STATES)[number];
 
-export const WAIT_REASONS = ['offline', 'paused', 'metered', 'quota', 'paced', 'conflict', 'held_delete'] as const;
+export const WAIT_REASONS = ['offline', 'paused', 'metered', 'quota', 'paced', 'conflict', 'held_delete', 'refused_project'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** Why an entry waits, as a sentence that says what happens next or what to do. */
@@ -48,6 +48,7 @@ export const WAIT_REASON_WORDS: Readonly<Record<WaitReason, string>> = {
   paced: "Waiting its turn: background transfers spend only a small share of the organisation's daily file allowance.",
   conflict: 'Waiting: a conflict. Resolve it and the change goes.',
   held_delete: 'Waiting: a held delete. Undo it, or confirm it on the Sync screen.',
+  refused_project: "Waiting for its project, which the server refused: that project's entry says why. Once the project goes, this follows.",
 };
 
 /** The record an entry names, so its actions can reach it. */
@@ -117,7 +118,7 @@ export function headlineOf(entry: Pick<ActivityEntry, 'kind' | 'subject' | 'fiel
 export function stateLineOf(entry: Pick<ActivityEntry, 'state' | 'waitReason' | 'progress' | 'detail'>, formatBytes: (bytes: number) => string): string | null {
   if (entry.state === 'waiting') {
     // A wait for the allowance that knows its time says it (the reason's words are the general case).
-    if ((entry.waitReason === 'quota' || entry.waitReason === 'paced') && entry.detail) return entry.detail;
+    if ((entry.waitReason === 'quota' || entry.waitReason === 'paced' || entry.waitReason === 'refused_project') && entry.detail) return entry.detail;
     return entry.waitReason ? WAIT_REASON_WORDS[entry.waitReason] : 'Waiting.';
   }
   if (entry.state === 'running') {
