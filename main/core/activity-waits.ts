@@ -8,9 +8,8 @@ import { bucketInWords } from '../../shared/throttle-rates.ts';
 import type { AllowanceWait } from '../sync/quota-pacer.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
-import { documentProjectOf } from '../engine/documents/document-input-ids.ts';
 import { rowsOfRecord } from '../sync/outbox.ts';
-import { isProvisional } from '../sync/sync-models.ts';
+import { projectsFileCreateWaitsFor } from '../sync/models/private-file.ts';
 
 /** A wait for the allowance this long or longer is the day's background share used up (told as quota, and notified); a shorter one is pacing's turn. */
 const ALLOWANCE_USED_UP_MS = 60 * 60_000;
@@ -52,15 +51,13 @@ export function personsAllowanceWait(wait: AllowanceWait, now: number): WaitWord
 
 /**
  * A file's upload that waits for a project made here which the server refused for good
- * (parked): the file's own project, or the one a saved document was made from (sync
- * holds its create until that project has its remote id, private-file.ts
- * fileCreateWaits). Its words name the project; null when it waits for no such project.
+ * (parked): one of the projects sync holds its create for (private-file.ts
+ * projectsFileCreateWaitsFor). Its words name the project; null when it waits for no such project.
  */
 export async function refusedProjectWait(db: Kysely<Database>, fileId: number): Promise<WaitWords | null> {
-  const file = await db.selectFrom('private_files').select(['project_id', 'input_data']).where('id', '=', fileId).executeTakeFirst();
+  const file = await db.selectFrom('private_files').select('project_id').where('id', '=', fileId).executeTakeFirst();
   if (!file) return null;
-  for (const projectId of new Set([file.project_id, documentProjectOf(file.input_data)])) {
-    if (projectId === null || !isProvisional(projectId)) continue;
+  for (const projectId of await projectsFileCreateWaitsFor(db, fileId, file.project_id)) {
     if (!(await rowsOfRecord(db, 'project', projectId)).some((row) => row.status === 'parked')) continue;
     const project = await db.selectFrom('projects').select(['title', 'identifier']).where('id', '=', projectId).executeTakeFirst();
     const name = project?.title || project?.identifier || 'made on this computer';

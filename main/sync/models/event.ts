@@ -106,12 +106,13 @@ async function eventColumnsOfView(trx: Trx, view: RecordView): Promise<EventColu
   const has = (field: string) => Object.hasOwn(view, field);
   const text = (value: unknown) => (typeof value === 'string' ? value : value === null || value === undefined ? null : String(value));
   const taskStatus = view.task_status;
+  const hasKind = has('event_type') || has('event_type_id');
   return eventColumnsOf({
     title: has('title') ? (text(view.title) ?? '') : undefined,
     notes: has('notes') ? (text(view.notes) ?? '') : undefined,
     // A hosted event names its kind by id only (hosted-docs-facts.md 9); a SolarDesk remote sends both.
-    event_type: has('event_type') || has('event_type_id') ? text(view.event_type) : undefined,
-    event_type_id: has('event_type') || has('event_type_id') ? (typeof view.event_type_id === 'number' ? view.event_type_id : null) : undefined,
+    event_type: hasKind ? text(view.event_type) : undefined,
+    event_type_id: hasKind ? (typeof view.event_type_id === 'number' ? view.event_type_id : null) : undefined,
     project_id: has('project_id') ? (typeof view.project_id === 'number' ? view.project_id : null) : undefined,
     contact_id: has('contact') ? await replicaContactId(trx, view.contact) : undefined,
     start: has('start') ? text(view.start) : undefined,

@@ -3,7 +3,7 @@
 // go up by their own upload, as a multipart create or, for new contents, through
 // push.ts. The file is the one model with contents and tags that may be made here.
 import fs from 'node:fs';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../engine/store/tables.ts';
 import { parseFileTagReference, parseOrgReference, parseUserReference } from '../../../shared/api-paths.ts';
 import { blobPath } from '../../engine/files/blob-store.ts';
@@ -53,12 +53,21 @@ async function tagsToSend(sync: SyncContext, tagIds: readonly number[]): Promise
  * had. A project deleted here before it went up never will: then there is nothing to wait for.
  */
 export async function fileCreateWaits(sync: SyncContext, fileId: number, view: RecordView): Promise<boolean> {
-  const projectId = view.project as number | null;
-  if (projectId !== null && isProvisional(projectId)) return true;
-  const file = await sync.db.selectFrom('private_files').select('input_data').where('id', '=', fileId).executeTakeFirst();
+  return (await projectsFileCreateWaitsFor(sync.db, fileId, view.project as number | null)).length > 0;
+}
+
+/**
+ * The projects made here that a file's create waits for (fileCreateWaits): `projectId`,
+ * the file's own, when it has no remote id yet, and the project a saved document was
+ * made from, when it has none yet either and still exists. The activity log names them.
+ */
+export async function projectsFileCreateWaitsFor(db: Kysely<Database> | Trx, fileId: number, projectId: number | null): Promise<number[]> {
+  const waitsFor = projectId !== null && isProvisional(projectId) ? [projectId] : [];
+  const file = await db.selectFrom('private_files').select('input_data').where('id', '=', fileId).executeTakeFirst();
   const madeFrom = documentProjectOf(file?.input_data ?? null);
-  if (madeFrom === null || !isProvisional(madeFrom)) return false;
-  return (await sync.db.selectFrom('projects').select('id').where('id', '=', madeFrom).executeTakeFirst()) !== undefined;
+  if (madeFrom === null || !isProvisional(madeFrom) || waitsFor.includes(madeFrom)) return waitsFor;
+  const exists = (await db.selectFrom('projects').select('id').where('id', '=', madeFrom).executeTakeFirst()) !== undefined;
+  return exists ? [...waitsFor, madeFrom] : waitsFor;
 }
 
 /** A remote file's metadata; its bytes come on demand (context.fetchMissingBlob). */

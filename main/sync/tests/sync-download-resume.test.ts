@@ -18,6 +18,15 @@ import type { DownloadEvent } from '../remote-contents.ts';
 import { REMOTE_LIMITS } from '../remote-limits.ts';
 
 const FILE_BYTES = 600_000;
+
+/** The server's file links name the server itself: rewritten to name the proxy, so downloads cross it too. */
+function fileLinksNameTheProxy(h: SyncHarness): void {
+  h.proxy.addRule({
+    method: 'GET',
+    path: /^\/api\/.*\/private_files\//,
+    action: { kind: 'rewrite', transform: (body) => JSON.parse(JSON.stringify(body).replaceAll(h.server.baseUrl, h.proxy.url)) },
+  });
+}
 const CUT_AT = 250_000;
 
 interface SeenDownload {
@@ -38,11 +47,7 @@ describe('downloads carry on after a cut', () => {
    */
   function routeDownloadsThroughProxy(cuts: number, { isDownAfterCuts = false } = {}): void {
     h.proxy.clearRules();
-    h.proxy.addRule({
-      method: 'GET',
-      path: /^\/api\/.*\/private_files\//,
-      action: { kind: 'rewrite', transform: (body) => JSON.parse(JSON.stringify(body).replaceAll(h.server.baseUrl, h.proxy.url)) },
-    });
+    fileLinksNameTheProxy(h);
     let cutsLeft = cuts;
     h.proxy.addRule({
       method: 'GET',
@@ -150,11 +155,7 @@ describe('a remote that sends more bytes than the file holds', () => {
   after(() => h.close());
 
   test('is refused as it streams and told as a failed fetch that says why and what to do, not as the remote being offline', async () => {
-    h.proxy.addRule({
-      method: 'GET',
-      path: /^\/api\/.*\/private_files\//,
-      action: { kind: 'rewrite', transform: (body) => JSON.parse(JSON.stringify(body).replaceAll(h.server.baseUrl, h.proxy.url)) },
-    });
+    fileLinksNameTheProxy(h);
     // The file grew on the remote after its record was pulled: its bytes run past the record's size and the margin.
     h.proxy.addRule({
       method: 'GET',
