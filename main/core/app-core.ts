@@ -60,7 +60,6 @@ async function startLockedAppCore(options: AppCoreOptions, lock: DataFolderLock)
     callApi: runtime.callApi,
     folderRoot: () => options.settings.read().folderRoot,
     onInboxChanged: (state) => events.emit('inbox.changed', state),
-    inbox: options.photoInbox,
     log: options.logFolders,
   });
   await runtime.start(photos);

@@ -50,8 +50,6 @@ export interface AppCoreOptions {
   projectFolders?: ProjectFolderOptions;
   /** The project folders' lines worth telling a person (what was attached, held, refused). */
   logFolders?: (line: string) => void;
-  /** How often the inbox folder (Unsorted) is looked at, and its stability window (tests shorten both). */
-  photoInbox?: { intervalMs?: number; stableMs?: number };
   /** The desktop's notifications outside the window (Electron's Notification, main/desktop/); browser mode shows `activity.notice` in the page. */
   notify?: (notice: ActivityNotice) => void;
 }

@@ -20,6 +20,7 @@ import type { AgentFolderWiring, AgentFolders } from '../sync/agent.ts';
 import type { EngineContext } from '../engine/context.ts';
 import { FolderWatcher } from '../watch/watcher.ts';
 import type { FolderOutbox } from '../watch/folder-outbox.ts';
+import type { InboxSink } from '../watch/inbox-intake.ts';
 import { AGENT_FOLDER } from '../watch/project-folders.ts';
 import { INBOX_FOLDER } from '../../shared/photos.ts';
 import { folderOutboxOf, type ProjectFolderOptions, watchProjectFolders } from './agent-folders.ts';
@@ -145,7 +146,7 @@ export function embeddedFolderOutboxOf(engine: EngineContext): FolderOutbox {
   return { ...folderOutboxOf(engine), listFileCreates: async () => [] };
 }
 
-/** The inbox (main/core/photo-inbox.ts) is not a project's folder: the watcher never looks into it. */
+/** The inbox (main/core/photo-inbox.ts) is not a project's folder: the watcher hands its files to the inbox (main/watch/inbox-intake.ts). */
 const INBOX_REASON = `the inbox: photos dropped here are attached to the project whose site they were taken at, the rest wait on the Sync screen (Unsorted photos)`;
 
 /** What tells a synced root's watcher about the embedded store's folder inside it. */
@@ -180,7 +181,7 @@ export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Pro
         log: options.log,
         onDeleteHeld: options.onDeleteHeld,
         outbox: embeddedFolderOutboxOf(options.engine),
-        foreignFolders: new Map([[INBOX_FOLDER, INBOX_REASON]]),
+        inbox: { folder: INBOX_FOLDER, reason: INBOX_REASON },
         rootIsNew: isNew,
       });
   await folders.start();
@@ -193,12 +194,20 @@ export async function startEmbeddedFolders(options: EmbeddedFoldersOptions): Pro
  */
 export function syncedFolders(folderRoot: string, remoteUrl: string, options: ProjectFolderOptions = {}): (wiring: AgentFolderWiring) => AgentFolders {
   const root = workspaceFolderRoot('synced', folderRoot);
-  const foreignFolders = new Map([
-    [EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON],
-    [INBOX_FOLDER, INBOX_REASON],
-  ]);
+  const foreignFolders = new Map([[EMBEDDED_WORKSPACE_FOLDER, EMBEDDED_FOLDER_REASON]]);
   return (wiring) => {
     const { refusal, isNew } = claimFolderRootOf(folderRoot, root, { mode: 'synced', remote_url: remoteUrl.replace(/\/+$/, ''), data_dir: null });
-    return refusal ? new RefusedFolders(root, refusal) : watchProjectFolders(root, { ...options, foreignFolders, rootIsNew: isNew })(wiring);
+    return refusal ? new RefusedFolders(root, refusal) : watchProjectFolders(root, { ...options, foreignFolders, inbox: { folder: INBOX_FOLDER, reason: INBOX_REASON }, rootIsNew: isNew })(wiring);
   };
+}
+
+/** The watcher's inbox intake, as the photo inbox is connected to it. */
+export type InboxIntakeConnection = NonNullable<ReturnType<FolderWatcher['connectInbox']>>;
+
+/**
+ * Connects `sink` to the inbox intake of the folders a backend watches; null when they
+ * are not watched here (a folder root another workspace owns: its Unsorted is not ours to sort).
+ */
+export function connectInboxOf(folders: AgentFolders | null, sink: InboxSink): InboxIntakeConnection | null {
+  return folders instanceof FolderWatcher ? folders.connectInbox(sink) : null;
 }

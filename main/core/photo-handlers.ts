@@ -9,7 +9,7 @@ import type { PrivateFileJson } from '../../shared/schemas/private-file.ts';
 import { INBOX_FOLDER, type InboxState } from '../../shared/photos.ts';
 import type { LocalBackend } from './local-backend.ts';
 import type { RawApiRequest } from './local-api.ts';
-import { workspaceFolderRoot } from './folder-session.ts';
+import { connectInboxOf, workspaceFolderRoot } from './folder-session.ts';
 import { PhotoInbox } from './photo-inbox.ts';
 import { checkProjectPhotos, localBlobHead, PhotoExifCache } from './photo-places.ts';
 import { readPhotoExifOffThread } from './media-worker.ts';
@@ -25,8 +25,6 @@ export interface PhotoHandlersOptions {
   /** The Settings folder root now (null: none). */
   folderRoot: () => string | null;
   onInboxChanged: (state: InboxState) => void;
-  /** How often the inbox is looked at (default 2 s); its stability window (default 2 s). */
-  inbox?: { intervalMs?: number; stableMs?: number };
   log?: (line: string) => void;
 }
 
@@ -40,6 +38,7 @@ export interface PhotoHost {
 
 export function createPhotoHost(options: PhotoHandlersOptions): PhotoHost {
   let inbox: PhotoInbox | null = null;
+  let stopHearingProjects: (() => void) | null = null;
   const caches = new WeakMap<LocalBackend, PhotoExifCache>();
   const cacheOf = (backend: LocalBackend) => {
     let cache = caches.get(backend);
@@ -74,7 +73,7 @@ export function createPhotoHost(options: PhotoHandlersOptions): PhotoHost {
         const backend = await options.current();
         return checkProjectPhotos(backend.db, backend.fileRoot, cacheOf(backend), backend.identity().orgId, projectId);
       },
-      'inbox.list': async () => (await activeInbox())?.scan() ?? noInbox(),
+      'inbox.list': async () => (await activeInbox())?.refresh() ?? noInbox(),
       'inbox.attach': async ({ name, projectId }) => {
         const active = await activeInbox();
         if (!active) return noInbox();
@@ -89,21 +88,26 @@ export function createPhotoHost(options: PhotoHandlersOptions): PhotoHost {
     started(backend) {
       const folderRoot = options.folderRoot();
       if (!folderRoot || !backend.folders()) return;
-      inbox = new PhotoInbox({
+      const started = (inbox = new PhotoInbox({
         root: workspaceFolderRoot(backend.mode, folderRoot),
         db: backend.db,
         fileRoot: backend.fileRoot,
         orgId: backend.identity().orgId,
         callApi: options.callApi,
-        stableMs: options.inbox?.stableMs,
         onChange: options.onInboxChanged,
         log: options.log,
+      }));
+      // The inbox takes its files from the watcher's intake, and matches the waiting ones again when a project changes (it may have gained a site).
+      started.start(connectInboxOf(backend.folders(), started));
+      stopHearingProjects = backend.watchRecordChanges((changes) => {
+        if (changes.some((change) => change.model === 'project')) started.projectsChanged();
       });
-      inbox.start(options.inbox?.intervalMs);
     },
     async closing() {
       const closing = inbox;
       inbox = null;
+      stopHearingProjects?.();
+      stopHearingProjects = null;
       await closing?.close();
     },
   };

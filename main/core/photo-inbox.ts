@@ -2,8 +2,15 @@
 // camera dump. Each photo whose GPS position lies within PHOTO_SITE_MATCH_M of exactly
 // one project's site is attached to that project; everything else waits there, listed
 // in the app with the nearest sites to choose from. Nothing is guessed silently: each
-// attachment is logged (a pass's batch reads "Attached 14 photos from Unsorted: 9 to
-// ..."), and each can be undone.
+// attachment is logged (a batch reads "Attached 14 photos from Unsorted: 9 to ..."),
+// and each can be undone.
+//
+// The files come in through the project folders watcher (issue 26): its events and
+// rescans, and a stability gate of its own (main/watch/inbox-intake.ts), so a photo
+// still being copied is never read and a link is never followed. This module is the
+// intake's sink: it is handed each stable file staged and hashed, and the files due
+// in one step together (one batch). Waiting photos are matched again when a project
+// changes (it may have gained a site).
 //
 // Attaching goes through the local API, as the app's own uploads do (so sync sends
 // it when signed in), and the original leaves the inbox; the watcher then places the
@@ -12,9 +19,6 @@
 // deletes the private file through the API (the watcher moves its folder copy to
 // .solardesk/trash/, as for any file deleted elsewhere); a file put back by Undo waits
 // for a choice and is not matched again by itself.
-//
-// The watcher never looks into the inbox (it is one of its foreign folders,
-// main/core/folder-session.ts); this module is its only reader.
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -28,6 +32,8 @@ import type { Database } from '../engine/store/tables.ts';
 import { ignoreReason } from '../watch/folder-names.ts';
 import { AGENT_FOLDER } from '../watch/project-folders.ts';
 import { saveDownload } from '../watch/arrivals.ts';
+import { identityOf, type InboxFile, type InboxFileIdentity, type InboxSink } from '../watch/inbox-intake.ts';
+import type { InboxIntakeConnection } from './folder-session.ts';
 import { describeApiError, type RawApiRequest } from './local-api.ts';
 import { uploadFile } from './file-transfers.ts';
 import { isPhotoName } from './photo-exif.ts';
@@ -39,6 +45,8 @@ type CallApi = (request: RawApiRequest) => Promise<ApiResponse>;
 const LOG_LIMIT = 500;
 /** The inbox's own record, beside the watcher's in the hidden .solardesk folder. */
 const STATE_FILE = 'inbox.json';
+/** Projects changed: the waiting photos are matched again once the changes have settled this long. */
+const REMATCH_DELAY_MS = 300;
 
 interface SavedState {
   entries: InboxEntry[];
@@ -55,31 +63,41 @@ export interface PhotoInboxOptions {
   fileRoot: string;
   orgId: number;
   callApi: CallApi;
-  /** A file changed within this long is still being copied: looked at on a later pass (default 2 s). */
-  stableMs?: number;
   now?: () => Date;
-  /** After a pass that changed something (attached, or the list of waiting files). */
+  /** After something changed (attached, or the list of waiting files). */
   onChange?: (state: InboxState) => void;
   log?: (line: string) => void;
 }
 
-interface FileOnDisk {
+/** A file of the inbox the intake handed over, as it was then. */
+interface KnownFile extends InboxFileIdentity {
+  hash: string;
+}
+
+/** A file to describe or attach: its bytes are read again only when needed (EXIF not cached yet, an attach). */
+interface InboxCopy {
   name: string;
   size: number;
   hash: string;
-  /** The bytes, read again only when needed (EXIF not cached yet, an attach). */
   read(): Promise<Buffer>;
 }
 
-export class PhotoInbox {
+const sameFile = (a: InboxFileIdentity, b: InboxFileIdentity) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+
+export class PhotoInbox implements InboxSink {
   readonly folder: string;
   private readonly stateFile: string;
   private readonly cache: PhotoExifCache;
   private queue: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
   private lastSignature = '';
-  /** Hashes of the files seen, by name, size, mtime and inode: a waiting camera dump is not read again every pass. */
-  private readonly hashes = new Map<string, string>();
+  /** The files the intake handed over that are still in the inbox, by name. */
+  private readonly known = new Map<string, KnownFile>();
+  /** Handed over in the intake's current step: decided on together at its flush. */
+  private stepFiles: InboxFile[] = [];
+  /** Why a file that matched one site could not be attached to it (refused: permission, quota, the project went away), by name. */
+  private readonly attachFailures = new Map<string, { hash: string; why: string }>();
+  private intake: InboxIntakeConnection | null = null;
+  private rematchTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(private readonly options: PhotoInboxOptions) {
@@ -88,70 +106,81 @@ export class PhotoInbox {
     this.cache = new PhotoExifCache(options.db);
   }
 
-  /** Looks at the inbox every `intervalMs` (a camera dump arrives over seconds to minutes). */
-  start(intervalMs = 2000): void {
-    const tick = () => {
-      if (this.closed) return;
-      void this.scan()
-        .catch((error: unknown) => this.options.log?.(`Unsorted: ${(error as Error).message}`))
-        .finally(() => {
-          if (!this.closed) this.timer = setTimeout(tick, intervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, 0);
+  /** Starts taking the files of the watcher's inbox intake (null: the folders are not watched, so nothing is sorted). */
+  start(intake: InboxIntakeConnection | null): void {
+    this.intake = intake;
+  }
+
+  /** A project changed (it may have gained a site): the waiting photos are matched again soon. */
+  projectsChanged(): void {
+    if (this.closed || this.rematchTimer) return;
+    this.rematchTimer = setTimeout(() => {
+      this.rematchTimer = null;
+      void this.refresh().catch((error: unknown) => this.options.log?.(`Unsorted: ${(error as Error).message}`));
+    }, REMATCH_DELAY_MS);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.rematchTimer) clearTimeout(this.rematchTimer);
+    this.intake?.disconnect();
     await this.queue.catch(() => {});
   }
 
-  /** One pass: attaches what matches exactly one site, and answers the state. */
-  scan(): Promise<InboxState> {
+  // ---- the intake's sink ------------------------------------------------------
+
+  knows(name: string, file: InboxFileIdentity): boolean {
+    const known = this.known.get(name);
+    return known !== undefined && sameFile(known, file);
+  }
+
+  async take(file: InboxFile): Promise<void> {
+    this.known.set(file.name, { size: file.size, mtimeMs: file.mtimeMs, ino: file.ino, hash: file.hash });
+    this.stepFiles.push(file);
+  }
+
+  /** The step's files: each one that matches exactly one site is attached, the batch said once. */
+  flush(): Promise<void> {
+    const files = this.stepFiles;
+    this.stepFiles = [];
+    if (files.length === 0) return Promise.resolve();
+    // The staged copies are read while they are there: the intake removes them once this resolves.
     return this.serial(async () => {
-      const problem = this.rootProblem();
+      const copies = files.filter((file) => this.knows(file.name, file)).map((file) => ({ ...file, read: () => fsp.readFile(file.stagedPath) }));
+      await this.matchAndAttach(copies);
+    }).then(() => this.announceIfChanged());
+  }
+
+  gone(name: string): void {
+    this.attachFailures.delete(name);
+    if (this.known.delete(name)) this.announceIfChanged();
+  }
+
+  listed(names: ReadonlySet<string>): void {
+    let changed = false;
+    for (const name of this.known.keys()) if (!names.has(name)) changed = this.known.delete(name) || changed;
+    if (changed) this.announceIfChanged();
+  }
+
+  // ---- what the app asks ---------------------------------------------------------
+
+  /** The waiting photos are matched again (attaching what now matches one site), and the state answered. */
+  refresh(): Promise<InboxState> {
+    return this.serial(async () => {
+      const problem = this.problem();
       if (problem) return this.stateOf([], problem);
-      await fsp.mkdir(this.folder, { recursive: true });
-      const saved = this.readState();
-      const sites = await projectSites(this.options.db, this.options.orgId);
-      const waiting: InboxItem[] = [];
-      const batch = randomUUID();
-      const attached: InboxEntry[] = [];
-      for (const file of await this.readFiles({ arriving: waiting })) {
-        const item = await this.describe(file, sites, saved);
-        if (item.match) {
-          try {
-            attached.push(await this.attachFile(file, item.match, 'matched', batch, saved));
-          } catch (error) {
-            // Refused (no permission, quota, the project went away): it waits, saying why.
-            waiting.push({ ...item.item, why: `Could not attach it to ${item.match.title}: ${(error as Error).message}`, candidates: item.item.candidates });
-          }
-        } else {
-          waiting.push(item.item);
-        }
-      }
-      if (attached.length > 0) {
-        saved.lastBatch = { at: this.now(), text: describeBatch(attached) };
-        this.options.log?.(saved.lastBatch.text);
-      }
-      if (attached.length > 0) this.writeState(saved);
-      const state = this.stateOf(waiting.sort((a, b) => a.name.localeCompare(b.name)), null, saved);
-      const signature = JSON.stringify([state.waiting, state.log.length, state.lastBatch]);
-      if (signature !== this.lastSignature) {
-        this.lastSignature = signature;
-        this.options.onChange?.(state);
-      }
-      return state;
-    });
+      const copies = [...this.known].map(([name, known]) => this.copyInFolder(name, known));
+      await this.matchAndAttach(copies);
+      return this.listLocked(this.readState());
+    }).then((state) => this.announce(state, false));
   }
 
   /** The user's choice for a waiting file: attached to that project. */
   attach(name: string, projectId: number): Promise<InboxState> {
     return this.serial(async () => {
-      const problem = this.rootProblem();
+      const problem = this.problem();
       if (problem) throw new BridgeError(problem);
-      const file = (await this.readFiles({ includeUnstable: true })).find((candidate) => candidate.name === name);
+      const file = await this.copyOf(name);
       if (!file) throw new BridgeError(`${name} is no longer in ${INBOX_FOLDER}: it was moved or attached meanwhile. The list is up to date now.`, { status: 404 });
       const sites = await projectSites(this.options.db, this.options.orgId);
       const saved = this.readState();
@@ -164,7 +193,7 @@ export class PhotoInbox {
       saved.returned = saved.returned.filter((hash) => hash !== file.hash);
       this.writeState(saved);
       return this.listLocked(saved);
-    }).then((state) => this.announce(state));
+    }).then((state) => this.announce(state, true));
   }
 
   /** Undo of one attachment: the file is back in the inbox and its private file is deleted through the API. */
@@ -174,12 +203,15 @@ export class PhotoInbox {
       const entry = saved.entries.find((candidate) => candidate.id === entryId);
       if (!entry) throw new BridgeError('That attachment is not in the inbox log any more.', { status: 404 });
       if (entry.undoneAt) return this.listLocked(saved);
-      const problem = this.rootProblem();
+      const problem = this.problem();
       if (problem) throw new BridgeError(problem);
       const bytes = await this.bytesOf(entry);
       await fsp.mkdir(this.folder, { recursive: true });
       // Back first, deleted after: whatever fails between, the photo is never only in neither place.
-      await saveDownload(this.options.root, this.folder, entry.name, bytes);
+      const placed = await saveDownload(this.options.root, this.folder, entry.name, bytes);
+      // Known as it was written, so the intake does not hand it over again as a new file.
+      const stat = await fsp.lstat(placed).catch(() => null);
+      if (stat) this.known.set(path.basename(placed), { ...identityOf(stat), hash: entry.fileHash });
       const deleted = await this.options.callApi({ method: 'DELETE', path: apiPaths.privateFile(this.options.orgId, entry.fileId) });
       if (deleted.status !== 204 && deleted.status !== 200 && deleted.status !== 404) {
         throw new BridgeError(`${entry.name} is back in ${INBOX_FOLDER}, but its copy in ${entry.projectTitle} could not be removed: ${describeApiError(deleted)}`, {
@@ -191,109 +223,40 @@ export class PhotoInbox {
       this.writeState(saved);
       this.options.log?.(`Unsorted: ${entry.name} is back in ${INBOX_FOLDER}, no longer attached to ${entry.projectTitle}.`);
       return this.listLocked(saved);
-    }).then((state) => this.announce(state));
+    }).then((state) => this.announce(state, true));
   }
 
-  /** The waiting files and the log, without attaching anything. */
-  list(): Promise<InboxState> {
-    return this.serial(async () => {
-      const problem = this.rootProblem();
-      if (problem) return this.stateOf([], problem);
-      return this.listLocked(this.readState());
-    });
-  }
+  // ---- matching ------------------------------------------------------------------
 
-  private announce(state: InboxState): InboxState {
-    this.lastSignature = JSON.stringify([state.waiting, state.log.length, state.lastBatch]);
-    this.options.onChange?.(state);
-    return state;
-  }
-
-  private async listLocked(saved: SavedState): Promise<InboxState> {
+  /** Attaches each file that matches exactly one site; one batch, said once. */
+  private async matchAndAttach(files: InboxCopy[]): Promise<void> {
+    if (files.length === 0) return;
+    const saved = this.readState();
     const sites = await projectSites(this.options.db, this.options.orgId);
-    const waiting: InboxItem[] = [];
-    for (const file of await this.readFiles({ includeUnstable: true })) waiting.push((await this.describe(file, sites, saved, { neverMatch: true })).item);
-    return this.stateOf(waiting.sort((a, b) => a.name.localeCompare(b.name)), null, saved);
-  }
-
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => {});
-    return next;
-  }
-
-  private now(): string {
-    return (this.options.now?.() ?? new Date()).toISOString();
-  }
-
-  private rootProblem(): string | null {
-    if (!fs.existsSync(this.options.root)) {
-      return `The folder root ${this.options.root} is not there (a drive not connected?): the ${INBOX_FOLDER} folder is looked at again once it is.`;
-    }
-    return null;
-  }
-
-  private stateOf(waiting: InboxItem[], problem: string | null, saved: SavedState = this.readState()): InboxState {
-    return { folder: this.folder, waiting, log: saved.entries, lastBatch: saved.lastBatch, problem };
-  }
-
-  private readState(): SavedState {
-    try {
-      const parsed = JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as Partial<SavedState>;
-      return { entries: Array.isArray(parsed.entries) ? parsed.entries : [], returned: Array.isArray(parsed.returned) ? parsed.returned : [], lastBatch: parsed.lastBatch ?? null };
-    } catch {
-      return { entries: [], returned: [], lastBatch: null };
-    }
-  }
-
-  private writeState(state: SavedState): void {
-    state.entries = state.entries.slice(0, LOG_LIMIT);
-    fs.mkdirSync(path.dirname(this.stateFile), { recursive: true });
-    const temp = `${this.stateFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, `${JSON.stringify(state, null, 1)}\n`);
-    fs.renameSync(temp, this.stateFile);
-  }
-
-  /** Files directly in the inbox, complete (not changed within the stability window), ignored names left out. */
-  private async readFiles(options: { includeUnstable?: boolean; arriving?: InboxItem[] } = {}): Promise<FileOnDisk[]> {
-    let names: fs.Dirent[];
-    try {
-      names = await fsp.readdir(this.folder, { withFileTypes: true });
-    } catch {
-      return [];
-    }
-    const stableBefore = Date.now() - (this.options.stableMs ?? 2000);
-    const files: FileOnDisk[] = [];
-    for (const entry of names.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (!entry.isFile() || ignoreReason(entry.name) !== null) continue;
-      const full = path.join(this.folder, entry.name);
-      const stat = await fsp.lstat(full).catch(() => null);
-      if (!stat?.isFile()) continue;
-      if (!options.includeUnstable && stat.mtimeMs > stableBefore) {
-        // Still being copied (or just put back): listed, looked at once it has not changed for a moment.
-        options.arriving?.push({ name: entry.name, size: stat.size, isPhoto: isPhotoName(entry.name), takenAt: null, why: 'Just arrived: looked at in a moment.', candidates: [] });
-        continue;
+    const batch = randomUUID();
+    const attached: InboxEntry[] = [];
+    for (const file of files) {
+      const { match } = await this.describe(file, sites, saved);
+      if (!match) continue;
+      try {
+        attached.push(await this.attachFile(file, match, 'matched', batch, saved));
+        this.attachFailures.delete(file.name);
+      } catch (error) {
+        // Refused (no permission, quota, the project went away): it waits, saying why, and is tried again later.
+        const why = `Could not attach it to ${match.title}: ${(error as Error).message}`;
+        this.attachFailures.set(file.name, { hash: file.hash, why });
+        this.options.log?.(`Unsorted: ${file.name}: ${why}`);
       }
-      const key = `${entry.name}\0${stat.size}\0${stat.mtimeMs}\0${stat.ino}`;
-      let hash = this.hashes.get(key);
-      if (!hash) {
-        const bytes = await fsp.readFile(full).catch(() => null);
-        if (!bytes) continue;
-        hash = createHash('sha256').update(bytes).digest('hex');
-        this.hashes.set(key, hash);
-      }
-      files.push({ name: entry.name, size: stat.size, hash, read: () => fsp.readFile(full) });
     }
-    return files;
-  }
-
-  private exifOf(file: FileOnDisk) {
-    return this.cache.of(file.hash, () => file.read());
+    if (attached.length === 0) return;
+    saved.lastBatch = { at: this.now(), text: describeBatch(attached) };
+    this.options.log?.(saved.lastBatch.text);
+    this.writeState(saved);
   }
 
   /** Why a file waits (or the one site it matches), and its nearest candidates. */
   private async describe(
-    file: FileOnDisk,
+    file: InboxCopy,
     sites: ProjectSite[],
     saved: SavedState,
     options: { neverMatch?: boolean } = {},
@@ -325,14 +288,14 @@ export class PhotoInbox {
   }
 
   private async attachFile(
-    file: FileOnDisk,
+    file: InboxCopy,
     project: { projectId: number; title: string; distanceM: number | null },
     how: InboxEntry['how'],
     batch: string,
     saved: SavedState,
   ): Promise<InboxEntry> {
     const bytes = await file.read();
-    if (createHash('sha256').update(bytes).digest('hex') !== file.hash) throw new BridgeError(`${file.name} changed while it was looked at: it is looked at again on the next pass.`);
+    if (createHash('sha256').update(bytes).digest('hex') !== file.hash) throw new BridgeError(`${file.name} changed while it was looked at: it is looked at again once it has settled.`);
     const response = await uploadFile(
       this.options.callApi,
       this.options.orgId,
@@ -340,9 +303,14 @@ export class PhotoInbox {
       () => {},
     );
     const fileId = (response.body as { id: number }).id;
-    // The original leaves the inbox once attached, unless it changed meanwhile (then it is a new file, looked at again).
-    const now = await fsp.readFile(path.join(this.folder, file.name)).catch(() => null);
-    if (now && createHash('sha256').update(now).digest('hex') === file.hash) await fsp.rm(path.join(this.folder, file.name), { force: true });
+    // The original leaves the inbox once attached, unless it changed meanwhile (then it is a new file, handed over again).
+    const original = path.join(this.folder, file.name);
+    const known = this.known.get(file.name);
+    const now = await fsp.lstat(original).catch(() => null);
+    if (known?.hash === file.hash && now?.isFile() && sameFile(known, identityOf(now))) {
+      await fsp.rm(original, { force: true });
+      this.known.delete(file.name);
+    }
     const entry: InboxEntry = {
       id: randomUUID(),
       batch,
@@ -358,6 +326,118 @@ export class PhotoInbox {
     };
     saved.entries.unshift(entry);
     return entry;
+  }
+
+  // ---- the list --------------------------------------------------------------------
+
+  /**
+   * The files in the inbox folder, each described: those handed over with why they
+   * wait and their candidates, the rest with what the intake says of them (still
+   * arriving, refused, unreadable).
+   */
+  private async listLocked(saved: SavedState): Promise<InboxState> {
+    const sites = await projectSites(this.options.db, this.options.orgId);
+    const waiting: InboxItem[] = [];
+    const entries = await fsp.readdir(this.folder, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+    for (const entry of entries) {
+      if (entry.isDirectory() || ignoreReason(entry.name) !== null) continue;
+      const known = this.known.get(entry.name);
+      if (known) {
+        const { item } = await this.describe(this.copyInFolder(entry.name, known), sites, saved, { neverMatch: true });
+        const failure = this.attachFailures.get(entry.name);
+        waiting.push(failure?.hash === known.hash ? { ...item, why: failure.why } : item);
+        continue;
+      }
+      const stat = await fsp.lstat(path.join(this.folder, entry.name)).catch(() => null);
+      if (!stat) continue;
+      const why = this.intake?.whyWaiting(entry.name) ?? 'Just arrived: looked at in a moment.';
+      waiting.push({ name: entry.name, size: stat.size, isPhoto: isPhotoName(entry.name), takenAt: null, why, candidates: [] });
+    }
+    return this.stateOf(waiting.sort((a, b) => a.name.localeCompare(b.name)), null, saved);
+  }
+
+  /** Tells the views, when what they show changed (or always, after a user's own action). */
+  private announce(state: InboxState, always: boolean): InboxState {
+    const signature = JSON.stringify([state.waiting, state.log.length, state.lastBatch]);
+    if (always || signature !== this.lastSignature) {
+      this.lastSignature = signature;
+      this.options.onChange?.(state);
+    }
+    return state;
+  }
+
+  private announceIfChanged(): void {
+    if (this.closed) return;
+    void this.serial(async () => {
+      const problem = this.problem();
+      return problem ? this.stateOf([], problem) : this.listLocked(this.readState());
+    })
+      .then((state) => this.announce(state, false))
+      .catch((error: unknown) => this.options.log?.(`Unsorted: ${(error as Error).message}`));
+  }
+
+  private problem(): string | null {
+    if (!fs.existsSync(this.options.root)) {
+      return `The folder root ${this.options.root} is not there (a drive not connected?): the ${INBOX_FOLDER} folder is looked at again once it is.`;
+    }
+    if (!this.intake) return `The project folders are not watched on this computer now (the Sync screen says why), so nothing in ${INBOX_FOLDER} is sorted.`;
+    return null;
+  }
+
+  // ---- files, state, helpers ----------------------------------------------------
+
+  /** A handed-over file, read from the inbox folder. */
+  private copyInFolder(name: string, known: KnownFile): InboxCopy {
+    return { name, size: known.size, hash: known.hash, read: () => fsp.readFile(path.join(this.folder, name)) };
+  }
+
+  /** A file of the inbox by name: as handed over, or (one the user chose before it settled) read and hashed now. */
+  private async copyOf(name: string): Promise<InboxCopy | null> {
+    const known = this.known.get(name);
+    if (known) return this.copyInFolder(name, known);
+    if (ignoreReason(name) !== null || name.includes('/') || name.includes(path.sep)) return null;
+    const file = path.join(this.folder, name);
+    const stat = await fsp.lstat(file).catch(() => null);
+    if (!stat?.isFile()) return null;
+    const bytes = await fsp.readFile(file);
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    this.known.set(name, { ...identityOf(stat), hash });
+    return this.copyInFolder(name, { ...identityOf(stat), hash });
+  }
+
+  private exifOf(file: InboxCopy) {
+    return this.cache.of(file.hash, () => file.read());
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private now(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+
+  private stateOf(waiting: InboxItem[], problem: string | null, saved: SavedState = this.readState()): InboxState {
+    return { folder: this.folder, waiting, log: saved.entries, lastBatch: saved.lastBatch, problem };
+  }
+
+  private readState(): SavedState {
+    try {
+      const parsed = JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as Partial<SavedState>;
+      return { entries: Array.isArray(parsed.entries) ? parsed.entries : [], returned: Array.isArray(parsed.returned) ? parsed.returned : [], lastBatch: parsed.lastBatch ?? null };
+    } catch {
+      return { entries: [], returned: [], lastBatch: null };
+    }
+  }
+
+  private writeState(state: SavedState): void {
+    state.entries = state.entries.slice(0, LOG_LIMIT);
+    fs.mkdirSync(path.dirname(this.stateFile), { recursive: true });
+    const temp = `${this.stateFile}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, `${JSON.stringify(state, null, 1)}\n`);
+    fs.renameSync(temp, this.stateFile);
   }
 
   private async bytesOf(entry: InboxEntry): Promise<Uint8Array> {

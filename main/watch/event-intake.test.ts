@@ -131,6 +131,17 @@ test("another workspace's folder is outside, once, with its reason, whatever is 
   assert.equal(locate(ROOT, folders, path.join(ROOT, 'Roof (5)', 'a.pdf'), foreign).kind, 'file');
 });
 
+test("the inbox folder's own files are the inbox's; its subfolders' are outside; without an inbox it is a folder like any other", () => {
+  const none = new Map<string, string>();
+  assert.deepEqual(locate(ROOT, folders, path.join(ROOT, 'Unsorted', 'IMG_1.jpg'), none, 'Unsorted'), { kind: 'inbox', name: 'IMG_1.jpg' });
+  assert.equal(locate(ROOT, folders, path.join(ROOT, 'Unsorted', '.DS_Store'), none, 'Unsorted').kind, 'ignored');
+  const nested = locate(ROOT, folders, path.join(ROOT, 'Unsorted', 'holiday', 'IMG_2.jpg'), none, 'Unsorted');
+  assert.equal(nested.kind, 'outside');
+  assert.match((nested as { reason: string }).reason, /subfolder of Unsorted/);
+  assert.deepEqual(locate(ROOT, folders, path.join(ROOT, 'Unsorted'), none, 'Unsorted'), { kind: 'top', name: 'Unsorted' });
+  assert.equal(locate(ROOT, folders, path.join(ROOT, 'Unsorted', 'IMG_1.jpg')).kind, 'outside');
+});
+
 test('a root gone missing drops what was queued, probes too: the same path is queued again on its return', () => {
   intake.enqueue(probe('Roof (5)', 'a.pdf'));
   intake.enqueue(probe('Roof (5)', 'b.pdf'));

@@ -20,6 +20,8 @@ export type Location =
   | { kind: 'root' }
   | { kind: 'agent' }
   | { kind: 'file'; projectId: number; folder: string; name: string }
+  /** A file directly in the inbox folder (inbox-intake.ts). */
+  | { kind: 'inbox'; name: string }
   | { kind: 'ignored'; rel: string; reason: string }
   | { kind: 'outside'; rel: string; reason: string }
   | { kind: 'top'; name: string };
@@ -60,10 +62,17 @@ export class Queue<T> {
 }
 
 /**
- * What a path under the root is: a project folder's file, something ignored or outside, a top-level name.
+ * What a path under the root is: a project folder's file, the inbox folder's, something ignored or outside, a top-level name.
  * `foreignFolders`: top-level folders that are another workspace's, by name, with why (reported as outside, once, as `name/`).
+ * `inboxFolder`: the top-level folder whose files go to the inbox (inbox-intake.ts), if there is one.
  */
-export function locate(root: string, folders: Pick<ProjectFolders, 'projectOfFolder'>, file: string, foreignFolders: ReadonlyMap<string, string> = new Map()): Location {
+export function locate(
+  root: string,
+  folders: Pick<ProjectFolders, 'projectOfFolder'>,
+  file: string,
+  foreignFolders: ReadonlyMap<string, string> = new Map(),
+  inboxFolder: string | null = null,
+): Location {
   const rel = path.relative(root, file);
   if (rel === '') return { kind: 'root' };
   const parts = rel.split(path.sep);
@@ -75,6 +84,10 @@ export function locate(root: string, folders: Pick<ProjectFolders, 'projectOfFol
   if (parts.length === 1) return { kind: 'top', name };
   const foreign = foreignFolders.get(parts[0]!);
   if (foreign !== undefined) return { kind: 'outside', rel: `${toSlash(parts[0]!)}/`, reason: foreign };
+  if (parts[0] === inboxFolder) {
+    if (parts.length === 2) return { kind: 'inbox', name };
+    return { kind: 'outside', rel: relSlash, reason: `in a subfolder of ${inboxFolder}: only files directly in it are sorted` };
+  }
   const projectId = folders.projectOfFolder(parts[0]!);
   if (projectId === null) return { kind: 'outside', rel: relSlash, reason: `in "${parts[0]}", which is not a project's folder: not attached` };
   if (parts.length > 2) return { kind: 'outside', rel: relSlash, reason: 'in a subfolder of a project folder: only files directly in it are attached' };

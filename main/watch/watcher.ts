@@ -7,19 +7,19 @@
 //   deletes.ts             pending unlinks, held deletes, the mass-delete guard
 //   arrivals-reconcile.ts  folders vs projects, deletions and moves made elsewhere, arrivals
 //   folder-status.ts       the lists, counts and the status answer
+//   inbox-intake.ts        the inbox folder's files, through a gate of their own, to the core's photo inbox
 //   watch-store.ts         every query on the watch_* tables
 //   worker-loop.ts         the loop and its timers
+//   watcher-options.ts     what a watcher is given
 // This file owns the root (missing, emptied, replaced), routes events to the parts
 // and decides what the next step is. Every window, age and due time is read on the
 // injected clock. docs/project-folders.md explains the behaviour; sync-lessons.md "Files" why.
 import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineContext } from '../engine/context.ts';
 import { type Clock, systemClock } from '../engine/clock.ts';
 import type { RecordChangeEvent } from '../engine/changes/change-feed.ts';
 import { AGENT_FOLDER, ProjectFolders } from './project-folders.ts';
-import type { FolderOutbox } from './folder-outbox.ts';
 import type { FolderStatus } from '../../shared/schemas/folder.ts';
 import { EventIntake, locate, type WatchEvent } from './event-intake.ts';
 import { FolderScan } from './folder-scan.ts';
@@ -27,60 +27,15 @@ import type { StabilityGate } from './stability-gate.ts';
 import type { Attacher } from './attach.ts';
 import type { Deletes } from './deletes.ts';
 import { wireFileParts } from './file-parts.ts';
-import { ArrivalsReconcile, type ContentsKeeping } from './arrivals-reconcile.ts';
+import { ArrivalsReconcile } from './arrivals-reconcile.ts';
 import { filesOpenForWriting, OpenFileCheck } from './open-files.ts';
-import { type FolderActivity, FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
+import { FolderReport, folderStatus, type WatchCounts } from './folder-status.ts';
 import { WatchStore } from './watch-store.ts';
+import { InboxIntake, type InboxSink } from './inbox-intake.ts';
 import { systemTimers, WorkerLoop } from './worker-loop.ts';
+import type { FolderWatcherOptions } from './watcher-options.ts';
 
-export interface FolderWatcherOptions {
-  root: string;
-  engine: EngineContext;
-  /** Held deletes and what waits to go out: sync's outbox, handed in by the composer. */
-  outbox: FolderOutbox;
-  orgId: number;
-  /** The user files are attached as (the agent's own). */
-  userId: number;
-  /** A file is complete once its size and mtime have not changed for this long (default 2000). */
-  stabilityWindowMs?: number;
-  /** How long an unlink waits for the add it may pair with (a rename or move) before it counts as a delete. */
-  pairWindowMs?: number;
-  /** Full rescans, about this often (±20 % jitter; default 10 minutes). */
-  rescanIntervalMs?: number;
-  /** Folders are checked against the projects, and arrivals looked for, at least this often (default 5000). */
-  reconcileIntervalMs?: number;
-  /** Past this many queued events for one folder (four times it for all), the queue is dropped and rescanned (default 1000). */
-  burstThreshold?: number;
-  /** Confirm deletions made in the folders at once (not those the mass-delete guard holds). */
-  confirmDeletes?: boolean;
-  /** A folder (or the root) that lost more than `minFiles` files and more than `fraction` of them at once trips the guard. */
-  massDelete?: { minFiles: number; fraction: number };
-  /** A deletion made in a folder is now held for the user (the sync status counts them). */
-  onDeleteHeld?: () => void;
-  log?: (line: string) => void;
-  /** What a person's timeline shows: the core's activity log (main/core/activity-recorder.ts). */
-  onActivity?: (activity: FolderActivity) => void;
-  /** What decides every window, age and due time here (default: the system clock); the agent passes the engine's. */
-  clock?: Clock;
-  /**
-   * Folders directly under the root that belong to another workspace (the embedded
-   * store's "On this computer" under a synced root), by name, with why: never a
-   * project's, never looked into, reported once as outside with that reason.
-   */
-  foreignFolders?: ReadonlyMap<string, string>;
-  /**
-   * The root was claimed just now (it had no owner file): whatever the store recorded
-   * of folders and files describes an earlier root (a new folder root the user chose
-   * without moving the folders). It is forgotten at start, so fresh folders are made
-   * and the files arrive in them, instead of every recorded file being believed
-   * deleted and held. A root moved with its folders keeps its owner file and its records.
-   */
-  rootIsNew?: boolean;
-  /** Files on demand (issue 15): which files' contents are kept here; absent: every file is written into its folder. */
-  contents?: ContentsKeeping;
-  /** Lists the files programs hold open for writing (default: every process's /proc/<pid>/fd; open-files.ts). */
-  filesOpenForWriting?: () => Promise<Set<string> | null>;
-}
+export type { FolderWatcherOptions } from './watcher-options.ts';
 
 /**
  * A project or file changed here (the app, the local API, this watcher): its
@@ -115,6 +70,7 @@ export class FolderWatcher {
   private readonly rescanIntervalMs: number;
   private readonly clock: Clock;
   private readonly foreignFolders: ReadonlyMap<string, string>;
+  private readonly inbox: InboxIntake | null;
 
   private state: FolderStatus['state'] = 'starting';
   private detail: string | null = null;
@@ -205,8 +161,21 @@ export class FolderWatcher {
       deletes,
       folderChanged: () => this.requestReconcile(),
       folderRescanned: (folder) => this.intake.folderRescanned(folder),
-      foreignFolders,
+      // The inbox folder is listed in the status as the foreign ones are; its files are the inbox intake's.
+      foreignFolders: options.inbox ? new Map([...foreignFolders, [options.inbox.folder, options.inbox.reason]]) : foreignFolders,
     });
+    this.inbox = options.inbox
+      ? new InboxIntake({
+          root,
+          folder: options.inbox.folder,
+          clock,
+          windowMs: this.windowMs,
+          fileRoot: engine.store.fileRoot,
+          maxUploadBytes: engine.files.maxUploadBytes,
+          log: options.log,
+          wake,
+        })
+      : null;
   }
 
   /** Milliseconds on the injected clock: stability and pairing windows, rescans, retries are all measured on it. */
@@ -238,6 +207,16 @@ export class FolderWatcher {
     this.loop.wake();
   }
 
+  /**
+   * The inbox folder's files go to `sink` from now on (everything in the folder is
+   * looked at first); null when this watcher has no inbox folder. Returns the disconnect.
+   */
+  connectInbox(sink: InboxSink): { folder: string; whyWaiting: (name: string) => string | null; disconnect: () => void } | null {
+    const inbox = this.inbox;
+    if (!inbox) return null;
+    return { folder: inbox.dir, whyWaiting: (name) => inbox.whyWaiting(name), disconnect: inbox.connect(sink) };
+  }
+
   /** Retry now a download into a folder that failed (the Sync screen's Retry); false when that file's download had not failed. */
   retryDownload(fileId: number): boolean {
     if (!this.arrivals.retryNow(fileId)) return false;
@@ -266,6 +245,8 @@ export class FolderWatcher {
       !this.arrivals.requested &&
       this.intake.empty &&
       this.gate.size === 0 &&
+      (this.inbox?.size ?? 0) === 0 &&
+      !this.inbox?.scanWanted &&
       this.deletes.size === 0 &&
       this.arrivals.idle &&
       this.report.current === null
@@ -296,8 +277,10 @@ export class FolderWatcher {
   private nextDueInMs(): number {
     const times = [this.nextRootCheckAt, this.nextRescanAt];
     if (this.arrivals.dueAt) times.push(this.arrivals.dueAt);
-    const candidateDue = this.gate.nextDueAt();
-    if (candidateDue !== undefined) times.push(candidateDue);
+    for (const gate of [this.gate, this.inbox]) {
+      const candidateDue = gate?.nextDueAt();
+      if (candidateDue !== undefined) times.push(candidateDue);
+    }
     const unlinkDue = this.deletes.nextDueAt();
     if (unlinkDue !== undefined) times.push(unlinkDue);
     return Math.min(...times) - this.now();
@@ -327,6 +310,12 @@ export class FolderWatcher {
     if (this.intake.rootScanWanted) {
       this.intake.rootScanWanted = false;
       await this.scan.root();
+      // The root's loose names include the inbox folder: listed with it (made again if it went).
+      if (this.inbox) this.inbox.scanWanted = true;
+      return true;
+    }
+    if (this.inbox?.scanWanted) {
+      await this.inbox.scan();
       return true;
     }
     const event = this.intake.take();
@@ -335,6 +324,7 @@ export class FolderWatcher {
       return true;
     }
     if (await this.gate.checkDue()) return true;
+    if (await this.inbox?.checkDue()) return true;
     if (this.deletes.isDue(now)) {
       // Deletions are never held off an emptied root: that is a missing drive, not a user's delete.
       const suspicious = await this.rootLooksEmptied();
@@ -400,6 +390,7 @@ export class FolderWatcher {
     // What was queued described a disk that is gone; the rescan on its return looks afresh.
     this.intake.dropQueued();
     this.gate.clear();
+    this.inbox?.clear();
     this.deletes.clear();
     this.arrivals.dropReady();
     this.report.note(detail);
@@ -415,7 +406,7 @@ export class FolderWatcher {
       const stat = await fsp.lstat(watched.path).catch(() => null);
       event = { path: watched.path, stat, type: stat === null ? 'unlink' : stat.isDirectory() ? 'addDir' : 'add' };
     } else event = { path: watched.path, stat: null, type: watched.type };
-    const where = locate(this.root, this.folders, event.path, this.foreignFolders);
+    const where = locate(this.root, this.folders, event.path, this.foreignFolders, this.inbox?.folder);
     if (event.type === 'unlink' || event.type === 'unlinkDir') {
       if (where.kind === 'ignored') report.ignored.delete(where.rel);
       if (where.kind === 'outside') report.outside.delete(where.rel);
@@ -424,6 +415,10 @@ export class FolderWatcher {
         // A project folder (or all of them) went: the root check and the reconcile see what it means.
         this.nextRootCheckAt = 0;
         this.requestReconcile();
+        return;
+      }
+      if (where.kind === 'inbox') {
+        this.inbox?.gone(where.name);
         return;
       }
       if (where.kind === 'file') {
@@ -451,6 +446,10 @@ export class FolderWatcher {
           this.requestReconcile();
           if (!report.refusedFolders.has(`${where.name}/`)) report.outside.set(where.name, 'directly in the folder root, not in a project folder: not attached');
         }
+        return;
+      case 'inbox':
+        // A folder in the inbox folder is not sorted; its files are not looked into.
+        if (event.type !== 'addDir') await this.inbox?.consider(where.name, event.path, event.stat);
         return;
       case 'file':
         if (event.type === 'addDir') {

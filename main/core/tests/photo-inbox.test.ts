@@ -65,7 +65,6 @@ describe('field photos on the embedded store', () => {
       settings: fileSettingsStore(path.join(dataDir, 'settings.json'), defaultSettings(folderRoot)),
       openFolder: async () => false,
       projectFolders: { stabilityWindowMs: 300, pairWindowMs: 1200, reconcileIntervalMs: 500 },
-      photoInbox: { intervalMs: 150, stableMs: 100 },
     });
     core.events.subscribe('inbox.changed', (state) => changes.push(state));
     inbox = path.join(workspaceFolderRoot('embedded', folderRoot), INBOX_FOLDER);
@@ -208,5 +207,27 @@ describe('field photos on the embedded store', () => {
     assert.equal(atOther.isFar, false);
     assert.equal((await api(core, 'PATCH', apiPaths.privateFile(ORG, far.id), { project: home.id })).status, 200);
     assert.ok((await filesOf(home.id)).some((file) => file.id === far.id));
+  });
+
+  test('a photo waiting with no site near it is attached by itself once a project gains a site there', async () => {
+    // Far from every demo site and from both twins: no site within 150 m, so it waits.
+    const barn = { lat: home.lat - 2, lon: home.lon - 2 };
+    assert.ok([...sites, twinA, twinB].every((site) => haversineMeters(site, barn) > 20_000));
+    dropIntoInbox('IMG_0100.jpg', await makeJpeg({ ...northOf(barn, 30), seed: 31 }));
+    await waitFor('IMG_0100.jpg waiting with no site near it', async () => {
+      const listed = ok<InboxState>(await core.invoke('inbox.list', undefined));
+      return listed.waiting.find((item) => item.name === 'IMG_0100.jpg' && item.why.startsWith('No site within 150 m')) ?? null;
+    });
+    // A project made without a site gains one next to the photo: nobody asks the inbox to look again.
+    const made = await api<Site>(core, 'POST', apiPaths.projects(ORG), { title: 'Old barn', address: '2 Barn lane' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal((await api(core, 'PATCH', apiPaths.project(ORG, made.body.id), { lat: barn.lat, lon: barn.lon })).status, 200);
+    const told = await waitFor('inbox.changed to tell of IMG_0100.jpg attached to Old barn', () =>
+      changes.find((change) => change.log.some((entry) => entry.name === 'IMG_0100.jpg' && entry.projectId === made.body.id && entry.how === 'matched')),
+    );
+    assert.equal(told.lastBatch?.text, 'Attached 1 photo from Unsorted: 1 to Old barn.');
+    assert.ok(!told.waiting.some((item) => item.name === 'IMG_0100.jpg'), 'no longer waiting');
+    assert.equal(fs.existsSync(path.join(inbox, 'IMG_0100.jpg')), false, 'gone from the inbox');
+    assert.deepEqual((await filesOf(made.body.id)).map((file) => file.title), ['IMG_0100.jpg']);
   });
 });
