@@ -4,6 +4,7 @@
 //   engine.project_list    GET /projects/?limit=100 (100-item pages)
 //   engine.project_patch   PATCH /projects/1/ {"notes"} with two webhooks subscribed
 //   engine.project_patch.deliveries  webhook deliveries made during that run over those it queued
+//   engine.project_patch.server_rss  the server's resident memory at the end of that run over before it
 // ratio = engine requests/s over the bare server's: the share of the framework's
 // own speed left after auth, throttle, store, change capture and serialisation.
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../main/engine/testi
 import { requireAllOk, runLoad, type LoadOptions, type LoadRequest } from '../main/hardening/load-generator.ts';
 import { ENGINE_LOAD, UNTHROTTLED_NOTE, createBenchStore, startBareServer, startBenchEngine, type BareServer, type BenchEngine, type BenchStore } from './bench-servers.ts';
 import { apiPaths } from '../shared/api-paths.ts';
+import { processMemoryMb } from './process-memory.ts';
 
 const { connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS, sunriseProjects: SUNRISE_PROJECTS, detailPath: DETAIL_PATH, listPath: LIST_PATH } = ENGINE_LOAD;
 const SECONDS = 10;
@@ -102,6 +104,9 @@ const projectPatch: Benchmark = {
           });
           if (created.status !== 201) throw new Error(`webhook create: ${created.status} ${await created.text()}`);
         }
+        const serverPid = engine.server.child.pid!;
+        // The server's memory before any PATCH: its store open, its caches as the detail and list left them.
+        const rssBeforeMb = processMemoryMb(serverPid, 'VmRSS');
         // A fresh value on every request, so every PATCH is a change both webhooks deliver.
         let sent = 0;
         const patch = {
@@ -113,6 +118,8 @@ const projectPatch: Benchmark = {
         const deliveredBefore = deliveredSoFar();
         const result = await runLoad({ url: `${engine.server.baseUrl}${DETAIL_PATH}`, headers, ...patch, connections: CONNECTIONS, duration: SECONDS });
         requireAllOk(result, 'engine patch');
+        const rssAfterMb = processMemoryMb(serverPid, 'VmRSS');
+        const peakRssMb = processMemoryMb(serverPid, 'VmHWM');
         const deliveredAtEnd = deliveredSoFar();
         const delivered = deliveredAtEnd - deliveredBefore;
         const queued = 2 * result['2xx'];
@@ -152,6 +159,16 @@ const projectPatch: Benchmark = {
             notes:
               `webhook deliveries made during the PATCH run over those its PATCHes queued (2 webhooks, receivers answering at once); ` +
               `${backlog} deliveries still queued when the run ended (warm-up included), ${drained ? `delivered ${drainS.toFixed(2)} s later` : `NOT drained after ${drainS.toFixed(0)} s`}; higher is better, target at least 0.9`,
+          },
+          {
+            name: 'engine.project_patch.server_rss',
+            value: rssAfterMb,
+            baseline: rssBeforeMb,
+            ratio: rssAfterMb / rssBeforeMb,
+            unit: 'MB',
+            notes:
+              `the solardesk server's resident memory (VmRSS) at the end of the PATCH run (${result['2xx']} PATCHes, after a ${WARM_UP_SECONDS} s warm-up) ` +
+              `over the same just before the warm-up; peak ${peakRssMb.toFixed(0)} MB (VmHWM); lower is better, near 1 = nothing kept per PATCH`,
           },
         ];
       } finally {

@@ -21,6 +21,7 @@ import { STOP_WITH_PARENT } from '../main/testing/child-process.ts';
 import { DEMO_PASSWORD, DEMO_USERS } from '../main/engine/seed/demo-seed.ts';
 import { multipartBody, postMultipart } from '../main/engine/testing/multipart-upload.ts';
 import { apiPaths } from '../shared/api-paths.ts';
+import { processMemoryMb } from './process-memory.ts';
 
 const MB = 1024 * 1024;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,20 +119,14 @@ export async function startServerProcess(dataDir: string, extraArgs: string[] = 
   return { child, baseUrl };
 }
 
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
-  return Number(match[1]);
-}
-
 /** Growth of the process's peak RSS over its RSS before the work, in MB. Linux resets the peak on "5" > clear_refs. */
 export async function peakGrowthMb(pid: number, work: () => Promise<void>): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
   // Right after the reset the peak is the RSS of that moment: the level growth is measured from.
-  const before = statusKb(pid, 'VmHWM');
+  const before = processMemoryMb(pid, 'VmHWM');
   await work();
-  return (statusKb(pid, 'VmHWM') - before) / 1024;
+  return processMemoryMb(pid, 'VmHWM') - before;
 }
 
 const uploadMemory: Benchmark = {

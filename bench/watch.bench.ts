@@ -36,6 +36,7 @@ import { folderOfProject, sleep, waitFor } from '../main/watch/testing/folder-te
 import type { ThrottleRates } from '../shared/throttle-rates.ts';
 import type { FolderStatus } from '../main/watch/watcher.ts';
 import { apiPaths } from '../shared/api-paths.ts';
+import { processMemoryMb } from './process-memory.ts';
 
 const MB = 1024 * 1024;
 const SMALL_FILES = 1000;
@@ -206,14 +207,6 @@ async function makeBigFile(dir: string): Promise<void> {
   }
 }
 
-/** The agent process's peak resident memory so far (VmHWM), in MB. */
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]);
-  if (!Number.isFinite(kb)) throw new Error(`no VmHWM for ${pid}`);
-  return kb / 1024;
-}
-
 async function localJson(agent: AgentProcess, urlPath: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const response = await fetch(`${agent.localApiUrl}${urlPath}`, { headers: { authorization: `Bearer ${agent.token}` } });
   return response.json();
@@ -270,7 +263,7 @@ async function memoryBenchmark(): Promise<BenchResult[]> {
     const baselineAgent = await startAgentProcess(['--data', dataDir, '--poll-interval', '3600']);
     agents.push(baselineAgent);
     await sleep(5000);
-    const baselineMb = peakRssMb(baselineAgent.child.pid!);
+    const baselineMb = processMemoryMb(baselineAgent.child.pid!, 'VmHWM');
     await killAgent(baselineAgent, 'SIGTERM');
 
     const started = performance.now();
@@ -294,7 +287,7 @@ async function memoryBenchmark(): Promise<BenchResult[]> {
     await sleep(1000);
     await waitFor('the burst', async () => (await localJson(watching, '/api/orgs/1/sync/folder/')).quiet, 300_000, 250);
     await sleep(3000);
-    const watchingMb = peakRssMb(watching.child.pid!);
+    const watchingMb = processMemoryMb(watching.child.pid!, 'VmHWM');
     const attached = status.attached_files;
     return [
       {
