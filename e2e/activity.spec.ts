@@ -204,3 +204,33 @@ test('a new conflict is notified through the browser, and its entry opens the co
   await expect(opened).toBeInViewport();
   expect(pageProblems(page)).toEqual([]);
 });
+
+test('a file waiting for a project the server refused says so, naming the project', async ({ page }) => {
+  // Signed in by the first test (the conflict the last one left still waits, so the pill reads "Needs attention").
+  await openApp(page, app);
+  // The server refuses the new project for good: the fault proxy answers its create with a 400, as a validation failure would.
+  remote.proxy.addRule({ method: 'POST', path: /\/projects\/$/, action: { kind: 'status', status: 400, body: { title: ['Rejected by the remote for this test.'] } } });
+  try {
+    const made = await app.api<{ id: number }>('POST', apiPaths.projects(1), { title: 'Shed roof, made offline', address: '4 Refused Lane' });
+    expect(made.status).toBe(201);
+    await app.bridge.invoke('files.upload', { uploadId: 'e2e-refused-shed', projectId: made.body.id, fileName: 'shed-sketch.txt', bytes: new TextEncoder().encode('The shed, from the garden.') });
+    await page.getByRole('button', { name: 'Activity', exact: true }).click();
+    const upload = entryOf(page, 'upload', 'shed-sketch.txt');
+    await expect(upload.getByTestId('activity-state')).toHaveText(
+      'Waiting for its project "Shed roof, made offline", which the server refused: that project\'s entry says why. Once the project goes, this file follows.',
+      { timeout: STATE_HANG_GUARD_MS },
+    );
+    await expect(upload).toHaveAttribute('data-state', 'waiting');
+    // Retry on the file could not help: the project's entry has it, with the server's reason in words, not its raw answer.
+    await expect(upload.getByRole('button', { name: 'Retry now' })).toHaveCount(0);
+    const project = entryOf(page, 'edit', 'Shed roof, made offline');
+    await expect(project.getByTestId('activity-state')).toHaveText(
+      'Failed: The server refused it (title: Rejected by the remote for this test). Press Retry now to send it again, or edit it first.',
+    );
+    await expect(project.getByRole('button', { name: 'Retry now' })).toBeVisible();
+    await screenshots(page, 'activity-refused-project', upload);
+    expect(pageProblems(page)).toEqual([]);
+  } finally {
+    remote.proxy.clearRules();
+  }
+});

@@ -59,6 +59,7 @@ test('each entry offers the actions that fit it, and says where it is in plain w
   assert.deepEqual(actionsOf(entry({ kind: 'replaced', fileId: 5 })), ['restore_version', 'show_in_folder', 'open_project']);
   assert.deepEqual(actionsOf(entry({ kind: 'upload', state: 'failed', fileId: 5 })), ['retry', 'show_in_folder', 'open_project']);
   assert.deepEqual(actionsOf(entry({ kind: 'edit', state: 'waiting', waitReason: 'offline' })), ['retry', 'open_project']);
+  assert.deepEqual(actionsOf(entry({ kind: 'upload', state: 'waiting', waitReason: 'refused_project', fileId: 5 })), ['show_in_folder', 'open_project']);
   assert.equal(headlineOf(entry({ kind: 'remote_change', fields: ['Postal code', 'Stage'] })), 'Changed on the server: Smith house (Postal code, Stage)');
   assert.equal(stateLineOf(entry({ state: 'waiting', waitReason: 'quota' }), String), "Waiting: today's file allowance is used up; continues at 00:00 UTC.");
   assert.equal(stateLineOf(entry({ state: 'running', progress: { done: 512, total: 2048 } }), (bytes) => `${bytes} B`), '25% · 512 B of 2048 B');

@@ -99,7 +99,9 @@ export function actionsOf(entry: ActivityEntry): ActivityAction[] {
   if (entry.kind === 'delete_held' && entry.state === 'waiting' && entry.holdId !== null) actions.push('undo_delete');
   if (entry.kind === 'conflict' && entry.state === 'waiting') actions.push('resolve_conflict');
   if (entry.kind === 'replaced' && entry.fileId !== null) actions.push('restore_version');
-  if (entry.state === 'failed' || (entry.state === 'waiting' && entry.waitReason !== 'held_delete' && entry.waitReason !== 'conflict')) actions.push('retry');
+  // Retry sends the entry's own changes again: no help to a file waiting for a refused project (that project's entry has it).
+  const retryHelps = entry.waitReason !== 'held_delete' && entry.waitReason !== 'conflict' && entry.waitReason !== 'refused_project';
+  if (entry.state === 'failed' || (entry.state === 'waiting' && retryHelps)) actions.push('retry');
   if (entry.fileId !== null && entry.kind !== 'delete_held') actions.push('show_in_folder');
   if (entry.projectId !== null) actions.push('open_project');
   return actions;

@@ -384,7 +384,7 @@ export const invokeChannels = {
   'localWork.keep': channel(({ empty }) => empty, answers<LocalWorkOffer>()),
   /** Where the project's photos were taken against its site (issue 17): the far ones flagged, with the one project they match. */
   'photos.check': channel(({ z, positiveId }) => z.object({ projectId: positiveId }).strict(), answers<ProjectPhotoPlace[]>()),
-  /** The inbox folder (Unsorted): what waits there with its candidates, and what it attached. Looks at the folder first. */
+  /** The inbox folder (Unsorted): what waits there with its candidates, and what it attached. Matches the waiting photos again first. */
   'inbox.list': channel(({ empty }) => empty, answers<InboxState>()),
   /** The activity log, newest first: searched, filtered by project and kind (docs/activity.md). */
   'activity.list': channel(({ activityQuery }) => activityQuery, answers<ActivityPage>()),

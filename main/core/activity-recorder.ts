@@ -21,7 +21,7 @@ import type { DeliveryOutcomeNotice } from '../engine/webhooks/delivery-worker.t
 import type { DownloadEvent } from '../sync/remote-contents.ts';
 import { ACTIVITY_EVENT_TYPES } from '../engine/events/events.ts';
 import { ActivityLog, type ActivityNote, type RecordedActivity } from './activity-log.ts';
-import { backgroundDownloadWait, movedAWholePercent, personsAllowanceWait, refusedProjectWait, waitReasonOf } from './activity-waits.ts';
+import { backgroundDownloadWait, movedAWholePercent, personsAllowanceWait, refusalOf, refusedProjectWait, waitReasonOf } from './activity-waits.ts';
 
 /** Fields of a record's view that change with every write and say nothing to a person. */
 const BOOKKEEPING_FIELDS = new Set(['id', 'url', 'created_date', 'modified_date', 'modified_by', 'created_by', 'version', 'file_url', 'file', 'thumbnail_url']);
@@ -301,7 +301,7 @@ export class ActivityRecorder {
     const parked = rows.find((row) => row.status === 'parked');
     const conflicted = (await listOpenConflicts(this.options.db)).some((conflict) => conflict.model === model && conflict.recordId === recordId);
     const refusedProject = !parked && !conflicted && kind === 'upload' ? await refusedProjectWait(this.options.db, recordId) : null;
-    if (parked) await this.note({ ...base, state: 'failed', progress: null, detail: parked.last_error ?? 'The server refused it.' });
+    if (parked) await this.note({ ...base, state: 'failed', progress: null, detail: refusalOf(parked.last_error) });
     else if (conflicted) await this.note({ ...base, state: 'waiting', waitReason: 'conflict', progress: null });
     else if (refusedProject) await this.note({ ...base, state: 'waiting', ...refusedProject, progress: null });
     // Still waiting for the allowance: its entry keeps saying until when.

@@ -1,5 +1,5 @@
-// What an activity entry says while it waits, and when a transfer's entry moves: the
-// recorder's wording of waits (main/core/activity-recorder.ts), in one place.
+// What an activity entry says while it waits or once the server refused it, and when a
+// transfer's entry moves: the recorder's wording (main/core/activity-recorder.ts), in one place.
 import type { SyncState } from '../../shared/bridge.ts';
 import type { ActivityNote } from './activity-log.ts';
 import type { WaitReason } from '../../shared/activity.ts';
@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import { rowsOfRecord } from '../sync/outbox.ts';
 import { projectsFileCreateWaitsFor } from '../sync/models/private-file.ts';
+import { describeChangeFailure } from '../sync/remote-errors.ts';
 
 /** A wait for the allowance this long or longer is the day's background share used up (told as quota, and notified); a shorter one is pacing's turn. */
 const ALLOWANCE_USED_UP_MS = 60 * 60_000;
@@ -67,4 +68,14 @@ export async function refusedProjectWait(db: Kysely<Database>, fileId: number): 
     };
   }
   return null;
+}
+
+/**
+ * What a change the server refused for good says in its entry: the server's reason,
+ * read as the Sync screen reads it ("The server refused it (title: This field may not
+ * be blank)"), never the raw answer, and what to do.
+ */
+export function refusalOf(lastError: string | null): string {
+  const why = lastError ? describeChangeFailure(lastError) : 'the server refused it';
+  return `${why.charAt(0).toUpperCase()}${why.slice(1)}. Press Retry now to send it again, or edit it first.`;
 }

@@ -20,7 +20,7 @@ before(async () => {
 });
 after(() => h.close());
 
-test("a file waiting for its refused project says so, naming the project", async () => {
+test("a file waiting for its refused project says so, naming the project; the project's entry says the server's reason", async () => {
   h.proxy.addRule({ method: 'POST', path: /\/projects\/$/, action: { kind: 'status', status: 400, body: { title: ['Rejected by the remote for this test.'] } } });
   const made = await h.local('POST', apiPaths.projects(1), { title: 'Shed roof, made offline', address: '4 Refused Lane' });
   assert.equal(made.status, 201, made.text);
@@ -34,11 +34,18 @@ test("a file waiting for its refused project says so, naming the project", async
 
   // The recorder over the agent's store, told of the file as the change feed tells it, then of sync's state.
   const recorder = new ActivityRecorder({ db: h.agent.context.db, clock: h.agent.context.clock, orgId: 1, mode: 'synced', onRecorded: () => {}, onError: (error) => assert.fail(error as Error) });
-  await recorder.fromChanges([{ model: 'private_file', id: fileId, op: 'create', orgId: 1, by: { kind: 'user', userId: 1 }, projectId }]);
+  await recorder.fromChanges([
+    { model: 'project', id: projectId, op: 'create', orgId: 1, by: { kind: 'user', userId: 1 }, projectId },
+    { model: 'private_file', id: fileId, op: 'create', orgId: 1, by: { kind: 'user', userId: 1 }, projectId },
+  ]);
   const status = (await h.local('GET', syncPaths.status(1))).json as SyncStatusJson;
   await recorder.fromSyncState(syncStateOfStatus(status, 0));
   const upload = (await recorder.log.list({ kinds: ['upload'] })).entries.find((entry) => entry.fileId === fileId)!;
   assert.deepEqual([upload.state, upload.waitReason], ['waiting', 'refused_project']);
   assert.equal(stateLineOf(upload, String), 'Waiting for its project "Shed roof, made offline", which the server refused: that project\'s entry says why. Once the project goes, this file follows.');
+  // The project's own entry says what the server said, readably, never the raw answer, and what to do.
+  const edit = (await recorder.log.list({ kinds: ['edit'] })).entries.find((entry) => entry.recordId === projectId)!;
+  assert.equal(edit.state, 'failed');
+  assert.equal(stateLineOf(edit, String), 'Failed: The server refused it (title: Rejected by the remote for this test). Press Retry now to send it again, or edit it first.');
   h.proxy.clearRules();
 });
