@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from '@playwright/test';
-import { percentile, scrollFrameTimes } from './page-frames.ts';
+import type { Browser } from '@playwright/test';
+import { launchBenchChromium, percentile, scrollFrameTimes } from './page-frames.ts';
 import { createEngine } from '../main/engine/engine.ts';
 import { DEMO_PROJECT_COUNTS, DEMO_SEED, insertGeneratedProjects, seedDemo } from '../main/engine/seed/demo-seed.ts';
 import { generateProject } from '../main/engine/seed/generator.ts';
@@ -21,7 +21,6 @@ const PROJECT_COUNT = 10_000;
 const SCROLL_FRAMES = 240;
 const SCROLL_STEP_PX = 90;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 interface Row {
   title: string;
@@ -122,7 +121,7 @@ export const benchmarks: Benchmark[] = [
         const htmlFile = path.join(workDir, 'static-list.html');
         fs.writeFileSync(htmlFile, staticListHtml(rows));
         await ensureRendererBuilt();
-        browser = await chromium.launch({ executablePath: process.env.SOLARDESK_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+        browser = await launchBenchChromium();
         // A warm-up of each, so neither side pays for the browser's first page.
         await measureStaticList(browser, htmlFile);
         const app = await measureSolarDesk(browser, path.join(workDir, 'data'));

@@ -15,8 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from '@playwright/test';
-import { percentile, scrollFrameTimes } from './page-frames.ts';
+import type { Browser } from '@playwright/test';
+import { launchBenchChromium, percentile, scrollFrameTimes } from './page-frames.ts';
 import sharp from 'sharp';
 import { createEngine } from '../main/engine/engine.ts';
 import { seedDemo } from '../main/engine/seed/demo-seed.ts';
@@ -35,7 +35,6 @@ const SCROLL_FRAMES = 240;
 const SCROLL_STEP_PX = 40;
 const VIEWPORT = { width: 1400, height: 900 };
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /**
  * `count` distinct 4000x3000 JPEGs (12 MP, as a phone takes them). Eight scenes
@@ -243,7 +242,7 @@ export const benchmarks: Benchmark[] = [
       try {
         const hashes = await seedPhotos(dataDir, await makePhotos(PHOTO_COUNT));
         await ensureRendererBuilt();
-        browser = await chromium.launch({ executablePath: process.env.SOLARDESK_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+        browser = await launchBenchChromium();
         child = spawn(process.execPath, [path.join(repoRoot, 'main/solardesk.js'), 'web', '--port', '0', '--data', dataDir, STOP_WITH_PARENT], { cwd: repoRoot });
         const url = await waitForOutput(child, /SolarDesk is running at (\S+)/);
 
