@@ -1,6 +1,6 @@
 // The Files tab's store: the list's order, filters and selection (pure), and, against
-// the real core (renderer/tests/core-bridge.ts), uploads sent part by part, and
-// deletes that wait for their undo window.
+// the real core (renderer/tests/core-bridge.ts), uploads sent part by part, deletes
+// that wait for their undo window, and a load never undoing on screen an edit it predates.
 import './core-bridge.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,5 +94,28 @@ describe('the files store', () => {
     assert.ok(answer.ok);
     assert.equal((answer.response as { status: number }).status, 404);
     await waitFor('no pending delete', () => store().pendingDeletes.length === 0);
+  });
+
+  test('a load that began before a tag was taken off never brings the tag back on screen (pass 3 of issue 33 saw it come back)', async () => {
+    await store().load(app.orgId, projectId);
+    const file = store().files[0]!;
+    const tag = store().tags[0]!;
+    const hasTag = () => store().files.find((each) => each.id === file.id)!.file_tags_data.some((each) => each.id === tag.id);
+    if (!hasTag()) await store().toggleTag([file.id], tag);
+    assert.ok(hasTag(), 'tagged to start with');
+    // A load starts (as records.changed starts one), then the tag is taken off before it answers.
+    const loading = store().load(app.orgId, projectId);
+    const untagging = store().toggleTag([file.id], tag);
+    assert.equal(hasTag(), false, 'shown off at once');
+    await loading;
+    assert.equal(hasTag(), false, "the load's older answer does not put it back");
+    await untagging;
+    assert.equal(hasTag(), false);
+    // The engine agrees, and the list loaded afresh once the edit was done still shows it off.
+    const answer = await app.core.invoke('api.request', { method: 'GET', path: apiPaths.privateFile(app.orgId, file.id) });
+    assert.ok(answer.ok);
+    assert.equal((answer.response as { body: PrivateFileJson }).body.file_tags_data.some((each) => each.id === tag.id), false);
+    await store().load(app.orgId, projectId);
+    assert.equal(hasTag(), false);
   });
 });

@@ -130,6 +130,7 @@ export const useFilesStore = create<FilesState>((set, get) => ({
     if (get().projectId !== projectId) {
       set({ projectId, orgId, files: [], status: 'loading', error: null, versions: null, selected: [], active: null, anchor: null, filter: NO_FILTER });
     }
+    const editsSeenAtStart = edits.seen;
     try {
       const [files, tags] = await Promise.all([
         apiOkUnchecked(z.array(privateFileJsonSchema), 'GET', apiPaths.privateFiles(orgId), {
@@ -139,6 +140,15 @@ export const useFilesStore = create<FilesState>((set, get) => ({
         // The shared catalogue (53 tags) and the org's own: one page holds them all.
         apiOkUnchecked(z.array(fileTagJsonSchema), 'GET', apiPaths.fileTags(orgId), { query: { limit: 1000 } }).catch(() => get().tags),
       ]);
+      if (edits.inFlight > 0 || edits.seen !== editsSeenAtStart) {
+        // Older than an edit of these files: loaded again once the edits are done.
+        edits.reloadWhenDone = true;
+        if (edits.inFlight === 0) {
+          edits.reloadWhenDone = false;
+          return get().load(orgId, projectId);
+        }
+        return;
+      }
       if (get().projectId === projectId) {
         const ids = new Set(files.map((file) => file.id));
         set({ files, tags, status: 'ready', error: null, selected: get().selected.filter((id) => ids.has(id)) });
@@ -213,6 +223,7 @@ export const useFilesStore = create<FilesState>((set, get) => ({
     };
     // Every checkbox shows the change at once; each file goes back if its PATCH is refused.
     const next = new Map(changing.map((file) => [file.id, { ...file, file_tags_data: tagsOf(file) }]));
+    edits.seen++;
     set({ files: get().files.map((file) => next.get(file.id) ?? file) });
     const results = await Promise.all(
       changing.map((file) => patchFile(file, { file_tags: tagsOf(file).map((existing) => existing.url) }, null, { file_tags_data: tagsOf(file) })),
@@ -382,10 +393,20 @@ const uploadRows: UploadRows = {
  * PATCH one file. The list shows `shown` at once (a checkbox ticks when clicked)
  * and the answer when it comes; a refusal puts the file back as it was and says why.
  */
+/**
+ * Edits of the list's files under way, and a count of their starts and ends: a load that
+ * began before an edit, or answers while one is under way, holds the files as they were
+ * and would undo on screen what the edit shows (a tag just taken off coming back until
+ * the next load). Its answer is dropped, and the list is loaded again once the edits are done.
+ */
+const edits = { inFlight: 0, seen: 0, reloadWhenDone: false };
+
 async function patchFile(file: PrivateFileJson, patch: Record<string, unknown>, done: string | null, shown: Partial<PrivateFileJson>): Promise<boolean> {
   const orgId = useFilesStore.getState().orgId;
   if (orgId === null) return false;
   const replace = (next: PrivateFileJson) => useFilesStore.setState({ files: useFilesStore.getState().files.map((existing) => (existing.id === next.id ? next : existing)) });
+  edits.inFlight++;
+  edits.seen++;
   replace({ ...file, ...shown });
   try {
     const updated = await apiOk(privateFileJsonSchema, 'PATCH', apiPaths.privateFile(orgId, file.id), { body: patch });
@@ -396,5 +417,13 @@ async function patchFile(file: PrivateFileJson, patch: Record<string, unknown>, 
     replace(file);
     useUiStore.getState().toast(`Could not change ${file.title}: ${messageOf(error)}`, 'error');
     return false;
+  } finally {
+    edits.inFlight--;
+    edits.seen++;
+    const { orgId: openOrg, projectId } = useFilesStore.getState();
+    if (edits.inFlight === 0 && edits.reloadWhenDone && openOrg !== null && projectId !== null) {
+      edits.reloadWhenDone = false;
+      void useFilesStore.getState().load(openOrg, projectId);
+    }
   }
 }
