@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-/** Every module under `dir`, tests left out. */
+/** Every module under `dir` (.ts and .tsx), tests and declarations left out. */
 export function modulesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return modulesUnder(full);
-    return entry.name.endsWith('.ts') && !/\.(test|postgres-test)\.ts$/.test(entry.name) ? [full] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : modulesUnder(full);
+    return /\.tsx?$/.test(entry.name) && !/\.(test|postgres-test|spec)\.ts$|\.d\.ts$/.test(entry.name) ? [full] : [];
   });
 }
 
