@@ -7,6 +7,7 @@ import type { Database } from '../engine/store/tables.ts';
 import { parseUserReference } from '../../shared/api-paths.ts';
 import type { RemoteRole, RemoteWorkflow } from './remote-records.ts';
 import { toFlag } from '../engine/store/portable-columns.ts';
+import { allButId } from './upsert-set.ts';
 
 type Trx = Transaction<Database>;
 export const EPOCH = new Date(0).toISOString();
@@ -39,7 +40,7 @@ export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Remote
       created_date: workflow.created_date ?? '',
       modified_date: workflow.modified_date ?? '',
     };
-    await trx.insertInto('workflows').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+    await trx.insertInto('workflows').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(row))).execute();
     const stages = workflow.workflow_stages ?? [];
     const listedStageIds = new Set(stages.map((stage) => stage.id));
     for (const [position, stage] of stages.entries()) {
@@ -51,11 +52,11 @@ export async function upsertWorkflows(trx: Trx, orgId: number, workflows: Remote
         position: stage.order ?? position,
         is_archived: toFlag(stage.is_archived),
       };
-      await trx.insertInto('workflow_stages').values(stageRow).onConflict((conflict) => conflict.column('id').doUpdateSet(stageRow)).execute();
+      await trx.insertInto('workflow_stages').values(stageRow).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(stageRow))).execute();
       const actions = stage.actions ?? [];
       for (const [actionPosition, action] of actions.entries()) {
         const actionRow = { id: action.id, stage_id: stage.id, title: action.title ?? '', position: actionPosition };
-        await trx.insertInto('workflow_actions').values(actionRow).onConflict((conflict) => conflict.column('id').doUpdateSet(actionRow)).execute();
+        await trx.insertInto('workflow_actions').values(actionRow).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(actionRow))).execute();
       }
       let gone = trx.deleteFrom('workflow_actions').where('stage_id', '=', stage.id);
       if (actions.length > 0) gone = gone.where('id', 'not in', actions.map((action) => action.id));
@@ -106,7 +107,7 @@ export async function upsertRole(trx: Trx, orgId: number, role: RemoteRole, loca
     .insertInto('roles')
     // What the remote lets us see is all the replica holds, so locally its user sees all of it.
     .values({ ...row, is_pro: 1, sees_all_projects: 1, can_access_all_files: 1, can_export_projects: 1 })
-    .onConflict((conflict) => conflict.column('id').doUpdateSet({ ...row, user_id: sql`coalesce(roles.user_id, ${row.user_id})` }))
+    .onConflict((conflict) => conflict.column('id').doUpdateSet({ ...allButId(row), user_id: sql`coalesce(roles.user_id, ${row.user_id})` }))
     .execute();
 }
 

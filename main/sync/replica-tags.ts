@@ -10,6 +10,7 @@ import type { Database } from '../engine/store/tables.ts';
 import { isCatalogueTagId } from '../../shared/file-tags.ts';
 import { PROVISIONAL_ID_FLOOR } from './sync-models.ts';
 import type { RemoteFileTag } from './remote-records.ts';
+import { allButId } from './upsert-set.ts';
 
 type Trx = Transaction<Database>;
 const EPOCH = new Date(0).toISOString();
@@ -22,7 +23,7 @@ export async function upsertFileTags(trx: Trx, orgId: number, tags: RemoteFileTa
     if (tagOrgId !== null) await adoptTagsMadeHere(trx, orgId, title, tag.id);
     // A date the API's schema does not name: the hosted service may send it.
     const row = { id: tag.id, org_id: tagOrgId, title, type: tag.type ?? 'private', created_date: typeof tag.created_date === 'string' ? tag.created_date : EPOCH };
-    await trx.insertInto('file_tags').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+    await trx.insertInto('file_tags').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(row))).execute();
   }
 }
 

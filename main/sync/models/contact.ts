@@ -11,6 +11,7 @@ import type { RemoteContact } from '../remote-records.ts';
 import { ownOrgVerdict } from '../record-orgs.ts';
 import { EPOCH } from '../replica-rows.ts';
 import { DEFAULT_QUOTA, type SyncModel, everyField, valueAsTyped, viewFieldsBody } from './sync-model.ts';
+import { allButId } from '../upsert-set.ts';
 
 const CONTACT_FIELDS = [
   'first_name', 'family_name', 'email', 'phone', 'passport_number', 'licence_number',
@@ -27,7 +28,7 @@ export function contactRow(orgId: number, contact: RemoteContact) {
 
 export async function upsertContact(trx: Transaction<Database>, orgId: number, contact: RemoteContact, keep: RecordView = {}): Promise<void> {
   const row = { ...contactRow(orgId, contact), ...keep };
-  await trx.insertInto('contacts').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  await trx.insertInto('contacts').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(row))).execute();
 }
 
 export const contactModel: SyncModel = {

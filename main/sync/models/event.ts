@@ -19,6 +19,7 @@ import { ownOrgVerdict } from '../record-orgs.ts';
 import { EPOCH, replicaUserId } from '../replica-rows.ts';
 import { contactUrl, projectUrl, roleUrl } from '../push-bodies.ts';
 import { DEFAULT_QUOTA, type RequestBody, type SyncModel, everyField } from './sync-model.ts';
+import { allButId } from '../upsert-set.ts';
 
 type Trx = Transaction<Database>;
 type Json = Record<string, unknown>;
@@ -146,7 +147,7 @@ export async function upsertEvent(trx: Trx, orgId: number, event: RemoteEvent, k
     modified_date: event.modified_date ?? EPOCH,
   } satisfies Partial<EventRow>;
   const values = { title: '', notes: '', event_type: 'note', event_type_id: eventTypeIdOf('note'), project_id: null, contact_id: null, ...row };
-  await trx.insertInto('events').values(values).onConflict((conflict) => conflict.column('id').doUpdateSet(values)).execute();
+  await trx.insertInto('events').values(values).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(values))).execute();
 }
 
 export async function removeEvent(trx: Trx, id: number): Promise<void> {

@@ -21,6 +21,7 @@ import { EPOCH, ensureUser } from '../replica-rows.ts';
 import { documentFieldsToSend, fileTagUrl, projectUrl } from '../push-bodies.ts';
 import { type SyncModel, valueAsTyped } from './sync-model.ts';
 import { fileColumnsOf } from '../../engine/files/file-columns.ts';
+import { allButId } from '../upsert-set.ts';
 
 type Trx = Transaction<Database>;
 
@@ -107,7 +108,7 @@ export async function upsertPrivateFile(trx: Trx, orgId: number, file: RemotePri
     created_date: file.created_date ?? EPOCH,
     modified_date: file.modified_date ?? EPOCH,
   };
-  await trx.insertInto('private_files').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  await trx.insertInto('private_files').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(row))).execute();
   const tagIds = 'file_tags' in keep ? (keep.file_tags as number[]) : (file.file_tags_data ?? []).map((tag) => tag.id);
   await setFileTags(trx, file.id, tagIds);
 }

@@ -24,6 +24,7 @@ import { contactUrl, roleUrl } from '../push-bodies.ts';
 import { contactView, upsertContact } from './contact.ts';
 import { eventView, removeEvent, upsertEvent } from './event.ts';
 import { type LocalRecord, type RequestBody, type SyncModel, everyField } from './sync-model.ts';
+import { allButId } from '../upsert-set.ts';
 
 type Trx = Transaction<Database>;
 type Json = Record<string, unknown>;
@@ -142,7 +143,7 @@ export async function upsertProject(trx: Trx, orgId: number, project: RemoteProj
     created_date: project.created_date ?? EPOCH,
     modified_date: project.modified_date ?? EPOCH,
   };
-  await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  await trx.insertInto('projects').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(row))).execute();
   const contactIds: number[] = (project.contacts_data ?? []).map((contact: RemoteContact) => contact.id);
   await replaceProjectContacts(trx, project.id, contactIds);
   if (project.events_data) await replaceProjectEvents(trx, recordOrgId, project.id, project.events_data);

@@ -7,6 +7,7 @@ import { ownOrgVerdict } from '../record-orgs.ts';
 import { EPOCH } from '../replica-rows.ts';
 import { DEFAULT_QUOTA, type ReplicaWrite, type SyncModel, everyField, valueAsTyped, viewFieldsBody } from './sync-model.ts';
 import { type WebhookSettings, webhookColumnsOf } from '../../engine/webhooks/webhook-columns.ts';
+import { allButId } from '../upsert-set.ts';
 
 const WEBHOOK_FIELDS = ['endpoint', 'enabled', 'debug', 'trigger_fields', 'payload_fields', 'headers'] as const;
 
@@ -37,7 +38,7 @@ async function upsertWebhook({ trx, sync, keep }: ReplicaWrite, webhook: RemoteW
     created_date: webhook.created_date ?? EPOCH,
     modified_date: webhook.modified_date ?? EPOCH,
   };
-  await trx.insertInto('webhooks').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(row)).execute();
+  await trx.insertInto('webhooks').values(row).onConflict((conflict) => conflict.column('id').doUpdateSet(allButId(row))).execute();
 }
 
 export const webhookModel: SyncModel = {
