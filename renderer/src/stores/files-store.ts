@@ -390,10 +390,6 @@ const uploadRows: UploadRows = {
 };
 
 /**
- * PATCH one file. The list shows `shown` at once (a checkbox ticks when clicked)
- * and the answer when it comes; a refusal puts the file back as it was and says why.
- */
-/**
  * Edits of the list's files under way, and a count of their starts and ends: a load that
  * began before an edit, or answers while one is under way, holds the files as they were
  * and would undo on screen what the edit shows (a tag just taken off coming back until
@@ -401,6 +397,10 @@ const uploadRows: UploadRows = {
  */
 const edits = { inFlight: 0, seen: 0, reloadWhenDone: false };
 
+/**
+ * PATCH one file. The list shows `shown` at once (a checkbox ticks when clicked)
+ * and the answer when it comes; a refusal puts the file back as it was and says why.
+ */
 async function patchFile(file: PrivateFileJson, patch: Record<string, unknown>, done: string | null, shown: Partial<PrivateFileJson>): Promise<boolean> {
   const orgId = useFilesStore.getState().orgId;
   if (orgId === null) return false;
