@@ -18,8 +18,16 @@ declare global {
     location: { hash: string; pathname: string; search: string };
     sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
     history: { replaceState(data: unknown, unused: string, url?: string): void };
+    // The activity store's (a notification's click, Restore's question): never called by these tests.
+    focus(): void;
+    confirm(message: string): boolean;
   }
   var window: Window;
+  // The browser's notifications: absent in Node, which the activity store checks before it shows one.
+  var Notification: {
+    readonly permission: string;
+    new (title: string, options?: { body?: string; tag?: string }): { onclick: (() => void) | null; close(): void };
+  };
 }
 
 let running: AppCore | null = null;
@@ -28,8 +36,38 @@ const core = () => {
   return running;
 };
 
+/** An answer a test holds back: the core has answered (`answered`), and the store hears it once `release()` is called. */
+export interface HeldAnswer {
+  answered: Promise<void>;
+  release(): void;
+}
+
+const heldAnswers = new Map<string, { markAnswered(): void; released: Promise<void> }>();
+
+/**
+ * Holds the next answer on `channel` between the core and the store: the test controls
+ * when an answer lands (what happens meanwhile), never what it says.
+ */
+export function holdNextAnswer(channel: string): HeldAnswer {
+  let markAnswered!: () => void;
+  let release!: () => void;
+  const answered = new Promise<void>((resolve) => (markAnswered = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  heldAnswers.set(channel, { markAnswered, released });
+  return { answered, release };
+}
+
 const preloadBridge: EnvelopeBridge = {
-  invoke: (channel, request) => core().invoke(channel, request),
+  invoke: async (channel, request) => {
+    const answer = await core().invoke(channel, request);
+    const held = heldAnswers.get(channel);
+    if (held) {
+      heldAnswers.delete(channel);
+      held.markAnswered();
+      await held.released;
+    }
+    return answer;
+  },
   subscribe: (channel, listener) => core().events.subscribe(channel, listener),
 };
 Object.assign(globalThis, { window: { solardesk: preloadBridge } });

@@ -61,6 +61,21 @@ function matches(entry: ActivityEntry, filter: ActivityFilter): boolean {
 const newestFirst = (a: ActivityEntry, b: ActivityEntry) => (a.at === b.at ? b.id - a.id : a.at < b.at ? 1 : -1);
 
 let loadGeneration = 0;
+/**
+ * Entries heard (`activity.changed`) since the load under way began, in the order heard;
+ * null when no load is under way. The page that load brings may have been read before
+ * they were written: they go on top of it when it lands, so an entry recorded while
+ * the Activity screen opens is never lost from it (a CI run of issue 33 saw one missing for five minutes).
+ */
+let heardDuringLoad: ActivityEntry[] | null = null;
+
+/** `entries` with one live entry put in: in its place if listed, else added where the filter shows it. */
+function withLiveEntry(entries: ActivityEntry[], entry: ActivityEntry, filter: ActivityFilter): ActivityEntry[] {
+  const index = entries.findIndex((known) => known.id === entry.id);
+  if (index >= 0) return entries.map((known, at) => (at === index ? entry : known)).sort(newestFirst);
+  if (!matches(entry, filter)) return entries;
+  return [entry, ...entries].sort(newestFirst);
+}
 
 /** Browser mode: a notification outside the page, through the Notification API; clicking it opens the app at the entry. */
 function showBrowserNotice(notice: ActivityNotice): void {
@@ -129,13 +144,17 @@ export const useActivityStore = create<ActivityStoreState>((set, get) => {
 
     async load(orgId, filter) {
       const generation = ++loadGeneration;
+      heardDuringLoad = [];
       set({ orgId, filter, loadState: get().entries.length && get().orgId === orgId ? get().loadState : 'loading', error: null });
       try {
         const page = await requireBridge().invoke('activity.list', queryOf(filter));
         if (generation !== loadGeneration) return; // a newer search or filter won
-        set({ entries: page.entries, hasMore: page.hasMore, loadState: 'ready' });
+        const entries = (heardDuringLoad ?? []).reduce((listed, entry) => withLiveEntry(listed, entry, filter), page.entries);
+        set({ entries, hasMore: page.hasMore, loadState: 'ready' });
       } catch (error) {
         if (generation === loadGeneration) set({ loadState: 'error', error: messageOf(error) });
+      } finally {
+        if (generation === loadGeneration) heardDuringLoad = null;
       }
     },
 
@@ -171,16 +190,10 @@ export const useActivityStore = create<ActivityStoreState>((set, get) => {
       const bridge = requireBridge();
       const unsubscribers = [
         bridge.subscribe('activity.changed', (entry) => {
+          heardDuringLoad?.push(entry);
           const { entries, filter, loadState } = get();
-          if (loadState !== 'ready') return;
-          const index = entries.findIndex((known) => known.id === entry.id);
-          if (index >= 0) {
-            const next = [...entries];
-            next[index] = entry;
-            set({ entries: next.sort(newestFirst) });
-          } else if (matches(entry, filter)) {
-            set({ entries: [entry, ...entries].sort(newestFirst) });
-          }
+          const next = loadState === 'ready' ? withLiveEntry(entries, entry, filter) : entries;
+          if (next !== entries) set({ entries: next });
         }),
         bridge.subscribe('activity.notice', showBrowserNotice),
         bridge.subscribe('activity.open', ({ entryId }) => useUiStore.getState().showActivityEntry(entryId)),
