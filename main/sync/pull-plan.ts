@@ -20,10 +20,12 @@ import {
   isSweepDue,
   lastDoneAt,
   lastProbe,
+  movedTop,
   projectsWithFilesDue,
   setFilesSweepDue,
   setLastDoneAt,
   setLastProbe,
+  setMovedTop,
   setProjectsWithFilesDue,
   setSweepDue,
 } from './sync-state.ts';
@@ -92,6 +94,9 @@ async function isDue(sync: SyncContext, what: PlannedStep, everyMs: number): Pro
 async function markDone(sync: SyncContext, what: PlannedStep): Promise<void> {
   await setLastDoneAt(sync.db, what, sync.clock.now().toISOString());
 }
+
+/** What a walk of a list's changes found (pullChanged). */
+type Walked = Awaited<ReturnType<typeof pullChanged>>;
 
 /** One row of a list, newest first: its id and version, or null when the list is empty or refused. */
 async function probe(sync: SyncContext, model: PagedModel): Promise<string | null> {
@@ -175,6 +180,33 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
       return undefined;
     }
   };
+  /**
+   * The list's one-row probe (or what an earlier probe saw move), then its walk when it
+   * moved; the walk's result, or undefined when none ran. A move the budget could not
+   * walk is kept, and the next pull walks it without probing again: a budget that earns
+   * one request at a time gave each to the probe and none to the walk, and a change it
+   * found never came down (seen polling at 2 % of the default quota every 2 s).
+   */
+  const walkIfMoved = async (
+    model: PagedModel,
+    what: string,
+    probeBuckets: readonly string[],
+    walkBuckets: readonly string[],
+    walk: () => Promise<Walked>,
+    { walkOnHint = true } = {},
+  ): Promise<Walked | undefined> => {
+    const kept = await movedTop(sync.db, model);
+    const top = kept ?? (await step(`checking ${what} for changes`, probeBuckets, () => probe(sync, model)));
+    if (top === undefined || !((walkOnHint && scope.changed) || top !== (await lastProbe(sync.db, model)))) return undefined;
+    const walked = await step(`pulling changed ${what}`, walkBuckets, walk);
+    if (!walked) {
+      if (kept === undefined && top !== null) await setMovedTop(sync.db, model, top);
+      return undefined;
+    }
+    if (kept !== undefined) await setMovedTop(sync.db, model, null);
+    if (walked.read && top !== null) await setLastProbe(sync.db, model, top);
+    return walked;
+  };
   const pacer = sync.remote.pacer;
   const files = pacer.bucketKey(SYNC_MODELS.private_file.quota.list);
   const lists = pacer.bucketKey('default');
@@ -189,18 +221,14 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
 
     // 2. Projects: one row, and the walk only when it moved.
     let projectsMoved = false;
-    const top = await step('checking projects for changes', [lists], () => probe(sync, 'project'));
-    if (top !== undefined && (scope.changed || top !== (await lastProbe(sync.db, 'project')))) {
-      const newer: number[] = [];
-      const walked = await step('pulling changed projects', [lists, details], () => pullChanged(sync, 'project', projectDetailOf(sync), (id) => newer.push(id)));
-      // Files of a project that changed may have changed with it: looked up next, as the budget allows.
-      if (newer.length) await setFilesDue(sync, [...(await filesDue(sync)), ...newer]);
-      if (walked) {
-        changed += walked.changed;
-        projectsMoved = true;
-        if (walked.shifted) await setSweepDue(sync.db, true);
-        if (walked.read && top !== null) await setLastProbe(sync.db, 'project', top);
-      }
+    const newer: number[] = [];
+    const projectWalk = await walkIfMoved('project', 'projects', [lists], [lists, details], () => pullChanged(sync, 'project', projectDetailOf(sync), (id) => newer.push(id)));
+    // Files of a project that changed may have changed with it: looked up next, as the budget allows.
+    if (newer.length) await setFilesDue(sync, [...(await filesDue(sync)), ...newer]);
+    if (projectWalk) {
+      changed += projectWalk.changed;
+      projectsMoved = true;
+      if (projectWalk.shifted) await setSweepDue(sync.db, true);
     }
 
     // 3. Private files of the projects that changed, one list each.
@@ -216,14 +244,10 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
     if (left.length !== due.length) await setFilesDue(sync, left);
 
     // 4. Contacts, the same way.
-    const contactTop = await step('checking contacts for changes', [lists], () => probe(sync, 'contact'));
-    if (contactTop !== undefined && (scope.changed || contactTop !== (await lastProbe(sync.db, 'contact')))) {
-      const walked = await step('pulling changed contacts', [lists], () => pullChanged(sync, 'contact', asListed));
-      if (walked) {
-        changed += walked.changed;
-        if (walked.shifted) await setSweepDue(sync.db, true);
-        if (walked.read && contactTop !== null) await setLastProbe(sync.db, 'contact', contactTop);
-      }
+    const contactWalk = await walkIfMoved('contact', 'contacts', [lists], [lists], () => pullChanged(sync, 'contact', asListed));
+    if (contactWalk) {
+      changed += contactWalk.changed;
+      if (contactWalk.shifted) await setSweepDue(sync.db, true);
     }
 
     // 5. The small lists: on a slow schedule, or when projects changed (a stage, a role may have come with it).
@@ -260,14 +284,11 @@ export async function pullPlanned(sync: SyncContext, scope: PullScope = {}): Pro
 
     // 7. A file added to a project that did not change: one row of the file list, when the budget has one to spare (a due sweep saves up first).
     if (!filesSweepDue || !waitingBuckets.has(files)) {
-      const fileTop = await step('checking private files for changes', [files], () => probe(sync, 'private_file'));
-      if (fileTop !== undefined && fileTop !== (await lastProbe(sync.db, 'private_file'))) {
-        const walked = await step('pulling changed private files', [files], () => pullChanged(sync, 'private_file', asListed));
-        if (walked) {
-          changed += walked.changed;
-          if (walked.shifted) await setFilesSweepDue(sync.db, true);
-          if (walked.read && fileTop !== null) await setLastProbe(sync.db, 'private_file', fileTop);
-        }
+      // A hint walks projects and contacts even when their probes did not move; files only when theirs did (a hint's files come with their project).
+      const fileWalk = await walkIfMoved('private_file', 'private files', [files], [files], () => pullChanged(sync, 'private_file', asListed), { walkOnHint: false });
+      if (fileWalk) {
+        changed += fileWalk.changed;
+        if (fileWalk.shifted) await setFilesSweepDue(sync.db, true);
       }
     }
   } catch (error) {

@@ -122,6 +122,10 @@ export const setHighWaterMark = (db: Db, list: string, modified: string): Promis
 export const lastProbe = (db: Db, list: string): Promise<string | undefined> => readValue(db, `${list}_probe`);
 export const setLastProbe = (db: Db, list: string, top: string): Promise<void> => writeValue(db, `${list}_probe`, top);
 
+/** The newest row of `list` a probe saw move, whose walk has not run yet ('' when none waits; pull-plan.ts). */
+export const movedTop = async (db: Db, list: string): Promise<string | undefined> => (await readValue(db, `${list}_moved`)) || undefined;
+export const setMovedTop = (db: Db, list: string, top: string | null): Promise<void> => writeValue(db, `${list}_moved`, top ?? '');
+
 /** When a planned step (`sweep`, `files_sweep`, `small_lists`) last ran through (pull-plan.ts). */
 export type PlannedStep = 'sweep' | 'files_sweep' | 'small_lists';
 export const lastDoneAt = (db: Db, step: PlannedStep): Promise<string | undefined> => readValue(db, `${step}_at`);

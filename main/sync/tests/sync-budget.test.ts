@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSyncHarness, type SyncHarness } from '../testing/sync-harness.ts';
+import type { ProxiedRequest } from '../testing/fault-proxy.ts';
 import { DEFAULT_THROTTLE_RATES, type ThrottleRates, bucketOf, parseRate, quotaBuckets, scaleRates } from '../../../shared/throttle-rates.ts';
 import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { createFile } from '../../engine/testing/file-testing.ts';
@@ -100,5 +101,38 @@ describe('the budget of an idle agent', () => {
     // ... unless the user asks for it (force: the refresh button).
     assert.equal((await h.local('POST', syncPaths.refresh(1), { project_id: 5, force: true })).status, 200);
     await waitFor('the forced read', async () => (fileListsOfProject() > before ? true : undefined), 10_000);
+  });
+});
+
+describe('a budget that earns background one request at a time', () => {
+  // Background earns one 'default' request (the probes and the list walks) every 2 s, and the agent polls every
+  // 0.25 s, so it spends each the moment it has it; the project detail's budget fills undisturbed. No change feed:
+  // as on the hosted service, only the timed polls find what changed.
+  const rates = { ...RATES, default: { ...RATES.default, org: '1500/min' }, project_detail: { ...RATES.project_detail, org: '1500/min' } } as ThrottleRates;
+  let h: SyncHarness;
+  before(async () => {
+    h = await startSyncHarness({ serverRates: rates, remoteRates: rates, pollIntervalSeconds: 0.25, serverChangeFeed: false });
+  });
+  after(() => h.close());
+
+  test('a change the probe found comes down: the next request goes to its walk, not to another probe', async () => {
+    await h.agent.sync.settled();
+    const isProjectList = (entry: ProxiedRequest) => entry.method === 'GET' && entry.path === apiPaths.projects(1);
+    const isProbe = (entry: ProxiedRequest) => new URLSearchParams(entry.query).get('limit') === '1';
+    // Several in a row: the first may still find requests saved up since the agent started.
+    for (const round of [1, 2, 3]) {
+      const notes = `changed elsewhere, round ${round}`;
+      const from = h.proxy.log.length;
+      assert.equal((await h.remote('PATCH', apiPaths.project(1, 3), { notes })).status, 200);
+      await waitFor(`round ${round}'s change`, async () => ((await h.local('GET', apiPaths.project(1, 3))).json.notes === notes ? true : undefined));
+      // The probe that saw the list move (200, not 304) is followed by the walk. Before the fix each request the
+      // budget earned went to another probe (a minute of 304s in a row here), and the walk got one only by chance.
+      const lists = h.proxy.log.slice(from).filter(isProjectList);
+      const moved = lists.findIndex((entry) => isProbe(entry) && entry.status === 200);
+      assert.ok(moved >= 0, `round ${round}: a probe saw the change`);
+      const next = lists[moved + 1];
+      assert.ok(next && !isProbe(next), `round ${round}: after the probe that saw it, ${lists.slice(moved + 1).filter(isProbe).length} more probes before the walk`);
+    }
+    assert.equal(h.proxy.log.filter((entry) => entry.status === 429).length, 0, 'no 429');
   });
 });
