@@ -181,4 +181,18 @@ describe('the quota pacer over a simulated day', () => {
     await assert.rejects(pacer.take('default', 'background'), BudgetWaitError);
     await pacer.take('default', 'user');
   });
+
+  test('a request counts from when the remote answered it: the next of a full window waits for the window from the answer', async () => {
+    const clock = new ManualClock('2026-06-01T00:00:00.000Z');
+    const rates = { ...DEFAULT_THROTTLE_RATES, project_partial_update: { user: '1/min', org: '10000/day' } } as const;
+    const pacer = new QuotaPacer(clock, rates, { sleep: async (ms) => clock.advance(ms) });
+    const takenAt = await pacer.take('project_partial_update');
+    // The answer came 5 s later (a loaded machine): the remote counted the edit somewhere in those 5 s.
+    clock.advance(5_000);
+    pacer.answered('project_partial_update', 'user', takenAt);
+    const answeredAt = clock.now().getTime();
+    assert.ok(pacer.delayFor('project_partial_update') >= 60_000, `waits a whole minute from the answer, not ${pacer.delayFor('project_partial_update')} ms`);
+    await pacer.take('project_partial_update');
+    assert.ok(clock.now().getTime() - answeredAt >= 60_000);
+  });
 });

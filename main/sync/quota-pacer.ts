@@ -246,15 +246,16 @@ export class QuotaPacer {
    * goes at once or throws BudgetWaitError: it never waits, and it yields to a user
    * request of its bucket that is waiting. `onWait` hears once of a user request's
    * wait of ALLOWANCE_WAIT_TOLD_MS or more, with when it may go (the activity log tells it).
+   * Resolves with the time the request was counted at (for `answered`).
    */
-  async take(action: ThrottleAction, requestClass: RequestClass = 'user', signal?: AbortSignal, onWait?: (wait: AllowanceWait) => void): Promise<void> {
+  async take(action: ThrottleAction, requestClass: RequestClass = 'user', signal?: AbortSignal, onWait?: (wait: AllowanceWait) => void): Promise<number> {
     const state = this.state(action);
     if (requestClass === 'background') {
       const delay = this.delayFor(action, 'background');
       const now = this.clock.now().getTime();
       if (delay > 0 || (state && state.userWaiting > 0)) throw new BudgetWaitError(this.bucketKey(action), now + (Number.isFinite(delay) ? Math.max(delay, 1000) : DAY_MS));
       this.count(state, now, 'background');
-      return;
+      return now;
     }
     if (state) state.userWaiting++;
     try {
@@ -270,7 +271,29 @@ export class QuotaPacer {
     } finally {
       if (state) state.userWaiting--;
     }
-    this.count(state, this.clock.now().getTime(), 'user');
+    const now = this.clock.now().getTime();
+    this.count(state, now, 'user');
+    return now;
+  }
+
+  /**
+   * The remote answered a request counted at `takenAt`: it counts from now on. The
+   * remote counted it when it arrived, somewhere between the two, and on a loaded
+   * machine that can be seconds after it was taken; counted from the take, the next
+   * request of a full window went before the remote's window had room, and met a 429
+   * (a CI run of issue 33 saw an edit wait for the allowance twice).
+   */
+  answered(action: ThrottleAction, requestClass: RequestClass, takenAt: number): void {
+    const state = this.state(action);
+    if (!state) return;
+    const now = this.clock.now().getTime();
+    // Every time in the lists is at most now: moved to the end, they stay in order.
+    for (const times of requestClass === 'background' ? [state.sentAt, state.backgroundSentAt] : [state.sentAt]) {
+      const index = times.lastIndexOf(takenAt);
+      if (index < 0) continue;
+      times.splice(index, 1);
+      times.push(now);
+    }
   }
 
   private count(state: BucketState | undefined, now: number, requestClass: RequestClass): void {

@@ -181,8 +181,10 @@ export class RemoteClient {
   }
 
   async request(request: RemoteRequest): Promise<RemoteOutcome> {
+    const requestClass = request.requestClass ?? 'user';
+    let takenAt: number;
     try {
-      await this.options.pacer.take(request.action, request.requestClass ?? 'user', this.stopping.signal, request.onAllowanceWait);
+      takenAt = await this.options.pacer.take(request.action, requestClass, this.stopping.signal, request.onAllowanceWait);
     } catch (error) {
       if (this.stopping.signal.aborted) return { kind: 'unreachable', message: 'the agent is closing' };
       throw error; // BudgetWaitError: the caller leaves the work for later
@@ -201,6 +203,9 @@ export class RemoteClient {
       if (error instanceof RemoteAnswerRefused) return { kind: 'retry', status: 0, message: `${error.message}; nothing of it was taken` };
       const code = (error as { code?: string }).code;
       return { kind: 'unreachable', message: `${code ?? 'network error'}: ${(error as Error).message}` };
+    } finally {
+      // The remote counted it on arrival, at the latest by now.
+      this.options.pacer.answered(request.action, requestClass, takenAt);
     }
     const { status } = answer;
     if (status === 304 && remembered) {
