@@ -19,6 +19,22 @@ import { apiPaths, syncPaths } from '../../../shared/api-paths.ts';
 import { STATE_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 
 const MB = 1024 * 1024;
+
+/**
+ * The most bytes the kernel can hold between the proxy and the agent on one loopback
+ * connection: the sender's socket buffer and the receiver's, at their largest (Linux
+ * grows both while a reader is slow, as on a loaded machine). What the proxy wrote
+ * beyond what the agent took is at most this. 8 MB elsewhere, where /proc has no say.
+ */
+function socketBuffersMaxBytes(): number {
+  const largest = (file: string) => Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/).at(-1));
+  try {
+    const bytes = largest('/proc/sys/net/ipv4/tcp_wmem') + largest('/proc/sys/net/ipv4/tcp_rmem');
+    return Number.isFinite(bytes) && bytes > 0 ? bytes : 8 * MB;
+  } catch {
+    return 8 * MB;
+  }
+}
 /** How far the agent's peak memory may rise over its peak before each hostile answer (before the fix: GBs). */
 const MEMORY_BOUND_MB = 256;
 const PROJECT_LIST = /^\/api\/orgs\/1\/projects\/$/;
@@ -124,6 +140,9 @@ async function remote(method: string, urlPath: string, body?: unknown) {
 // Polls far apart: every cycle here is asked for, and a wait the remote asked for is not hidden by a shorter poll.
 const agentArgs = () => ['--data', dataDir, '--poll-interval', '36000'];
 
+/** What the too-long link would send: well beyond the file, the margin and every socket buffer, so the cut-off shows. */
+const TOO_LONG_BYTES = 40 * MB + socketBuffersMaxBytes();
+
 describe('the agent against a lying remote', () => {
   /** Files whose links the proxy replaces with bad ones, by id: what each link is. */
   const badLinks = new Map<number, string>();
@@ -152,7 +171,7 @@ describe('the agent against a lying remote', () => {
     proxy.addRule({ path: /^\/links\/to-a-file-url\/$/, action: { kind: 'respond', run: (_request, response) => void response.writeHead(302, { location: 'file:///etc/passwd' }).end() } });
     proxy.addRule({
       path: /^\/links\/too-long\/$/,
-      action: { kind: 'respond', run: async (_request, response) => void (tooLongSent = Math.max(tooLongSent, await streamAnswer(response, 'application/octet-stream', '', Buffer.alloc(64 * 1024, 'b'), 40 * MB, ''))) },
+      action: { kind: 'respond', run: async (_request, response) => void (tooLongSent = Math.max(tooLongSent, await streamAnswer(response, 'application/octet-stream', '', Buffer.alloc(64 * 1024, 'b'), TOO_LONG_BYTES, ''))) },
     });
     proxy.addRule({
       path: /^\/links\/loop\/$/,
@@ -242,8 +261,11 @@ describe('the agent against a lying remote', () => {
       }
     }
     assert.equal(foreignRequests, 0, 'a link to another port is never requested');
-    // Cut off once past the record's filesize and the margin (what was in flight on the socket aside).
-    assert.ok(tooLongSent < tooLongFile.filesize + REMOTE_LIMITS.downloadMarginBytes + 8 * MB, `bytes the agent took of a too-long download: ${tooLongSent}`);
+    // Cut off once past the record's filesize and the margin: the proxy wrote at most that, what the socket buffers
+    // held, and one more piece of its own. (An allowance of 8 MB for the buffers failed at load 15, with 9.9 MB written.)
+    const inFlight = socketBuffersMaxBytes() + 64 * 1024;
+    assert.ok(tooLongSent < TOO_LONG_BYTES, `the remote was cut off before it sent all ${TOO_LONG_BYTES} bytes`);
+    assert.ok(tooLongSent <= tooLongFile.filesize + REMOTE_LIMITS.downloadMarginBytes + inFlight, `bytes the proxy wrote of a too-long download: ${tooLongSent} (in flight at most ${inFlight})`);
     // Two fetches (the remembered link, then the one a detail GET gave), each at most 5 redirects.
     assert.ok(loopHits <= 2 * (REMOTE_LIMITS.redirects + 1), `requests for the looping link: ${loopHits}`);
     assert.equal(agent.child.exitCode, null, 'the agent is running');
