@@ -28,7 +28,10 @@ Options:
                      Ceph RGW): server processes on several machines then share
                      only the database and the bucket. Credentials come from
                      AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the file named
-                     by AWS_SHARED_CREDENTIALS_FILE; never from this address
+                     by AWS_SHARED_CREDENTIALS_FILE; never from this address.
+                     Add &downloads=redirect to answer download links with a 302 to
+                     a presigned URL of the store (valid no longer than the link),
+                     so the bytes do not pass through the server
   --seed demo        Fill an empty store with the demo orgs, users and projects
                      (a store that already holds data is reused, never seeded twice)
   --public-url URL   Base of the "url" fields in responses (default http://HOST:PORT)

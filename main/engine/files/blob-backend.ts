@@ -30,6 +30,12 @@ export interface BlobBackend {
   size(sha256: string): Promise<number | null>;
   /** The blob's bytes, or one inclusive span of them, streamed. */
   read(sha256: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * A URL of the store that serves the blob itself, with `answer`'s type and name,
+   * for `answer.seconds` and no longer; null when this backend streams its downloads
+   * through the server (a folder always does; an object store unless told to redirect).
+   */
+  directDownloadUrl(sha256: string, answer: DirectDownloadAnswer): Promise<string | null>;
   /** A stored blob as a received file in `fileRoot`'s temp folder, ready to adopt again (a restored version); null when missing. */
   receiveStored(sha256: string, size: number): Promise<ReceivedFile | null>;
   /** Every blob's hash, in no particular order. */
@@ -55,6 +61,13 @@ export interface BlobBackend {
   /** At start, before any request: removes crash leftovers (temp files, unnamed blobs) as far as sharing allows. */
   removeLeftovers(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface DirectDownloadAnswer {
+  contentType: string;
+  contentDisposition: string;
+  /** How long the URL may work: at most what is left of the link that asked for it. */
+  seconds: number;
 }
 
 export interface PartSweep {

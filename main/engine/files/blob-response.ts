@@ -48,10 +48,19 @@ async function downloadName(context: EngineContext, file: Pick<PrivateFileRow, '
   return nameWithTypeExtension(file.file_name, [], contentTypeFor('', Buffer.concat(chunks)));
 }
 
-export async function sendStoredFile(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: PrivateFileRow): Promise<FastifyReply> {
+export async function sendStoredFile(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: PrivateFileRow, options: SendOptions = {}): Promise<FastifyReply> {
   if (!file.file_hash) throw notFound('This file has no contents.');
   if (context.fetchMissingBlob && !fs.existsSync(blobPath(context.store.fileRoot, file.file_hash))) await context.fetchMissingBlob(file);
-  return sendBlob(context, request, reply, { ...file, file_hash: file.file_hash, logId: { fileId: file.id } });
+  return sendBlob(context, request, reply, { ...file, file_hash: file.file_hash, logId: { fileId: file.id } }, options);
+}
+
+export interface SendOptions {
+  /**
+   * When the signed link that asked expires (Unix seconds). Only a link's download may
+   * be redirected to the store (`--blob-store ...&downloads=redirect`), and then for no
+   * longer than the link has left.
+   */
+  linkExpires?: number;
 }
 
 /** What sendBlob needs of stored contents: a file's current ones, or a kept version's. */
@@ -65,8 +74,21 @@ export interface StoredContents {
   logId: Record<string, number>;
 }
 
-/** Streams stored contents, honouring a single Range (see parseRange). */
-export async function sendBlob(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: StoredContents): Promise<FastifyReply> {
+/**
+ * Where the store may serve a link's download itself, the URL that does, valid no
+ * longer than the link. A request with If-Range streams through the server: the
+ * store's ETag is not the file's hash, so it could not tell a resumed download that
+ * the contents are still the same.
+ */
+async function directDownloadUrl(context: EngineContext, request: FastifyRequest, sha256: string, headers: { contentType: string; contentDisposition: string }, options: SendOptions): Promise<string | null> {
+  if (options.linkExpires === undefined || request.headers['if-range'] !== undefined) return null;
+  const seconds = Math.floor(options.linkExpires - context.clock.now().getTime() / 1000);
+  if (seconds < 1) return null;
+  return context.blobs.directDownloadUrl(sha256, { ...headers, seconds });
+}
+
+/** Streams stored contents, honouring a single Range (see parseRange), or sends a link's download to the store (SendOptions). */
+export async function sendBlob(context: EngineContext, request: FastifyRequest, reply: FastifyReply, file: StoredContents, options: SendOptions = {}): Promise<FastifyReply> {
   const size = await context.blobs.size(file.file_hash);
   if (size === null) {
     request.log.error(file.logId, 'the blob of a private file is missing');
@@ -78,9 +100,15 @@ export async function sendBlob(context: EngineContext, request: FastifyRequest, 
   if (range === 'unsatisfiable') {
     throw new ApiError(416, { detail: `Range not satisfiable: the file has ${size} bytes.` }, { 'content-range': `bytes */${size}` });
   }
+  const disposition = contentDisposition(await downloadName(context, file, file.file_hash, size), file.mime_type);
+  const direct = await directDownloadUrl(context, request, file.file_hash, { contentType: file.mime_type, contentDisposition: disposition }, options);
+  if (direct) {
+    // The URL is a credential of its own: not cached, not passed on as a referrer.
+    return reply.code(302).header('location', direct).header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').send();
+  }
   reply
     .header('content-type', file.mime_type)
-    .header('content-disposition', contentDisposition(await downloadName(context, file, file.file_hash, size), file.mime_type))
+    .header('content-disposition', disposition)
     .header('accept-ranges', 'bytes')
     .header('etag', etag)
     .header('last-modified', new Date(file.modified_date).toUTCString())

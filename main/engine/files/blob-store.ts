@@ -374,6 +374,11 @@ export class FolderBlobs implements BlobBackend {
     return fs.createReadStream(blobPath(this.fileRoot, sha256), range ? { start: range.start, end: range.end } : {});
   }
 
+  /** A folder has no URL of its own: its downloads stream through the server. */
+  async directDownloadUrl(): Promise<null> {
+    return null;
+  }
+
   receiveStored(sha256: string, size: number): Promise<ReceivedFile | null> {
     return receiveStoredBlob(this.fileRoot, sha256, size);
   }

@@ -7,6 +7,8 @@
 // A valid link counts against no quota (issue 15): on the hosted service it points at
 // file storage, outside the API's throttles, and so it does here. Only a link that is
 // not valid stays counted, per client address, so forging links is still throttled.
+// On an object store told `downloads=redirect`, a valid link answers 302 to the
+// store itself, for no longer than the link has left (blob-response.ts).
 import { z } from 'zod';
 import type { TypedApp } from '../http/app.ts';
 import type { EngineContext } from '../context.ts';
@@ -27,7 +29,7 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
       config: { throttle: 'anonymous' },
       schema: {
         tags: ['private files'],
-        summary: "Download a private file through its signed `file_contents` link (no Authorization header); supports Range",
+        summary: "Download a private file through its signed `file_contents` link (no Authorization header); supports Range. On an object store with `downloads=redirect`, 302 to the store",
         security: [],
         params: z.object({ id: idParam }),
         querystring: linkQuery,
@@ -48,7 +50,7 @@ export function registerDownloadRoutes(app: TypedApp, context: EngineContext): v
       await context.throttle.refund(request.throttleCounted ?? []);
       request.throttleCounted = [];
       const row = viaOrgId === file.org_id ? await getVisibleFile(context.db, actor, file.id) : await getFileSeenThroughSharing(context.db, actor, file.id);
-      return sendStoredFile(context, request, reply, row);
+      return sendStoredFile(context, request, reply, row, { linkExpires: check.link.expires });
     },
   );
 }

@@ -13,12 +13,22 @@ export interface ObjectStoreAddress {
   forcePathStyle: boolean;
   /** How long one request to the store may stay silent before it counts as down. */
   requestTimeoutMs: number;
+  /**
+   * How a valid `file_contents` link is answered: 'stream' passes the bytes through
+   * this server (the default); 'redirect' sends the client to a presigned URL of the
+   * store, valid no longer than the link, so the bytes skip the server's hop.
+   */
+  downloads: DownloadMode;
 }
+
+export const DOWNLOAD_MODES = ['stream', 'redirect'] as const;
+export type DownloadMode = (typeof DOWNLOAD_MODES)[number];
+const isDownloadMode = (value: string): value is DownloadMode => (DOWNLOAD_MODES as readonly string[]).includes(value);
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
- * `s3://bucket/prefix?endpoint=https://...&region=...&force_path_style=true&request_timeout_ms=N`.
+ * `s3://bucket/prefix?endpoint=https://...&region=...&force_path_style=true&request_timeout_ms=N&downloads=redirect`.
  * Credentials never come from here: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, or the
  * shared credentials file (AWS_SHARED_CREDENTIALS_FILE, AWS_PROFILE), as every AWS tool reads them.
  */
@@ -35,7 +45,7 @@ export function parseObjectStoreAddress(value: string): ObjectStoreAddress {
   }
   const bucket = url.hostname;
   if (!bucket) throw new Error('--blob-store names no bucket: s3://BUCKET/PREFIX');
-  const known = new Set(['endpoint', 'region', 'force_path_style', 'request_timeout_ms']);
+  const known = new Set(['endpoint', 'region', 'force_path_style', 'request_timeout_ms', 'downloads']);
   for (const key of url.searchParams.keys()) {
     if (!known.has(key)) throw new Error(`--blob-store has an unknown setting "${key}" (known: ${[...known].join(', ')})`);
   }
@@ -43,6 +53,8 @@ export function parseObjectStoreAddress(value: string): ObjectStoreAddress {
   const timeout = url.searchParams.get('request_timeout_ms');
   const requestTimeoutMs = timeout === null ? DEFAULT_REQUEST_TIMEOUT_MS : Number(timeout);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw new Error(`--blob-store request_timeout_ms must be a whole number of milliseconds (got "${timeout}")`);
+  const downloads = url.searchParams.get('downloads') ?? 'stream';
+  if (!isDownloadMode(downloads)) throw new Error(`--blob-store downloads must be ${DOWNLOAD_MODES.join(' or ')} (got "${downloads}")`);
   const endpoint = url.searchParams.get('endpoint') ?? undefined;
   return {
     bucket,
@@ -51,5 +63,6 @@ export function parseObjectStoreAddress(value: string): ObjectStoreAddress {
     region: url.searchParams.get('region') ?? process.env.AWS_REGION ?? 'us-east-1',
     forcePathStyle: url.searchParams.get('force_path_style') === 'true',
     requestTimeoutMs,
+    downloads,
   };
 }

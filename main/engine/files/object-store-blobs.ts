@@ -22,11 +22,12 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { Store } from '../store/database.ts';
 import { ApiError } from '../http/errors.ts';
-import type { BlobBackend, LazySource, PartSweep } from './blob-backend.ts';
+import type { BlobBackend, DirectDownloadAnswer, LazySource, PartSweep } from './blob-backend.ts';
 import type { ByteRange } from './blob-response.ts';
 import { isBlobReferenced, newTempPath, SHARED_LEFTOVER_AGE_MS, withBlobLock, type ReceivedFile } from './blob-store.ts';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
@@ -199,6 +200,23 @@ export class ObjectStoreBlobs implements BlobBackend {
 
   read(sha256: string, range?: ByteRange): Promise<Readable> {
     return this.readKey(this.blobKey(sha256), range);
+  }
+
+  /**
+   * With `downloads=redirect`, a presigned GET of the blob (signed here, without a call
+   * to the store). The store answers it with the file's type and name, and honours Range
+   * as the server does; it stops working after `answer.seconds`.
+   */
+  async directDownloadUrl(sha256: string, answer: DirectDownloadAnswer): Promise<string | null> {
+    if (this.address.downloads !== 'redirect') return null;
+    const command = new GetObjectCommand({
+      Bucket: this.address.bucket,
+      Key: this.blobKey(sha256),
+      ResponseContentType: answer.contentType,
+      ResponseContentDisposition: answer.contentDisposition,
+      ResponseCacheControl: 'private, no-cache',
+    });
+    return storeCall(() => getSignedUrl(this.client, command, { expiresIn: answer.seconds }));
   }
 
   private async readKey(key: string, range?: ByteRange): Promise<Readable> {

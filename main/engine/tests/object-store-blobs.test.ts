@@ -14,9 +14,10 @@ import { multipartBody, sendMultipart } from '../testing/multipart-upload.ts';
 import { apiPaths } from '../../../shared/api-paths.ts';
 import { parseObjectStoreAddress } from '../files/object-store-address.ts';
 import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
+import { ManualClock } from '../clock.ts';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
-const blobKey = (hash: string) => `files/blobs/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
+const blobKey = (hash: string, prefix = 'files') => `${prefix}/blobs/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
 const uploadsPath = '/api/orgs/1/private_files/uploads/';
 
 describe('file contents in an object store', () => {
@@ -173,6 +174,64 @@ describe('a store that stops answering', () => {
   });
 });
 
+describe('downloads=redirect: a link sends its client to the store', () => {
+  // The clock is the server's own, moved by the test, so a link can be near its end.
+  const clock = new ManualClock(new Date());
+  let objects: TestObjectStore;
+  let server: TestServer;
+  let admin: string;
+
+  before(async () => {
+    objects = await startTestObjectStore();
+    server = await startTestServer({ blobStore: `${objects.address('direct')}&downloads=redirect`, clock });
+    admin = await server.tokenFor(DEMO_USERS.sunriseAdmin);
+  });
+  after(async () => {
+    await server?.close();
+    await objects?.close();
+  });
+
+  const expiresOf = (link: string) => Number(new URL(link).searchParams.get('expires'));
+  const secondsLeft = (link: string) => expiresOf(link) - clock.now().getTime() / 1000;
+
+  test('the link answers 302 to a presigned URL of the store, valid no longer than the link; following it gives the bytes, named and by Range', async () => {
+    const bytes = randomBytes(200_000);
+    const file = await createFile(server, admin, bytes, 'roof survey.bin');
+    clock.advance(3_000_000); // 50 minutes of the link's hour gone: 600 s are left
+    const answer = await fetch(file.file_contents, { redirect: 'manual' });
+    assert.equal(answer.status, 302);
+    assert.equal(answer.headers.get('cache-control'), 'private, no-store');
+    const location = new URL(answer.headers.get('location')!);
+    assert.equal(location.origin, new URL(objects.endpoint).origin, 'the store serves it');
+    assert.ok(location.pathname.endsWith(blobKey(sha256(bytes), 'direct')), location.pathname);
+    const validFor = Number(location.searchParams.get('X-Amz-Expires'));
+    assert.ok(validFor > 0 && validFor <= secondsLeft(file.file_contents), `valid ${validFor} s; the link has ${secondsLeft(file.file_contents)} s left`);
+
+    const whole = await download(file.file_contents);
+    assert.equal(whole.status, 200);
+    assert.deepEqual(whole.body, bytes);
+    assert.match(whole.headers.get('content-disposition') ?? '', /roof survey\.bin/);
+    assert.equal(whole.headers.get('content-type'), 'application/octet-stream');
+    const ranged = await download(file.file_contents, { range: 'bytes=1000-1999' });
+    assert.equal(ranged.status, 206);
+    assert.equal(ranged.headers.get('content-range'), `bytes 1000-1999/${bytes.length}`);
+    assert.deepEqual(ranged.body, bytes.subarray(1000, 2000));
+  });
+
+  test('If-Range, a range past the end and an expired link are answered by the server itself, as without the store', async () => {
+    const bytes = randomBytes(50_000);
+    const file = await createFile(server, admin, bytes, 'plan.bin');
+    const resumed = await fetch(file.file_contents, { redirect: 'manual', headers: { range: 'bytes=100-', 'if-range': `"${sha256(bytes)}"` } });
+    assert.equal(resumed.status, 206, 'the store could not check our ETag, so the server streams it');
+    assert.deepEqual(Buffer.from(await resumed.arrayBuffer()), bytes.subarray(100));
+    assert.equal((await fetch(file.file_contents, { redirect: 'manual', headers: { range: 'bytes=60000-' } })).status, 416);
+    clock.advance(3_601_000);
+    const expired = await fetch(file.file_contents, { redirect: 'manual' });
+    assert.equal(expired.status, 403);
+    assert.equal(expired.headers.get('location'), null);
+  });
+});
+
 describe('--blob-store addresses', () => {
   test('bucket, prefix and settings are read; credentials and unknown settings are refused with a sentence', () => {
     assert.deepEqual(parseObjectStoreAddress('s3://media/solardesk/prod?endpoint=https://minio.local:9000&region=eu-west-1&force_path_style=true'), {
@@ -182,7 +241,10 @@ describe('--blob-store addresses', () => {
       region: 'eu-west-1',
       forcePathStyle: true,
       requestTimeoutMs: 30_000,
+      downloads: 'stream',
     });
+    assert.equal(parseObjectStoreAddress('s3://media/x?downloads=redirect').downloads, 'redirect');
+    assert.throws(() => parseObjectStoreAddress('s3://media/x?downloads=proxy'), /downloads must be stream or redirect \(got "proxy"\)/);
     assert.throws(() => parseObjectStoreAddress('s3://KEY:SECRET@media/x'), /must not carry credentials: set AWS_ACCESS_KEY_ID/);
     assert.throws(() => parseObjectStoreAddress('s3://media/x?acl=public'), /unknown setting "acl"/);
     assert.throws(() => parseObjectStoreAddress('https://media/x'), /must start with s3:\/\//);

@@ -69,10 +69,12 @@ export interface SyncHarnessOptions<Folders extends AgentFolders = AgentFolders>
   agent?: Partial<AgentOptions<Folders>>;
   /** The server serves the change feed (default true; false as `--no-change-feed`). */
   serverChangeFeed?: boolean;
+  /** The server keeps file contents in this object store (`--blob-store`). */
+  serverBlobStore?: string;
 }
 
 export async function startSyncHarness<Folders extends AgentFolders = AgentFolders>(options: SyncHarnessOptions<Folders> = {}): Promise<SyncHarness<Folders>> {
-  const server = await startTestServer({ throttleRates: options.serverRates, changeFeed: options.serverChangeFeed });
+  const server = await startTestServer({ throttleRates: options.serverRates, changeFeed: options.serverChangeFeed, blobStore: options.serverBlobStore });
   const proxy = await startFaultProxy(server.baseUrl);
   const dataDir = makeTempDir('solardesk-agent-');
   const agentOptions: AgentOptions<Folders> = {
