@@ -195,4 +195,20 @@ describe('the quota pacer over a simulated day', () => {
     await pacer.take('project_partial_update');
     assert.ok(clock.now().getTime() - answeredAt >= 60_000);
   });
+
+  test('a clock that steps back frees no window early: a request counts from the latest time already counted', async () => {
+    const clock = new ManualClock('2026-06-01T00:00:00.000Z');
+    const rates = { ...DEFAULT_THROTTLE_RATES, project_partial_update: { user: '2/min', org: '10000/day' } } as const;
+    const pacer = new QuotaPacer(clock, rates, { sleep: async (ms) => clock.advance(ms) });
+    clock.advance(50_000);
+    const first = await pacer.take('project_partial_update');
+    clock.advance(-40_000); // the system clock was set back
+    const second = await pacer.take('project_partial_update');
+    assert.equal(second, first, 'counted at the later time, so the counted times stay in order');
+    // Both hits are counted until a minute (and a slice) after the later time, wherever the clock is now.
+    clock.advance(40_000 + 60_000);
+    assert.ok(pacer.delayFor('project_partial_update') > 0, 'the window is still full a minute after the first take');
+    await pacer.take('project_partial_update');
+    assert.ok(clock.now().getTime() - first >= 61_000, `the third went ${clock.now().getTime() - first} ms after the first two`);
+  });
 });
