@@ -5,7 +5,7 @@
 // received file first streams into this process's own temp folder while it is
 // hashed (receiveToTempFile), and only then becomes a blob. See docs/files.md and
 // docs/scale-out.md.
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { ByteRange } from './blob-response.ts';
 import type { ReceivedFile } from './blob-store.ts';
 
@@ -26,6 +26,12 @@ export interface BlobBackend {
   adopt<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T>;
   /** Removes the blob unless a file or a kept version still names it; run after a write that stopped naming it. */
   release(sha256: string): Promise<void>;
+  /**
+   * For a file of about `expectedBytes` on its way in, a copy to send on to the store
+   * while it arrives (receiveToTempFile writes to it); null when this backend gains
+   * nothing by it (a folder; a small file, which one request stores once it is hashed).
+   */
+  startIncoming(expectedBytes: number): IncomingCopy | null;
   /** The blob's size, or null when it is missing. */
   size(sha256: string): Promise<number | null>;
   /** The blob's bytes, or one inclusive span of them, streamed. */
@@ -61,6 +67,21 @@ export interface BlobBackend {
   /** At start, before any request: removes crash leftovers (temp files, unnamed blobs) as far as sharing allows. */
   removeLeftovers(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A file sent on to an object store as it arrives, under a key of its own (its hash,
+ * the blob's key, is known only at its end): the upload then takes the time of the
+ * slower of receiving and storing, not of both in turn. Adopting the file copies it
+ * to its blob key inside the store and removes this key.
+ */
+export interface IncomingCopy {
+  /** Where the bytes go as they arrive; ended after the last one. */
+  readonly sink: Writable;
+  /** The key that holds all of them once the store has them; rejects (503) when the store fails. */
+  readonly stored: Promise<string>;
+  /** Stops sending and removes what was sent (the receiving failed). Never throws. */
+  abort(): Promise<void>;
 }
 
 export interface DirectDownloadAnswer {

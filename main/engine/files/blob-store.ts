@@ -15,7 +15,7 @@ import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
-import type { BlobBackend, LazySource, PartSweep } from './blob-backend.ts';
+import type { BlobBackend, IncomingCopy, LazySource, PartSweep } from './blob-backend.ts';
 import type { ByteRange } from './blob-response.ts';
 
 /** How many leading bytes are kept to recognise a file's type. */
@@ -28,6 +28,8 @@ export interface ReceivedFile {
   readonly size: number;
   /** The first bytes, for recognising the type of a file with no telling name. */
   readonly head: Buffer;
+  /** A key of the object store that already holds these bytes: sent on while they arrived (IncomingCopy). */
+  readonly storedAt?: string;
 }
 
 /** Thrown while streaming when a file grows past the limit; the route answers 413. */
@@ -81,19 +83,59 @@ class MeteringStream extends Transform {
  * Streams `source` into a new temp file while hashing it. On any failure (too
  * large, the client went away) the temp file is removed before the error is rethrown.
  */
-export async function receiveToTempFile(fileRoot: string, source: Readable | Array<Readable | LazySource>, maxBytes: number, purpose = 'upload'): Promise<ReceivedFile> {
+/**
+ * Also writes each chunk to an IncomingCopy, at the pace of the slower of the two: a
+ * chunk goes on once the copy has room for more, so no more than its buffer is held.
+ */
+class CopyingStream extends Transform {
+  constructor(private readonly copy: IncomingCopy) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.copy.sink.write(chunk)) {
+      callback(null, chunk);
+      return;
+    }
+    // The store takes the bytes more slowly than they arrive; a store that fails ends the wait with its error.
+    const failed = this.copy.stored.then(() => {
+      throw new Error('the store finished before the file did');
+    });
+    Promise.race([once(this.copy.sink, 'drain'), failed]).then(() => callback(null, chunk), callback);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.copy.sink.end();
+    callback();
+  }
+}
+
+/**
+ * Streams `source` into a new temp file while hashing it. With `copy`, the bytes also
+ * go on to the object store as they arrive, and the received file names the key that
+ * holds them once the store has all of them (a failing store fails the receiving).
+ */
+export async function receiveToTempFile(fileRoot: string, source: Readable | Array<Readable | LazySource>, maxBytes: number, purpose = 'upload', copy?: IncomingCopy | null): Promise<ReceivedFile> {
   const tempPath = newTempPath(fileRoot, purpose);
   await makePrivateFolderAsync(path.dirname(tempPath));
   const meter = new MeteringStream(maxBytes);
   // Private from the start: a blob is this file hard-linked into place, and an upload part is this file renamed.
   const output = fs.createWriteStream(tempPath, { flags: 'wx', mode: PRIVATE_FILE_MODE });
+  let storedAt: string | undefined;
   try {
     const sources = Array.isArray(source) ? source : [source];
     // Several sources (the parts of a chunked upload) are written one after another.
-    await pipeline(async function* () {
+    const chunks = async function* () {
       for (const stream of sources) yield* typeof stream === 'function' ? await stream() : stream;
-    }, meter, output);
+    };
+    if (copy) {
+      await pipeline(chunks, meter, new CopyingStream(copy), output);
+      storedAt = await copy.stored;
+    } else {
+      await pipeline(chunks, meter, output);
+    }
   } catch (error) {
+    await copy?.abort();
     // The file is opened asynchronously: a source that fails at once can fail before
     // the open has created it. Removing it only after the stream has closed leaves no
     // empty temp file behind.
@@ -101,7 +143,7 @@ export async function receiveToTempFile(fileRoot: string, source: Readable | Arr
     await discardTempFile(tempPath);
     throw error;
   }
-  return { tempPath, size: meter.size, ...meter.digest() };
+  return { tempPath, size: meter.size, ...meter.digest(), ...(storedAt ? { storedAt } : {}) };
 }
 
 /** A temp file is always a file: one unlink (rm would lstat it first), and gone already is fine. */
@@ -372,6 +414,11 @@ export class FolderBlobs implements BlobBackend {
 
   async read(sha256: string, range?: ByteRange): Promise<Readable> {
     return fs.createReadStream(blobPath(this.fileRoot, sha256), range ? { start: range.start, end: range.end } : {});
+  }
+
+  /** A folder adopts a received temp file by a link: nothing to gain by sending it on early. */
+  startIncoming(): null {
+    return null;
   }
 
   /** A folder has no URL of its own: its downloads stream through the server. */

@@ -19,7 +19,6 @@ import {
   privateFilePatchSchema,
 } from '../../../shared/schemas/private-file.ts';
 import { booleanField } from '../../../shared/schemas/coercing-fields.ts';
-import { discardTempFile } from './blob-store.ts';
 import { fileVisibleTo, getVisibleFile, requireFilesUser } from './file-access.ts';
 import { applyFileFilters, fileListQuery, projectFilterId } from './file-list.ts';
 import { downloadUrlsFor, fileJson, serializeFile, serializeFileTag, withTags } from './file-serializer.ts';
@@ -138,13 +137,13 @@ function registerFileRoutes(app: TypedApp, context: EngineContext): void {
     async (request, reply) => {
       const actor = actorOf(request);
       requireFilesUser(actor);
-      const upload = await receiveMultipartFile(request as FastifyRequest, context.store.fileRoot, context.files.maxUploadBytes);
+      const upload = await receiveMultipartFile(request as FastifyRequest, context.store.fileRoot, context.files.maxUploadBytes, context.blobs);
       let id: number;
       try {
         id = await storeNewFile(context, upload.received, await describeNewFile(context, actor, upload));
       } finally {
         // Adopted bytes have moved into the blob store; anything still here is not wanted.
-        await discardTempFile(upload.received.tempPath);
+        await upload.discard();
       }
       return reply.code(201).send(await fileJson(context, actor, id));
     },

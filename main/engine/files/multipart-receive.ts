@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, fieldError } from '../http/errors.ts';
 import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from './blob-store.ts';
 import { describeBytes } from './file-settings.ts';
+import type { BlobBackend, IncomingCopy } from './blob-backend.ts';
 
 export const FILE_PART = 'file_contents';
 
@@ -19,6 +20,8 @@ export interface MultipartFile {
   fileName: string;
   /** The first value of each text part. */
   fields: Record<string, string>;
+  /** Removes what is left of the received file once the request is done with it: its temp file, and any copy sent on to the store. */
+  discard(): Promise<void>;
 }
 
 /**
@@ -68,13 +71,18 @@ export function refuseDeclaredOversize(request: FastifyRequest, maxBytes: number
   if (Number.isFinite(declared) && declared > maxBytes + allowance) throw tooLarge(maxBytes);
 }
 
-export async function receiveMultipartFile(request: FastifyRequest, fileRoot: string, maxBytes: number): Promise<MultipartFile> {
+/**
+ * `blobs`: where the file will be kept; an object store is sent a large file while it
+ * arrives (BlobBackend.startIncoming), sized by the request's declared length.
+ */
+export async function receiveMultipartFile(request: FastifyRequest, fileRoot: string, maxBytes: number, blobs?: Pick<BlobBackend, 'startIncoming'>): Promise<MultipartFile> {
   if (!request.isMultipart()) {
     throw new ApiError(415, { detail: `Send the file as multipart/form-data, with the file in a part named "${FILE_PART}".` });
   }
   refuseDeclaredOversize(request, maxBytes, MULTIPART_OVERHEAD_ALLOWANCE);
   const fields: Record<string, string> = {};
   let received: ReceivedFile | undefined;
+  let copy: IncomingCopy | null = null;
   let fileName = '';
   try {
     // busboy stops one byte past the limit, which is enough for the meter to say "too large".
@@ -84,18 +92,32 @@ export async function receiveMultipartFile(request: FastifyRequest, fileRoot: st
         if (typeof part.value === 'string') fields[part.fieldname] ??= part.value;
       } else if (part.fieldname === FILE_PART && !received) {
         fileName = part.filename;
-        received = await receiveToTempFile(fileRoot, part.file, maxBytes);
+        const declared = Number(request.headers['content-length']);
+        copy = blobs && Number.isFinite(declared) ? blobs.startIncoming(declared) : null;
+        received = await receiveToTempFile(fileRoot, part.file, maxBytes, 'upload', copy);
       } else {
         await drain(part.file);
       }
     }
   } catch (error) {
-    if (received) await discardTempFile(received.tempPath);
+    if (received) {
+      await discardTempFile(received.tempPath);
+      await copy?.abort();
+    }
     if (error instanceof FileTooLargeError) throw tooLarge(maxBytes);
     throw asMalformedMultipart(error) ?? asCutOffUpload(request, error);
   }
   if (!received) throw fieldError(FILE_PART, 'No file was submitted.');
-  return { received, fileName, fields };
+  const kept = received;
+  return {
+    received,
+    fileName,
+    fields,
+    async discard() {
+      await discardTempFile(kept.tempPath);
+      await copy?.abort();
+    },
+  };
 }
 
 /** Parts the route does not want still have to be read for the next one to arrive. */

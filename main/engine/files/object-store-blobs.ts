@@ -3,15 +3,19 @@
 // (docs/scale-out.md). Keys under the prefix:
 //   blobs/ab/cd/<sha256>                 a file's or a kept version's contents
 //   uploads/<upload id>/<n>.<sha256>.part  one received part of a chunked upload
+//   incoming/<uuid>                      a large file sent on while it arrives, until it is
+//                                        copied to its blob key (its hash is known only at its end)
 // A write becomes visible under its key only when the store has all of it (a PUT,
 // or a multipart upload's completion), so a process killed mid-upload leaves no
 // half-written object under a live key; its unfinished multipart upload is aborted
 // by the sweep. The official AWS SDK (v3) talks to the store: it signs, streams
 // and speaks the multipart protocol of AWS S3, MinIO, Garage, R2 and Ceph RGW alike.
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
+  CopyObjectCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -27,7 +31,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { Store } from '../store/database.ts';
 import { ApiError } from '../http/errors.ts';
-import type { BlobBackend, DirectDownloadAnswer, LazySource, PartSweep } from './blob-backend.ts';
+import type { BlobBackend, DirectDownloadAnswer, IncomingCopy, LazySource, PartSweep } from './blob-backend.ts';
 import type { ByteRange } from './blob-response.ts';
 import { isBlobReferenced, newTempPath, SHARED_LEFTOVER_AGE_MS, withBlobLock, type ReceivedFile } from './blob-store.ts';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
@@ -41,6 +45,10 @@ export const STORE_RETRY_AFTER_SECONDS = 30;
 /** Parts of the store's multipart upload for one blob; 8 MiB keeps memory per upload at queue x part. */
 const MULTIPART_PART_BYTES = 8 * 1024 * 1024;
 const MULTIPART_QUEUE = 4;
+/** The most one CopyObject may copy (S3's limit); a larger file is sent from its temp file once hashed. */
+const COPY_OBJECT_MAX_BYTES = 5 * 1024 ** 3;
+/** What the copy to the store may hold beyond the multipart queue while the store is slower than the client. */
+const INCOMING_BUFFER_BYTES = 1024 * 1024;
 
 /** The store did not answer or refused: 503 with Retry-After, never a 500 or a hang. */
 export class BlobStoreUnavailableError extends ApiError {
@@ -143,7 +151,53 @@ export class ObjectStoreBlobs implements BlobBackend {
   async putVerified(received: ReceivedFile): Promise<void> {
     // Identical contents are stored once: the key is the hash.
     if (await this.exists(this.blobKey(received.sha256))) return;
-    await this.putFile(this.blobKey(received.sha256), received.tempPath, received.size);
+    await this.storeReceived(received);
+  }
+
+  /** Puts received bytes under their hash: copied inside the store from where they were sent while arriving, or sent from the temp file. */
+  private async storeReceived(received: ReceivedFile): Promise<void> {
+    const key = this.blobKey(received.sha256);
+    if (!received.storedAt) {
+      await this.putFile(key, received.tempPath, received.size);
+      return;
+    }
+    const source = `${this.address.bucket}/${received.storedAt.split('/').map(encodeURIComponent).join('/')}`;
+    await storeCall(() => this.client.send(new CopyObjectCommand({ Bucket: this.address.bucket, Key: key, CopySource: source })));
+  }
+
+  private incomingKey(): string {
+    return `${this.address.prefix}incoming/${randomUUID()}`;
+  }
+
+  /**
+   * A file larger than one multipart part goes on to the store as it arrives, under an
+   * incoming key; adopt() copies it to its blob key. Smaller files, and files past
+   * what one copy may hold, are sent once hashed, as before.
+   */
+  startIncoming(expectedBytes: number): IncomingCopy | null {
+    if (!(expectedBytes > MULTIPART_PART_BYTES && expectedBytes <= COPY_OBJECT_MAX_BYTES)) return null;
+    const key = this.incomingKey();
+    const sink = new PassThrough({ highWaterMark: INCOMING_BUFFER_BYTES });
+    // A failed multipart upload is aborted by the library; one cut off by a crash by sweepParts, and the object itself by sweepParts too.
+    const upload = new Upload({ client: this.client, params: { Bucket: this.address.bucket, Key: key, Body: sink }, partSize: MULTIPART_PART_BYTES, queueSize: MULTIPART_QUEUE, leavePartsOnError: false });
+    const stored = storeCall(() => upload.done()).then(() => key);
+    // Awaited by whoever receives; until then a failure must not count as unhandled.
+    stored.catch(() => undefined);
+    return {
+      sink,
+      stored,
+      abort: async () => {
+        sink.destroy();
+        await upload.abort().catch(() => undefined);
+        await stored.catch(() => undefined);
+        await this.removeIncoming(key);
+      },
+    };
+  }
+
+  /** An incoming object that has been copied or given up; one the store will not remove now is left to the sweep. */
+  private async removeIncoming(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.address.bucket, Key: key })).catch(() => undefined);
   }
 
   // A removal and an adoption of the same blob, in any processes, meet on one
@@ -161,6 +215,15 @@ export class ObjectStoreBlobs implements BlobBackend {
   }
 
   async adopt<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
+    try {
+      return await this.adoptUnderLock(received, persist);
+    } finally {
+      // Copied to its blob key, or not wanted: the incoming object has done its work either way.
+      if (received.storedAt) await this.removeIncoming(received.storedAt);
+    }
+  }
+
+  private adoptUnderLock<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
     return withBlobLock(this.location, received.sha256, async () => {
       // Durable in the store before the row exists: a 201 names bytes that are kept.
       await this.putVerified(received);
@@ -173,7 +236,7 @@ export class ObjectStoreBlobs implements BlobBackend {
       }
       if (this.store.shared) {
         await this.underStoreLock(received.sha256, async () => {
-          if (!(await this.exists(this.blobKey(received.sha256)))) await this.putFile(this.blobKey(received.sha256), received.tempPath, received.size);
+          if (!(await this.exists(this.blobKey(received.sha256)))) await this.storeReceived(received);
         });
       }
       return result;
@@ -314,6 +377,10 @@ export class ObjectStoreBlobs implements BlobBackend {
         });
       }
     }
+    // Files sent on while they arrived whose receiving or adoption a crash cut off.
+    const incoming: string[] = [];
+    for await (const entry of this.listKeys(`${this.address.prefix}incoming/`)) if (this.isOldEnough(entry.modified)) incoming.push(entry.key);
+    await this.deleteKeys(incoming);
     await this.abortStaleMultipartUploads();
   }
 

@@ -188,7 +188,9 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
       if ('error' in resolved) throw fieldError('project', resolved.error);
     }
     const sources = context.blobs.partSources(upload.id, parts);
-    const received = await receiveToTempFile(fileRoot, sources, context.files.maxUploadBytes, 'assemble');
+    // Assembled in the store too while it is hashed: a large file is then copied to its blob key, not sent again.
+    const copy = context.blobs.startIncoming(parts.reduce((total, part) => total + part.size, 0));
+    const received = await receiveToTempFile(fileRoot, sources, context.files.maxUploadBytes, 'assemble', copy);
     try {
       const completedOn = nowIso(context.clock);
       const fileId = await storeNewFile(
@@ -222,6 +224,8 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
       throw error;
     } finally {
       await discardTempFile(received.tempPath);
+      // Adopted, the store's copy was moved to its blob key; otherwise it is not wanted.
+      await copy?.abort();
     }
   });
   // The file holds the bytes now; its parts are no longer needed.

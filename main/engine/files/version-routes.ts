@@ -90,7 +90,7 @@ export function registerVersionRoutes(app: TypedApp, context: EngineContext): vo
     async (request, reply) => {
       const actor = actorOf(request);
       const file = await getVisibleFile(context.db, actor, request.params.id);
-      const upload = await receiveMultipartFile(request as FastifyRequest, context.store.fileRoot, context.files.maxUploadBytes);
+      const upload = await receiveMultipartFile(request as FastifyRequest, context.store.fileRoot, context.files.maxUploadBytes, context.blobs);
       try {
         await replaceFileContents(context, {
           orgId: file.org_id,
@@ -102,7 +102,7 @@ export function registerVersionRoutes(app: TypedApp, context: EngineContext): vo
         });
       } finally {
         // Adopted bytes have moved into the blob store; anything still here is not wanted.
-        await discardTempFile(upload.received.tempPath);
+        await upload.discard();
       }
       const json = await fileJson(context, actor, file.id);
       reply.header('etag', versionTag(json.modified_date));

@@ -22,6 +22,8 @@ export interface TestObjectStore {
   readonly bucket: string;
   /** Keys under `prefix`. */
   keys(prefix: string): Promise<string[]>;
+  /** What the store has done to objects so far, as its event notifications name it ('ObjectCreated:Copy' and the key), oldest first. */
+  readonly events: ReadonlyArray<{ name: string; key: string }>;
   /** Stops answering (connections refused) until start(). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -33,8 +35,13 @@ export async function startTestObjectStore(bucket = 'solardesk-test'): Promise<T
   const directory = makeTempDir('solardesk-s3rver-');
   let port = 0;
   let server: S3rver | null = null;
+  const events: Array<{ name: string; key: string }> = [];
   const start = async () => {
     server = new S3rver({ port, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+    // s3rver tells each write and removal as an S3 event notification (a Koa app's event).
+    (server as unknown as NodeJS.EventEmitter).on('event', (event: { Records: Array<{ eventName: string; s3: { object: { key: string } } }> }) => {
+      for (const record of event.Records) events.push({ name: record.eventName, key: decodeURIComponent(record.s3.object.key) });
+    });
     const bound = await server.run();
     port = bound.port;
   };
@@ -47,6 +54,7 @@ export async function startTestObjectStore(bucket = 'solardesk-test'): Promise<T
     endpoint,
     client,
     bucket,
+    events,
     async keys(prefix) {
       const keys: string[] = [];
       let token: string | undefined;

@@ -56,26 +56,58 @@ describe('file contents in an object store', () => {
     assert.ok(!(await objects.keys('files/blobs/')).includes(blobKey(sha256(bytes))), 'removed with the last file naming it');
   });
 
-  test('a chunked upload keeps its parts in the store and assembles them into one blob', async () => {
-    const parts = [randomBytes(70_000), randomBytes(70_000), randomBytes(5_000)];
-    const whole = Buffer.concat(parts);
-    const started = await server.request('POST', uploadsPath, { token: admin, body: { title: 'Drone survey', filename: 'survey.bin', size: whole.length } });
-    assert.equal(started.status, 201, started.text);
-    const uploadId = started.json.upload_id as string;
-    for (const [index, bytes] of parts.entries()) {
-      const sent = await fetch(`${server.baseUrl}${uploadsPath}${uploadId}/parts/${index + 1}/`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream' },
-        body: bytes,
-      });
-      assert.equal(sent.status, 200);
+  test('a large file goes on to the store while it arrives, under an incoming key, and is copied to its blob key: once, and nothing incoming is left', async () => {
+    const bytes = randomBytes(12 * 1024 * 1024 + 5);
+    const blob = blobKey(sha256(bytes));
+    const seenBefore = objects.events.length;
+    const first = await createFile(server, admin, bytes, 'drone survey.bin');
+    const copies = objects.events.slice(seenBefore).filter((event) => event.name === 'ObjectCreated:Copy');
+    assert.deepEqual(copies.map((event) => event.key), [blob], 'copied inside the store to its blob key, not sent again');
+    assert.deepEqual(await objects.keys('files/incoming/'), [], 'the incoming object is removed once copied');
+    assert.deepEqual((await download(first.file_contents)).body, bytes);
+    const ranged = await download(first.file_contents, { range: 'bytes=9000000-9000999' });
+    assert.deepEqual(ranged.body, bytes.subarray(9_000_000, 9_001_000));
+
+    // The same contents again: stored once, so nothing is copied; the incoming object still goes.
+    const again = objects.events.length;
+    await createFile(server, admin, bytes, 'drone survey (copy).bin');
+    assert.equal(objects.events.slice(again).filter((event) => event.name === 'ObjectCreated:Copy').length, 0);
+    assert.deepEqual((await objects.keys('files/blobs/')).filter((key) => key === blob), [blob]);
+    assert.deepEqual(await objects.keys('files/incoming/'), []);
+
+    // Refused after it arrived (no such project): no file, and nothing incoming is left.
+    const refused = await uploadFile(server, admin, randomBytes(9 * 1024 * 1024), 'wrong project.bin', { project: '999999' });
+    assert.equal(refused.status, 400, JSON.stringify(refused.json));
+    assert.deepEqual(await objects.keys('files/incoming/'), []);
+  });
+
+  test('a chunked upload keeps its parts in the store and assembles them into one blob, a large one in the store too', async () => {
+    // Small: assembled into a temp file, then put. Large (over one multipart part): assembled into the store as it is hashed, then copied to its blob key.
+    for (const partBytes of [70_000, 4_500_000]) {
+      const parts = [randomBytes(partBytes), randomBytes(partBytes), randomBytes(5_000)];
+      const whole = Buffer.concat(parts);
+      const started = await server.request('POST', uploadsPath, { token: admin, body: { title: 'Drone survey', filename: 'survey.bin', size: whole.length } });
+      assert.equal(started.status, 201, started.text);
+      const uploadId = started.json.upload_id as string;
+      for (const [index, bytes] of parts.entries()) {
+        const sent = await fetch(`${server.baseUrl}${uploadsPath}${uploadId}/parts/${index + 1}/`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/octet-stream' },
+          body: bytes,
+        });
+        assert.equal(sent.status, 200);
+      }
+      assert.equal((await objects.keys(`files/uploads/${uploadId}/`)).length, 3, 'each part is an object in the store');
+      const seenBefore = objects.events.length;
+      const completed = await server.request('POST', `${uploadsPath}${uploadId}/complete/`, { token: admin });
+      assert.equal(completed.status, 201, completed.text);
+      assert.equal(completed.json.file_hash, sha256(whole));
+      const copies = objects.events.slice(seenBefore).filter((event) => event.name === 'ObjectCreated:Copy').map((event) => event.key);
+      assert.deepEqual(copies, partBytes > 1_000_000 ? [blobKey(sha256(whole))] : [], `${whole.length} bytes`);
+      assert.deepEqual((await download(completed.json.file_contents)).body, whole);
+      assert.deepEqual(await objects.keys(`files/uploads/${uploadId}/`), [], 'parts are removed once assembled');
+      assert.deepEqual(await objects.keys('files/incoming/'), []);
     }
-    assert.equal((await objects.keys(`files/uploads/${uploadId}/`)).length, 3, 'each part is an object in the store');
-    const completed = await server.request('POST', `${uploadsPath}${uploadId}/complete/`, { token: admin });
-    assert.equal(completed.status, 201, completed.text);
-    assert.equal(completed.json.file_hash, sha256(whole));
-    assert.deepEqual((await download(completed.json.file_contents)).body, whole);
-    assert.deepEqual(await objects.keys(`files/uploads/${uploadId}/`), [], 'parts are removed once assembled');
   });
 
   test('a replaced file keeps its version in the store, and restoring it serves the old bytes', async () => {
@@ -109,6 +141,16 @@ describe('file contents in an object store', () => {
     }
     assert.deepEqual((await download(kept.file_contents)).body, Buffer.from('stored before the outage'));
     const after = await createFile(server, admin, 'after the outage', 'after.txt');
+    // A large file, which goes on to the store as it arrives, meets the same outage the same way.
+    await objects.stop();
+    try {
+      const refused = await uploadFile(server, admin, randomBytes(10 * 1024 * 1024), 'large during.bin');
+      assert.equal(refused.status, 503, JSON.stringify(refused.json));
+      assert.equal(refused.headers['retry-after'], '30');
+    } finally {
+      await objects.start();
+    }
+    assert.deepEqual(await objects.keys('files/incoming/'), [], 'nothing of it was kept');
     assert.deepEqual((await download(after.file_contents)).body, Buffer.from('after the outage'));
   });
 });
