@@ -27,7 +27,13 @@ export function visibleProjectIds(actor: Actor) {
   return expressionBuilder<Database, never>().selectFrom('projects').select('projects.id').where(visibleTo(actor));
 }
 
-export function isVisibleTo(actor: Actor, row: ProjectRow): boolean {
+/** What decides whether an actor may see a project: its org and its assigned roles. */
+export type ProjectVisibility = Pick<ProjectRow, 'org_id' | (typeof ROLE_COLUMNS)[keyof typeof ROLE_COLUMNS]>;
+
+/** The columns of ProjectVisibility, for a read of only what a visibility check needs. */
+export const VISIBILITY_COLUMNS = ['org_id', ...Object.values(ROLE_COLUMNS)] as const;
+
+export function isVisibleTo(actor: Actor, row: ProjectVisibility): boolean {
   if (row.org_id !== actor.org.id) return false;
   if (canSeeAllProjects(actor.role)) return true;
   return Object.values(ROLE_COLUMNS).some((column) => row[column] === actor.role.id);

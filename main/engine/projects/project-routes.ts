@@ -20,7 +20,7 @@ import {
   createProject,
   deleteProject,
   checkVisible,
-  getReadableProject,
+  getReadableProjectHead,
   getWritableProject,
   projectReadOf,
   revokeShareLinks,
@@ -32,6 +32,7 @@ import { visibleTo } from './project-access.ts';
 import { hasSharesTo, partnerPermissions, seesSharedProjects, sharedProjectIdsFor } from '../sharing/project-shares.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { ProjectRow } from '../store/tables.ts';
+import { notFound } from '../http/errors.ts';
 import type { Fieldset, ProjectView } from './project-serializer.ts';
 import { type ProjectJson, type ProjectVersion } from './project-json-cache.ts';
 
@@ -73,13 +74,14 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     const generation = readGeneration(context);
     // A write's answer is built from what its change capture read last, when nothing has been written since.
     const written = options.written ? await projectReadOf(context, id) : null;
-    const row = written
-      ? options.created
-        ? written.row
-        : checkVisible(actor, written.row)
+    // A read reads only the version and what decides visibility; the whole row only when its JSON is not cached (loadRow).
+    const { head: row, whole } = written
+      ? { head: options.created ? written.row : checkVisible(actor, written.row), whole: written.row }
       : options.created
-        ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow()
-        : await getReadableProject(context, actor, id);
+        ? await context.db.selectFrom('projects').selectAll().where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirstOrThrow().then((full) => ({ head: full, whole: full }))
+        : await getReadableProjectHead(context, actor, id).then(({ head, shared }) => ({ head, whole: shared }));
+    // Deleted since the head was read: no row, and the answer is 404 below.
+    const loadRow = async (): Promise<ProjectRow[]> => (whole ? [whole] : await context.db.selectFrom('projects').selectAll().where('id', '=', row.id).execute());
     // The version a later If-Match names (main/engine/http/preconditions.ts).
     const version = versionTag(row.modified_date);
     // A connected org's answer depends on more than the project's version: whether it
@@ -91,12 +93,13 @@ export function registerProjectRoutes(app: TypedApp, context: EngineContext): vo
     if (!isPartnerView && options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, version)) {
       return answerNotModified(context.throttle, request as FastifyRequest, reply, version);
     }
-    const [answer] = await projectJsonsFor(context, actor, [{ ...row }], 'detail', generation, async () => [row], written?.relations);
-    const etag = isPartnerView ? contentTag(context, answer!.json).tag : version;
+    const [answer] = await projectJsonsFor(context, actor, [{ ...row }], 'detail', generation, loadRow, written?.relations);
+    if (!answer) throw notFound();
+    const etag = isPartnerView ? contentTag(context, answer.json).tag : version;
     if (isPartnerView && options.notModifiedFor !== undefined && ifNoneMatchHits(options.notModifiedFor, etag)) {
       return answerNotModified(context.throttle, request as FastifyRequest, reply, etag);
     }
-    return reply.header('etag', etag).type(JSON_TEXT_TYPE).send(answer!.json);
+    return reply.header('etag', etag).type(JSON_TEXT_TYPE).send(answer.json);
   };
 
   app.get('/projects/', { schema: { tags, summary: 'List projects', querystring: listQuery, response: { 200: projectListAnswer } } }, async (request, reply) => {

@@ -5,7 +5,7 @@ import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database, NewProject, ProjectRow, ProjectUpdate } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import type { Actor } from '../auth/actor.ts';
-import { isVisibleTo } from './project-access.ts';
+import { isVisibleTo, VISIBILITY_COLUMNS, type ProjectVisibility } from './project-access.ts';
 import { forbidden, notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
 import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
@@ -133,7 +133,7 @@ export async function getVisibleProject(context: EngineContext, actor: Actor, id
 }
 
 /** The row, or 403 when this user may not see it. */
-export function checkVisible(actor: Actor, row: ProjectRow): ProjectRow {
+export function checkVisible<Row extends ProjectVisibility>(actor: Actor, row: Row): Row {
   if (!isVisibleTo(actor, row)) throw forbidden('You do not have access to this project: it is not assigned to you.');
   return row;
 }
@@ -432,12 +432,25 @@ export async function getWritableProject(context: EngineContext, actor: Actor, i
   return getVisibleProject(context, actor, id);
 }
 
-/** The project, in the actor's org (getVisibleProject) or shared to it by a connected org. */
-export async function getReadableProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
-  const own = await context.db.selectFrom('projects').select('id').where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirst();
-  if (!own) {
-    const shared = await findSharedProject(context.db, actor, id);
-    if (shared) return shared;
-  }
-  return getVisibleProject(context, actor, id);
+/** What a project detail needs before its JSON: the version, and what its visibility is decided by. */
+export type ProjectHead = ProjectVisibility & Pick<ProjectRow, 'id' | 'modified_date'>;
+
+/**
+ * The project a detail reads, in the actor's org or shared to it by a connected org:
+ * for the org's own, only its version and what decides its visibility, since a
+ * detail whose JSON is cached for this version needs no more (the whole row, with
+ * its design, is tens of KB). A project shared by a connected org comes whole, as `shared`.
+ */
+export async function getReadableProjectHead(context: EngineContext, actor: Actor, id: number): Promise<{ head: ProjectHead; shared?: ProjectRow }> {
+  const own = await context.db
+    .selectFrom('projects')
+    .select(['id', 'modified_date', ...VISIBILITY_COLUMNS])
+    .where('id', '=', id)
+    .where('org_id', '=', actor.org.id)
+    .executeTakeFirst();
+  if (own) return { head: checkVisible(actor, own) };
+  const shared = await findSharedProject(context.db, actor, id);
+  if (shared) return { head: shared, shared };
+  throw notFound();
 }
+
