@@ -226,7 +226,11 @@ async function projectJsonsFor(
   knownRelations?: Parameters<typeof projectJsonTexts>[7],
 ): Promise<ProjectJson[]> {
   const byOrg = new Map<number, Array<ProjectVersion & { org_id: number }>>();
-  for (const version of versions) byOrg.set(version.org_id, [...(byOrg.get(version.org_id) ?? []), version]);
+  for (const version of versions) {
+    const orgVersions = byOrg.get(version.org_id);
+    if (orgVersions) orgVersions.push(version);
+    else byOrg.set(version.org_id, [version]);
+  }
   const answers = new Map<number, ProjectJson>();
   for (const [orgId, orgVersions] of byOrg) {
     let view: ProjectView = viewFor(actor);
