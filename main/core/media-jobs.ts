@@ -4,7 +4,7 @@
 // memory limits; what the limits cannot see (libvips' own memory) is kept in bounds
 // here, by checking an image's declared pixels against a budget before decoding it.
 import fsp from 'node:fs/promises';
-import sharp from 'sharp';
+import { loadSharp } from '../engine/lazy-modules.ts';
 import { loadPdfJs, MAX_PDF_BYTES, renderFirstPdfPage } from './pdf-render.ts';
 import { readPhotoExif, type PhotoExif } from './photo-exif.ts';
 import type { ThumbnailSource } from './thumbnails.ts';
@@ -51,6 +51,7 @@ export async function runMediaJob(job: MediaJob): Promise<MediaResult> {
  * `.rotate()` applies the EXIF orientation, so a phone photo stands as it was taken.
  */
 async function drawImage(input: string | Buffer, size: number, pixelBudget: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   const { width = 0, height = 0, format } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   const budget = format === 'jpeg' ? Math.min(MAX_INPUT_PIXELS, pixelBudget * JPEG_SHRINK_ON_LOAD_AREA) : pixelBudget;
   if (width * height > budget) throw new OverPixelBudgetError(`${width} x ${height} pixels is over the ${budget}-pixel budget of a thumbnail`);

@@ -1,6 +1,6 @@
 // A photo's EXIF, read with exifr (issue 17): when it was taken, where (GPS), and
 // which way up. Only the first blocks of the file are needed; nothing is decoded.
-import exifr from 'exifr';
+import { loadExifr } from '../engine/lazy-modules.ts';
 
 export interface PhotoExif {
   /** Capture time as the camera wrote it (no zone in EXIF): "YYYY-MM-DDTHH:MM:SS", or null. */
@@ -50,6 +50,7 @@ const finiteOrNull = (value: unknown) => (typeof value === 'number' && Number.is
 export async function readPhotoExif(buffer: Uint8Array): Promise<PhotoExif> {
   let data: Record<string, unknown> | undefined;
   try {
+    const exifr = await loadExifr();
     data = (await exifr.parse(Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength), {
       tiff: true,
       ifd0: { pick: ['Orientation', 'DateTime'] } as never,

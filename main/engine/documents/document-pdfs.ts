@@ -15,11 +15,12 @@ import {
 import { DOCUMENT_TYPES, type DocumentType } from '../../../shared/documents.ts';
 import { DEFAULT_TEMPLATE_COLOURS } from '../../../shared/schemas/document-template.ts';
 import type { RoofPlan } from '../designs/roof-plan.ts';
-import { PdfLayout } from './pdf-layout.ts';
+import { loadPdfKit, PdfLayout } from './pdf-layout.ts';
 import { customerName, siteAddress, type DocumentInputs } from './document-inputs.ts';
 
 /** The PDF of a document of `inputs.type`; `plan` is the system's roof plan for the types that draw it. */
 export async function documentPdf(inputs: DocumentInputs, plan: RoofPlan | null, logo: Buffer | null, now: Date): Promise<Buffer> {
+  await loadPdfKit();
   const writer = new DocumentWriter(inputs, plan, logo, now);
   writer.intro();
   SECTIONS[inputs.type](writer);

@@ -5,10 +5,21 @@
 // new page when what comes next would not fit.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
+import type PDFKitDocument from 'pdfkit';
 import type { PaperSize } from '../../../shared/documents.ts';
 import { runningTotals } from '../../../shared/design-figures.ts';
 import { facetShade, planFitter, type PlanPoint, type RoofPlan } from '../designs/roof-plan.ts';
+
+/**
+ * pdfkit and its font library, loaded with the first document (loadPdfKit): at the
+ * app's start they were a fifth of a second of module loading that no first screen uses.
+ */
+let PdfDocument: typeof PDFKitDocument | null = null;
+
+/** Loads pdfkit once; every PdfLayout is made after it. */
+export async function loadPdfKit(): Promise<void> {
+  PdfDocument ??= (await import('pdfkit')).default;
+}
 
 const require = createRequire(import.meta.url);
 /** Read once per process (about 1.4 MB together): each document then parses them without touching the disk. */
@@ -71,7 +82,8 @@ export class PdfLayout {
 
   constructor(paper: PaperSize, header: DocumentHeader) {
     this.colours = { accent: header.primaryColour, line: header.accentColour };
-    this.doc = new PDFDocument({
+    if (!PdfDocument) throw new Error('a PdfLayout is made only after loadPdfKit()');
+    this.doc = new PdfDocument({
       size: paper,
       margins: { top: MARGIN, bottom: MARGIN, left: MARGIN, right: MARGIN },
       info: { Title: header.title, Author: header.orgName, Creator: 'SolarDesk', CreationDate: header.date, ModDate: header.date },

@@ -3,7 +3,7 @@
 // PDF, bills as CSV), made here in code so the seed needs no binary assets.
 // They are spread so every access rule has something to show: files by several
 // users, on projects the member can and cannot see, some tagged Export, some unattached.
-import sharp from 'sharp';
+import { loadSharp } from '../lazy-modules.ts';
 import type { EngineContext } from '../context.ts';
 import { type CatalogueTagTitle, catalogueTagId } from '../../../shared/file-tags.ts';
 import type { ProjectDesign } from '../../../shared/design-types.ts';
@@ -98,6 +98,7 @@ async function photoJpeg(variant: number): Promise<Buffer> {
     ${panels}
     <rect x="220" y="245" width="40" height="65" fill="#5a3b2a"/>
   </svg>`;
+  const sharp = await loadSharp();
   return sharp(Buffer.from(svg)).jpeg({ quality: 82 }).toBuffer();
 }
 
@@ -112,6 +113,7 @@ async function outputChartPng(design: ProjectDesign | null): Promise<Buffer> {
     })
     .join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="300"><rect width="480" height="300" fill="#ffffff"/><line x1="20" y1="260" x2="470" y2="260" stroke="#333"/>${bars}</svg>`;
+  const sharp = await loadSharp();
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 

@@ -4,7 +4,7 @@
 // See docs/store.md and docs/scale-out.md.
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { CompiledQuery, type DatabaseConnection, type DatabaseIntrospector, type DatabaseMetadata, Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, SqliteDriver, sql, type Transaction } from 'kysely';
 import type { Database } from './tables.ts';
 import { type Dialect, postgresColumnTypes } from './dialect.ts';
@@ -162,12 +162,13 @@ export function withStatementCache(sqlite: BetterSqlite3.Database): { prepare(sq
 
 /** pg returns 64-bit integers and numerics as strings; every such value here (ids, counts, ms timestamps) fits a double. */
 const NUMERIC_TYPES = [20 /* int8 */, 1700 /* numeric */];
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (NUMERIC_TYPES.includes(oid)) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
+const pgTypesOf = (driver: typeof pg) =>
+  ({
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (NUMERIC_TYPES.includes(oid)) return (value: string) => Number(value);
+      return driver.types.getTypeParser(oid, format);
+    },
+  }) as pg.CustomTypesConfig;
 
 /** Connections per process. Requests wait for one rather than fail; PostgreSQL's default max_connections (100) fits several processes. */
 const POOL_SIZE = 16;
@@ -175,7 +176,9 @@ const POOL_SIZE = 16;
 export async function openPostgresStore(url: string, dataDir: string, fileRoot: string, migrateUpTo?: string): Promise<Store> {
   const { connectionString, schema } = splitSchema(url);
   const location = `PostgreSQL ${redactUrl(connectionString)}${schema ? ` (schema ${schema})` : ''}`;
-  const pool = new pg.Pool({ connectionString, max: POOL_SIZE, types: pgTypes, connectionTimeoutMillis: 30_000 });
+  // Loaded here, not at start: a SQLite store (the desktop's) never needs the PostgreSQL driver.
+  const driver = (await import('pg')).default;
+  const pool = new driver.Pool({ connectionString, max: POOL_SIZE, types: pgTypesOf(driver), connectionTimeoutMillis: 30_000 });
   // An idle connection the server dropped must not take the process down.
   pool.on('error', (error) => console.error(`PostgreSQL connection error (${location}):`, error.message));
   // Every process's committed writes, counted by triggers (migration 0010): one small read per request that uses a cache.

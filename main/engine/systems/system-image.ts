@@ -2,7 +2,7 @@
 // they face, this system's panels on them, and a north arrow. Drawn as SVG from
 // the design's GeoJSON (lon/lat projected to metres around the scene origin) and
 // rendered to PNG by sharp at exactly the requested size.
-import sharp from 'sharp';
+import { loadSharp } from '../lazy-modules.ts';
 import type { ProjectDesign } from '../../../shared/design-types.ts';
 import { facetShade, planFitter, roofPlan, type PlanPoint } from '../designs/roof-plan.ts';
 
@@ -57,5 +57,6 @@ export function systemImageSvg(design: ProjectDesign, systemUuid: string, width:
 
 /** The PNG of a plan drawn by systemImageSvg (in the design worker: designs/design-decoder.ts). */
 export async function renderSystemImage(svg: string, width: number, height: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp(Buffer.from(svg), { density: 72 }).resize(width, height, { fit: 'fill' }).png({ compressionLevel: 9 }).toBuffer();
 }

@@ -1,0 +1,10 @@
+// Libraries that only some requests need, loaded by the first of them rather than
+// at start: each was tens of milliseconds of module loading before the desktop
+// app's first screen (issue 30: sharp 45 ms, exifr 29 ms, pg 46 ms, measured alone).
+// Node keeps a loaded module, so each later call is only a resolved promise.
+
+/** sharp (libvips): thumbnails, system images, the demo's pictures. */
+export const loadSharp = async () => (await import('sharp')).default;
+
+/** exifr: a photo's EXIF. */
+export const loadExifr = async () => (await import('exifr')).default;
