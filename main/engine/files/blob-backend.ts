@@ -73,15 +73,20 @@ export interface BlobBackend {
  * A file sent on to an object store as it arrives, under a key of its own (its hash,
  * the blob's key, is known only at its end): the upload then takes the time of the
  * slower of receiving and storing, not of both in turn. Adopting the file copies it
- * to its blob key inside the store and removes this key.
+ * to its blob key inside the store.
  */
 export interface IncomingCopy {
   /** Where the bytes go as they arrive; ended after the last one. */
   readonly sink: Writable;
   /** The key that holds all of them once the store has them; rejects (503) when the store fails. */
   readonly stored: Promise<string>;
-  /** Stops sending and removes what was sent (the receiving failed). Never throws. */
-  abort(): Promise<void>;
+  /**
+   * Stops sending, if it still is, and removes the incoming object: called by whoever
+   * started the copy once the received file is adopted (copied to its blob key by
+   * then) or given up. Never throws; an object the store will not remove now is left
+   * to the sweep.
+   */
+  discard(): Promise<void>;
 }
 
 export interface DirectDownloadAnswer {

@@ -135,7 +135,7 @@ export async function receiveToTempFile(fileRoot: string, source: Readable | Arr
       await pipeline(chunks, meter, output);
     }
   } catch (error) {
-    await copy?.abort();
+    await copy?.discard();
     // The file is opened asynchronously: a source that fails at once can fail before
     // the open has created it. Removing it only after the stream has closed leaves no
     // empty temp file behind.

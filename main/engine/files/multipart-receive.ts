@@ -84,6 +84,11 @@ export async function receiveMultipartFile(request: FastifyRequest, fileRoot: st
   let received: ReceivedFile | undefined;
   let copy: IncomingCopy | null = null;
   let fileName = '';
+  // The temp file, and the copy sent on to the store: what is left once the file is adopted or refused.
+  const discard = async (file: ReceivedFile) => {
+    await discardTempFile(file.tempPath);
+    await copy?.discard();
+  };
   try {
     // busboy stops one byte past the limit, which is enough for the meter to say "too large".
     const parts = request.parts({ limits: { fileSize: maxBytes + 1, fieldSize: MAX_TEXT_PART_BYTES, fields: 50 } });
@@ -100,24 +105,13 @@ export async function receiveMultipartFile(request: FastifyRequest, fileRoot: st
       }
     }
   } catch (error) {
-    if (received) {
-      await discardTempFile(received.tempPath);
-      await copy?.abort();
-    }
+    if (received) await discard(received);
     if (error instanceof FileTooLargeError) throw tooLarge(maxBytes);
     throw asMalformedMultipart(error) ?? asCutOffUpload(request, error);
   }
   if (!received) throw fieldError(FILE_PART, 'No file was submitted.');
   const kept = received;
-  return {
-    received,
-    fileName,
-    fields,
-    async discard() {
-      await discardTempFile(kept.tempPath);
-      await copy?.abort();
-    },
-  };
+  return { received, fileName, fields, discard: () => discard(kept) };
 }
 
 /** Parts the route does not want still have to be read for the next one to arrive. */

@@ -171,7 +171,7 @@ export class ObjectStoreBlobs implements BlobBackend {
 
   /**
    * A file larger than one multipart part goes on to the store as it arrives, under an
-   * incoming key; adopt() copies it to its blob key. Smaller files, and files past
+   * incoming key; adopt() copies it to its blob key, and its receiver discards it then. Smaller files, and files past
    * what one copy may hold, are sent once hashed, as before.
    */
   startIncoming(expectedBytes: number): IncomingCopy | null {
@@ -186,18 +186,14 @@ export class ObjectStoreBlobs implements BlobBackend {
     return {
       sink,
       stored,
-      abort: async () => {
+      discard: async () => {
         sink.destroy();
         await upload.abort().catch(() => undefined);
         await stored.catch(() => undefined);
-        await this.removeIncoming(key);
+        // One the store will not remove now is the sweep's.
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.address.bucket, Key: key })).catch(() => undefined);
       },
     };
-  }
-
-  /** An incoming object that has been copied or given up; one the store will not remove now is left to the sweep. */
-  private async removeIncoming(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.address.bucket, Key: key })).catch(() => undefined);
   }
 
   // A removal and an adoption of the same blob, in any processes, meet on one
@@ -215,15 +211,6 @@ export class ObjectStoreBlobs implements BlobBackend {
   }
 
   async adopt<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
-    try {
-      return await this.adoptUnderLock(received, persist);
-    } finally {
-      // Copied to its blob key, or not wanted: the incoming object has done its work either way.
-      if (received.storedAt) await this.removeIncoming(received.storedAt);
-    }
-  }
-
-  private adoptUnderLock<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
     return withBlobLock(this.location, received.sha256, async () => {
       // Durable in the store before the row exists: a 201 names bytes that are kept.
       await this.putVerified(received);

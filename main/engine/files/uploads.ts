@@ -224,8 +224,8 @@ export async function completeUpload(context: EngineContext, actor: Actor, uploa
       throw error;
     } finally {
       await discardTempFile(received.tempPath);
-      // Adopted, the store's copy was moved to its blob key; otherwise it is not wanted.
-      await copy?.abort();
+      // Adopted, the store's copy has been copied to its blob key; otherwise it is not wanted.
+      await copy?.discard();
     }
   });
   // The file holds the bytes now; its parts are no longer needed.
