@@ -96,6 +96,8 @@ export class ObjectStoreBlobs implements BlobBackend {
   readonly kind = 'object-store';
   readonly location: string;
   private readonly client: S3Client;
+  /** Incoming objects this process is receiving or adopting: never a leftover, whatever the sweep sees. */
+  private readonly liveIncoming = new Set<string>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -177,6 +179,7 @@ export class ObjectStoreBlobs implements BlobBackend {
   startIncoming(expectedBytes: number): IncomingCopy | null {
     if (!(expectedBytes > MULTIPART_PART_BYTES && expectedBytes <= COPY_OBJECT_MAX_BYTES)) return null;
     const key = this.incomingKey();
+    this.liveIncoming.add(key);
     const sink = new PassThrough({ highWaterMark: INCOMING_BUFFER_BYTES });
     // A failed multipart upload is aborted by the library; one cut off by a crash by sweepParts, and the object itself by sweepParts too.
     const upload = new Upload({ client: this.client, params: { Bucket: this.address.bucket, Key: key, Body: sink }, partSize: MULTIPART_PART_BYTES, queueSize: MULTIPART_QUEUE, leavePartsOnError: false });
@@ -192,6 +195,7 @@ export class ObjectStoreBlobs implements BlobBackend {
         await stored.catch(() => undefined);
         // One the store will not remove now is the sweep's.
         await this.client.send(new DeleteObjectCommand({ Bucket: this.address.bucket, Key: key })).catch(() => undefined);
+        this.liveIncoming.delete(key);
       },
     };
   }
@@ -366,7 +370,10 @@ export class ObjectStoreBlobs implements BlobBackend {
     }
     // Files sent on while they arrived whose receiving or adoption a crash cut off.
     const incoming: string[] = [];
-    for await (const entry of this.listKeys(`${this.address.prefix}incoming/`)) if (this.isOldEnough(entry.modified)) incoming.push(entry.key);
+    for await (const entry of this.listKeys(`${this.address.prefix}incoming/`)) {
+      // Between its upload's end and its copy, an incoming object of this process is listed like any other.
+      if (!this.liveIncoming.has(entry.key) && this.isOldEnough(entry.modified)) incoming.push(entry.key);
+    }
     await this.deleteKeys(incoming);
     await this.abortStaleMultipartUploads();
   }

@@ -22,6 +22,8 @@ export interface TestObjectStore {
   readonly bucket: string;
   /** Keys under `prefix`. */
   keys(prefix: string): Promise<string[]>;
+  /** Makes an object look written `ms` ago (its LastModified, which s3rver reads from its file's mtime). */
+  age(key: string, ms: number): void;
   /** What the store has done to objects so far, as its event notifications name it ('ObjectCreated:Copy' and the key), oldest first. */
   readonly events: ReadonlyArray<{ name: string; key: string }>;
   /** Stops answering (connections refused) until start(). */
@@ -55,6 +57,11 @@ export async function startTestObjectStore(bucket = 'solardesk-test'): Promise<T
     client,
     bucket,
     events,
+    age(key, ms) {
+      const store = (server as unknown as { store: { getResourcePath(bucket: string, key: string, resource: string): string } }).store;
+      const when = new Date(Date.now() - ms);
+      fs.utimesSync(store.getResourcePath(bucket, key, 'object'), when, when);
+    },
     async keys(prefix) {
       const keys: string[] = [];
       let token: string | undefined;

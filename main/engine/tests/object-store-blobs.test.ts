@@ -15,6 +15,9 @@ import { apiPaths } from '../../../shared/api-paths.ts';
 import { parseObjectStoreAddress } from '../files/object-store-address.ts';
 import { PROCESS_HANG_GUARD_MS } from '../../testing/hang-guards.ts';
 import { ManualClock } from '../clock.ts';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { sweepExpiredUploads } from '../files/uploads.ts';
+import { SHARED_LEFTOVER_AGE_MS } from '../files/blob-store.ts';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 const blobKey = (hash: string, prefix = 'files') => `${prefix}/blobs/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
@@ -78,6 +81,26 @@ describe('file contents in an object store', () => {
     // Refused after it arrived (no such project): no file, and nothing incoming is left.
     const refused = await uploadFile(server, admin, randomBytes(9 * 1024 * 1024), 'wrong project.bin', { project: '999999' });
     assert.equal(refused.status, 400, JSON.stringify(refused.json));
+    assert.deepEqual(await objects.keys('files/incoming/'), []);
+  });
+
+  test('the upload sweep removes incoming objects a crash left behind, never one this process is receiving', async () => {
+    const { blobs, store } = server.engine.context;
+    // One arriving now in this process: its upload to the store has ended, its copy to the blob key is still to come.
+    const arriving = blobs.startIncoming(9 * 1024 * 1024)!;
+    arriving.sink.end(randomBytes(9 * 1024 * 1024));
+    const arrivingKey = await arriving.stored;
+    await objects.client.send(new PutObjectCommand({ Bucket: objects.bucket, Key: 'files/incoming/left-by-a-crash', Body: randomBytes(1000) }));
+    await sweepExpiredUploads(server.engine.context);
+    if (store.shared) {
+      // On a shared database another process may be receiving it: a leftover is one nobody has written for an hour.
+      assert.deepEqual(await objects.keys('files/incoming/'), ['files/incoming/left-by-a-crash', arrivingKey].sort());
+      objects.age('files/incoming/left-by-a-crash', SHARED_LEFTOVER_AGE_MS + 60_000);
+      objects.age(arrivingKey, SHARED_LEFTOVER_AGE_MS + 60_000);
+      await sweepExpiredUploads(server.engine.context);
+    }
+    assert.deepEqual(await objects.keys('files/incoming/'), [arrivingKey], 'the leftover goes; the one being received stays');
+    await arriving.discard();
     assert.deepEqual(await objects.keys('files/incoming/'), []);
   });
 
