@@ -47,6 +47,12 @@ const MULTIPART_PART_BYTES = 8 * 1024 * 1024;
 const MULTIPART_QUEUE = 4;
 /** The most one CopyObject may copy (S3's limit); a larger file is sent from its temp file once hashed. */
 const COPY_OBJECT_MAX_BYTES = 5 * 1024 ** 3;
+/**
+ * How long another process's unfinished multipart upload to an incoming key is left
+ * alone: it lasts as long as its client takes to send the file (2 GB at 1 Mbit/s is
+ * four and a half hours).
+ */
+const INCOMING_ABANDONED_MS = 24 * 60 * 60 * 1000;
 /** What the copy to the store may hold beyond the multipart queue while the store is slower than the client. */
 const INCOMING_BUFFER_BYTES = 1024 * 1024;
 
@@ -96,8 +102,12 @@ export class ObjectStoreBlobs implements BlobBackend {
   readonly kind = 'object-store';
   readonly location: string;
   private readonly client: S3Client;
-  /** Incoming objects this process is receiving or adopting: never a leftover, whatever the sweep sees. */
-  private readonly liveIncoming = new Set<string>();
+  /**
+   * Keys this process is writing now (a blob's put, a file arriving under its incoming
+   * key until it is discarded): never a leftover, whatever the sweep lists, objects or
+   * unfinished multipart uploads.
+   */
+  private readonly liveWrites = new Set<string>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -127,6 +137,15 @@ export class ObjectStoreBlobs implements BlobBackend {
 
   /** Streams a local file to `key`; visible there only once all of it is stored. */
   private async putFile(key: string, file: string, size: number): Promise<void> {
+    this.liveWrites.add(key);
+    try {
+      await this.putFileNow(key, file, size);
+    } finally {
+      this.liveWrites.delete(key);
+    }
+  }
+
+  private async putFileNow(key: string, file: string, size: number): Promise<void> {
     await storeCall(async () => {
       if (size <= MULTIPART_PART_BYTES) {
         await this.client.send(new PutObjectCommand({ Bucket: this.address.bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size }));
@@ -167,8 +186,12 @@ export class ObjectStoreBlobs implements BlobBackend {
     await storeCall(() => this.client.send(new CopyObjectCommand({ Bucket: this.address.bucket, Key: key, CopySource: source })));
   }
 
+  private incomingPrefix(): string {
+    return `${this.address.prefix}incoming/`;
+  }
+
   private incomingKey(): string {
-    return `${this.address.prefix}incoming/${randomUUID()}`;
+    return `${this.incomingPrefix()}${randomUUID()}`;
   }
 
   /**
@@ -179,7 +202,7 @@ export class ObjectStoreBlobs implements BlobBackend {
   startIncoming(expectedBytes: number): IncomingCopy | null {
     if (!(expectedBytes > MULTIPART_PART_BYTES && expectedBytes <= COPY_OBJECT_MAX_BYTES)) return null;
     const key = this.incomingKey();
-    this.liveIncoming.add(key);
+    this.liveWrites.add(key);
     const sink = new PassThrough({ highWaterMark: INCOMING_BUFFER_BYTES });
     // A failed multipart upload is aborted by the library; one cut off by a crash by sweepParts, and the object itself by sweepParts too.
     const upload = new Upload({ client: this.client, params: { Bucket: this.address.bucket, Key: key, Body: sink }, partSize: MULTIPART_PART_BYTES, queueSize: MULTIPART_QUEUE, leavePartsOnError: false });
@@ -195,7 +218,7 @@ export class ObjectStoreBlobs implements BlobBackend {
         await stored.catch(() => undefined);
         // One the store will not remove now is the sweep's.
         await this.client.send(new DeleteObjectCommand({ Bucket: this.address.bucket, Key: key })).catch(() => undefined);
-        this.liveIncoming.delete(key);
+        this.liveWrites.delete(key);
       },
     };
   }
@@ -343,11 +366,11 @@ export class ObjectStoreBlobs implements BlobBackend {
     await this.deleteKeys(keys);
   }
 
-  /** A leftover is only one nobody has written for SHARED_LEFTOVER_AGE_MS: a neighbour may be writing the rest right now. */
-  private isOldEnough(modified: Date | undefined): boolean {
+  /** A leftover is only one nobody has written for `ageMs`: a neighbour may be writing the rest right now. */
+  private isOldEnough(modified: Date | undefined, ageMs = SHARED_LEFTOVER_AGE_MS): boolean {
     if (!this.store.shared) return true;
     // The store stamps from the real clock, not the injected one.
-    return modified !== undefined && modified.getTime() < Date.now() - SHARED_LEFTOVER_AGE_MS;
+    return modified !== undefined && modified.getTime() < Date.now() - ageMs;
   }
 
   async sweepParts(sweep: PartSweep): Promise<void> {
@@ -370,9 +393,9 @@ export class ObjectStoreBlobs implements BlobBackend {
     }
     // Files sent on while they arrived whose receiving or adoption a crash cut off.
     const incoming: string[] = [];
-    for await (const entry of this.listKeys(`${this.address.prefix}incoming/`)) {
+    for await (const entry of this.listKeys(this.incomingPrefix())) {
       // Between its upload's end and its copy, an incoming object of this process is listed like any other.
-      if (!this.liveIncoming.has(entry.key) && this.isOldEnough(entry.modified)) incoming.push(entry.key);
+      if (!this.liveWrites.has(entry.key) && this.isOldEnough(entry.modified)) incoming.push(entry.key);
     }
     await this.deleteKeys(incoming);
     await this.abortStaleMultipartUploads();
@@ -389,7 +412,10 @@ export class ObjectStoreBlobs implements BlobBackend {
       throw new BlobStoreUnavailableError(error);
     }
     for (const upload of listing.Uploads ?? []) {
-      if (!upload.Key || !upload.UploadId || !this.isOldEnough(upload.Initiated)) continue;
+      if (!upload.Key || !upload.UploadId || this.liveWrites.has(upload.Key)) continue;
+      // A file arriving under its incoming key is written for as long as its client takes to send it: hours on a slow line.
+      const abandonedAfter = upload.Key.startsWith(this.incomingPrefix()) ? INCOMING_ABANDONED_MS : SHARED_LEFTOVER_AGE_MS;
+      if (!this.isOldEnough(upload.Initiated, abandonedAfter)) continue;
       await storeCall(() => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.address.bucket, Key: upload.Key, UploadId: upload.UploadId })));
     }
   }
