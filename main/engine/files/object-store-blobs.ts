@@ -139,26 +139,26 @@ export class ObjectStoreBlobs implements BlobBackend {
   private async putFile(key: string, file: string, size: number): Promise<void> {
     this.liveWrites.add(key);
     try {
-      await this.putFileNow(key, file, size);
+      await storeCall(async () => {
+        if (size <= MULTIPART_PART_BYTES) {
+          await this.client.send(new PutObjectCommand({ Bucket: this.address.bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size }));
+          return;
+        }
+        await this.multipartUpload(key, fs.createReadStream(file)).done();
+      });
     } finally {
       this.liveWrites.delete(key);
     }
   }
 
-  private async putFileNow(key: string, file: string, size: number): Promise<void> {
-    await storeCall(async () => {
-      if (size <= MULTIPART_PART_BYTES) {
-        await this.client.send(new PutObjectCommand({ Bucket: this.address.bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size }));
-        return;
-      }
-      // A failed multipart upload is aborted by the library; one cut off by a crash by sweepParts.
-      await new Upload({
-        client: this.client,
-        params: { Bucket: this.address.bucket, Key: key, Body: fs.createReadStream(file) },
-        partSize: MULTIPART_PART_BYTES,
-        queueSize: MULTIPART_QUEUE,
-        leavePartsOnError: false,
-      }).done();
+  /** The store's multipart upload of `body` to `key`, in parts of MULTIPART_PART_BYTES. A failed one is aborted by the library; one cut off by a crash by sweepParts. */
+  private multipartUpload(key: string, body: Readable): Upload {
+    return new Upload({
+      client: this.client,
+      params: { Bucket: this.address.bucket, Key: key, Body: body },
+      partSize: MULTIPART_PART_BYTES,
+      queueSize: MULTIPART_QUEUE,
+      leavePartsOnError: false,
     });
   }
 
@@ -204,8 +204,8 @@ export class ObjectStoreBlobs implements BlobBackend {
     const key = this.incomingKey();
     this.liveWrites.add(key);
     const sink = new PassThrough({ highWaterMark: INCOMING_BUFFER_BYTES });
-    // A failed multipart upload is aborted by the library; one cut off by a crash by sweepParts, and the object itself by sweepParts too.
-    const upload = new Upload({ client: this.client, params: { Bucket: this.address.bucket, Key: key, Body: sink }, partSize: MULTIPART_PART_BYTES, queueSize: MULTIPART_QUEUE, leavePartsOnError: false });
+    // The object itself, should a crash leave it, is sweepParts' too.
+    const upload = this.multipartUpload(key, sink);
     const stored = storeCall(() => upload.done()).then(() => key);
     // Awaited by whoever receives; until then a failure must not count as unhandled.
     stored.catch(() => undefined);
