@@ -260,7 +260,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['main/solardesk.js', 'main/desktop/electron-entry.js', 'eslint.config.js'],
+    files: ['main/solardesk.js', 'main/main-bundle.js', 'main/desktop/electron-entry.js', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
 );

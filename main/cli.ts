@@ -1,22 +1,28 @@
-// `solardesk <command>`: dispatches to the command modules in main/cli/.
-import { runServerCommand } from './cli/server-command.ts';
-import { runAdminCommand } from './cli/admin-command.ts';
-import { runStartCommand } from './cli/start-command.ts';
-import { runWebCommand } from './cli/web-command.ts';
-import { runAgentCommand } from './cli/agent-command.ts';
-import { runMigrateStoreCommand } from './cli/migrate-store-command.ts';
+// `solardesk <command>`: dispatches to the command modules in main/cli/. Each is
+// imported only when run, so a command loads only what it uses (and `web` can
+// listen before the engine has loaded: main/main-bundle.js).
 import { CliError } from './cli/cli-args.ts';
 import { STOP_WITH_PARENT_OPTION, stopWhenParentEnds, takeStopWithParent } from './cli/stop-with-parent.ts';
-import { StoreOpenError } from './engine/store/database.ts';
-import { DataFolderInUseError } from './engine/store/data-folder-lock.ts';
+import { DataFolderInUseError, StoreOpenError } from './engine/store/store-errors.ts';
 
-const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
-  start: { summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)', run: runStartCommand },
-  web: { summary: 'Run SolarDesk in your browser (the desktop app’s core, served on 127.0.0.1)', run: runWebCommand },
-  server: { summary: 'Serve the API engine over HTTP', run: runServerCommand },
-  admin: { summary: 'Set up orgs, users, roles, plans and tokens in a server’s data folder', run: runAdminCommand },
-  agent: { summary: 'Keep a local replica of a remote org, serve it on 127.0.0.1, and sync both ways', run: runAgentCommand },
-  'migrate-store': { summary: 'Copy a SQLite server’s store and file contents into an empty PostgreSQL store', run: runMigrateStoreCommand },
+type Run = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Run> }> = {
+  start: {
+    summary: 'Run SolarDesk on this machine (the embedded store with demo data when no remote is set up)',
+    load: async () => (await import('./cli/start-command.ts')).runStartCommand,
+  },
+  web: { summary: 'Run SolarDesk in your browser (the desktop app’s core, served on 127.0.0.1)', load: async () => (await import('./cli/web-command.ts')).runWebCommand },
+  server: { summary: 'Serve the API engine over HTTP', load: async () => (await import('./cli/server-command.ts')).runServerCommand },
+  admin: { summary: 'Set up orgs, users, roles, plans and tokens in a server’s data folder', load: async () => (await import('./cli/admin-command.ts')).runAdminCommand },
+  agent: {
+    summary: 'Keep a local replica of a remote org, serve it on 127.0.0.1, and sync both ways',
+    load: async () => (await import('./cli/agent-command.ts')).runAgentCommand,
+  },
+  'migrate-store': {
+    summary: 'Copy a SQLite server’s store and file contents into an empty PostgreSQL store',
+    load: async () => (await import('./cli/migrate-store-command.ts')).runMigrateStoreCommand,
+  },
 };
 
 export const MAIN_HELP = `Usage: solardesk <command> [options]
@@ -45,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (stopWithParent) stopWhenParentEnds();
   try {
-    return await command.run(rest);
+    return await (await command.load())(rest);
   } catch (error) {
     if (error instanceof CliError) {
       console.error(`solardesk ${name}: ${error.message}`);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `solardesk` command. SolarDesk runs its TypeScript sources directly through
-// tsx, so there is no build step between editing and running.
-import { register } from 'tsx/esm/api';
+// The `solardesk` command. It runs the TypeScript sources as one bundle that is
+// rebuilt whenever a source is newer (main/main-bundle.js), so there is no build
+// step between editing and running.
+import { importMain } from './main-bundle.js';
 
-register();
-const { main } = await import('./cli.ts');
+const { main } = await importMain('cli.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -4,9 +4,8 @@ import path from 'node:path';
 import { mergeThrottleRates } from '../engine/throttle/throttle.ts';
 import type { ThrottleRates } from '../../shared/throttle-rates.ts';
 import { readDownloadHostList } from '../../shared/download-hosts.ts';
-import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
 import { AgentSetupError, startHeadlessAgent } from '../core/app-core.ts';
-import { CliError, parseOptions, readByteSize, readPort, readPositiveNumber } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readContentsPolicy, readPort, readPositiveNumber } from './cli-args.ts';
 
 export const AGENT_HELP = `Usage: solardesk agent --remote URL --username U --password P --data DIR [options]
        solardesk agent --data DIR            (later starts: resume with what was saved)
@@ -156,25 +155,6 @@ export function readDownloadHosts(value: string | undefined): string[] {
   const reading = readDownloadHostList(value);
   if (reading.error !== null) throw new CliError(`--download-hosts: ${reading.error}`);
   return reading.hosts;
-}
-
-/** --keep-contents, --keep-opened-days and --keep-role-projects as the agent's files-on-demand policy. */
-export function readContentsPolicy(keep: string | undefined, openedDays: string | undefined, roleProjects: string | undefined): ContentsPolicyOptions {
-  const policy: ContentsPolicyOptions = {};
-  if (keep !== undefined) {
-    if (keep !== 'all' && keep !== 'relevant') throw new CliError(`--keep-contents takes "relevant" or "all", not "${keep}".`);
-    policy.everything = keep === 'all';
-  }
-  if (openedDays !== undefined) {
-    const days = Number(openedDays);
-    if (!Number.isInteger(days) || days < 0 || days > 3650) throw new CliError(`--keep-opened-days takes a whole number of days from 0 to 3650, not "${openedDays}".`);
-    policy.openedDays = days;
-  }
-  if (roleProjects !== undefined) {
-    if (roleProjects !== 'yes' && roleProjects !== 'no') throw new CliError(`--keep-role-projects takes "yes" or "no", not "${roleProjects}".`);
-    policy.roles = roleProjects === 'yes';
-  }
-  return policy;
 }
 
 function readRemoteRates(file: string | undefined): ThrottleRates | undefined {

@@ -2,6 +2,7 @@
 // what to type instead.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
+import type { ContentsPolicyOptions } from '../sync/contents-policy.ts';
 
 export class CliError extends Error {
   constructor(
@@ -61,4 +62,23 @@ export function readStoreOptions(values: { database?: string | boolean; 'blob-di
   }
   const blobDir = typeof values['blob-dir'] === 'string' ? path.resolve(values['blob-dir']) : undefined;
   return { database, blobDir };
+}
+
+/** --keep-contents, --keep-opened-days and --keep-role-projects as the agent's files-on-demand policy. */
+export function readContentsPolicy(keep: string | undefined, openedDays: string | undefined, roleProjects: string | undefined): ContentsPolicyOptions {
+  const policy: ContentsPolicyOptions = {};
+  if (keep !== undefined) {
+    if (keep !== 'all' && keep !== 'relevant') throw new CliError(`--keep-contents takes "relevant" or "all", not "${keep}".`);
+    policy.everything = keep === 'all';
+  }
+  if (openedDays !== undefined) {
+    const days = Number(openedDays);
+    if (!Number.isInteger(days) || days < 0 || days > 3650) throw new CliError(`--keep-opened-days takes a whole number of days from 0 to 3650, not "${openedDays}".`);
+    policy.openedDays = days;
+  }
+  if (roleProjects !== undefined) {
+    if (roleProjects !== 'yes' && roleProjects !== 'no') throw new CliError(`--keep-role-projects takes "yes" or "no", not "${roleProjects}".`);
+    policy.roles = roleProjects === 'yes';
+  }
+  return policy;
 }

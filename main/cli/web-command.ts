@@ -1,16 +1,15 @@
 // `solardesk web`: browser mode. Runs the same core the desktop runs and serves
 // the renderer plus the bridge over HTTP on 127.0.0.1, behind a per-launch secret.
-import { readContentsPolicy } from './agent-command.ts';
+// It listens, and prints the URL, before it loads the core: the browser loads the
+// page while the core starts, and the bridge's first requests wait for it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { startAppCore } from '../core/app-core.ts';
-import { defaultSettings, fileSettingsStore } from '../core/host-stores.ts';
-import { createSyncAgentHost } from '../core/agent-backend.ts';
-import { NoLocalOrgError } from '../core/embedded-backend.ts';
+import type { AppCore } from '../core/app-core.ts';
+import { defaultSettings } from '../core/host-stores.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-files.ts';
 import { startBridgeServer } from '../web/bridge-server.ts';
-import { CliError, parseOptions, readByteSize, readPort } from './cli-args.ts';
+import { CliError, parseOptions, readByteSize, readContentsPolicy, readPort } from './cli-args.ts';
 
 export const WEB_HELP = `Usage: solardesk web [options]
 
@@ -99,39 +98,53 @@ export async function runWebCommand(args: string[]): Promise<number> {
     localWebhooks: values['allow-private-webhook-endpoints'] === true,
   };
 
+  const contents = readContentsPolicy(values['keep-contents'], values['keep-opened-days'], values['keep-role-projects']);
+  const maxUploadBytes = readByteSize('--max-upload-size', values['max-upload-size']);
+
   await ensureRendererBuilt();
-  let core;
-  try {
-    core = await startAppCore({
+  // Settled only once the server listens: loading the core's modules holds the thread.
+  let startCore!: () => void;
+  const coreStarting = new Promise<void>((resolve) => (startCore = resolve)).then(async (): Promise<AppCore> => {
+    const [{ startAppCore }, { fileSettingsStore }, { createSyncAgentHost }] = await Promise.all([
+      import('../core/app-core.ts'),
+      import('../core/host-stores.ts'),
+      import('../core/agent-backend.ts'),
+    ]);
+    return startAppCore({
       dataDir,
       hostName: 'SolarDesk in the browser (solardesk web)',
       settings: fileSettingsStore(path.join(dataDir, 'desktop-settings.json'), defaults),
       openFolder: openWithSystem,
-      syncAgent: createSyncAgentHost({
-        pollIntervalSeconds: syncInterval,
-        contents: readContentsPolicy(values['keep-contents'], values['keep-opened-days'], values['keep-role-projects']),
-      }),
-      maxUploadBytes: readByteSize('--max-upload-size', values['max-upload-size']),
+      syncAgent: createSyncAgentHost({ pollIntervalSeconds: syncInterval, contents }),
+      maxUploadBytes,
     });
-  } catch (error) {
-    if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);
-    throw error;
-  }
+  });
+  const bridge = { core: coreStarting, distDir: rendererDist };
   let server;
   try {
-    server = await startBridgeServer({ core, distDir: rendererDist }, port).catch((error: NodeJS.ErrnoException) => {
+    server = await startBridgeServer(bridge, port).catch((error: NodeJS.ErrnoException) => {
       // The default port is a convenience; when it is taken, any free one will do.
-      if (error.code === 'EADDRINUSE' && values.port === undefined) return startBridgeServer({ core, distDir: rendererDist }, 0);
+      if (error.code === 'EADDRINUSE' && values.port === undefined) return startBridgeServer(bridge, 0);
       throw error;
     });
   } catch (error) {
-    await core.close();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${port} is in use. Pick another with --port, or --port 0 for any free one.`, 1);
     throw error;
   }
   // Listening before the URL is out: whoever reads it may stop us at once.
   const shutdown = nextShutdownSignal();
   console.log(`SolarDesk is running at ${server.appUrl}`);
+  startCore();
+  let core: AppCore;
+  try {
+    core = await coreStarting;
+  } catch (error) {
+    // The page was told (503, the same message); the person who started us is told here.
+    await server.close();
+    const { NoLocalOrgError } = await import('../core/embedded-backend.ts');
+    if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);
+    throw error;
+  }
   if (values.open && !(await openWithSystem(server.appUrl))) console.error('SolarDesk: could not open a browser here; open the URL above yourself.');
   await shutdown;
   await server.close();

@@ -4,8 +4,6 @@
 // contents that are not here (files on demand) get a 404 at once, never a fetch
 // from the remote. A file's contents for a viewer come through the local API's
 // signed link, so its access rule is the API's.
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import fs from 'node:fs';
 import { apiPaths } from '../../shared/api-paths.ts';
 import { parseMediaPath } from '../../shared/media-paths.ts';
@@ -103,9 +101,3 @@ export function createMediaRoute(deps: MediaDeps): (urlPath: string, ifNoneMatch
   };
 }
 
-/** For Node servers (fastify): a web stream body as a Node stream. */
-export function nodeBody(body: MediaAnswer['body']): Buffer | Readable | string {
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
-}

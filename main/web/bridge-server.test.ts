@@ -127,4 +127,35 @@ describe('browser mode bridge server', () => {
       assert.equal((await fetch(`${server.baseUrl}${probe}`)).status, 404, probe);
     }
   });
+
+  test('while the core starts the page is served and the bridge waits for it; a core that cannot start is a 503 that says why', async () => {
+    let coreStarted!: (started: AppCore) => void;
+    const starting = await startBridgeServer({ core: new Promise<AppCore>((resolve) => (coreStarted = resolve)), distDir }, 0);
+    const failed = await startBridgeServer({ core: Promise.reject(new Error('the data folder is in use by another SolarDesk')), distDir }, 0);
+    try {
+      assert.equal((await fetch(`${starting.baseUrl}/`)).status, 200);
+      const headers = { 'content-type': 'application/json', [BRIDGE_HTTP.secretHeader]: starting.secret };
+      const waiting = fetch(`${starting.baseUrl}${BRIDGE_HTTP.invokePath}`, { method: 'POST', headers, body: JSON.stringify({ channel: 'session.get' }) });
+      const notYet = await Promise.race([waiting.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+      assert.equal(notYet, 'waiting');
+      coreStarted(core);
+      const answer = await waiting;
+      assert.equal(answer.status, 200);
+      assert.equal(((await answer.json()) as { response: { orgName: string } }).response.orgName, 'Sunrise Solar');
+
+      assert.equal((await fetch(`${failed.baseUrl}/`)).status, 200);
+      const refused = await fetch(`${failed.baseUrl}${BRIDGE_HTTP.invokePath}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [BRIDGE_HTTP.secretHeader]: failed.secret },
+        body: JSON.stringify({ channel: 'session.get' }),
+      });
+      assert.equal(refused.status, 503);
+      assert.match(((await refused.json()) as { error: { message: string } }).error.message, /^SolarDesk could not start: the data folder is in use/);
+      const events = await fetch(`${failed.baseUrl}${BRIDGE_HTTP.eventsPath}`, { headers: { [BRIDGE_HTTP.secretHeader]: failed.secret } });
+      assert.equal(events.status, 503);
+    } finally {
+      await starting.close();
+      await failed.close();
+    }
+  });
 });

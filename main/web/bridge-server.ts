@@ -3,6 +3,8 @@
 // carry the per-launch secret; requests naming another host are refused, so a web
 // page elsewhere cannot reach the bridge through DNS rebinding either.
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { BRIDGE_HTTP, decodeBridgeJson, encodeBridgeJson, formatServerSentEvent } from '../../shared/bridge-http.ts';
@@ -10,11 +12,18 @@ import { EVENT_CHANNELS, type BridgeEnvelope } from '../../shared/bridge.ts';
 import type { AppCore } from '../core/app-core.ts';
 import { CONTENT_SECURITY_POLICY, contentTypeOf, resolveRendererFile } from '../renderer-files.ts';
 import { MEDIA_PREFIX } from '../../shared/media-paths.ts';
-import { nodeBody } from '../core/media.ts';
+import type { MediaAnswer } from '../core/media.ts';
+
+export type BridgeCore = Pick<AppCore, 'invoke' | 'events'> & Partial<Pick<AppCore, 'media'>>;
 
 export interface BridgeServerOptions {
-  /** `media` answers /media/ (thumbnails and the viewers' contents); without it that route is 404. */
-  core: Pick<AppCore, 'invoke' | 'events'> & Partial<Pick<AppCore, 'media'>>;
+  /**
+   * `media` answers /media/ (thumbnails and the viewers' contents); without it that
+   * route is 404. While a promise, the renderer is served already and the bridge's
+   * requests wait for it: the page loads while the core starts (web-command.ts). If it
+   * rejects, they are answered 503 with its message.
+   */
+  core: BridgeCore | Promise<BridgeCore>;
   /** The built renderer; null serves the bridge only. */
   distDir: string | null;
   /** Defaults to a fresh random secret. */
@@ -46,6 +55,13 @@ export function isLocalHostHeader(host: string | undefined, port: number): boole
   return host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
 }
 
+/** For Node servers (fastify): a web stream body as a Node stream. */
+function nodeBody(body: MediaAnswer['body']): Buffer | Readable | string {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
+}
+
 const securityHeaders = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
@@ -71,6 +87,19 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
   const refuse = (reply: FastifyReply, status: number, message: string) =>
     reply.code(status).type('application/json').send(encodeBridgeJson({ ok: false, error: { code: 'failed', message } } satisfies BridgeEnvelope<never>));
 
+  const coreReady = Promise.resolve(options.core);
+  // A core that fails to start is reported by whoever started it; here it only means 503.
+  coreReady.catch(() => {});
+  /** The core, or null once `reply` has been answered 503 because the core could not start. */
+  const coreFor = async (reply: FastifyReply): Promise<BridgeCore | null> => {
+    try {
+      return await coreReady;
+    } catch (error) {
+      await refuse(reply, 503, `SolarDesk could not start: ${(error as Error).message}`);
+      return null;
+    }
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     if (!isLocalHostHeader(request.headers.host, boundPort)) return refuse(reply, 421, 'This server answers only on its own local address.');
     // Media too: thumbnails and contents are the org's private files. The page fetches them with the header (renderer/src/media.ts).
@@ -82,12 +111,16 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
 
   app.post(BRIDGE_HTTP.invokePath, async (request, reply) => {
     const { channel, request: payload } = (request.body ?? {}) as { channel?: unknown; request?: unknown };
-    const envelope = await options.core.invoke(channel, payload);
+    const core = await coreFor(reply);
+    if (!core) return reply;
+    const envelope = await core.invoke(channel, payload);
     const status = envelope.ok ? 200 : envelope.error.code === 'failed' ? 500 : 400;
     return reply.code(status).type('application/json').send(encodeBridgeJson(envelope));
   });
 
-  app.get(BRIDGE_HTTP.eventsPath, (request: FastifyRequest, reply: FastifyReply) => {
+  app.get(BRIDGE_HTTP.eventsPath, async (request: FastifyRequest, reply: FastifyReply) => {
+    const core = await coreFor(reply);
+    if (!core) return reply;
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, {
@@ -97,10 +130,10 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
       'x-accel-buffering': 'no',
     });
     // Start from the present: a reloaded page gets the current sync state at once.
-    const syncState = options.core.events.latestOf('sync.state');
+    const syncState = core.events.latestOf('sync.state');
     stream.write(syncState ? formatServerSentEvent('sync.state', syncState) : ': connected\n\n');
     const unsubscribers = EVENT_CHANNELS.map((channel) =>
-      options.core.events.subscribe(channel, (payload) => stream.write(formatServerSentEvent(channel, payload))),
+      core.events.subscribe(channel, (payload) => stream.write(formatServerSentEvent(channel, payload))),
     );
     const keepAlive = setInterval(() => stream.write(': ping\n\n'), options.keepAliveMs ?? 15_000);
     request.raw.on('close', () => {
@@ -110,9 +143,11 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
   });
 
   app.get(`${MEDIA_PREFIX}*`, async (request, reply) => {
-    if (!options.core.media) return reply.code(404).send();
+    const core = await coreFor(reply);
+    if (!core) return reply;
+    if (!core.media) return reply.code(404).send();
     const ifNoneMatch = request.headers['if-none-match'];
-    const answer = await options.core.media(request.url, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
+    const answer = await core.media(request.url, typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined);
     return reply.code(answer.status).headers({ 'referrer-policy': 'no-referrer', 'cross-origin-resource-policy': 'same-origin', ...answer.headers }).send(nodeBody(answer.body));
   });
 

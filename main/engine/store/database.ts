@@ -11,6 +11,7 @@ import { type Dialect, postgresColumnTypes } from './dialect.ts';
 import { MIGRATIONS } from './migration-order.ts';
 import { createPrivateFileIfMissing, makePrivateFolder } from './private-files.ts';
 import { WriteGenerations } from './write-generations.ts';
+import { StoreOpenError } from './store-errors.ts';
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -38,8 +39,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** The store could not be opened; the message says which and what to check, for the person starting SolarDesk. */
-export class StoreOpenError extends Error {}
+export { StoreOpenError };
 
 export interface StoreOptions {
   dataDir: string;

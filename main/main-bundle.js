@@ -1,0 +1,142 @@
+// The main process's code as one ES module (main/dist/<name>.mjs), built by esbuild
+// from the TypeScript sources whenever one of them is newer than the bundle, so
+// `solardesk` still needs no build step after an edit. Loading ~340 TypeScript
+// files one by one through tsx's loader hooks took about 2 s of every start (each
+// file a round trip to the hooks' thread, a transform and a source map); the bundle
+// loads as one file (docs/benchmarks.md, "The first screen"). Packages stay in
+// node_modules, loaded by Node as usual. Plain JavaScript: it runs before any
+// TypeScript can.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const mainFolder = path.dirname(fileURLToPath(import.meta.url));
+const outputFolder = path.join(mainFolder, 'dist');
+
+const repoRoot = path.join(mainFolder, '..');
+
+/**
+ * Each source file keeps its own `import.meta.url` inside the bundle: the code
+ * finds its workers and package files relative to where it is written
+ * (`new URL('./design-worker-entry.js', import.meta.url)`), not where its chunk is.
+ * The bundle records the folder it was built in and is rebuilt if that moves.
+ */
+const ownImportMetaUrl = {
+  name: 'own-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const contents = source.includes('import.meta.url') ? source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)) : source;
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/** What the last build recorded: the folder it was built in and its source files; null when there is none. */
+function readBuildRecord(recordFile) {
+  try {
+    return JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the bundle is missing, was built elsewhere, or any file it was built from changed or went away since. */
+export function isStale(bundleFile, recordFile) {
+  const record = readBuildRecord(recordFile);
+  if (record?.root !== repoRoot || !Array.isArray(record.inputs)) return true;
+  const builtAt = fs.statSync(bundleFile, { throwIfNoEntry: false })?.mtimeMs;
+  if (builtAt === undefined) return true;
+  for (const input of record.inputs) {
+    const modified = fs.statSync(path.join(repoRoot, input), { throwIfNoEntry: false })?.mtimeMs;
+    if (modified === undefined || modified > builtAt) return true;
+  }
+  return false;
+}
+
+/** Writes a file whole or not at all: several processes may build at once (tests, the agent beside the app). */
+function writeAtomically(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, contents);
+  fs.renameSync(temporary, file);
+}
+
+/** A day: a process started before a rebuild may still load its chunks on demand. */
+const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
+
+async function build(entry, bundleFile, recordFile) {
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    // What a command imports with `await import()` is its own chunk, loaded only when
+    // needed: `solardesk web` listens before it loads the engine (web-command.ts).
+    splitting: true,
+    outdir: outputFolder,
+    entryNames: '[name]',
+    outExtension: { '.js': '.mjs' },
+    // Content-named, so a chunk file never changes once written.
+    chunkNames: 'chunks/[name]-[hash]',
+    // Class and function names stay as written: errors and logs name them.
+    keepNames: true,
+    // For `node --enable-source-maps` when a stack trace should name the TypeScript lines.
+    sourcemap: 'linked',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [ownImportMetaUrl],
+  });
+  fs.mkdirSync(path.join(outputFolder, 'chunks'), { recursive: true });
+  const written = new Set();
+  // Chunks first, the entry after them, and last the record that says the build is complete.
+  const outputs = [...result.outputFiles].sort((a, b) => Number(a.path.startsWith(bundleFile)) - Number(b.path.startsWith(bundleFile)));
+  for (const output of outputs) {
+    writeAtomically(output.path, output.contents);
+    written.add(output.path);
+  }
+  const inputs = Object.keys(result.metafile.inputs).map((input) => path.relative(repoRoot, path.resolve(input)));
+  writeAtomically(recordFile, JSON.stringify({ root: repoRoot, inputs }));
+  const chunksFolder = path.join(outputFolder, 'chunks');
+  for (const name of fs.readdirSync(chunksFolder)) {
+    const file = path.join(chunksFolder, name);
+    const modified = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+    if (!written.has(file) && modified !== undefined && Date.now() - modified > OLD_CHUNK_MS) fs.rmSync(file, { force: true });
+  }
+}
+
+/**
+ * Imports `entry` (a TypeScript file under main/, e.g. 'cli.ts') from its bundle,
+ * building the bundle first when it is missing or older than its sources. Where
+ * the bundle cannot be built or written (a read-only install), or with
+ * SOLARDESK_NO_BUNDLE=1 (to debug the sources as they are), the sources run
+ * through tsx as they always could.
+ */
+export async function importMain(entry) {
+  const name = path.basename(entry, '.ts');
+  const bundleFile = path.join(outputFolder, `${name}.mjs`);
+  const recordFile = path.join(outputFolder, `${name}.build.json`);
+  if (process.env.SOLARDESK_NO_BUNDLE !== '1' && (await bundleReady(entry, bundleFile, recordFile))) {
+    return import(pathToFileURL(bundleFile).href);
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  return import(pathToFileURL(path.join(mainFolder, entry)).href);
+}
+
+/** Builds the bundle if it is stale; false, having said why, when it cannot be built. */
+async function bundleReady(entry, bundleFile, recordFile) {
+  try {
+    if (isStale(bundleFile, recordFile)) {
+      fs.mkdirSync(outputFolder, { recursive: true });
+      await build(path.join(mainFolder, entry), bundleFile, recordFile);
+    }
+    return true;
+  } catch (error) {
+    console.error(`SolarDesk: could not build ${path.relative(process.cwd(), bundleFile)} (${error.message}); running the sources through tsx instead.`);
+    return false;
+  }
+}
