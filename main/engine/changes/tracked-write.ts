@@ -68,20 +68,50 @@ export interface DescribedChange {
   changedFields: string[];
 }
 
+/**
+ * Each snapshot value's JSON, made once: a write's "after" is the next write's
+ * "before" (keptSnapshot), and a write's changes are described for the change log
+ * and again for the feed, so a project's design (tens of KB) was serialised eight
+ * times a PATCH. Snapshots are never changed once taken.
+ */
+const jsonOfValue = new WeakMap<object, string>();
+function jsonOf(value: object): string {
+  let json = jsonOfValue.get(value);
+  if (json === undefined) jsonOfValue.set(value, (json = JSON.stringify(value)));
+  return json;
+}
+
+/** Whether two values of a snapshot's field are the same, as their JSON says. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return JSON.stringify(a) === JSON.stringify(b);
+  return jsonOf(a) === jsonOf(b);
+}
+
 /** The top-level fields of a record's view that differ between two snapshots. */
 function fieldsChanged(before: RecordSnapshot | null, after: RecordSnapshot | null): string[] {
   if (!before || !after) return [];
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+  const changed = Object.keys(after).filter((field) => !sameValue(before[field], after[field]));
+  for (const field of Object.keys(before)) if (!(field in after)) changed.push(field);
+  return changed;
 }
+
+/** Each write's described changes, kept with its list of changes: the change log and the feed both ask. */
+const describedOf = new WeakMap<readonly RecordChange[], DescribedChange[]>();
 
 /** What a write changed: records whose API view did not change are left out. */
 export function describeChanges(context: EngineContext, changes: readonly RecordChange[]): DescribedChange[] {
+  const known = describedOf.get(changes);
+  if (known) return known;
+  const changedFieldsOf = new Map<RecordChange, string[]>();
   const changed = new Set(
-    changes.filter((change) =>
-      change.before === null
-        ? change.after !== null // a create, unless made and removed within the write
-        : change.after === null || JSON.stringify(change.before) !== JSON.stringify(change.after),
-    ),
+    changes.filter((change) => {
+      if (change.before === null) return change.after !== null; // a create, unless made and removed within the write
+      if (change.after === null) return true;
+      const fields = fieldsChanged(change.before, change.after);
+      changedFieldsOf.set(change, fields);
+      return fields.length > 0;
+    }),
   );
   // A project's whole view lists its files and events: when one of them changed, so
   // did the project's view, even where its snapshots left those lists out.
@@ -100,8 +130,9 @@ export function describeChanges(context: EngineContext, changes: readonly Record
     if (!changed.has(change) && !listChanged) continue;
     const op = change.before === null ? 'create' : change.after === null ? 'delete' : 'update';
     const projectId = projectOfSnapshot(context, change.model, change.id, (change.after ?? change.before)!);
-    described.push({ model: change.model, id: change.id, op, projectId, after: change.after, changedFields: op === 'update' ? fieldsChanged(change.before, change.after) : [] });
+    described.push({ model: change.model, id: change.id, op, projectId, after: change.after, changedFields: op === 'update' ? (changedFieldsOf.get(change) ?? []) : [] });
   }
+  describedOf.set(changes, described);
   return described;
 }
 

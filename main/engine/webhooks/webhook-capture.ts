@@ -51,10 +51,23 @@ export function eventOf(change: RecordChange): WebhookEvent {
   return 'UPDATE';
 }
 
-async function enabledWebhooks(trx: Transaction<Database>, orgId: number): Promise<ParsedWebhook[]> {
-  return (
-    await trx.selectFrom('webhooks').select(['id', 'trigger_fields', 'payload_fields']).where('org_id', '=', orgId).where('enabled', '=', 1).orderBy('id').execute()
-  ).map((row) => ({ id: row.id, triggers: parseFieldList(row.trigger_fields), payload: parseFieldList(row.payload_fields) }));
+/** Read once per write, as they were when it began: its change capture asks which fields they read, then which fire. */
+const enabledInWrite = new WeakMap<Transaction<Database>, Promise<ParsedWebhook[]>>();
+
+function enabledWebhooks(trx: Transaction<Database>, orgId: number): Promise<ParsedWebhook[]> {
+  let enabled = enabledInWrite.get(trx);
+  if (!enabled) {
+    enabled = trx
+      .selectFrom('webhooks')
+      .select(['id', 'trigger_fields', 'payload_fields'])
+      .where('org_id', '=', orgId)
+      .where('enabled', '=', 1)
+      .orderBy('id')
+      .execute()
+      .then((rows) => rows.map((row) => ({ id: row.id, triggers: parseFieldList(row.trigger_fields), payload: parseFieldList(row.payload_fields) })));
+    enabledInWrite.set(trx, enabled);
+  }
+  return enabled;
 }
 
 /**
