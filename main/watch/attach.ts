@@ -17,11 +17,10 @@ import type { Clock } from '../engine/clock.ts';
 import type { ProjectFolders } from './project-folders.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import type { FolderReport } from './folder-status.ts';
-import type { Candidate } from './stability-gate.ts';
+import type { Candidate, StagedFile } from './stability-gate.ts';
 import { lstatOrNull } from './stability-gate.ts';
 import { type Deletes, fileKey, type PendingUnlink } from './deletes.ts';
 import type { FileMapping, WatchStore } from './watch-store.ts';
-import { isOnlineOnlyListing } from './online-only.ts';
 
 /** The file is the one recorded: same size, mtime and inode. */
 export const sameStat = (row: Pick<WatchFileRow, 'size' | 'mtime_ms' | 'ino'>, stat: fs.Stats) =>
@@ -113,7 +112,7 @@ export class Attacher {
    * writes keep the order of the decisions. The caller keeps the staged copy until
    * flushBatch has run.
    */
-  async attachBatched(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void> {
+  async attachBatched(candidate: Candidate, received: StagedFile, stat: fs.Stats): Promise<void> {
     const projectId = await this.options.folders.projectOfFolderNow(candidate.folder);
     if (projectId !== null && (await this.isSimplyNew(projectId, candidate, received))) {
       this.batch.push({ candidate, received, mapping: { project_id: projectId, name: candidate.name, file_hash: received.sha256, size: stat.size, mtime_ms: stat.mtimeMs, ino: String(stat.ino) } });
@@ -125,13 +124,13 @@ export class Attacher {
   }
 
   /** No mapping of its name, no move to pair, no file of the project (or of the batch) with its contents, and not the "Online only" list. */
-  private async isSimplyNew(projectId: number, candidate: Candidate, received: ReceivedFile): Promise<boolean> {
+  private async isSimplyNew(projectId: number, candidate: Candidate, received: StagedFile): Promise<boolean> {
     const { store } = this.options;
     if (this.batch.some((queued) => queued.mapping.project_id === projectId && (queued.received.sha256 === received.sha256 || queued.candidate.name === candidate.name))) return false;
     if (await store.fileRow(projectId, candidate.name)) return false;
     for (const pending of this.options.deletes.unlinks.values()) if (pending.row.file_hash === received.sha256) return false;
     if ((await store.fileWithContents(this.options.orgId, projectId, received.sha256)) !== null) return false;
-    return !(await isOnlineOnlyListing(received.tempPath, received.size));
+    return !received.isOnlineOnlyListing;
   }
 
   /**
@@ -167,14 +166,14 @@ export class Attacher {
   }
 
   /** A stable file, staged: recorded, paired, recognised or attached. */
-  async attach(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void> {
+  async attach(candidate: Candidate, received: StagedFile, stat: fs.Stats): Promise<void> {
     const { store, report } = this.options;
     const label = `${candidate.folder}/${candidate.name}`;
     // The store, not the cache: a re-key may have moved the folder's project since the event.
     const projectId = await this.options.folders.projectOfFolderNow(candidate.folder);
     if (projectId === null) return;
     // SolarDesk's "Online only" list under another name (renamed or copied): never uploaded.
-    if (await isOnlineOnlyListing(received.tempPath, received.size)) {
+    if (received.isOnlineOnlyListing) {
       if (!report.ignored.has(label)) report.note(`${label}: a copy of SolarDesk's "Online only" list; not attached`);
       report.ignored.set(label, `a copy of SolarDesk's list of the files on the remote only (renamed?): never attached`);
       return;

@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDir } from '../engine/testing/test-server.ts';
 import { ONLINE_ONLY_FILE_NAME, ONLINE_ONLY_MARKER, ONLINE_ONLY_NOTES_NAME, formatBytes, isOnlineOnlyListing, updateOnlineOnly } from './online-only.ts';
@@ -57,9 +58,17 @@ describe('the Online only list', () => {
     assert.equal((await updateOnlineOnly(root, folder, [{ id: 1, title: 'Site plan', filesize: 10 }])).outcome, 'written');
     const renamed = path.join(folder, 'renamed list.txt');
     fs.renameSync(listing(), renamed);
-    assert.equal(await isOnlineOnlyListing(renamed, fs.statSync(renamed).size), true);
+    const looksLikeListing = async () => {
+      const handle = await fsp.open(renamed, 'r');
+      try {
+        return await isOnlineOnlyListing(handle, (await handle.stat()).size);
+      } finally {
+        await handle.close();
+      }
+    };
+    assert.equal(await looksLikeListing(), true);
     fs.writeFileSync(renamed, 'a plain note');
-    assert.equal(await isOnlineOnlyListing(renamed, fs.statSync(renamed).size), false);
+    assert.equal(await looksLikeListing(), false);
     fs.rmSync(renamed);
   });
 

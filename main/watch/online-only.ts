@@ -5,7 +5,7 @@
 // name it did not write itself: its own copies start with ONLINE_ONLY_MARKER. It is
 // rewritten only when its text would change, and removed (when it is ours) once
 // nothing of the project is online only. docs/project-folders.md "Files on demand".
-import fsp from 'node:fs/promises';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { ONLINE_ONLY_FILE_NAME, nameKey, uniqueName } from './folder-names.ts';
@@ -72,17 +72,16 @@ export function isUntouchedListing(text: string): boolean {
   return text.slice(at + CHECK_PREFIX.length).trim() === checkOf(text.slice(0, at));
 }
 
-/** Whether bytes are (the start of) a listing SolarDesk wrote, under whatever name: never attached. */
-export async function isOnlineOnlyListing(file: string, size: number): Promise<boolean> {
+/**
+ * Whether an open file is a listing SolarDesk wrote, under whatever name: never
+ * attached. Read from the file the watcher has open to stage it (stability-gate.ts),
+ * whose copy is checked unchanged afterwards, rather than opening the copy again.
+ */
+export async function isOnlineOnlyListing(handle: FileHandle, size: number): Promise<boolean> {
   if (size > MAX_OURS_BYTES || size < ONLINE_ONLY_MARKER.length) return false;
-  const handle = await fsp.open(file, 'r');
-  try {
-    const head = Buffer.alloc(Buffer.byteLength(`${ONLINE_ONLY_MARKER}\n`));
-    await handle.read(head, 0, head.length, 0);
-    return head.toString('utf8') === `${ONLINE_ONLY_MARKER}\n`;
-  } finally {
-    await handle.close();
-  }
+  const head = Buffer.alloc(Buffer.byteLength(`${ONLINE_ONLY_MARKER}\n`));
+  await handle.read(head, 0, head.length, 0);
+  return head.toString('utf8') === `${ONLINE_ONLY_MARKER}\n`;
 }
 
 /** Text typed into a listing is kept in a notes file beside it before the listing changes; returns that file's name. */

@@ -11,7 +11,8 @@ import path from 'node:path';
 import type { Clock } from '../engine/clock.ts';
 import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
 import { isRealFolder } from './project-folders.ts';
-import { lockFileNamesFor } from './folder-names.ts';
+import { lockFileNamesFor, nameKey } from './folder-names.ts';
+import { isOnlineOnlyListing } from './online-only.ts';
 import { Queue, toSlash } from './event-intake.ts';
 import type { FolderReport, WaitingFile } from './folder-status.ts';
 
@@ -67,7 +68,13 @@ const STAGED_PER_STEP = 64;
 interface Staged {
   file: string;
   candidate: Candidate;
-  received: ReceivedFile;
+  received: StagedFile;
+}
+
+/** A stable file's staged copy, and what the watcher learnt of it while it had the file open. */
+export interface StagedFile extends ReceivedFile {
+  /** It is SolarDesk's own "Online only" listing (online-only.ts), perhaps renamed: never attached. */
+  isOnlineOnlyListing: boolean;
 }
 
 /** What the gate hands on, and asks of, the rest of the watcher. */
@@ -81,7 +88,7 @@ export interface GateHooks {
    * A stable file, staged: attach it, or decide on it and keep it for the step's
    * batch (attach.ts attachBatched). Its staged copy stays until `flush` has run.
    */
-  attach(candidate: Candidate, received: ReceivedFile, stat: fs.Stats): Promise<void>;
+  attach(candidate: Candidate, received: StagedFile, stat: fs.Stats): Promise<void>;
   /** The step's files are handed over: whatever was kept for a batch is written now. */
   flush(): Promise<void>;
   /** The file's folder is no longer a real folder: the folders are checked again. */
@@ -172,6 +179,7 @@ export class StabilityGate {
     // Each look settles to a value: one that fails while an earlier turn is awaited is no unhandled rejection.
     const looks: Array<Promise<{ staged: Staged | null } | { error: unknown }>> = [];
     const stagedCopies: string[] = [];
+    const folderNames = new StepFolderNames();
     const pool = this.options.stagingPool ?? STAGING_POOL;
     let started = 0;
     // Looks run at most `pool` ahead of the file being attached: staging further ahead
@@ -179,7 +187,7 @@ export class StabilityGate {
     const startUpTo = (turn: number): void => {
       for (; started < due.length && started < turn + pool; started++) {
         const { file, candidate } = due[started]!;
-        looks.push(this.check(file, candidate).then((staged) => ({ staged }), (error: unknown) => ({ error })));
+        looks.push(this.check(file, candidate, folderNames).then((staged) => ({ staged }), (error: unknown) => ({ error })));
       }
     };
     let firstError: unknown = null;
@@ -227,7 +235,7 @@ export class StabilityGate {
    * the staged file when there is one to attach; anything else (waiting again, gone,
    * refused) is settled here, for this candidate's own path only.
    */
-  private async check(file: string, candidate: Candidate): Promise<Staged | null> {
+  private async check(file: string, candidate: Candidate, folderNames: StepFolderNames): Promise<Staged | null> {
     const label = `${candidate.folder}/${candidate.name}`;
     const { report, hooks, windowMs } = this.options;
     // Its folder must still be a real one: through a folder swapped for a link, the same name is a file elsewhere.
@@ -256,7 +264,7 @@ export class StabilityGate {
       this.due.push({ path: file, at: candidate.since + windowMs, generation: candidate.generation });
       return null;
     }
-    if (await this.waitForEditingSession(file, candidate)) return null;
+    if (await this.waitForEditingSession(file, candidate, folderNames)) return null;
     // Stable. It must open (Windows refuses while another program writes it), without
     // following a link, and be the very file that became stable: a name can be pointed
     // elsewhere between the lstat above and the open (mv -T of a link over it).
@@ -294,10 +302,12 @@ export class StabilityGate {
    * is looked at, until the program lets go. Then it is taken once, a window later:
    * one replace, one version, one upload for the whole session. Returns true while it waits.
    */
-  private async waitForEditingSession(file: string, candidate: Candidate): Promise<boolean> {
+  private async waitForEditingSession(file: string, candidate: Candidate, folderNames: StepFolderNames): Promise<boolean> {
     const dir = path.dirname(file);
+    const names = await folderNames.of(dir);
     for (const lock of lockFileNamesFor(candidate.name)) {
-      if (!(await lstatOrNull(path.join(dir, lock)))) continue;
+      const present = names ? names.has(nameKey(lock)) : (await lstatOrNull(path.join(dir, lock))) !== null;
+      if (!present) continue;
       this.add(file, { ...candidate, since: this.now(), note: `open in an editing program (${lock} is beside it); taken once it is closed` });
       return true;
     }
@@ -326,6 +336,8 @@ export class StabilityGate {
         this.add(file, { ...candidate, note: `could not be read: ${(error as Error).message}` });
         return null;
       }
+      // While the file is open: its first line says whether it is SolarDesk's own listing.
+      const isListing = await isOnlineOnlyListing(handle, received.size);
       // Re-checked after the copy: the bytes staged must be those of the stable file, and
       // the name must still be that file (the mapping records its size, mtime and inode).
       const copied = await handle.stat();
@@ -339,7 +351,7 @@ export class StabilityGate {
         } else this.candidates.delete(file);
         return null;
       }
-      const staged = { file, candidate, received };
+      const staged = { file, candidate, received: { ...received, isOnlineOnlyListing: isListing } };
       received = null; // its turn to be attached owns it now
       return staged;
     } catch (error) {
@@ -383,5 +395,29 @@ export class StabilityGate {
     } finally {
       report.current = null;
     }
+  }
+}
+
+/**
+ * The names in each folder one step's due files are in, read once for the step: an
+ * editing program's lock files are looked up in them, where an lstat a lock-file
+ * name made three or four failing calls a file (issue 30: a 1,000-file drop). Keyed
+ * as the disk compares names (nameKey), as lstat would find them on a
+ * case-insensitive disk. Null for a folder that cannot be listed: its files are
+ * then looked up one by one.
+ */
+class StepFolderNames {
+  private readonly listings = new Map<string, Promise<ReadonlySet<string> | null>>();
+
+  of(dir: string): Promise<ReadonlySet<string> | null> {
+    let listing = this.listings.get(dir);
+    if (!listing) {
+      listing = fsp.readdir(dir).then(
+        (names) => new Set(names.map(nameKey)),
+        () => null,
+      );
+      this.listings.set(dir, listing);
+    }
+    return listing;
   }
 }

@@ -3,6 +3,7 @@
 // chokidar: a unit test calls the parts itself and moves a ManualClock, so nothing
 // waits on real time.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ManualClock } from '../../engine/clock.ts';
 import type { EngineContext } from '../../engine/context.ts';
@@ -14,6 +15,7 @@ import { FolderReport } from '../../watch/folder-status.ts';
 import type { StabilityGate } from '../../watch/stability-gate.ts';
 import type { Attacher } from '../../watch/attach.ts';
 import type { Deletes } from '../../watch/deletes.ts';
+import { isOnlineOnlyListing } from '../../watch/online-only.ts';
 import { wireFileParts } from '../../watch/file-parts.ts';
 import { WatchStore } from '../../watch/watch-store.ts';
 import type { FolderOutbox } from '../../watch/folder-outbox.ts';
@@ -87,7 +89,10 @@ export async function startWatchParts(engine: EngineContext, root: string, optio
       const file = path.join(dirOf(projectId), name);
       fs.writeFileSync(file, contents);
       const stat = fs.lstatSync(file);
-      const received = await receiveBuffer(engine.store.fileRoot, Buffer.from(contents), 'test');
+      // What the gate reads of the file while it has it open: whether it is SolarDesk's own listing.
+      const handle = await fsp.open(file, 'r');
+      const isListing = await isOnlineOnlyListing(handle, stat.size).finally(() => handle.close());
+      const received = { ...(await receiveBuffer(engine.store.fileRoot, Buffer.from(contents), 'test')), isOnlineOnlyListing: isListing };
       const folder = folders.folderOf(projectId)!;
       try {
         await attacher.attach({ projectId, folder, name, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: String(stat.ino), since: 0, generation: 0, note: null }, received, stat);
