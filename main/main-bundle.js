@@ -3,9 +3,9 @@
 // `solardesk` still needs no build step after an edit. Loading ~340 TypeScript
 // files one by one through tsx's loader hooks took about 2 s of every start (each
 // file a round trip to the hooks' thread, a transform and a source map); the bundle
-// loads as one file (docs/benchmarks.md, "The first screen"). Packages stay in
-// node_modules, loaded by Node as usual. Plain JavaScript: it runs before any
-// TypeScript can.
+// loads as one file per command (docs/benchmarks.md, "The first screen"). The
+// packages it uses go into the bundle too, except those that must stay files of
+// their own (KEPT_AS_PACKAGES). Plain JavaScript: it runs before any TypeScript can.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,18 +16,48 @@ const outputFolder = path.join(mainFolder, 'dist');
 const repoRoot = path.join(mainFolder, '..');
 
 /**
- * Each source file keeps its own `import.meta.url` inside the bundle: the code
- * finds its workers and package files relative to where it is written
- * (`new URL('./design-worker-entry.js', import.meta.url)`), not where its chunk is.
+ * Packages Node loads from node_modules as usual: native addons (better-sqlite3,
+ * sharp, canvas), packages that read their own data files at run time or load only
+ * for some requests (pdfkit and its fonts, pdf.js, the S3 client, pg, exifr), the
+ * desktop's own (electron, electron-store), and the build tools.
+ */
+const KEPT_AS_PACKAGES = [
+  'better-sqlite3',
+  'sharp',
+  '@napi-rs/canvas',
+  'pdfkit',
+  'pdfjs-dist',
+  'dejavu-fonts-ttf',
+  'pg',
+  'exifr',
+  '@aws-sdk/*',
+  'electron',
+  'electron-store',
+  'esbuild',
+  'tsx',
+  'vite',
+];
+
+/**
+ * Each file keeps its own location inside the bundle: our code finds its workers
+ * and package files relative to where it is written (`new URL('./design-worker-entry.js',
+ * import.meta.url)`), and packages read their own files (`__dirname`), not the chunk's.
  * The bundle records the folder it was built in and is rebuilt if that moves.
  */
-const ownImportMetaUrl = {
-  name: 'own-import-meta-url',
+const ownLocation = {
+  name: 'own-location',
   setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+    build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
       const source = await fs.promises.readFile(args.path, 'utf8');
-      const contents = source.includes('import.meta.url') ? source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)) : source;
-      return { contents, loader: 'ts' };
+      const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
+      let contents = source;
+      if (contents.includes('import.meta.url')) contents = contents.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
+      // A CommonJS package's own __dirname and __filename (an ES module that uses them declares them itself).
+      const usesNodeLocals = /\b__(dirname|filename)\b/.test(contents) && !/\b(const|let|var|function)\s+__(dirname|filename)\b/.test(contents);
+      if (loader === 'js' && usesNodeLocals) {
+        contents = `var __dirname = ${JSON.stringify(path.dirname(args.path))}, __filename = ${JSON.stringify(args.path)};\n${contents}`;
+      }
+      return { contents, loader };
     });
   },
 };
@@ -72,7 +102,9 @@ async function build(entry, bundleFile, recordFile) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    external: KEPT_AS_PACKAGES,
+    // What a bundled package requires at run time (a package kept as a file, a name it computes).
+    banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
     // What a command imports with `await import()` is its own chunk, loaded only when
     // needed: `solardesk web` listens before it loads the engine (web-command.ts).
     splitting: true,
@@ -88,7 +120,7 @@ async function build(entry, bundleFile, recordFile) {
     write: false,
     metafile: true,
     logLevel: 'silent',
-    plugins: [ownImportMetaUrl],
+    plugins: [ownLocation],
   });
   fs.mkdirSync(path.join(outputFolder, 'chunks'), { recursive: true });
   const written = new Set();

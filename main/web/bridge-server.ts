@@ -70,7 +70,27 @@ const securityHeaders = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+/**
+ * The renderer's files, kept in memory once read and sent in one write: at launch the
+ * page's code (hundreds of KB) is fetched while the core loads on the same thread,
+ * and a file streamed in 64 KB pieces waited a turn of that loading for each piece.
+ * A file rebuilt meanwhile (another size or time) is read again.
+ */
+class RendererFileCache {
+  private readonly files = new Map<string, { size: number; mtimeMs: number; bytes: Buffer }>();
+
+  async read(file: string): Promise<Buffer> {
+    const stat = await fs.promises.stat(file);
+    const kept = this.files.get(file);
+    if (kept && kept.size === stat.size && kept.mtimeMs === stat.mtimeMs) return kept.bytes;
+    const bytes = await fs.promises.readFile(file);
+    this.files.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, bytes });
+    return bytes;
+  }
+}
+
 export async function startBridgeServer(options: BridgeServerOptions, port: number): Promise<BridgeServer> {
+  const rendererFiles = new RendererFileCache();
   const secret = options.secret ?? randomBytes(32).toString('base64url');
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: MAX_INVOKE_BODY_BYTES, forceCloseConnections: true });
   let boundPort = port;
@@ -157,11 +177,12 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
     if (!file) return reply.code(404).headers(securityHeaders).type('text/plain').send('Not found.');
     // Hashed asset names never change content; index.html must always be fresh.
     const isHashedAsset = request.url.startsWith('/assets/');
+    const bytes = await rendererFiles.read(file);
     return reply
       .headers(securityHeaders)
       .header('cache-control', isHashedAsset ? 'public, max-age=31536000, immutable' : 'no-cache')
       .type(contentTypeOf(file))
-      .send(fs.createReadStream(file));
+      .send(bytes);
   });
 
   await app.listen({ port, host: '127.0.0.1' });

@@ -1,30 +1,21 @@
 import './DesignTab.css';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { ProjectDetailJson } from '../../../../shared/schemas/project.ts';
 import { useOrgStore } from '../../stores/org-store.ts';
 import { EmptyState } from '../common/EmptyState.tsx';
 import { ErrorState } from '../common/ErrorState.tsx';
+import { StillLoading } from '../common/LoadingState.tsx';
 import { useDecodedDesign } from '../../design/design-decoding.ts';
 import { PaymentOptions } from './PaymentOptions.tsx';
 import { PlanNotice } from './PlanNotice.tsx';
 import { PricingSummary } from './PricingSummary.tsx';
-import { RoofScene } from './RoofScene.tsx';
 import { SystemSpecs } from './SystemSpecs.tsx';
 import { projectAnnualUsage } from '../../../../shared/usage.ts';
 import { chosenSystem } from '../../../../shared/design-figures.ts';
 
-/**
- * While the worker decodes: a still line, no spinner. On a busy machine a spinner's
- * frames cost the page's main thread more than the decoding does (issue 36: the
- * page must answer within 200 ms while a large design opens).
- */
-function OpeningDesign() {
-  return (
-    <div className="state state-loading" role="status" aria-live="polite">
-      <span>Opening the design…</span>
-    </div>
-  );
-}
+// three.js is most of the page's code: the 3D view loads with the first design opened,
+// not with the app (issue 30: the first screen).
+const RoofScene = lazy(async () => ({ default: (await import('./RoofScene.tsx')).RoofScene }));
 
 export function DesignTab({ project }: { project: ProjectDetailJson }) {
   const org = useOrgStore((state) => state.org);
@@ -35,7 +26,7 @@ export function DesignTab({ project }: { project: ProjectDetailJson }) {
     if (org && !org.includes_design_data) return <PlanNotice planTitle={org.api_plan_title} />;
     return <EmptyState title="This project has no design yet">Designs appear here once the project has been designed.</EmptyState>;
   }
-  if ('isDecoding' in decoded) return <OpeningDesign />;
+  if ('isDecoding' in decoded) return <StillLoading label="Opening the design…" />;
   if ('error' in decoded) return <ErrorState message={decoded.error} />;
   const { design } = decoded;
   const system = chosenSystem(design, systemUuid);
@@ -61,7 +52,9 @@ export function DesignTab({ project }: { project: ProjectDetailJson }) {
       )}
       <div className="design-grid">
         <section className="design-scene" aria-label="Roof">
-          <RoofScene site={design.site} systemUuid={system?.uuid ?? null} />
+          <Suspense fallback={<StillLoading label="Loading the 3D view…" />}>
+            <RoofScene site={design.site} systemUuid={system?.uuid ?? null} />
+          </Suspense>
           <p className="muted scene-caption">
             {/* The size is in the system's facts beside it: said once. */}
             {design.site.autoFacetsGeoJson.features.length} roof facets · {system ? `${system.total_module_quantity} panels` : 'no system'} · drag to turn, scroll to zoom

@@ -1,9 +1,12 @@
 import './PaymentOptions.css';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
+import { StillLoading } from '../common/LoadingState.tsx';
 import type { DesignSystem } from '../../../../shared/design-types.ts';
 import { chosenPaymentOption, extraFeaturedFigures, paybackText } from '../../../../shared/design-figures.ts';
 import { formatMoney, formatNumber, formatPercent } from '../../format.ts';
-import { CashFlowChart } from './CashFlowChart.tsx';
+
+// uPlot loads with the first chart shown, not with the app (issue 30: the first screen).
+const CashFlowChart = lazy(async () => ({ default: (await import('./CashFlowChart.tsx')).CashFlowChart }));
 
 export function PaymentOptions({ system }: { system: DesignSystem }) {
   const [optionId, setOptionId] = useState(system.payment_options[0]?.id ?? null);
@@ -50,7 +53,9 @@ export function PaymentOptions({ system }: { system: DesignSystem }) {
           </div>
         ))}
       </dl>
-      <CashFlowChart key={option.id} cashFlows={option.cash_flows} paybackYear={option.payback_year} currency={currency} />
+      <Suspense fallback={<StillLoading label="Loading the chart…" />}>
+        <CashFlowChart key={option.id} cashFlows={option.cash_flows} paybackYear={option.payback_year} currency={currency} />
+      </Suspense>
       {option.quotation_lines.length > 0 && (
         <table className="table compact">
           <tbody>
