@@ -2,7 +2,7 @@
 // (compatibility.md), paced by the quota pacer, with every answer sorted into
 // what to do next (sync-lessons.md: retryable, rejected or fatal).
 import got from 'got';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { loadUndici } from '../engine/lazy-modules.ts';
 import type { ThrottleAction } from '../../shared/throttle-rates.ts';
 import type { AllowanceWait, QuotaPacer, RequestClass } from './quota-pacer.ts';
 import { Readable } from 'node:stream';
@@ -157,6 +157,7 @@ export class RemoteClient {
     const token = this.options.token();
     const key = 'GET stream';
     this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
+    const { Agent, fetch: undiciFetch } = await loadUndici();
     const connection = new Agent({ connections: 1 });
     let closing: Promise<void> | undefined;
     const close = () => {

@@ -257,6 +257,7 @@ export class WebhookDeliveryWorker {
       // A retry goes alone: nothing newer is sent until the endpoint has taken it.
       if (delivery.attempts > 0) break;
     }
+    if (run.length > 0) await PipelinedConnection.load();
     const unsent = new Set(claimed.keys());
     const answered = new Set<number>();
     // Each batch of outcomes renews the claim on the window's deliveries not yet answered.
@@ -436,6 +437,7 @@ export class WebhookDeliveryWorker {
   async sendOnce(webhook: WebhookRow, body: string): Promise<{ successful: boolean; status: number | null; notes: string }> {
     let connection: PipelinedConnection | undefined;
     try {
+      await PipelinedConnection.load();
       const url = new URL(webhook.endpoint);
       if (!this.allowsPrivateEndpoints()) assertPublicHost(url.hostname);
       connection = new PipelinedConnection(url, { ...this.connectionOptions(), window: 1 });

@@ -14,6 +14,9 @@ import { once } from 'node:events';
 import { ConnectionLostError, PipelinedConnection, type PipelinedResponse } from './pipelined-connection.ts';
 import { makeTestCertificates, type TestCertificates } from '../testing/test-certificates.ts';
 
+// Connections are made only once undici is loaded (it loads with the first delivery, not at start).
+await PipelinedConnection.load();
+
 let certificates: TestCertificates;
 before(() => {
   certificates = makeTestCertificates('other.example');

@@ -9,6 +9,9 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { ConnectionLostError, PipelinedConnection } from './pipelined-connection.ts';
 
+// Connections are made only once undici is loaded (it loads with the first delivery, not at start).
+await PipelinedConnection.load();
+
 async function listen(server: http.Server | net.Server): Promise<URL> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

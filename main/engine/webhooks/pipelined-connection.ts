@@ -10,7 +10,8 @@
 // request in flight when one fails on a broken connection.
 import type net from 'node:net';
 import tls from 'node:tls';
-import { Client, buildConnector } from 'undici';
+import type { Client } from 'undici';
+import { loadUndici } from '../lazy-modules.ts';
 
 export interface PipelinedResponse {
   status: number;
@@ -44,6 +45,8 @@ export interface PipelinedConnectionOptions {
 
 const KEPT_BODY_CHARS = 200;
 
+let undici: Awaited<ReturnType<typeof loadUndici>> | undefined;
+
 /** undici's timeouts, as the one code delivery logs for them. */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -58,7 +61,19 @@ export class PipelinedConnection {
   /** Connecting failed: the client is not used again (the worker opens a new connection for the retry). */
   private connectFailed = false;
 
+  /**
+   * Loads undici, once, before the first connection is made: it is loaded with the
+   * first delivery rather than at start (lazy-modules.ts), and a connection is then
+   * made synchronously, so a webhook's requests are written in the order posted.
+   */
+  static async load(): Promise<void> {
+    undici ??= await loadUndici();
+  }
+
+  /** A connection to `url`'s origin, opened by its first request. Only after load(). */
   constructor(url: URL, options: PipelinedConnectionOptions) {
+    if (!undici) throw new Error('PipelinedConnection.load() has not finished: undici is not loaded yet.');
+    const { Client, buildConnector } = undici;
     this.path = `${url.pathname}${url.search}`;
     const connector = buildConnector({
       timeout: options.timeoutMs,
