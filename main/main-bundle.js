@@ -81,7 +81,8 @@ export function isStale(bundleFile, recordFile) {
     const modified = fs.statSync(path.join(repoRoot, input), { throwIfNoEntry: false })?.mtimeMs;
     if (modified === undefined || modified > builtAt) return true;
   }
-  return false;
+  // Its chunks too: another build removes chunks it did not write once they are a day old.
+  return (record.outputs ?? []).some((output) => !fs.existsSync(path.join(path.dirname(recordFile), output)));
 }
 
 /** Writes a file whole or not at all: several processes may build at once (tests, the agent beside the app). */
@@ -125,13 +126,14 @@ async function build(entry, bundleFile, recordFile) {
   fs.mkdirSync(path.join(outputFolder, 'chunks'), { recursive: true });
   const written = new Set();
   // Chunks first, the entry after them, and last the record that says the build is complete.
-  const outputs = [...result.outputFiles].sort((a, b) => Number(a.path.startsWith(bundleFile)) - Number(b.path.startsWith(bundleFile)));
-  for (const output of outputs) {
+  const inOrder = [...result.outputFiles].sort((a, b) => Number(a.path.startsWith(bundleFile)) - Number(b.path.startsWith(bundleFile)));
+  for (const output of inOrder) {
     writeAtomically(output.path, output.contents);
     written.add(output.path);
   }
   const inputs = Object.keys(result.metafile.inputs).map((input) => path.relative(repoRoot, path.resolve(input)));
-  writeAtomically(recordFile, JSON.stringify({ root: repoRoot, inputs }));
+  const outputs = [...written].map((file) => path.relative(path.dirname(recordFile), file));
+  writeAtomically(recordFile, JSON.stringify({ root: repoRoot, inputs, outputs }));
   const chunksFolder = path.join(outputFolder, 'chunks');
   for (const name of fs.readdirSync(chunksFolder)) {
     const file = path.join(chunksFolder, name);

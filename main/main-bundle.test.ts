@@ -24,7 +24,7 @@ describe('the main bundle', () => {
   };
   const later = new Date(sourceModified.getTime() + 60_000);
 
-  test('is current only when built in this folder after every source it lists, all still there', () => {
+  test('is current only when built in this folder after every source it lists, all still there, with its chunks', () => {
     writeBundle(later, { root: repoRoot, inputs: [source] });
     assert.equal(isStale(bundle, record), false);
     writeBundle(new Date(sourceModified.getTime() - 60_000), { root: repoRoot, inputs: [source] });
@@ -33,6 +33,11 @@ describe('the main bundle', () => {
     assert.equal(isStale(bundle, record), true, 'a source that went away');
     writeBundle(later, { root: path.join(folder, 'elsewhere'), inputs: [source] });
     assert.equal(isStale(bundle, record), true, 'the repository moved');
+    fs.writeFileSync(path.join(folder, 'chunk-A.mjs'), '');
+    writeBundle(later, { root: repoRoot, inputs: [source], outputs: ['chunk-A.mjs'] });
+    assert.equal(isStale(bundle, record), false);
+    fs.rmSync(path.join(folder, 'chunk-A.mjs'));
+    assert.equal(isStale(bundle, record), true, 'a chunk it loads on demand was removed');
     fs.rmSync(record);
     assert.equal(isStale(bundle, record), true, 'no record of a complete build');
   });
