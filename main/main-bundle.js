@@ -165,6 +165,8 @@ export async function importMain(entry) {
 async function bundleReady(entry, bundleFile, recordFile) {
   try {
     if (isStale(bundleFile, recordFile)) {
+      // Said to a person at a terminal (a pause of about two seconds); scripts and tests read stderr as the command's own.
+      if (process.stderr.isTTY) console.error(`SolarDesk: building ${path.relative(process.cwd(), outputFolder) || 'main/dist'} from the sources, once after each change…`);
       fs.mkdirSync(outputFolder, { recursive: true });
       await build(path.join(mainFolder, entry), bundleFile, recordFile);
     }
