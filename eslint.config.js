@@ -98,7 +98,7 @@ function layerImports(layer, forbiddenFolders, { mayImportElectron = false } = {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'preload/dist/', 'data/', 'test-results/', 'playwright-report/'] },
+  { ignores: ['node_modules/', 'dist/', 'out/', 'renderer/dist/', 'main/dist/', 'preload/dist/', 'data/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -18,7 +18,8 @@ import { agentEvictedDir, agentTempDir, HELD_EVICTED_DAYS, moveToTrash, placeArr
 import type { OpenFileCheck } from './open-files.ts';
 import { type FolderReport, NEWER_VERSION_WAITING } from './folder-status.ts';
 import { Queue } from './event-intake.ts';
-import { lstatOrNull, type StabilityGate } from './stability-gate.ts';
+import type { StabilityGate } from './stability-gate.ts';
+import { lstatOrNull } from './file-stat.ts';
 import { sameStat } from './attach.ts';
 import type { KeptFilter, WatchStore } from './watch-store.ts';
 import { ONLINE_ONLY_FILE_NAME, type OnlineOnlyEntry, updateOnlineOnly } from './online-only.ts';

@@ -18,7 +18,7 @@ import type { ProjectFolders } from './project-folders.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import type { FolderReport } from './folder-status.ts';
 import type { Candidate, StagedFile } from './stability-gate.ts';
-import { lstatOrNull } from './stability-gate.ts';
+import { lstatOrNull } from './file-stat.ts';
 import { type Deletes, fileKey, type PendingUnlink } from './deletes.ts';
 import type { FileMapping, WatchStore } from './watch-store.ts';
 

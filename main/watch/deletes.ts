@@ -12,7 +12,7 @@ import { byUser } from '../engine/changes/change-feed.ts';
 import type { ProjectFolders } from './project-folders.ts';
 import type { FolderOutbox } from './folder-outbox.ts';
 import type { FolderReport } from './folder-status.ts';
-import { lstatOrNull } from './stability-gate.ts';
+import { lstatOrNull } from './file-stat.ts';
 import type { WatchDb, WatchStore } from './watch-store.ts';
 
 export interface PendingUnlink {

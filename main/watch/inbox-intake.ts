@@ -17,7 +17,8 @@ import type { Clock } from '../engine/clock.ts';
 import type { ReceivedFile } from '../engine/files/blob-store.ts';
 import { ignoreReason } from './folder-names.ts';
 import { FolderReport } from './folder-status.ts';
-import { lstatOrNull, StabilityGate, type Candidate } from './stability-gate.ts';
+import { StabilityGate, type Candidate } from './stability-gate.ts';
+import { lstatOrNull } from './file-stat.ts';
 
 /** A stable file of the inbox folder, staged. */
 export interface InboxFile {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { ONLINE_ONLY_FILE_NAME, nameKey, uniqueName } from './folder-names.ts';
 import { agentTempDir } from './arrivals.ts';
-import { lstatOrNull } from './stability-gate.ts';
+import { lstatOrNull } from './file-stat.ts';
 import { formatBytes as formatByteCount } from '../../shared/format-bytes.ts';
 
 export { ONLINE_ONLY_FILE_NAME };

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Clock } from '../engine/clock.ts';
 import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
 import { isRealFolder } from './project-folders.ts';
+import { errorCode, lstatOrNull } from './file-stat.ts';
 import { lockFileNamesFor, nameKey } from './folder-names.ts';
 import { isOnlineOnlyListing } from './online-only.ts';
 import { Queue, toSlash } from './event-intake.ts';
@@ -29,18 +30,6 @@ export interface Candidate {
   since: number;
   generation: number;
   note: string | null;
-}
-
-export const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
-
-/** A name's own stat, never its link's target's: everything in the folders is looked at this way. */
-export async function lstatOrNull(file: string): Promise<fs.Stats | null> {
-  try {
-    return await fsp.lstat(file);
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return null;
-    throw error;
-  }
 }
 
 const sameCandidateFile = (candidate: Pick<Candidate, 'size' | 'mtimeMs' | 'dev' | 'ino'>, stat: fs.Stats) =>
