@@ -135,6 +135,8 @@ export async function runWebCommand(args: string[]): Promise<number> {
   const shutdown = nextShutdownSignal();
   console.log(`SolarDesk is running at ${server.appUrl}`);
   startCore();
+  // The browser opens on the page while the core starts; the bridge's first requests wait for it.
+  const opened = values.open ? openWithSystem(server.appUrl) : Promise.resolve(true);
   let core: AppCore;
   try {
     core = await coreStarting;
@@ -145,7 +147,7 @@ export async function runWebCommand(args: string[]): Promise<number> {
     if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);
     throw error;
   }
-  if (values.open && !(await openWithSystem(server.appUrl))) console.error('SolarDesk: could not open a browser here; open the URL above yourself.');
+  if (!(await opened)) console.error('SolarDesk: could not open a browser here; open the URL above yourself.');
   await shutdown;
   await server.close();
   await core.close();
