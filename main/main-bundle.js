@@ -92,6 +92,9 @@ function writeAtomically(file, contents) {
   fs.renameSync(temporary, file);
 }
 
+/** What npm writes into node_modules at each install: a bundle built before it has packages of before. */
+const INSTALL_RECORD = 'node_modules/.package-lock.json';
+
 /** A day: a process started before a rebuild may still load its chunks on demand. */
 const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
 
@@ -132,6 +135,11 @@ async function build(entry, bundleFile, recordFile) {
     written.add(output.path);
   }
   const inputs = Object.keys(result.metafile.inputs).map((input) => path.relative(repoRoot, path.resolve(input)));
+  // npm may keep a package's files' own times, so an upgraded package's files can look
+  // older than the bundle; npm rewrites this file at every install that changes node_modules.
+  if (fs.existsSync(path.join(repoRoot, INSTALL_RECORD))) inputs.push(INSTALL_RECORD);
+  // And how it is built: this file.
+  inputs.push(path.relative(repoRoot, fileURLToPath(import.meta.url)));
   const outputs = [...written].map((file) => path.relative(path.dirname(recordFile), file));
   writeAtomically(recordFile, JSON.stringify({ root: repoRoot, inputs, outputs }));
   const chunksFolder = path.join(outputFolder, 'chunks');

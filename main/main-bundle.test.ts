@@ -50,6 +50,8 @@ describe('the main bundle', () => {
     assert.equal(built.root, repoRoot);
     assert.ok(built.inputs.includes('main/cli.ts'));
     assert.ok(built.inputs.includes('main/engine/engine.ts'), 'the commands, imported on demand, are in the bundle too');
+    assert.ok(built.inputs.includes('node_modules/.package-lock.json'), 'an npm install makes a new build');
+    assert.ok(built.inputs.includes('main/main-bundle.js'), 'so does a change to how it is built');
     assert.equal(isStale(path.join(repoRoot, 'main/dist/cli.mjs'), path.join(repoRoot, 'main/dist/cli.build.json')), false);
   });
 });
