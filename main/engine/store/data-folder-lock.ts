@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { createPrivateFileIfMissing, makePrivateFolder, PRIVATE_FILE_MODE, tightenToPrivate } from './private-files.ts';
+import { DataFolderInUseError, type LockHolder } from './store-errors.ts';
 
 export const LOCK_FILE_NAME = 'solardesk.lock';
 export const LOCK_HOLDER_FILE_NAME = 'solardesk.lock.json';
@@ -25,9 +26,6 @@ export interface DataFolderLock {
   /** Lets go of the folder; does nothing the second time. */
   release(): void;
 }
-
-/** Who holds a data folder, as its holder wrote it down. */
-import { DataFolderInUseError, type LockHolder } from './store-errors.ts';
 
 export { DataFolderInUseError, type LockHolder };
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 /** The store could not be opened; the message says which and what to check, for the person starting SolarDesk. */
 export class StoreOpenError extends Error {}
 
+/** Who holds a data folder, as its holder wrote it down. */
 export interface LockHolder {
   pid: number;
   hostname: string;
