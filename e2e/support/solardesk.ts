@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, type Page } from '@playwright/test';
+import { type ConsoleMessage, expect, type Page } from '@playwright/test';
 import { createHttpBridge, type HttpBridge } from '../../shared/bridge-http.ts';
 import type { ApiResponse, HttpMethod } from '../../shared/bridge.ts';
 import { STOP_WITH_PARENT, stopChild, waitForOutput } from '../../main/testing/child-process.ts';
@@ -68,11 +68,25 @@ export async function startSolarDesk(options: { extraArgs?: string[]; dataDir?: 
 
 /** Opens the app as a user would: the printed URL. */
 export async function openApp(page: Page, app: RunningApp): Promise<void> {
+  // A page opened before (on an app since stopped, when a test restarts SolarDesk) is
+  // closed first, as Electron's window closes with its app: otherwise its failed
+  // reconnections could land among this document's problems, depending on timing.
+  const earlier = (page as Page & { solardeskListeners?: () => void }).solardeskListeners;
+  if (earlier) {
+    earlier();
+    await page.goto('about:blank');
+  }
   const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
+  const onPageError = (error: Error) => problems.push(error.message);
+  const onConsole = (message: ConsoleMessage) => {
     if (message.type() === 'error') problems.push(message.text());
-  });
+  };
+  page.on('pageerror', onPageError);
+  page.on('console', onConsole);
+  (page as Page & { solardeskListeners?: () => void }).solardeskListeners = () => {
+    page.off('pageerror', onPageError);
+    page.off('console', onConsole);
+  };
   await page.goto(app.url);
   await expect(page.getByRole('navigation', { name: 'SolarDesk' })).toBeVisible();
   // A CSP violation or an uncaught error fails the test that caused it.
