@@ -114,6 +114,77 @@ describe('browser mode bridge server', () => {
     }
   });
 
+  test('a page that listens from the start sends no call before its event stream is up, so its first connection needs no second reading; a reconnection does', async () => {
+    let coreStarted!: (started: AppCore) => void;
+    const first = await startBridgeServer({ core: new Promise<AppCore>((resolve) => (coreStarted = resolve)), distDir }, 0);
+    let second: BridgeServer | null = null;
+    // Requests go to whichever server is up now: the "network" the page sees.
+    let target = first;
+    const sent: string[] = [];
+    const connections: [boolean, boolean][] = [];
+    const bridge = createHttpBridge({
+      baseUrl: '',
+      secret: first.secret,
+      listenFromStart: true,
+      reconnectDelayMs: 50,
+      fetch: (input, init) => {
+        const url = String(input);
+        sent.push(url);
+        return fetch(`${target.baseUrl}${url}`, { ...init, headers: { ...(init?.headers as Record<string, string>), [BRIDGE_HTTP.secretHeader]: target.secret } });
+      },
+      onConnectionChange: (isConnected, mayHaveMissedEvents) => connections.push([isConnected, mayHaveMissedEvents]),
+    });
+    try {
+      const session = bridge.invoke('session.get');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The core is still starting: the stream waits for it, and the call waits for the stream.
+      assert.deepEqual(sent, [BRIDGE_HTTP.eventsPath]);
+      coreStarted(core);
+      assert.equal((await session).orgName, 'Sunrise Solar');
+      assert.deepEqual(sent, [BRIDGE_HTTP.eventsPath, BRIDGE_HTTP.invokePath]);
+      assert.deepEqual(connections, [[true, false]]);
+
+      // The stream drops (the server went away) and comes back: what changed meanwhile went untold.
+      await first.close();
+      second = await startBridgeServer({ core, distDir }, 0);
+      target = second;
+      for (let tries = 0; connections.length < 3 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(connections.slice(0, 3), [
+        [true, false],
+        [false, true],
+        [true, true],
+      ]);
+    } finally {
+      bridge.close();
+      await first.close();
+      await second?.close();
+    }
+  });
+
+  test('a call that waited its longest for the stream goes anyway, and that first connection is then told it may have missed changes', async () => {
+    let coreStarted!: (started: AppCore) => void;
+    const starting = await startBridgeServer({ core: new Promise<AppCore>((resolve) => (coreStarted = resolve)), distDir }, 0);
+    const connections: [boolean, boolean][] = [];
+    const bridge = createHttpBridge({
+      baseUrl: starting.baseUrl,
+      secret: starting.secret,
+      listenFromStart: true,
+      firstConnectWaitMs: 100,
+      onConnectionChange: (isConnected, mayHaveMissedEvents) => connections.push([isConnected, mayHaveMissedEvents]),
+    });
+    try {
+      const session = bridge.invoke('session.get');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      coreStarted(core);
+      assert.equal((await session).orgName, 'Sunrise Solar');
+      for (let tries = 0; connections.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(connections, [[true, true]]);
+    } finally {
+      bridge.close();
+      await starting.close();
+    }
+  });
+
   test('the renderer is served with the CSP, hashed assets are cached, and nothing outside dist is reachable', async () => {
     const index = await fetch(`${server.baseUrl}/`);
     assert.equal(index.status, 200);

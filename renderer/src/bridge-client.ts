@@ -24,10 +24,14 @@ function takeSecret(): string | null {
   return window.sessionStorage.getItem(SECRET_STORAGE_KEY);
 }
 
-const connectionListeners = new Set<(isConnected: boolean) => void>();
+type ConnectionListener = (isConnected: boolean, mayHaveMissedEvents: boolean) => void;
+const connectionListeners = new Set<ConnectionListener>();
 
-/** Browser mode only: told when the event stream to `solardesk web` drops and returns. */
-export function onConnectionChange(listener: (isConnected: boolean) => void): () => void {
+/**
+ * Browser mode only: told when the event stream to `solardesk web` drops and returns;
+ * `mayHaveMissedEvents` says whether what the views show may be out of date.
+ */
+export function onConnectionChange(listener: ConnectionListener): () => void {
   connectionListeners.add(listener);
   return () => connectionListeners.delete(listener);
 }
@@ -54,7 +58,9 @@ function connect(): Bridge | null {
   return createHttpBridge({
     baseUrl: '',
     secret,
-    onConnectionChange: (isConnected) => connectionListeners.forEach((listener) => listener(isConnected)),
+    // The page always listens; its first reads wait for the stream, so they need no second reading.
+    listenFromStart: true,
+    onConnectionChange: (isConnected, mayHaveMissedEvents) => connectionListeners.forEach((listener) => listener(isConnected, mayHaveMissedEvents)),
   });
 }
 

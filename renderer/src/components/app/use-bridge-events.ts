@@ -17,10 +17,10 @@ export function useBridgeEvents(): void {
       useFilesStore.getState().follow(),
       useLocalWorkStore.getState().follow(),
       useActivityStore.getState().follow(),
-      onConnectionChange((isConnected) => {
+      onConnectionChange((isConnected, mayHaveMissedEvents) => {
         useUiStore.getState().setConnected(isConnected);
-        // Connected (the first time too: a view may have loaded before the stream was up): read again what no event told.
-        if (isConnected) refreshEveryView();
+        // Connected again, or for the first time after a view had already read: read again what no event told.
+        if (isConnected && mayHaveMissedEvents) refreshEveryView();
       }),
       requireBridge().subscribe('records.changed', refreshViewsOf),
     ];
