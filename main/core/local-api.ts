@@ -2,6 +2,7 @@
 // core's own calls for uploads and downloads. A refused token is renewed once. A read
 // that the backend's closing cut off (a sign-in, a sign-out or another org swapped it
 // for another) is asked again of the backend that took its place.
+import http from 'node:http';
 import { BridgeError, type ApiRequest, type ApiResponse, type QueryValue } from '../../shared/bridge.ts';
 import type { LocalBackend } from './local-backend.ts';
 
@@ -26,10 +27,48 @@ export function withQuery(path: string, query: Record<string, QueryValue> | unde
   return text ? `${path}?${text}` : path;
 }
 
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
+/** A whole answer of the local API. */
+interface LocalAnswer {
+  status: number;
+  /** Lower-case names; a repeated header's values joined with ", " (as fetch's Headers give them). */
+  headers: Record<string, string>;
+  bytes: Buffer;
+}
+
+// The local API is on 127.0.0.1, in this process or the sync agent's. node:http with
+// kept-alive connections costs about half of fetch's CPU a call (fetch's web streams),
+// and needs nothing loaded: fetch's first call loaded undici, on the first screen's path.
+// An idle connection is dropped after 5 s, well before the server would close it (Fastify
+// keeps one 72 s), so a call seldom meets a connection closing under it.
+const keptAlive = new http.Agent({ keepAlive: true, timeout: 5_000 });
+
+function sendToLocalApi(url: string, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, isRetry = false): Promise<LocalAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers, agent: keptAlive }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const answerHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, bytes: Buffer.concat(chunks) });
+      });
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection closed as this read went out: it goes once more on a new
+      // connection (node:http's documented remedy). A change is not sent twice: the server
+      // may have taken it before the connection went.
+      if (request.reusedSocket && error.code === 'ECONNRESET' && method === 'GET' && !isRetry) sendToLocalApi(url, method, headers, body, true).then(resolve, reject);
+      else reject(error);
+    });
+    request.end(body);
+  });
+}
+
+function readBody(answer: LocalAnswer): unknown {
+  const text = answer.bytes.toString('utf8');
   if (text === '') return null;
-  if ((response.headers.get('content-type') ?? '').includes('json')) {
+  if ((answer.headers['content-type'] ?? '').includes('json')) {
     try {
       return JSON.parse(text);
     } catch {
@@ -40,19 +79,18 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 export async function callLocalApi(backend: () => Promise<ApiBackend>, request: RawApiRequest): Promise<ApiResponse> {
-  const response = await sendRenewingToken(backend, request);
-  return { status: response.status, headers: Object.fromEntries(response.headers), body: await readBody(response) };
+  const answer = await sendRenewingToken(backend, request);
+  return { status: answer.status, headers: answer.headers, body: readBody(answer) };
 }
 
 /** A call whose answer is bytes (a file version's contents, a generated document), read whole; a JSON error body stays readable as `body`. */
 export async function callLocalApiForBytes(backend: () => Promise<ApiBackend>, request: string | RawApiRequest): Promise<ApiResponse & { bytes: Uint8Array | null }> {
-  const response = await sendRenewingToken(backend, typeof request === 'string' ? { method: 'GET', path: request } : request);
-  const headers = Object.fromEntries(response.headers);
-  if (response.status !== 200) return { status: response.status, headers, body: await readBody(response), bytes: null };
-  return { status: response.status, headers, body: null, bytes: new Uint8Array(await response.arrayBuffer()) };
+  const answer = await sendRenewingToken(backend, typeof request === 'string' ? { method: 'GET', path: request } : request);
+  if (answer.status !== 200) return { status: answer.status, headers: answer.headers, body: readBody(answer), bytes: null };
+  return { status: answer.status, headers: answer.headers, body: null, bytes: new Uint8Array(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength) };
 }
 
-async function sendRenewingToken(backend: () => Promise<ApiBackend>, request: RawApiRequest): Promise<Response> {
+async function sendRenewingToken(backend: () => Promise<ApiBackend>, request: RawApiRequest): Promise<LocalAnswer> {
   const send = async (target: ApiBackend) => {
     const { baseUrl, token } = target.api();
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -64,10 +102,10 @@ async function sendRenewingToken(backend: () => Promise<ApiBackend>, request: Ra
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.body);
     }
-    return fetch(`${baseUrl}${withQuery(request.path, request.query)}`, { method: request.method, headers, body, redirect: 'manual' });
+    return sendToLocalApi(`${baseUrl}${withQuery(request.path, request.query)}`, request.method, headers, body);
   };
   let target = await backend();
-  let response: Response;
+  let response: LocalAnswer;
   try {
     response = await send(target);
   } catch (error) {
@@ -85,7 +123,6 @@ async function sendRenewingToken(backend: () => Promise<ApiBackend>, request: Ra
     response = await send(target);
   }
   if (response.status === 401) {
-    await response.body?.cancel();
     await target.renewToken();
     response = await send(target);
   }
