@@ -1,15 +1,7 @@
 // The one place a bridge request is checked and handed to its handler, whichever
 // transport brought it (Electron IPC or HTTP). A request that breaks the contract
 // of shared/bridge.ts is refused here, before any handler sees it.
-import {
-  type BridgeEnvelope,
-  BridgeError,
-  type BridgeEventChannels,
-  type BridgeHandlers,
-  type EventChannel,
-  type Unsubscribe,
-  isInvokeChannel,
-} from '../shared/bridge.ts';
+import { type BridgeEnvelope, BridgeError, type BridgeHandlers, isInvokeChannel } from '../shared/bridge.ts';
 import { bridgeRequestSchemas } from '../shared/bridge-schemas.ts';
 
 export type ErrorLogger = (channel: string, error: unknown) => void;
@@ -37,42 +29,5 @@ export async function dispatchInvoke(
     logError(channel, error);
     // Internals (paths, stack traces) stay in the main process's log.
     return { ok: false, error: { code: 'failed', message: `SolarDesk could not complete ${channel}. The details are in its log.` } };
-  }
-}
-
-type AnyListener = (payload: never) => void;
-
-/** Fan-out of the event channels: the core emits, each transport subscribes. */
-export class BridgeEventHub {
-  private readonly listeners = new Map<EventChannel, Set<AnyListener>>();
-  private readonly latest = new Map<EventChannel, unknown>();
-
-  emit<C extends EventChannel>(channel: C, payload: BridgeEventChannels[C]): void {
-    this.latest.set(channel, payload);
-    for (const listener of [...(this.listeners.get(channel) ?? [])]) {
-      try {
-        (listener as (value: BridgeEventChannels[C]) => void)(payload);
-      } catch {
-        // One broken subscriber (a closed window) must not stop the others.
-      }
-    }
-  }
-
-  subscribe<C extends EventChannel>(channel: C, listener: (payload: BridgeEventChannels[C]) => void): Unsubscribe {
-    const set = this.listeners.get(channel) ?? new Set<AnyListener>();
-    set.add(listener as AnyListener);
-    this.listeners.set(channel, set);
-    return () => set.delete(listener as AnyListener);
-  }
-
-  /** The last payload of a channel, so a new subscriber (a reloaded page) starts from the present. */
-  latestOf<C extends EventChannel>(channel: C): BridgeEventChannels[C] | undefined {
-    return this.latest.get(channel) as BridgeEventChannels[C] | undefined;
-  }
-
-  get listenerCount(): number {
-    let count = 0;
-    for (const set of this.listeners.values()) count += set.size;
-    return count;
   }
 }

@@ -13,6 +13,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const mainFolder = path.dirname(fileURLToPath(import.meta.url));
 const outputFolder = path.join(mainFolder, 'dist');
 
+/**
+ * What the bundle can start, built together so they share their chunks: the command
+ * line, and the thread that serves `solardesk web`'s page (main/web/bridge-thread.ts).
+ */
+const ENTRIES = ['cli.ts', 'web/bridge-worker.ts'];
+/** The record of the last build (isStale): where, from what, and what it wrote. */
+const RECORD_FILE = path.join(outputFolder, 'build.json');
+
 const repoRoot = path.join(mainFolder, '..');
 
 /**
@@ -98,10 +106,13 @@ const INSTALL_RECORD = 'node_modules/.package-lock.json';
 /** A day: a process started before a rebuild may still load its chunks on demand. */
 const OLD_CHUNK_MS = 24 * 60 * 60 * 1000;
 
-async function build(entry, bundleFile, recordFile) {
+/** The bundle file an entry (a TypeScript file under main/) is built to. */
+const bundleFileOf = (entry) => path.join(outputFolder, `${path.basename(entry, '.ts')}.mjs`);
+
+async function build(recordFile) {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
-    entryPoints: [entry],
+    entryPoints: ENTRIES.map((entry) => path.join(mainFolder, entry)),
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -128,8 +139,10 @@ async function build(entry, bundleFile, recordFile) {
   });
   fs.mkdirSync(path.join(outputFolder, 'chunks'), { recursive: true });
   const written = new Set();
-  // Chunks first, the entry after them, and last the record that says the build is complete.
-  const inOrder = [...result.outputFiles].sort((a, b) => Number(a.path.startsWith(bundleFile)) - Number(b.path.startsWith(bundleFile)));
+  // Chunks first, the entries after them, and last the record that says the build is complete.
+  const entryFiles = ENTRIES.map(bundleFileOf);
+  const isEntryFile = (output) => entryFiles.some((file) => output.path.startsWith(file));
+  const inOrder = [...result.outputFiles].sort((a, b) => Number(isEntryFile(a)) - Number(isEntryFile(b)));
   for (const output of inOrder) {
     writeAtomically(output.path, output.contents);
     written.add(output.path);
@@ -158,10 +171,9 @@ async function build(entry, bundleFile, recordFile) {
  * through tsx as they always could.
  */
 export async function importMain(entry) {
-  const name = path.basename(entry, '.ts');
-  const bundleFile = path.join(outputFolder, `${name}.mjs`);
-  const recordFile = path.join(outputFolder, `${name}.build.json`);
-  if (process.env.SOLARDESK_NO_BUNDLE !== '1' && (await bundleReady(entry, bundleFile, recordFile))) {
+  if (!ENTRIES.includes(entry)) throw new Error(`${entry} is not one of the bundle's entries (ENTRIES in main/main-bundle.js).`);
+  const bundleFile = bundleFileOf(entry);
+  if (process.env.SOLARDESK_NO_BUNDLE !== '1' && (await bundleReady(bundleFile, RECORD_FILE))) {
     return import(pathToFileURL(bundleFile).href);
   }
   const { register } = await import('tsx/esm/api');
@@ -170,13 +182,13 @@ export async function importMain(entry) {
 }
 
 /** Builds the bundle if it is stale; false, having said why, when it cannot be built. */
-async function bundleReady(entry, bundleFile, recordFile) {
+async function bundleReady(bundleFile, recordFile) {
   try {
     if (isStale(bundleFile, recordFile)) {
       // Said to a person at a terminal (a pause of about two seconds); scripts and tests read stderr as the command's own.
       if (process.stderr.isTTY) console.error(`SolarDesk: building ${path.relative(process.cwd(), outputFolder) || 'main/dist'} from the sources, once after each change…`);
       fs.mkdirSync(outputFolder, { recursive: true });
-      await build(path.join(mainFolder, entry), bundleFile, recordFile);
+      await build(recordFile);
     }
     return true;
   } catch (error) {

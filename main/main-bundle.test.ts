@@ -42,16 +42,20 @@ describe('the main bundle', () => {
     assert.equal(isStale(bundle, record), true, 'no record of a complete build');
   });
 
-  test('`solardesk` runs a bundle whose record lists the command line and the engine', () => {
+  test('`solardesk` runs a bundle whose record lists the command line, the engine and the page’s server thread', () => {
     const help = spawnSync(process.execPath, [path.join(repoRoot, 'main/solardesk.js'), '--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0, help.stderr);
     assert.match(help.stdout, /^Usage: solardesk <command>/);
-    const built = JSON.parse(fs.readFileSync(path.join(repoRoot, 'main/dist/cli.build.json'), 'utf8')) as { root: string; inputs: string[] };
+    const record = path.join(repoRoot, 'main/dist/build.json');
+    const built = JSON.parse(fs.readFileSync(record, 'utf8')) as { root: string; inputs: string[]; outputs: string[] };
     assert.equal(built.root, repoRoot);
     assert.ok(built.inputs.includes('main/cli.ts'));
     assert.ok(built.inputs.includes('main/engine/engine.ts'), 'the commands, imported on demand, are in the bundle too');
     assert.ok(built.inputs.includes('node_modules/.package-lock.json'), 'an npm install makes a new build');
     assert.ok(built.inputs.includes('main/main-bundle.js'), 'so does a change to how it is built');
-    assert.equal(isStale(path.join(repoRoot, 'main/dist/cli.mjs'), path.join(repoRoot, 'main/dist/cli.build.json')), false);
+    assert.ok(built.inputs.includes('main/web/bridge-worker.ts'), 'the thread that serves solardesk web’s page is built with it');
+    assert.ok(built.outputs.includes('bridge-worker.mjs'));
+    assert.equal(isStale(path.join(repoRoot, 'main/dist/cli.mjs'), record), false);
+    assert.equal(isStale(path.join(repoRoot, 'main/dist/bridge-worker.mjs'), record), false);
   });
 });

@@ -1,14 +1,15 @@
 // `solardesk web`: browser mode. Runs the same core the desktop runs and serves
 // the renderer plus the bridge over HTTP on 127.0.0.1, behind a per-launch secret.
-// It listens, and prints the URL, before it loads the core: the browser loads the
-// page while the core starts, and the bridge's first requests wait for it.
-import { spawn } from 'node:child_process';
+// The page is served from a thread of its own, which listens and prints the URL while
+// the core loads: the browser loads the page meanwhile, and the bridge's first
+// requests wait for the core.
 import { once } from 'node:events';
 import path from 'node:path';
 import type { AppCore } from '../core/app-core.ts';
 import { defaultSettings } from '../core/host-stores.ts';
 import { ensureRendererBuilt, rendererDist } from '../renderer-files.ts';
-import { startBridgeServer } from '../web/bridge-server.ts';
+import { startBridgeThread } from '../web/bridge-thread.ts';
+import { openWithSystem } from '../web/open-with-system.ts';
 import { CliError, parseOptions, readByteSize, readContentsPolicy, readPort } from './cli-args.ts';
 
 export const WEB_HELP = `Usage: solardesk web [options]
@@ -41,22 +42,6 @@ Prints "SolarDesk is running at <URL>". The URL carries the secret; open it as
 printed. SIGTERM or SIGINT stops SolarDesk.`;
 
 const DEFAULT_PORT = 8787;
-
-/** The system's "open this" command, detached; false where there is none (no display, no opener). */
-export function openWithSystem(target: string): Promise<boolean> {
-  const isLinuxWithoutDisplay = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
-  if (isLinuxWithoutDisplay) return Promise.resolve(false);
-  const [command, args] =
-    process.platform === 'darwin' ? ['open', [target]] : process.platform === 'win32' ? ['explorer', [target]] : ['xdg-open', [target]];
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
-    child.once('error', () => resolve(false));
-    child.once('spawn', () => {
-      child.unref();
-      resolve(true);
-    });
-  });
-}
 
 /** Resolves with the first SIGINT or SIGTERM. */
 export function nextShutdownSignal(): Promise<NodeJS.Signals> {
@@ -102,9 +87,12 @@ export async function runWebCommand(args: string[]): Promise<number> {
   const maxUploadBytes = readByteSize('--max-upload-size', values['max-upload-size']);
 
   await ensureRendererBuilt();
-  // Settled only once the server listens: loading the core's modules holds the thread.
-  let startCore!: () => void;
-  const coreStarting = new Promise<void>((resolve) => (startCore = resolve)).then(async (): Promise<AppCore> => {
+  // The page is served, and its URL printed, by a thread of its own; the core loads here
+  // meanwhile, and the bridge's first requests wait for it (web/bridge-thread.ts).
+  const pageServer = startBridgeThread({ distDir: rendererDist, port, anyPortIfTaken: values.port === undefined, open: values.open === true });
+  // Listening for signals before the URL is out: whoever reads it may stop us at once.
+  const shutdown = nextShutdownSignal();
+  const coreStarting = (async (): Promise<AppCore> => {
     const [{ startAppCore }, { fileSettingsStore }, { createSyncAgentHost }] = await Promise.all([
       import('../core/app-core.ts'),
       import('../core/host-stores.ts'),
@@ -118,38 +106,34 @@ export async function runWebCommand(args: string[]): Promise<number> {
       syncAgent: createSyncAgentHost({ pollIntervalSeconds: syncInterval, contents }),
       maxUploadBytes,
     });
-  });
-  const bridge = { core: coreStarting, distDir: rendererDist };
-  let server;
+  })();
+  pageServer.serve(coreStarting);
   try {
-    server = await startBridgeServer(bridge, port).catch((error: NodeJS.ErrnoException) => {
-      // The default port is a convenience; when it is taken, any free one will do.
-      if (error.code === 'EADDRINUSE' && values.port === undefined) return startBridgeServer(bridge, 0);
-      throw error;
-    });
+    await pageServer.listening;
   } catch (error) {
+    await pageServer.close();
+    await coreStarting.then((core) => core.close()).catch(() => {});
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${port} is in use. Pick another with --port, or --port 0 for any free one.`, 1);
     throw error;
   }
-  // Listening before the URL is out: whoever reads it may stop us at once.
-  const shutdown = nextShutdownSignal();
-  console.log(`SolarDesk is running at ${server.appUrl}`);
-  startCore();
-  // The browser opens on the page while the core starts; the bridge's first requests wait for it.
-  const opened = values.open ? openWithSystem(server.appUrl) : Promise.resolve(true);
   let core: AppCore;
   try {
     core = await coreStarting;
   } catch (error) {
     // The page was told (503, the same message); the person who started us is told here.
-    await server.close();
+    await pageServer.close();
     const { NoLocalOrgError } = await import('../core/embedded-backend.ts');
     if (error instanceof NoLocalOrgError) throw new CliError(error.message, 1);
     throw error;
   }
-  if (!(await opened)) console.error('SolarDesk: could not open a browser here; open the URL above yourself.');
-  await shutdown;
-  await server.close();
+  if (!(await pageServer.opened)) console.error('SolarDesk: could not open a browser here; open the URL above yourself.');
+  const ended = await Promise.race([shutdown, pageServer.failed]);
+  if (ended instanceof Error) {
+    console.error(`SolarDesk: the page's server stopped (${ended.message}); start solardesk web again.`);
+    await core.close();
+    return 1;
+  }
+  await pageServer.close();
   await core.close();
   return 0;
 }

@@ -8,7 +8,8 @@
 // shell hands in what differs (where settings live, how a folder is opened).
 import path from 'node:path';
 import type { BridgeEnvelope, BridgeHandlers, SessionInfo } from '../../shared/bridge.ts';
-import { BridgeEventHub, dispatchInvoke } from '../bridge-dispatch.ts';
+import { dispatchInvoke } from '../bridge-dispatch.ts';
+import { BridgeEventHub } from '../bridge-events.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
 import { type Agent, type AgentOptions, startAgent } from '../sync/agent.ts';
 import { type ProjectFolderOptions, projectFolderRecords, watchProjectFolders } from './agent-folders.ts';

@@ -5,7 +5,7 @@
 // local-work-handlers.ts, photo-handlers.ts) work through it; app-core.ts
 // composes them. It never imports Electron: the host hands in what differs.
 import type { RecordsChanged, SessionInfo, Settings, SyncState, Unsubscribe, ApiResponse } from '../../shared/bridge.ts';
-import type { BridgeEventHub } from '../bridge-dispatch.ts';
+import type { BridgeEventHub } from '../bridge-events.ts';
 import { type DataFolderLock, DataFolderInUseError } from '../engine/store/data-folder-lock.ts';
 import { type RecordChangeEvent, TRACKED_MODEL_PATHS } from '../engine/changes/change-feed.ts';
 import { countHeldDeletes, countOutbox } from '../sync/outbox.ts';

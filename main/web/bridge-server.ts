@@ -72,18 +72,20 @@ const securityHeaders = {
 
 /**
  * The renderer's files, kept in memory once read and sent in one write: at launch the
- * page's code (hundreds of KB) is fetched while the core loads on the same thread,
- * and a file streamed in 64 KB pieces waited a turn of that loading for each piece.
- * A file rebuilt meanwhile (another size or time) is read again.
+ * page's code (hundreds of KB) is fetched while the core loads, and a file streamed in
+ * 64 KB pieces waited for each piece. Read with synchronous calls: libuv's four threads
+ * serve the whole process, and at launch the core's folder scan queues hundreds of
+ * calls on them that a page file would wait behind. A file rebuilt meanwhile (another
+ * size or time) is read again.
  */
 class RendererFileCache {
   private readonly files = new Map<string, { size: number; mtimeMs: number; bytes: Buffer }>();
 
-  async read(file: string): Promise<Buffer> {
-    const stat = await fs.promises.stat(file);
+  read(file: string): Buffer {
+    const stat = fs.statSync(file);
     const kept = this.files.get(file);
     if (kept && kept.size === stat.size && kept.mtimeMs === stat.mtimeMs) return kept.bytes;
-    const bytes = await fs.promises.readFile(file);
+    const bytes = fs.readFileSync(file);
     this.files.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, bytes });
     return bytes;
   }
@@ -177,7 +179,7 @@ export async function startBridgeServer(options: BridgeServerOptions, port: numb
     if (!file) return reply.code(404).headers(securityHeaders).type('text/plain').send('Not found.');
     // Hashed asset names never change content; index.html must always be fresh.
     const isHashedAsset = request.url.startsWith('/assets/');
-    const bytes = await rendererFiles.read(file);
+    const bytes = rendererFiles.read(file);
     return reply
       .headers(securityHeaders)
       .header('cache-control', isHashedAsset ? 'public, max-age=31536000, immutable' : 'no-cache')
