@@ -14,8 +14,12 @@ export type { PendingChangeJson, SyncBudgetJson, SyncConflictJson, SyncStatusJso
 import type { SyncStatusJson } from './schemas/sync.ts';
 import type { SyncState } from './bridge.ts';
 
-/** `local_value`: the local value the user was shown; a choice made on a value edited since is refused (409). */
-export type ConflictChoice = ({ choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown }) & { local_value?: unknown };
+/**
+ * `local_value`, `remote_value`: the two sides the user was shown. A choice made on a
+ * local value edited since is refused (409); so is keeping the local value, or a typed
+ * one, over a remote value newer than the one shown.
+ */
+export type ConflictChoice = ({ choice: 'local' } | { choice: 'remote' } | { choice: 'value'; value: unknown }) & { local_value?: unknown; remote_value?: unknown };
 
 const AGENT_STATES: Record<string, SyncStateName> = {
   idle: 'synced',

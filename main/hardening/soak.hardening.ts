@@ -245,7 +245,8 @@ async function resolveSomeConflict(slot: AgentSlot): Promise<void> {
   const at = elapsed();
   const write: Write | null = value === undefined ? null : { model: conflict.model, recordId: conflict.record_id, field: conflict.field, value, who: `agent ${slot.name} (resolved)`, agent: slot.name, via: 'resolve', sentAt: at, ackedAt: null, seen: conflict.remote_value, writerLive: !slot.paused };
   if (write) writes.push(write);
-  const answer = await localRequest(slot, 'POST', syncPaths.resolveConflict(ORG, conflict.id), { choice, value });
+  // As the app does: the remote value shown is sent, so one that arrived since is not replaced unseen (409, then looked at again).
+  const answer = await localRequest(slot, 'POST', syncPaths.resolveConflict(ORG, conflict.id), { choice, value, remote_value: conflict.remote_value });
   const conflictText = `conflict on ${conflict.model} ${conflict.record_id} ${conflict.field} (local ${JSON.stringify(conflict.local_value)}, remote ${JSON.stringify(conflict.remote_value)})`;
   happened(`agent ${slot.name} resolved "${choice}"${value === undefined ? '' : ` ${JSON.stringify(value)}`} the ${conflictText}: ${answer ? answer.status : 'no answer'}`, conflict.record_id);
   if (!ok(answer)) {

@@ -19,12 +19,22 @@ import { syncModel, viewOf } from './models/index.ts';
 
 export type ConflictChoice = 'local' | 'remote' | 'value';
 
-/**
- * `seenLocalValue`: the local value the user was shown, when the client sends it. A
- * settlement never replaces a local edit made after that: "local" keeps the field's
- * value as it is now, and a choice made on an older local value is refused (409).
- */
-export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown, seenLocalValue?: unknown): Promise<void> {
+/** The two sides as the user was shown them, when the client sends them. */
+export interface SeenSides {
+  /**
+   * A settlement never replaces a local edit made after the user looked: "local" keeps
+   * the field's value as it is now, and a choice made on an older local value is refused (409).
+   */
+  localValue?: unknown;
+  /**
+   * A pull may bring a newer remote value into the open conflict after the user looked.
+   * "Keep mine" or a typed value would replace it unseen, so that choice is refused (409)
+   * and the user looks again. Taking the remote's value loses nothing there, and takes its newest.
+   */
+  remoteValue?: unknown;
+}
+
+export async function resolveConflict(sync: SyncContext, conflictId: number, choice: ConflictChoice, value: unknown, seen: SeenSides = {}): Promise<void> {
   const contents = await contentsConflictSides(sync, conflictId, choice);
   // The user's choice, made on this computer: announced as theirs, and queued for the remote by requeueFields below.
   await writeAnnounced(sync.engine, { orgId: sync.orgId, by: byUser(sync.localUserId) }, async (trx, track) => {
@@ -34,9 +44,14 @@ export async function resolveConflict(sync: SyncContext, conflictId: number, cho
     await track.record(model, conflict.record_id);
     const remoteValue = JSON.parse(conflict.remote_value) as unknown;
     const localValue = await currentLocalValue(trx, sync, model, conflict.record_id, conflict.field, JSON.parse(conflict.local_value) as unknown);
-    if (seenLocalValue !== undefined && !sameJson(seenLocalValue, localValue)) {
+    if (seen.localValue !== undefined && !sameJson(seen.localValue, localValue)) {
       throw new ApiError(409, {
         detail: `The local value of ${conflict.field} changed after you looked at this conflict; it is now ${JSON.stringify(localValue)}. Look at the conflict again and choose.`,
+      });
+    }
+    if (choice !== 'remote' && seen.remoteValue !== undefined && !sameJson(seen.remoteValue, remoteValue)) {
+      throw new ApiError(409, {
+        detail: `The remote's value of ${conflict.field} changed after you looked at this conflict; it is now ${JSON.stringify(remoteValue)}. Look at the conflict again and choose.`,
       });
     }
     const chosen = choice === 'local' ? localValue : choice === 'remote' ? remoteValue : checkValue(model, conflict.field, value);

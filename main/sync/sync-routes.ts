@@ -222,13 +222,17 @@ export function registerSyncRoutes(
           choice: z.enum(['local', 'remote', 'value']),
           value: z.unknown().optional(),
           local_value: z.unknown().optional().describe('The local value the user was shown; if the field was edited here since, the answer is 409'),
+          remote_value: z
+            .unknown()
+            .optional()
+            .describe("The remote's value the user was shown; if a newer one has arrived since, keeping the local value or a typed one is refused with 409"),
         }),
         response: { 200: syncStatusJsonSchema },
       },
     },
     async (request) => {
       const { sync, engine } = running();
-      await resolveConflict(sync, request.params.id, request.body.choice, request.body.value, request.body.local_value);
+      await resolveConflict(sync, request.params.id, request.body.choice, request.body.value, { localValue: request.body.local_value, remoteValue: request.body.remote_value });
       engine.wake();
       return engine.status();
     },

@@ -63,6 +63,41 @@ describe('sync conflicts and write preconditions', () => {
     assert.deepEqual((await conflictsOf(admin)).filter((row) => row.record_id === id), []);
   });
 
+  test('a remote value that arrives after the user looked is not replaced unseen: "keep mine" on the older one is refused, and kept once looked at again', async () => {
+    // The soak found it (seed 174214830): the pull put the newer remote value into the
+    // open conflict, and "local", chosen looking at the older one, overwrote it unseen.
+    const id = shared[2]!;
+    const path = apiPaths.project(1, id);
+    await pause(admin);
+    assert.equal((await admin.local('PATCH', path, { notes: 'mine' })).status, 200);
+    assert.equal((await member.local('PATCH', path, { notes: 'theirs 1' })).status, 200);
+    await member.synced();
+    await resume(admin);
+    await admin.synced();
+    const [looked] = (await conflictsOf(admin)).filter((row) => row.record_id === id);
+    assert.deepEqual([looked?.local_value, looked?.remote_value], ['mine', 'theirs 1']);
+
+    // The member writes again; the admin's agent pulls it into the open conflict.
+    assert.equal((await member.local('PATCH', path, { notes: 'theirs 2' })).status, 200);
+    await member.synced();
+    await admin.synced();
+    assert.equal((await conflictsOf(admin)).find((row) => row.id === looked!.id)?.remote_value, 'theirs 2');
+
+    for (const stale of [{ choice: 'local' }, { choice: 'value', value: 'typed over it' }]) {
+      const refused = await admin.local('POST', syncPaths.resolveConflict(1, looked!.id), { ...stale, local_value: 'mine', remote_value: 'theirs 1' });
+      assert.equal(refused.status, 409, `${stale.choice} on the older remote value`);
+      assert.match(refused.json.detail, /remote's value of notes changed after you looked.*"theirs 2"/);
+    }
+    assert.equal((await h.remote('GET', path)).json.notes, 'theirs 2', 'nothing replaced it');
+
+    const resolved = await admin.local('POST', syncPaths.resolveConflict(1, looked!.id), { choice: 'local', local_value: 'mine', remote_value: 'theirs 2' });
+    assert.equal(resolved.status, 200, resolved.text);
+    await admin.synced();
+    await member.synced();
+    assert.equal((await h.remote('GET', path)).json.notes, 'mine', 'kept, having seen "theirs 2"');
+    assert.equal((await member.local('GET', path)).json.notes, 'mine');
+  });
+
   /**
    * Both agents paused, each edits the same field, both resumed at the same moment.
    * Exactly one value wins on the server; the other agent keeps its own value and

@@ -47,8 +47,8 @@ function ConflictCard({ conflict }: { conflict: SyncConflictJson }) {
         return;
       }
     }
-    // What the user saw: a local edit made since must not be replaced by this choice.
-    const body = { ...(choice === 'value' ? { choice, value } : { choice }), local_value: conflict.local_value };
+    // What the user saw: neither a local edit made since nor a newer remote value may be replaced unseen by this choice.
+    const body = { ...(choice === 'value' ? { choice, value } : { choice }), local_value: conflict.local_value, remote_value: conflict.remote_value };
     void useSyncStore.getState().resolve(conflict.id, body).catch((error) => toast(messageOf(error), 'error'));
   };
   return (
