@@ -80,7 +80,9 @@ export function startBridgeThread(options: BridgeThreadOptions): BridgeThread {
     notListening(error);
     failedWith(error);
   });
+  let hasExited = false;
   worker.on('exit', () => {
+    hasExited = true;
     notListening(new Error('The page’s server thread ended before it listened.'));
     closed?.();
   });
@@ -147,6 +149,7 @@ export function startBridgeThread(options: BridgeThreadOptions): BridgeThread {
     async close() {
       isClosed = true;
       for (const unsubscribe of unsubscribers.splice(0)) unsubscribe();
+      if (hasExited) return;
       const ended = new Promise<void>((resolve) => (closed = resolve));
       post({ type: 'close' });
       await ended;
