@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCore, waitFor, type TestCore } from './core-bridge.ts';
 import { useSyncStore } from '../src/stores/sync-store.ts';
+import { refreshEveryView } from '../src/stores/view-refresh.ts';
 
 describe('the sync store', () => {
   let app: TestCore;
@@ -47,6 +48,15 @@ describe('the sync store', () => {
     await assert.rejects(store().confirmDelete(424_242), /already decided/);
     assert.equal(store().loadState, 'ready', 'the list was loaded again after the refusal');
     assert.equal(store().error, null);
+  });
+
+  test('when the event stream connects again, the lists are read again: what waited may have changed while it was down', async () => {
+    await store().load(app.orgId);
+    // What the screen showed before the stream dropped: a held delete since decided elsewhere.
+    const decidedMeanwhile = { id: 424_243, model: 'private_file', record_id: 9, op: 'delete', status: 'held', fields: [], reason: 'Deleted in the project folder', created_date: '2026-11-29T10:00:00Z' };
+    useSyncStore.setState({ pending: [decidedMeanwhile] as never });
+    refreshEveryView();
+    await waitFor('the list read again', () => store().pending.length === 0);
   });
 
   test('an action before any org is loaded fails with a sentence instead of calling the API', async () => {

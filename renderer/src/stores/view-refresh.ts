@@ -8,6 +8,7 @@ import { useFilesStore } from './files-store.ts';
 import { useProjectStore } from './project-store.ts';
 import { useProjectsStore } from './projects-store.ts';
 import { useSessionStore } from './session-store.ts';
+import { useSyncStore } from './sync-store.ts';
 import { useWebhooksStore } from './webhooks-store.ts';
 
 const LIST_KINDS = new Set(['projects', 'contacts', 'sync', 'unknown']);
@@ -45,4 +46,7 @@ export function refreshEveryView(): void {
   const activity = useActivityStore.getState();
   if (activity.orgId !== null && activity.loadState !== 'idle') void activity.load(activity.orgId, activity.filter);
   if (useSessionStore.getState().session !== null) void useSessionStore.getState().load();
+  // The pending changes and conflicts: the stream's first event is only the state's counts, which may not have moved.
+  const sync = useSyncStore.getState();
+  if (sync.orgId !== null && sync.loadState !== 'idle') void sync.load(sync.orgId);
 }
