@@ -225,7 +225,7 @@ test('a file waiting for a project the server refused says so, naming the projec
     await expect(upload.getByRole('button', { name: 'Retry now' })).toHaveCount(0);
     const project = entryOf(page, 'edit', 'Shed roof, made offline');
     await expect(project.getByTestId('activity-state')).toHaveText(
-      'Failed: The server refused it (title: Rejected by the remote for this test). Press Retry now to send it again, or edit it first.',
+      'Failed: The server refused it (Title: Rejected by the remote for this test). Press Retry now to send it again, or edit it first.',
     );
     await expect(project.getByRole('button', { name: 'Retry now' })).toBeVisible();
     await screenshots(page, 'activity-refused-project', upload);

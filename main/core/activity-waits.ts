@@ -72,7 +72,7 @@ export async function refusedProjectWait(db: Kysely<Database>, fileId: number): 
 
 /**
  * What a change the server refused for good says in its entry: the server's reason,
- * read as the Sync screen reads it ("The server refused it (title: This field may not
+ * read as the Sync screen reads it ("The server refused it (Title: This field may not
  * be blank)"), never the raw answer, and what to do.
  */
 export function refusalOf(lastError: string | null): string {

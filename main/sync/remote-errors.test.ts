@@ -58,7 +58,9 @@ test('the question before signing out counts changes and deletions', () => {
 });
 
 test('why one change did not go up reads as the end of a sentence', () => {
-  assert.equal(describeChangeFailure('HTTP 400: {"title":["This field may not be blank."]}'), 'the server refused it (title: This field may not be blank)');
+  assert.equal(describeChangeFailure('HTTP 400: {"title":["This field may not be blank."]}'), 'the server refused it (Title: This field may not be blank)');
+  // Fields as the editor names them, not their code names.
+  assert.equal(describeChangeFailure('HTTP 400: {"zip":["Enter a valid postal code."]}'), 'the server refused it (Postal code: Enter a valid postal code)');
   assert.equal(describeChangeFailure('HTTP 403: {"detail":"You do not have permission to perform this action."}'), 'the server refused it (You do not have permission to perform this action)');
   assert.equal(describeChangeFailure('ECONNRESET: socket hang up'), 'the server is not answering (the connection was cut)');
   assert.equal(describeChangeFailure('throttled by the remote for 5 s'), 'the server asked to wait 5 s (a request quota is used up for now)');

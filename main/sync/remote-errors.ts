@@ -2,6 +2,7 @@
 // for a new sign-in, or busy (429, 5xx). Kept apart from push and pull, which both
 // raise them, so neither imports the other for them.
 import type { RemoteOutcome } from './remote-client.ts';
+import { labelOf } from '../../shared/field-labels.ts';
 
 export class RemoteUnreachableError extends Error {}
 /** The remote answered, but asked to come back later (429, 5xx): reachable, not done. */
@@ -98,7 +99,8 @@ function firstMessage(body: unknown): string | null {
   if (typeof record.detail === 'string') return record.detail;
   for (const [field, messages] of Object.entries(record)) {
     const first = Array.isArray(messages) ? messages[0] : messages;
-    if (typeof first === 'string') return field === 'non_field_errors' ? first : `${field.replace(/_/g, ' ')}: ${first}`;
+    // The field as the editor names it ("Postal code", not zip).
+    if (typeof first === 'string') return field === 'non_field_errors' ? first : `${labelOf(field)}: ${first}`;
   }
   return null;
 }

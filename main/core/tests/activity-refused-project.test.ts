@@ -46,6 +46,6 @@ test("a file waiting for its refused project says so, naming the project; the pr
   // The project's own entry says what the server said, readably, never the raw answer, and what to do.
   const edit = (await recorder.log.list({ kinds: ['edit'] })).entries.find((entry) => entry.recordId === projectId)!;
   assert.equal(edit.state, 'failed');
-  assert.equal(stateLineOf(edit, String), 'Failed: The server refused it (title: Rejected by the remote for this test). Press Retry now to send it again, or edit it first.');
+  assert.equal(stateLineOf(edit, String), 'Failed: The server refused it (Title: Rejected by the remote for this test). Press Retry now to send it again, or edit it first.');
   h.proxy.clearRules();
 });

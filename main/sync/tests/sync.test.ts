@@ -155,7 +155,7 @@ describe('sync', () => {
     const parked = pending.find((row: { record_id: number }) => row.record_id === 25);
     assert.equal(parked.status, 'parked');
     // A sentence, not the raw answer (remote-errors.ts): the field and the remote's words.
-    assert.equal(parked.reason, 'Not sent: the server refused it (notes: Rejected by the remote for this test). Press Retry to send it again, or edit the record.');
+    assert.equal(parked.reason, 'Not sent: the server refused it (Notes: Rejected by the remote for this test). Press Retry to send it again, or edit the record.');
     h.proxy.clearRules();
   });
 
