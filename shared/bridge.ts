@@ -184,6 +184,7 @@ export interface UploadProgress {
 
 export interface SyncState {
   state: SyncStateName;
+  /** Changes that go to the remote with the next sync; held deletes are not among them. */
   pending: number;
   conflicts: number;
   /** Local deletes held until the user confirms them (sync-lessons.md). */

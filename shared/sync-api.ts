@@ -42,7 +42,8 @@ export function readSyncStateName(agentState: string): SyncStateName {
 export function syncStateOfStatus(status: SyncStatusJson, heldDeletes: number): SyncState {
   return {
     state: readSyncStateName(status.state),
-    pending: status.pending,
+    // The status counts every queued change; a held delete goes nowhere until the user decides, and is counted apart.
+    pending: Math.max(0, status.pending - heldDeletes),
     conflicts: status.conflicts,
     heldDeletes,
     lastSyncedAt: status.last_synced_at,

@@ -87,8 +87,8 @@ async function readState(agent: Agent): Promise<SyncState> {
   const fallbackDetail =
     waitingForUser > 0
       ? `${countOf(waitingForUser, 'change waits', 'changes wait')} for you on the Sync screen.`
-      : status.pending > 0
-        ? `${countOf(status.pending, 'change')} waiting to reach the remote.`
+      : facts.pending > 0
+        ? `${countOf(facts.pending, 'change')} waiting to reach the remote.`
         : 'Every change made here while signed in is on the remote.';
   return {
     ...facts,

@@ -37,10 +37,12 @@ test('records made before signing in and not sent are named beside "up to date",
   assert.equal(syncSentence(synced, 1), 'Up to date with the remote. 1 record made before you signed in is only on this computer: review and send it below.');
 });
 
-test('without a pushed state yet, the status read from the agent is used', () => {
-  const facts = syncFactsOf(null, { ...justSignedIn, state: 'paused', pending: 1 }, 2)!;
+test('without a pushed state yet, the status read from the agent is used; its held deletes are not counted as changes to send', () => {
+  // The agent's status counts every queued change: one edit and two deletes held for the user.
+  const facts = syncFactsOf(null, { ...justSignedIn, state: 'paused', pending: 3 }, 2)!;
   assert.equal(facts.state, 'paused');
   assert.equal(facts.heldDeletes, 2);
+  assert.equal(facts.pending, 1, 'the pill and the sentence count what goes to the remote');
   assert.match(syncSentence(facts), /^Sync is paused\. 1 change waits on this computer: choose Resume sync to send it\./);
 });
 
