@@ -32,28 +32,32 @@ function printNow(line: string): void {
   }
 }
 
-type Waiting<T> = { resolve: (value: T) => void; reject: (error: Error) => void };
+type Waiter = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+/** Calls and /media/ requests sent to the main thread, by id, until their answer comes back. */
+const waiting = new Map<number, Waiter>();
 let lastId = 0;
-const invokes = new Map<number, Waiting<BridgeEnvelope<unknown>>>();
-const media = new Map<number, Waiting<MediaAnswer>>();
+
+/** Sends the question `withId` makes, numbered, and waits for its answer. */
+function ask<T>(withId: (id: number) => Extract<FromServerThread, { type: 'invoke' | 'media' }>): Promise<T> {
+  const id = ++lastId;
+  return new Promise<T>((resolve, reject) => {
+    waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    post(withId(id));
+  });
+}
+
+/** The waiter for question `id`, taken off the list: each is answered once. */
+function takeWaiter(id: number): Waiter | undefined {
+  const waiter = waiting.get(id);
+  waiting.delete(id);
+  return waiter;
+}
 
 const events = new BridgeEventHub();
 const standIn: BridgeCore = {
   events,
-  invoke(channel, request) {
-    const id = ++lastId;
-    return new Promise((resolve, reject) => {
-      invokes.set(id, { resolve, reject });
-      post({ type: 'invoke', id, channel, request });
-    });
-  },
-  media(urlPath, ifNoneMatch) {
-    const id = ++lastId;
-    return new Promise((resolve, reject) => {
-      media.set(id, { resolve, reject });
-      post({ type: 'media', id, urlPath, ifNoneMatch });
-    });
-  },
+  invoke: (channel, request) => ask<BridgeEnvelope<unknown>>((id) => ({ type: 'invoke', id, channel, request })),
+  media: (urlPath, ifNoneMatch) => ask<MediaAnswer>((id) => ({ type: 'media', id, urlPath, ifNoneMatch })),
 };
 
 let coreStarted!: (core: BridgeCore) => void;
@@ -73,16 +77,13 @@ mainThread.on('message', (message: ToServerThread) => {
       events.emit(message.channel, message.payload);
       break;
     case 'invoked':
-      invokes.get(message.id)?.resolve(message.envelope);
-      invokes.delete(message.id);
+      takeWaiter(message.id)?.resolve(message.envelope);
       break;
     case 'media-answer':
-      media.get(message.id)?.resolve(message.answer);
-      media.delete(message.id);
+      takeWaiter(message.id)?.resolve(message.answer);
       break;
     case 'media-failed':
-      media.get(message.id)?.reject(new Error(message.message));
-      media.delete(message.id);
+      takeWaiter(message.id)?.reject(new Error(message.message));
       break;
     case 'close':
       void (server?.close() ?? Promise.resolve()).then(() => {
