@@ -30,16 +30,22 @@ describe('sync conflicts and write preconditions', () => {
   const pause = (agent: SyncedAgent) => agent.local('POST', '/api/orgs/1/sync/pause/');
   const resume = (agent: SyncedAgent) => agent.local('POST', '/api/orgs/1/sync/resume/');
 
-  test('finding 1: an edit made after a conflict is what settling it "local" keeps', async () => {
-    const id = shared[1]!;
+  /** The admin (paused) and the member each set a project's notes; once the admin syncs, the admin's conflict on them. */
+  async function notesConflict(id: number, adminNotes: string, memberNotes: string): Promise<SyncConflictJson | undefined> {
     const path = apiPaths.project(1, id);
     await pause(admin);
-    assert.equal((await admin.local('PATCH', path, { notes: 'X1' })).status, 200);
-    assert.equal((await member.local('PATCH', path, { notes: 'from the member' })).status, 200);
+    assert.equal((await admin.local('PATCH', path, { notes: adminNotes })).status, 200);
+    assert.equal((await member.local('PATCH', path, { notes: memberNotes })).status, 200);
     await member.synced();
     await resume(admin);
     await admin.synced();
-    const [conflict] = (await conflictsOf(admin)).filter((row) => row.record_id === id);
+    return (await conflictsOf(admin)).find((row) => row.record_id === id);
+  }
+
+  test('finding 1: an edit made after a conflict is what settling it "local" keeps', async () => {
+    const id = shared[1]!;
+    const path = apiPaths.project(1, id);
+    const conflict = await notesConflict(id, 'X1', 'from the member');
     assert.ok(conflict, 'the conflict was raised');
     assert.deepEqual([conflict.field, conflict.local_value, conflict.remote_value], ['notes', 'X1', 'from the member']);
 
@@ -68,13 +74,7 @@ describe('sync conflicts and write preconditions', () => {
     // open conflict, and "local", chosen looking at the older one, overwrote it unseen.
     const id = shared[2]!;
     const path = apiPaths.project(1, id);
-    await pause(admin);
-    assert.equal((await admin.local('PATCH', path, { notes: 'mine' })).status, 200);
-    assert.equal((await member.local('PATCH', path, { notes: 'theirs 1' })).status, 200);
-    await member.synced();
-    await resume(admin);
-    await admin.synced();
-    const [looked] = (await conflictsOf(admin)).filter((row) => row.record_id === id);
+    const looked = await notesConflict(id, 'mine', 'theirs 1');
     assert.deepEqual([looked?.local_value, looked?.remote_value], ['mine', 'theirs 1']);
 
     // The member writes again; the admin's agent pulls it into the open conflict.
