@@ -9,8 +9,9 @@
 // org it is seen through (`org=`, signed too; issue 25, item 7), and the download
 // checks that org's sharing and permissions role then. Links without `org` are the
 // same text, signed the same way, as before.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { absoluteUrl, type EngineContext } from '../context.ts';
+import { signatureOf } from '../signing.ts';
 
 export const DOWNLOAD_LINK_LIFETIME_SECONDS = 60 * 60;
 
@@ -25,9 +26,9 @@ export interface DownloadLink {
   viaOrgId?: number | undefined;
 }
 
-function signature(context: EngineContext, link: DownloadLink): Buffer {
+function signature(context: EngineContext, link: DownloadLink, keep = true): Buffer {
   const via = link.viaOrgId === undefined ? '' : `\nvia-org:${link.viaOrgId}`;
-  return createHmac('sha256', context.signingSecret).update(`private-file-download\n${link.fileId}\n${link.userId}\n${link.expires}${via}`).digest();
+  return signatureOf(context, `private-file-download\n${link.fileId}\n${link.userId}\n${link.expires}${via}`, { keep });
 }
 
 /**
@@ -66,7 +67,7 @@ export function checkDownloadLink(context: EngineContext, fileId: number, query:
   if (query.org !== undefined && !CANONICAL_NUMBER.test(query.org)) return { status: 'invalid' };
   const link = { fileId, userId: Number(query.user), expires: Number(query.expires), viaOrgId: query.org === undefined ? undefined : Number(query.org) };
   const given = Buffer.from(query.signature);
-  const expected = Buffer.from(signature(context, link).toString('base64url'));
+  const expected = Buffer.from(signature(context, link, false).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 'invalid' };
   if (context.clock.now().getTime() >= link.expires * 1000) return { status: 'expired' };
   return { status: 'valid', link };

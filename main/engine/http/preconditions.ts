@@ -52,18 +52,26 @@ export function readIfMatch(header: string | string[] | undefined): IfMatch | nu
 export async function checkPrecondition(trx: Transaction<Database>, table: VersionedTable, id: number, ifMatch: IfMatch | null): Promise<string> {
   // The tables share the shape read here; the cast only picks one for the query builder's types.
   const row = await trx.selectFrom(table as 'projects').select('modified_date').where('id', '=', id).executeTakeFirstOrThrow();
-  if (ifMatch && !ifMatch.any && !ifMatch.versions.includes(row.modified_date)) {
+  return requireVersion(row.modified_date, ifMatch);
+}
+
+/**
+ * checkPrecondition's test, for a write that reads the record's version inside its
+ * transaction together with what else it needs (a project's PATCH: its attributes).
+ */
+export function requireVersion(currentVersion: string, ifMatch: IfMatch | null): string {
+  if (ifMatch && !ifMatch.any && !ifMatch.versions.includes(currentVersion)) {
     throw new ApiError(
       412,
       {
         detail:
-          `This record has changed since the version in If-Match; it is now at ${versionTag(row.modified_date)}. ` +
+          `This record has changed since the version in If-Match; it is now at ${versionTag(currentVersion)}. ` +
           'Read it again, reapply your change and send the new ETag.',
       },
-      { etag: versionTag(row.modified_date) },
+      { etag: versionTag(currentVersion) },
     );
   }
-  return row.modified_date;
+  return currentVersion;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Actor } from '../auth/actor.ts';
 import { isVisibleTo, VISIBILITY_COLUMNS, type ProjectVisibility } from './project-access.ts';
 import { forbidden, notFound, validationError, type FieldErrors } from '../http/errors.ts';
 import { nowIso } from '../clock.ts';
-import { type IfMatch, checkPrecondition, nextVersion } from '../http/preconditions.ts';
+import { type IfMatch, checkPrecondition, nextVersion, requireVersion } from '../http/preconditions.ts';
 import { parseOrgReference, parseRoofTypeReference, type OrgRecordKind } from '../../../shared/api-paths.ts';
 import { ROLE_REFERENCE_FIELDS, WRITABLE_PLAIN_FIELDS, type WritablePlainField } from '../../../shared/project-fields.ts';
 import type { ProjectWrite } from '../../../shared/schemas/project-write.ts';
@@ -203,7 +203,7 @@ async function resolveWrite(
   context: EngineContext,
   actor: Actor,
   input: ProjectWrite,
-  existing: ProjectRow | undefined,
+  existing: WritableProject | undefined,
 ): Promise<ResolvedWrite> {
   const errors: FieldErrors = {};
   const orgId = actor.org.id;
@@ -364,13 +364,15 @@ export async function createProject(context: EngineContext, actor: Actor, input:
 }
 
 /** `ifMatch`: the client's precondition (If-Match), checked inside the write's transaction. */
-export async function updateProject(context: EngineContext, actor: Actor, existing: ProjectRow, input: ProjectWrite, ifMatch: IfMatch | null = null): Promise<void> {
+export async function updateProject(context: EngineContext, actor: Actor, existing: WritableProject, input: ProjectWrite, ifMatch: IfMatch | null = null): Promise<void> {
   const { columns, attributes, contactIds, privateFileIds, shares } = await resolveWrite(context, actor, input, existing);
   const unshared = await writeTracked(context, actorScope(actor), async (trx, track) => {
-    const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
+    // Read inside the transaction, in one query: the version If-Match is checked
+    // against, and the attributes the write merges into, so two concurrent writes to
+    // different fields both land.
+    const current = await trx.selectFrom('projects').select(['modified_date', 'attributes']).where('id', '=', existing.id).executeTakeFirstOrThrow();
+    const version = requireVersion(current.modified_date, ifMatch);
     await track.project(existing.id);
-    // Re-read inside the transaction so two concurrent writes to different fields both land.
-    const current = await trx.selectFrom('projects').select('attributes').where('id', '=', existing.id).executeTakeFirstOrThrow();
     const merged = { ...parseAttributes(current.attributes), ...attributes };
     await trx
       .updateTable('projects')
@@ -391,7 +393,7 @@ export async function updateProject(context: EngineContext, actor: Actor, existi
  * token (share-token.ts), so raising it makes new links. A change of the project's
  * `share_link`, so it gets a new version, its webhooks and the partners' feeds hear it.
  */
-export async function revokeShareLinks(context: EngineContext, actor: Actor, existing: ProjectRow, ifMatch: IfMatch | null = null): Promise<void> {
+export async function revokeShareLinks(context: EngineContext, actor: Actor, existing: WritableProject, ifMatch: IfMatch | null = null): Promise<void> {
   await writeTracked(context, actorScope(actor), async (trx, track) => {
     const version = await checkPrecondition(trx, 'projects', existing.id, ifMatch);
     await track.project(existing.id);
@@ -404,7 +406,7 @@ export async function revokeShareLinks(context: EngineContext, actor: Actor, exi
 }
 
 /** Deletes the project; its contact links go with it (the contacts themselves stay in the org). */
-export async function deleteProject(context: EngineContext, actor: Actor, project: ProjectRow): Promise<void> {
+export async function deleteProject(context: EngineContext, actor: Actor, project: WritableProject): Promise<void> {
   const partners = await writeTracked(context, actorScope(actor), async (trx, track) => {
     await track.project(project.id);
     const shares = await trx.selectFrom('project_shares').select('org_id').where('project_id', '=', project.id).execute();
@@ -417,19 +419,28 @@ export async function deleteProject(context: EngineContext, actor: Actor, projec
 }
 
 /**
- * A write to a project of another org shared to the actor's org: 403, saying it is
- * read-only here. Anything else: the project as getVisibleProject finds it.
+ * What a write needs of the project before its transaction: what decides whether the
+ * actor may write it, and the workflow and stage a new stage is checked against. Not
+ * the whole row: its design is tens of KB, and the write's change capture reads the
+ * project as it is after the write anyway.
  */
-export async function getWritableProject(context: EngineContext, actor: Actor, id: number): Promise<ProjectRow> {
-  const own = await context.db.selectFrom('projects').select('id').where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirst();
-  if (!own) {
-    const shared = await findSharedProject(context.db, actor, id);
-    if (shared) {
-      const owner = await context.db.selectFrom('orgs').select('name').where('id', '=', shared.org_id).executeTakeFirstOrThrow();
-      throw forbidden(`This project is shared with your organisation by ${owner.name} and is read-only here. Ask ${owner.name} to make the change.`);
-    }
+const WRITABLE_PROJECT_COLUMNS = ['id', 'modified_date', 'workflow_id', 'active_stage_id', ...VISIBILITY_COLUMNS] as const;
+export type WritableProject = Pick<ProjectRow, (typeof WRITABLE_PROJECT_COLUMNS)[number]>;
+
+/**
+ * A write to a project of another org shared to the actor's org: 403, saying it is
+ * read-only here. A project of the actor's org they may not see: 403, as
+ * getVisibleProject. No such project: 404.
+ */
+export async function getWritableProject(context: EngineContext, actor: Actor, id: number): Promise<WritableProject> {
+  const own = await context.db.selectFrom('projects').select(WRITABLE_PROJECT_COLUMNS).where('id', '=', id).where('org_id', '=', actor.org.id).executeTakeFirst();
+  if (own) return checkVisible(actor, own);
+  const shared = await findSharedProject(context.db, actor, id);
+  if (shared) {
+    const owner = await context.db.selectFrom('orgs').select('name').where('id', '=', shared.org_id).executeTakeFirstOrThrow();
+    throw forbidden(`This project is shared with your organisation by ${owner.name} and is read-only here. Ask ${owner.name} to make the change.`);
   }
-  return getVisibleProject(context, actor, id);
+  throw notFound();
 }
 
 /** What a project detail needs before its JSON: the version, and what its visibility is decided by. */

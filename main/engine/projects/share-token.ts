@@ -11,9 +11,10 @@
 // Both also cover the project's `share_link_generation` (migration 0022), which the
 // owner raises to revoke every link at once. At 0 the owner's token is exactly the
 // one made before revocation existed, so links already sent keep working.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { EngineContext } from '../context.ts';
 import { absoluteUrl } from '../context.ts';
+import { signatureOf } from '../signing.ts';
 import { sharePaths } from '../../../shared/api-paths.ts';
 
 /** Who a share link was made for: the owning org (no partner), or a connected org. */
@@ -21,11 +22,11 @@ export interface ShareLinkViewer {
   partnerOrgId?: number | undefined;
 }
 
-function mac(context: EngineContext, projectId: number, generation: number, partnerOrgId: number | undefined): string {
+function mac(context: EngineContext, projectId: number, generation: number, partnerOrgId: number | undefined, keep = true): string {
   let subject = `share-project:${projectId}`;
   if (generation > 0) subject += `:revoked-${generation}`;
   if (partnerOrgId !== undefined) subject += `:org-${partnerOrgId}`;
-  return createHmac('sha256', context.signingSecret).update(subject).digest('base64url').slice(0, 32);
+  return signatureOf(context, subject, { keep }).toString('base64url').slice(0, 32);
 }
 
 /** The token of the project's link for `viewer` at the project's current `generation`. */
@@ -48,7 +49,7 @@ export function readShareToken(context: EngineContext, projectId: number, genera
   const match = /^(?:(\d{1,12})\.)?([A-Za-z0-9_-]+)$/.exec(token);
   if (!match) return null;
   const partnerOrgId = match[1] === undefined ? undefined : Number(match[1]);
-  const expected = Buffer.from(mac(context, projectId, generation, partnerOrgId));
+  const expected = Buffer.from(mac(context, projectId, generation, partnerOrgId, false));
   const given = Buffer.from(match[2]!);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   return { partnerOrgId };
