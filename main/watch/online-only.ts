@@ -72,16 +72,22 @@ export function isUntouchedListing(text: string): boolean {
   return text.slice(at + CHECK_PREFIX.length).trim() === checkOf(text.slice(0, at));
 }
 
+/** How every copy SolarDesk writes starts. */
+const LISTING_START = Buffer.from(`${ONLINE_ONLY_MARKER}\n`);
+
 /**
  * Whether an open file is a listing SolarDesk wrote, under whatever name: never
  * attached. Read from the file the watcher has open to stage it (stability-gate.ts),
  * whose copy is checked unchanged afterwards, rather than opening the copy again.
+ * `firstBytes`, the file's first bytes already read (the staging's sniffed head):
+ * a file that does not start as a listing is not read again.
  */
-export async function isOnlineOnlyListing(handle: FileHandle, size: number): Promise<boolean> {
-  if (size > MAX_OURS_BYTES || size < ONLINE_ONLY_MARKER.length) return false;
-  const head = Buffer.alloc(Buffer.byteLength(`${ONLINE_ONLY_MARKER}\n`));
+export async function isOnlineOnlyListing(handle: FileHandle, size: number, firstBytes?: Buffer): Promise<boolean> {
+  if (size > MAX_OURS_BYTES || size < LISTING_START.length) return false;
+  if (firstBytes && !firstBytes.subarray(0, LISTING_START.length).equals(LISTING_START.subarray(0, firstBytes.length))) return false;
+  const head = Buffer.alloc(LISTING_START.length);
   await handle.read(head, 0, head.length, 0);
-  return head.toString('utf8') === `${ONLINE_ONLY_MARKER}\n`;
+  return head.equals(LISTING_START);
 }
 
 /** Text typed into a listing is kept in a notes file beside it before the listing changes; returns that file's name. */

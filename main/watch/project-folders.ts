@@ -13,6 +13,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import type { WatchProjectRow } from './watch-tables.ts';
 import { idInFolderName, nameKey, projectFolderName, uniqueName } from './folder-names.ts';
+import { compiledRead } from './compiled-read.ts';
 
 /** The folder at the root that holds the agent's own temp and trash folders; dot-named, so never a project's. */
 export const AGENT_FOLDER = '.solardesk';
@@ -89,12 +90,16 @@ export class ProjectFolders {
   private byFolder = new Map<string, number>();
   /** Projects whose folder is a link or a file: left out of the index, so nothing reads or writes there. */
   private refused = new Map<number, RefusedFolder>();
+  /** Asked for every file attached (compiled-read.ts). */
+  private readonly projectOfFolderRead;
 
   constructor(
     private readonly db: Kysely<Database>,
     readonly root: string,
     private readonly orgId: number,
-  ) {}
+  ) {
+    this.projectOfFolderRead = compiledRead(db, (folder: string) => db.selectFrom('watch_projects').select('project_id').where('folder', '=', folder));
+  }
 
   async load(): Promise<void> {
     this.index(await this.db.selectFrom('watch_projects').selectAll().execute());
@@ -131,8 +136,7 @@ export class ProjectFolders {
 
   /** The same from the store, not the cache: a re-key (in a sync transaction) may have moved it since the last pass. */
   async projectOfFolderNow(folder: string): Promise<number | null> {
-    const row = await this.db.selectFrom('watch_projects').select('project_id').where('folder', '=', folder).executeTakeFirst();
-    return row?.project_id ?? null;
+    return (await this.projectOfFolderRead(folder))[0]?.project_id ?? null;
   }
 
   folderOf(projectId: number): string | null {

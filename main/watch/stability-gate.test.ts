@@ -189,6 +189,22 @@ test('a file that goes away while it waits is forgotten, and a folder that becam
   assert.equal(setup.folderChanges, 1, 'the folders are checked again');
 });
 
+test("a folder that became a link before a step: none of the step's files in it is read, not even its own", async () => {
+  const { gate, clock, folderDir, staged, consider } = setup;
+  for (const name of ['one.txt', 'two.txt', 'three.txt']) {
+    fs.writeFileSync(path.join(folderDir, name), `the real ${name}`);
+    await consider(name);
+  }
+  // The folder moved away and a link to it put in its place: the very same files (same
+  // inodes, sizes and mtimes), so only the look at the folder can refuse them.
+  fs.renameSync(folderDir, `${folderDir} moved`);
+  fs.symlinkSync(`${folderDir} moved`, folderDir);
+  clock.advance(WINDOW_MS);
+  await runDue(gate);
+  assert.deepEqual({ staged: staged.length, waiting: gate.size }, { staged: 0, waiting: 0 }, 'nothing is read through a folder that became a link');
+  assert.ok(setup.folderChanges >= 1, 'the folders are checked again');
+});
+
 /** Staged copies in the file root's temp folder (the gate's are named watch-*). */
 function stagedCopies(fileRoot: string): number {
   const temp = path.join(fileRoot, 'tmp');

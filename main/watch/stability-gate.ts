@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../engine/clock.ts';
-import { discardTempFile, FileTooLargeError, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
+import { discardTempFile, FileTooLargeError, receiveBuffer, receiveToTempFile, type ReceivedFile } from '../engine/files/blob-store.ts';
 import { isRealFolder } from './project-folders.ts';
 import { errorCode, lstatOrNull } from './file-stat.ts';
 import { lockFileNamesFor, nameKey } from './folder-names.ts';
@@ -52,6 +52,25 @@ export const STAGING_POOL = 12;
  * rescans and reconciles get their turn between steps during a large drop.
  */
 const STAGED_PER_STEP = 64;
+
+/**
+ * A stable file up to this size is staged read whole, then written with one write:
+ * for a small file the streams (read, hash, write, each with its events) cost more
+ * than its bytes (issue 30: a 1,000-file drop). At most the pool's files are held at once.
+ */
+const STAGED_WHOLE_BYTES = 1024 * 1024;
+
+/** The first `size` bytes of the open file (fewer when it has shrunk meanwhile). */
+async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return bytes.subarray(0, filled);
+}
 
 /** A stable file copied into staging, checked, waiting for its turn to be attached. */
 interface Staged {
@@ -168,7 +187,7 @@ export class StabilityGate {
     // Each look settles to a value: one that fails while an earlier turn is awaited is no unhandled rejection.
     const looks: Array<Promise<{ staged: Staged | null } | { error: unknown }>> = [];
     const stagedCopies: string[] = [];
-    const folderNames = new StepFolderNames();
+    const folders = new StepFolders();
     const pool = this.options.stagingPool ?? STAGING_POOL;
     let started = 0;
     // Looks run at most `pool` ahead of the file being attached: staging further ahead
@@ -176,7 +195,7 @@ export class StabilityGate {
     const startUpTo = (turn: number): void => {
       for (; started < due.length && started < turn + pool; started++) {
         const { file, candidate } = due[started]!;
-        looks.push(this.check(file, candidate, folderNames).then((staged) => ({ staged }), (error: unknown) => ({ error })));
+        looks.push(this.check(file, candidate, folders).then((staged) => ({ staged }), (error: unknown) => ({ error })));
       }
     };
     let firstError: unknown = null;
@@ -224,11 +243,12 @@ export class StabilityGate {
    * the staged file when there is one to attach; anything else (waiting again, gone,
    * refused) is settled here, for this candidate's own path only.
    */
-  private async check(file: string, candidate: Candidate, folderNames: StepFolderNames): Promise<Staged | null> {
+  private async check(file: string, candidate: Candidate, folders: StepFolders): Promise<Staged | null> {
     const label = `${candidate.folder}/${candidate.name}`;
     const { report, hooks, windowMs } = this.options;
     // Its folder must still be a real one: through a folder swapped for a link, the same name is a file elsewhere.
-    if (!(await isRealFolder(path.dirname(file)))) {
+    // Looked at once per step for all of the step's files in it (StepFolders.isReal says why that is enough).
+    if (!(await folders.isReal(path.dirname(file)))) {
       this.candidates.delete(file);
       hooks.folderChanged();
       return null;
@@ -253,7 +273,7 @@ export class StabilityGate {
       this.due.push({ path: file, at: candidate.since + windowMs, generation: candidate.generation });
       return null;
     }
-    if (await this.waitForEditingSession(file, candidate, folderNames)) return null;
+    if (await this.waitForEditingSession(file, candidate, folders)) return null;
     // Stable. It must open (Windows refuses while another program writes it), without
     // following a link, and be the very file that became stable: a name can be pointed
     // elsewhere between the lstat above and the open (mv -T of a link over it).
@@ -274,11 +294,6 @@ export class StabilityGate {
         this.add(file, { ...candidate, size: opened.size, mtimeMs: opened.mtimeMs, dev: opened.dev, ino: String(opened.ino), since: this.now(), note: 'replaced by another file as it was opened' });
         return null;
       }
-      if (!(await isRealFolder(path.dirname(file)))) {
-        this.candidates.delete(file);
-        hooks.folderChanged();
-        return null;
-      }
       return await this.stage(file, candidate, handle);
     } finally {
       await handle.close();
@@ -291,9 +306,9 @@ export class StabilityGate {
    * is looked at, until the program lets go. Then it is taken once, a window later:
    * one replace, one version, one upload for the whole session. Returns true while it waits.
    */
-  private async waitForEditingSession(file: string, candidate: Candidate, folderNames: StepFolderNames): Promise<boolean> {
+  private async waitForEditingSession(file: string, candidate: Candidate, folders: StepFolders): Promise<boolean> {
     const dir = path.dirname(file);
-    const names = await folderNames.of(dir);
+    const names = await folders.namesIn(dir);
     for (const lock of lockFileNamesFor(candidate.name)) {
       const present = names ? names.has(nameKey(lock)) : (await lstatOrNull(path.join(dir, lock))) !== null;
       if (!present) continue;
@@ -311,11 +326,16 @@ export class StabilityGate {
    */
   private async stage(file: string, candidate: Candidate, handle: FileHandle): Promise<Staged | null> {
     const label = `${candidate.folder}/${candidate.name}`;
-    const { report } = this.options;
+    const { report, fileRoot, maxUploadBytes } = this.options;
     let received: ReceivedFile | null = null;
+    // A small file's bytes, read whole: its first line is then looked at in them.
+    let whole: Buffer | null = null;
     try {
       try {
-        received = await receiveToTempFile(this.options.fileRoot, handle.createReadStream({ start: 0, autoClose: false }), this.options.maxUploadBytes, 'watch');
+        if (candidate.size <= Math.min(STAGED_WHOLE_BYTES, maxUploadBytes)) {
+          whole = await readWhole(handle, candidate.size);
+          received = await receiveBuffer(fileRoot, whole, 'watch');
+        } else received = await receiveToTempFile(fileRoot, handle.createReadStream({ start: 0, autoClose: false }), maxUploadBytes, 'watch');
       } catch (error) {
         if (error instanceof FileTooLargeError) {
           this.candidates.delete(file);
@@ -325,19 +345,17 @@ export class StabilityGate {
         this.add(file, { ...candidate, note: `could not be read: ${(error as Error).message}` });
         return null;
       }
-      // While the file is open: its first line says whether it is SolarDesk's own listing.
-      const isListing = await isOnlineOnlyListing(handle, received.size);
-      // Re-checked after the copy: the bytes staged must be those of the stable file, and
-      // the name must still be that file (the mapping records its size, mtime and inode).
+      // While the file is open: its first line says whether it is SolarDesk's own listing
+      // (read only when the first bytes, seen while staging, start as one does).
+      const isListing = await isOnlineOnlyListing(handle, received.size, whole ?? received.head);
+      // Re-checked after the copy: the bytes staged must be those of the stable file (the
+      // descriptor copied from is still that file, unchanged). That the name is still that
+      // file (the mapping records its size, mtime and inode) is looked at when its turn to
+      // be attached comes (attachStaged): the later moment, so once is enough.
       const copied = await handle.stat();
-      const after = await lstatOrNull(file);
-      if (!after || !sameCandidateFile(candidate, copied) || !after.isFile() || !sameCandidateFile(candidate, after) || received.size !== candidate.size) {
+      if (!sameCandidateFile(candidate, copied) || received.size !== candidate.size) {
         await discardTempFile(received.tempPath);
-        if (after?.isFile()) this.add(file, { ...candidate, size: after.size, mtimeMs: after.mtimeMs, dev: after.dev, ino: String(after.ino), since: this.now(), note: 'changed while being copied' });
-        else if (after) {
-          this.candidates.delete(file);
-          await report.refuseFile(label, file, after.isSymbolicLink());
-        } else this.candidates.delete(file);
+        this.add(file, { ...candidate, size: copied.size, mtimeMs: copied.mtimeMs, dev: copied.dev, ino: String(copied.ino), since: this.now(), note: 'changed while being copied' });
         return null;
       }
       const staged = { file, candidate, received: { ...received, isOnlineOnlyListing: isListing } };
@@ -388,17 +406,45 @@ export class StabilityGate {
 }
 
 /**
- * The names in each folder one step's due files are in, read once for the step: an
- * editing program's lock files are looked up in them, where an lstat a lock-file
- * name made three or four failing calls a file (issue 30: a 1,000-file drop). Keyed
- * as the disk compares names (nameKey), as lstat would find them on a
- * case-insensitive disk. Null for a folder that cannot be listed: its files are
- * then looked up one by one.
+ * How long one look at a folder (is it still a real one?) serves the step's other
+ * files in it: a step is short (STAGED_PER_STEP files), but one attach can be slow.
  */
-class StepFolderNames {
+const FOLDER_LOOK_REUSE_MS = 250;
+
+/**
+ * What one step looks at once per folder its due files are in, not once per file.
+ *
+ * Whether the folder is still a real one (isRealFolder: an lstat), looked at by the
+ * first file of the step in it before any of them is opened, and taken as the answer
+ * for the step's other files in it for FOLDER_LOOK_REUSE_MS (real time) at most. That
+ * guards as much as a look per file did: a look only ever says what the folder was a
+ * moment before an open (a link swapped in just after it is the same race either way),
+ * and what is opened must still be the very file (device, inode, size, mtime) the
+ * candidate saw a whole window earlier, or it waits again: a file of that name behind a
+ * link swapped in since is another file, so it is never read, and the next look refuses
+ * the folder.
+ *
+ * The names in the folder, read once for the step: an editing program's lock files
+ * are looked up in them, where an lstat a lock-file name made three or four failing
+ * calls a file (issue 30: a 1,000-file drop). Keyed as the disk compares names
+ * (nameKey), as lstat would find them on a case-insensitive disk. Null for a folder
+ * that cannot be listed: its files are then looked up one by one.
+ */
+class StepFolders {
+  private readonly looks = new Map<string, { at: number; isReal: Promise<boolean> }>();
   private readonly listings = new Map<string, Promise<ReadonlySet<string> | null>>();
 
-  of(dir: string): Promise<ReadonlySet<string> | null> {
+  isReal(dir: string): Promise<boolean> {
+    const now = performance.now();
+    let look = this.looks.get(dir);
+    if (!look || now - look.at > FOLDER_LOOK_REUSE_MS) {
+      look = { at: now, isReal: isRealFolder(dir) };
+      this.looks.set(dir, look);
+    }
+    return look.isReal;
+  }
+
+  namesIn(dir: string): Promise<ReadonlySet<string> | null> {
     let listing = this.listings.get(dir);
     if (!listing) {
       listing = fsp.readdir(dir).then(

@@ -6,6 +6,7 @@ import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../engine/store/tables.ts';
 import type { WatchFileMapping, WatchFileRow } from './watch-tables.ts';
 import type { FolderOutbox, QueuedFileCreate } from './folder-outbox.ts';
+import { compiledRead } from './compiled-read.ts';
 
 /** Files on demand: the projects whose files are kept on this computer, and single files kept besides. */
 export interface KeptFilter {
@@ -34,7 +35,18 @@ export type FileMapping = WatchFileMapping;
 export type WatchDb = Kysely<Database>;
 
 export class WatchStore {
-  constructor(readonly db: Kysely<Database>) {}
+  // The reads made for every file of a drop: compiled once (compiled-read.ts).
+  private readonly fileRowRead;
+  private readonly filesWithInodeRead;
+  private readonly fileWithContentsRead;
+
+  constructor(readonly db: Kysely<Database>) {
+    this.fileRowRead = compiledRead(db, (projectId: number, name: string) => db.selectFrom('watch_files').selectAll().where('project_id', '=', projectId).where('name', '=', name));
+    this.filesWithInodeRead = compiledRead(db, (ino: string) => db.selectFrom('watch_files').selectAll().where('ino', '=', ino));
+    this.fileWithContentsRead = compiledRead(db, (orgId: number, projectId: number, sha256: string) =>
+      db.selectFrom('private_files').select('id').where('org_id', '=', orgId).where('project_id', '=', projectId).where('file_hash', '=', sha256).orderBy('id').limit(1),
+    );
+  }
 
   transaction<T>(work: (trx: WatchDb) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(work);
@@ -50,8 +62,8 @@ export class WatchStore {
 
   // ---- watch_files --------------------------------------------------------
 
-  fileRow(projectId: number, name: string): Promise<WatchFileRow | undefined> {
-    return this.db.selectFrom('watch_files').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+  async fileRow(projectId: number, name: string): Promise<WatchFileRow | undefined> {
+    return (await this.fileRowRead(projectId, name))[0];
   }
 
   filesOfProject(projectId: number): Promise<WatchFileRow[]> {
@@ -59,7 +71,7 @@ export class WatchStore {
   }
 
   filesWithInode(ino: string): Promise<WatchFileRow[]> {
-    return this.db.selectFrom('watch_files').selectAll().where('ino', '=', ino).execute();
+    return this.filesWithInodeRead(ino);
   }
 
   async countFiles(projectId?: number): Promise<number> {
@@ -275,15 +287,7 @@ export class WatchStore {
 
   /** The first private file of this project with these contents (a drop of the same bytes twice is one file). */
   async fileWithContents(orgId: number, projectId: number, sha256: string): Promise<number | null> {
-    const row = await this.db
-      .selectFrom('private_files')
-      .select('id')
-      .where('org_id', '=', orgId)
-      .where('project_id', '=', projectId)
-      .where('file_hash', '=', sha256)
-      .orderBy('id')
-      .executeTakeFirst();
-    return row?.id ?? null;
+    return (await this.fileWithContentsRead(orgId, projectId, sha256))[0]?.id ?? null;
   }
 
   user(id: number) {

@@ -24,6 +24,13 @@ export interface BlobBackend {
    * deciding at the same time in this or another process.
    */
   adopt<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T>;
+  /**
+   * adopt() for several received files with one `persist` (a batch of new files): the
+   * same contents twice are adopted once (the other copies stay with the caller), and
+   * the blobs' locks are taken in the order of their hashes (distinctContents), so two
+   * batches never wait on each other's.
+   */
+  adoptAll<T>(received: readonly ReceivedFile[], persist: () => Promise<T>): Promise<T>;
   /** Removes the blob unless a file or a kept version still names it; run after a write that stopped naming it. */
   release(sha256: string): Promise<void>;
   /**

@@ -1,158 +1,29 @@
 // File contents on disk, content-addressed: ROOT/blobs/ab/cd/<sha256>, where ROOT
 // is the data folder or the --blob-dir that several server processes share. An
-// upload streams into ROOT/tmp/ while it is hashed, so memory stays flat whatever its
-// size, and only a complete upload is linked into place. A blob lives as
+// upload streams into ROOT/tmp/ while it is hashed (blob-receive.ts), so memory stays
+// flat whatever its size, and only a complete upload is linked into place. A blob lives as
 // long as a private file names it in file_hash, or a kept version of one does. See docs/files.md.
 import fs from 'node:fs';
-import { once } from 'node:events';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import type { EngineContext } from '../context.ts';
 import { KeyedLock } from './keyed-lock.ts';
-import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
-import type { BlobBackend, IncomingCopy, LazySource, PartSweep } from './blob-backend.ts';
+import { makePrivateFolderAsync } from '../store/private-files.ts';
+import type { BlobBackend, LazySource, PartSweep } from './blob-backend.ts';
 import type { ByteRange } from './blob-response.ts';
+import { discardTempFile, newTempPath, type ReceivedFile, SNIFF_BYTES, tempDir } from './blob-receive.ts';
 
-/** How many leading bytes are kept to recognise a file's type. */
-const SNIFF_BYTES = 16;
+export { discardTempFile, FileTooLargeError, newTempPath, receiveBuffer, receiveToTempFile, type ReceivedFile, tempDir } from './blob-receive.ts';
 
-export interface ReceivedFile {
-  /** Where the bytes are until they are adopted as a blob (or discarded). */
-  readonly tempPath: string;
-  readonly sha256: string;
-  readonly size: number;
-  /** The first bytes, for recognising the type of a file with no telling name. */
-  readonly head: Buffer;
-  /** A key of the object store that already holds these bytes: sent on while they arrived (IncomingCopy). */
-  readonly storedAt?: string;
-}
-
-/** Thrown while streaming when a file grows past the limit; the route answers 413. */
-export class FileTooLargeError extends Error {
-  constructor(readonly limitBytes: number) {
-    super(`file larger than ${limitBytes} bytes`);
-  }
-}
-
-export const tempDir = (fileRoot: string) => path.join(fileRoot, 'tmp');
 export const blobsDir = (fileRoot: string) => path.join(fileRoot, 'blobs');
 
 export function blobPath(fileRoot: string, sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
   return path.join(blobsDir(fileRoot), sha256.slice(0, 2), sha256.slice(2, 4), sha256);
-}
-
-/** A fresh path under ROOT/tmp/ for bytes on their way in. */
-export function newTempPath(fileRoot: string, purpose: string): string {
-  return path.join(tempDir(fileRoot), `${purpose}-${randomBytes(12).toString('hex')}.partial`);
-}
-
-/** Counts, hashes and caps the bytes that flow through it. */
-class MeteringStream extends Transform {
-  private readonly hash = createHash('sha256');
-  private readonly headChunks: Buffer[] = [];
-  private headLength = 0;
-  size = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.size > this.maxBytes) return callback(new FileTooLargeError(this.maxBytes));
-    this.hash.update(chunk);
-    if (this.headLength < SNIFF_BYTES) {
-      this.headChunks.push(chunk.subarray(0, SNIFF_BYTES - this.headLength));
-      this.headLength += Math.min(chunk.length, SNIFF_BYTES - this.headLength);
-    }
-    callback(null, chunk);
-  }
-
-  digest(): { sha256: string; head: Buffer } {
-    return { sha256: this.hash.digest('hex'), head: Buffer.concat(this.headChunks) };
-  }
-}
-
-/**
- * Streams `source` into a new temp file while hashing it. On any failure (too
- * large, the client went away) the temp file is removed before the error is rethrown.
- */
-/**
- * Also writes each chunk to an IncomingCopy, at the pace of the slower of the two: a
- * chunk goes on once the copy has room for more, so no more than its buffer is held.
- */
-class CopyingStream extends Transform {
-  constructor(private readonly copy: IncomingCopy) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.copy.sink.write(chunk)) {
-      callback(null, chunk);
-      return;
-    }
-    // The store takes the bytes more slowly than they arrive; a store that fails ends the wait with its error.
-    const failed = this.copy.stored.then(() => {
-      throw new Error('the store finished before the file did');
-    });
-    Promise.race([once(this.copy.sink, 'drain'), failed]).then(() => callback(null, chunk), callback);
-  }
-
-  override _flush(callback: TransformCallback): void {
-    this.copy.sink.end();
-    callback();
-  }
-}
-
-/**
- * Streams `source` into a new temp file while hashing it. With `copy`, the bytes also
- * go on to the object store as they arrive, and the received file names the key that
- * holds them once the store has all of them (a failing store fails the receiving).
- */
-export async function receiveToTempFile(fileRoot: string, source: Readable | Array<Readable | LazySource>, maxBytes: number, purpose = 'upload', copy?: IncomingCopy | null): Promise<ReceivedFile> {
-  const tempPath = newTempPath(fileRoot, purpose);
-  await makePrivateFolderAsync(path.dirname(tempPath));
-  const meter = new MeteringStream(maxBytes);
-  // Private from the start: a blob is this file hard-linked into place, and an upload part is this file renamed.
-  const output = fs.createWriteStream(tempPath, { flags: 'wx', mode: PRIVATE_FILE_MODE });
-  let storedAt: string | undefined;
-  try {
-    const sources = Array.isArray(source) ? source : [source];
-    // Several sources (the parts of a chunked upload) are written one after another.
-    const chunks = async function* () {
-      for (const stream of sources) yield* typeof stream === 'function' ? await stream() : stream;
-    };
-    if (copy) {
-      await pipeline(chunks, meter, new CopyingStream(copy), output);
-      storedAt = await copy.stored;
-    } else {
-      await pipeline(chunks, meter, output);
-    }
-  } catch (error) {
-    await copy?.discard();
-    // The file is opened asynchronously: a source that fails at once can fail before
-    // the open has created it. Removing it only after the stream has closed leaves no
-    // empty temp file behind.
-    if (!output.closed) await once(output, 'close').catch(() => undefined);
-    await discardTempFile(tempPath);
-    throw error;
-  }
-  return { tempPath, size: meter.size, ...meter.digest(), ...(storedAt ? { storedAt } : {}) };
-}
-
-/** A temp file is always a file: one unlink (rm would lstat it first), and gone already is fine. */
-export async function discardTempFile(tempPath: string): Promise<void> {
-  try {
-    await fsp.unlink(tempPath);
-  } catch (error) {
-    if (!isCode(error, 'ENOENT')) throw error;
-  }
 }
 
 // Work on one blob is serialised within a process, so "is any file still using
@@ -221,33 +92,75 @@ export function adoptBlob<T>(context: EngineContext, received: ReceivedFile, per
   return context.blobs.adopt(received, persist);
 }
 
-async function adoptIntoFolder<T>(db: Kysely<Database>, fileRoot: string, shared: boolean, received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
+/**
+ * Identical contents once, in the order of their hashes: the order in which an
+ * adoption of several files takes their blobs' locks, so two never wait on each other.
+ * The received copies left out stay with the caller, to discard.
+ */
+export function distinctContents(received: readonly ReceivedFile[]): ReceivedFile[] {
+  return [...new Map(received.map((file) => [file.sha256, file])).values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
+}
+
+/** BlobBackend.adoptAll as one adoption inside another: each blob's lock is held until `persist` has run. */
+export function adoptInTurn<T>(backend: Pick<BlobBackend, 'adopt'>, received: readonly ReceivedFile[], persist: () => Promise<T>): Promise<T> {
+  const blobs = distinctContents(received);
+  const adoptFrom = (index: number): Promise<T> => (index === blobs.length ? persist() : backend.adopt(blobs[index]!, () => adoptFrom(index + 1)));
+  return adoptFrom(0);
+}
+
+/** Waits for all of `work` (none is left running behind), then throws the first failure. */
+async function settleAll(work: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** Links a received file in as its blob; an existing blob has the same bytes (same name), and the received copy waits as a spare. */
+async function linkIntoPlace(fileRoot: string, received: ReceivedFile): Promise<void> {
   const target = blobPath(fileRoot, received.sha256);
-  return withBlobLock(fileRoot, received.sha256, async () => {
+  // The blob's folder usually exists: it is made only when the link says it is missing.
+  try {
+    await linkUnlessPresent(received.tempPath, target);
+  } catch (error) {
+    if (!isCode(error, 'ENOENT')) throw error;
+    await makePrivateFolderAsync(path.dirname(target));
+    await linkUnlessPresent(received.tempPath, target);
+  }
+}
+
+/**
+ * Adopts the received files (their distinct contents) into the folder with one
+ * `persist`: each blob's lock is taken, in the order of their hashes, then the work on
+ * the blobs is done for all of them at once (a batch's links one after another were
+ * most of its time: issue 30), each as adopting it alone would.
+ */
+async function adoptIntoFolder<T>(db: Kysely<Database>, fileRoot: string, shared: boolean, received: readonly ReceivedFile[], persist: () => Promise<T>): Promise<T> {
+  const blobs = distinctContents(received);
+  const adoptLocked = async (): Promise<T> => {
     try {
-      // An existing blob has the same bytes (same name); the received copy waits as a spare.
-      // The blob's folder usually exists: it is made only when the link says it is missing.
-      try {
-        await linkUnlessPresent(received.tempPath, target);
-      } catch (error) {
-        if (!isCode(error, 'ENOENT')) throw error;
-        await makePrivateFolderAsync(path.dirname(target));
-        await linkUnlessPresent(received.tempPath, target);
-      }
+      await settleAll(blobs.map((blob) => linkIntoPlace(fileRoot, blob)));
       const result = await persist();
-      // A removal in another process may have taken the blob between the link and the commit.
+      // A removal in another process may have taken a blob between the link and the commit.
       // Looked at first: a link that fails with EEXIST, the usual case, costs more than an lstat.
       // A store alone with its file root (SQLite) has no such process, and removals here
-      // wait for this blob's lock: nothing to look at.
-      if (shared && !(await pathExists(target))) await linkUnlessPresent(received.tempPath, target);
+      // wait for the blob's lock: nothing to look at.
+      if (shared) {
+        await settleAll(
+          blobs.map(async (blob) => {
+            const target = blobPath(fileRoot, blob.sha256);
+            if (!(await pathExists(target))) await linkUnlessPresent(blob.tempPath, target);
+          }),
+        );
+      }
       return result;
     } catch (error) {
-      await unlinkIfUnreferenced(db, fileRoot, received.sha256);
+      await settleAll(blobs.map((blob) => unlinkIfUnreferenced(db, fileRoot, blob.sha256)));
       throw error;
     } finally {
-      await discardTempFile(received.tempPath);
+      await settleAll(blobs.map((blob) => discardTempFile(blob.tempPath)));
     }
-  });
+  };
+  const lockFrom = (index: number): Promise<T> => (index === blobs.length ? adoptLocked() : withBlobLock(fileRoot, blobs[index]!.sha256, () => lockFrom(index + 1)));
+  return lockFrom(0);
 }
 
 /** Call after a write that stopped naming a blob (file deleted, contents replaced); run outside any transaction. */
@@ -305,11 +218,6 @@ export async function receiveStoredBlob(fileRoot: string, sha256: string, size: 
   } finally {
     await handle.close();
   }
-}
-
-/** Stores bytes made in memory (demo files, rendered system images) as a received file ready to adopt. */
-export async function receiveBuffer(fileRoot: string, bytes: Buffer, purpose: string): Promise<ReceivedFile> {
-  return receiveToTempFile(fileRoot, Readable.from([bytes]), Number.MAX_SAFE_INTEGER, purpose);
 }
 
 /**
@@ -401,6 +309,10 @@ export class FolderBlobs implements BlobBackend {
   }
 
   adopt<T>(received: ReceivedFile, persist: () => Promise<T>): Promise<T> {
+    return adoptIntoFolder(this.db, this.fileRoot, this.shared, [received], persist);
+  }
+
+  adoptAll<T>(received: readonly ReceivedFile[], persist: () => Promise<T>): Promise<T> {
     return adoptIntoFolder(this.db, this.fileRoot, this.shared, received, persist);
   }
 

@@ -108,11 +108,9 @@ export async function storeNewFiles(context: EngineContext, files: readonly NewF
       }
       return ids;
     });
-  // Each blob is adopted once (the same bytes twice in a batch share it), in the order of
-  // their hashes, so two batches never wait on each other's locks.
-  const blobs = [...new Map(files.map(({ received }) => [received.sha256, received])).values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
-  const adoptFrom = (index: number): Promise<number[]> => (index === blobs.length ? write() : adoptBlob(context, blobs[index]!, () => adoptFrom(index + 1)));
-  return adoptFrom(0);
+  // Each blob is adopted once (the same bytes twice in a batch share it); the backend
+  // takes their locks in the order of their hashes, so two batches never wait on each other's.
+  return context.blobs.adoptAll(files.map(({ received }) => received), write);
 }
 
 /** The row and its tags, in the caller's transaction; the blob must already be adopted. */

@@ -33,7 +33,7 @@ import type { Store } from '../store/database.ts';
 import { ApiError } from '../http/errors.ts';
 import type { BlobBackend, DirectDownloadAnswer, IncomingCopy, LazySource, PartSweep } from './blob-backend.ts';
 import type { ByteRange } from './blob-response.ts';
-import { isBlobReferenced, newTempPath, SHARED_LEFTOVER_AGE_MS, withBlobLock, type ReceivedFile } from './blob-store.ts';
+import { adoptInTurn, isBlobReferenced, newTempPath, SHARED_LEFTOVER_AGE_MS, withBlobLock, type ReceivedFile } from './blob-store.ts';
 import { makePrivateFolderAsync, PRIVATE_FILE_MODE } from '../store/private-files.ts';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -255,6 +255,10 @@ export class ObjectStoreBlobs implements BlobBackend {
       }
       return result;
     });
+  }
+
+  adoptAll<T>(received: readonly ReceivedFile[], persist: () => Promise<T>): Promise<T> {
+    return adoptInTurn(this, received, persist);
   }
 
   private removeUnreferenced(sha256: string): Promise<void> {
