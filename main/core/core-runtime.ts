@@ -116,6 +116,53 @@ export function describeChanges(changes: readonly RecordChangeEvent[]): RecordsC
   return { kinds, projectIds, source: changes.some((change) => change.by.kind === 'sync') ? 'sync' : 'local' };
 }
 
+/** The backend's record changes as `records.changed` tells them (pulled ones gathered); unsubscribing tells what is left. */
+function watchGathered(backend: LocalBackend, tell: (changed: RecordsChanged) => void): Unsubscribe {
+  const gatherer = gatherPulledChanges(tell);
+  const unsubscribe = backend.watchRecordChanges((changes) => gatherer.heard(changes));
+  return () => {
+    unsubscribe();
+    gatherer.flush();
+  };
+}
+
+/**
+ * How long what a pull changes is gathered into one `records.changed`. Each record a
+ * pull merges is a change of its own, and each made the open list read its row
+ * again: hundreds of reads a second during a first sync, each one holding the pull
+ * back (it gives way to the screen's requests, main/sync/give-way.ts). Gathered, the
+ * list reads the rows of a tenth of a second at once. A change made here (the user's
+ * own edit, a dropped file) is told at once, after what was gathered before it.
+ */
+export const PULLED_CHANGES_GATHER_MS = 100;
+
+/** `heard`: each write's changes; `flush`: tells what is gathered now (the backend is going). */
+export function gatherPulledChanges(tell: (changed: RecordsChanged) => void, gatherMs = PULLED_CHANGES_GATHER_MS): { heard(changes: readonly RecordChangeEvent[]): void; flush(): void } {
+  let gathered: RecordChangeEvent[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (gathered.length === 0) return;
+    const changes = gathered;
+    gathered = [];
+    tell(describeChanges(changes));
+  };
+  return {
+    heard(changes) {
+      if (changes.length === 0) return;
+      if (!changes.every((change) => change.by.kind === 'sync')) {
+        flush();
+        tell(describeChanges(changes));
+        return;
+      }
+      gathered.push(...changes);
+      timer ??= setTimeout(flush, gatherMs);
+    },
+    flush,
+  };
+}
+
 export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock, events: BridgeEventHub): CoreRuntime {
   const logError = options.logError ?? ((context, error) => console.error(`SolarDesk: ${context}:`, error));
   let syncState: SyncState = LOCAL_ONLY_STATE;
@@ -229,7 +276,7 @@ export function createCoreRuntime(options: AppCoreOptions, lock: DataFolderLock,
         // Later, not now: the first report comes while the backend is still starting.
         if (isRenamed || wasSignInNeeded !== (state.state === 'needs_sign_in')) setTimeout(() => void session().then((info) => events.emit('session.changed', info), () => {}));
       }),
-      backend.watchRecordChanges((changes) => events.emit('records.changed', describeChanges(changes))),
+      watchGathered(backend, (changed) => events.emit('records.changed', changed)),
       backend.watchRecordChanges((changes) => void recorder?.fromChanges(changes)),
       backend.watchSyncStatus((state) => void recorder?.fromSyncState(state)),
       backend.watchWebhookDeliveries?.((outcome) => void recorder?.fromWebhookDelivery(outcome)) ?? (() => {}),

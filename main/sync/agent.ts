@@ -26,6 +26,7 @@ import { viewOf } from './models/index.ts';
 import { SyncEngine, type SyncState } from './sync-engine.ts';
 import { FeedPull } from './feed-pull.ts';
 import { registerSyncRoutes } from './sync-routes.ts';
+import { ForegroundActivity } from './give-way.ts';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_UPLOAD_SETTINGS, type RetrySchedule, type SyncContext } from './sync-context.ts';
 import { reserveProvisionalIds } from './record-ids.ts';
 import { type DataFolderLock, lockDataFolder } from '../engine/store/data-folder-lock.ts';
@@ -276,8 +277,23 @@ async function startLockedAgent<Folders extends AgentFolders>(options: AgentOpti
     // A file made or changed here (dropped into a folder, uploaded or edited in the app) is kept here, whatever
     // --keep-opened-days says: a file someone just put in a folder must not leave it once it has gone up.
     addChangeCapture(engine.context, createMadeHereCapture(clock));
+    // Every request of the local API (the screen's) goes before the pull's next merge (give-way.ts).
+    const foreground = new ForegroundActivity();
+    engine.app.addHook('onRequest', (request, _reply, done) => {
+      foreground.started(request);
+      done();
+    });
+    engine.app.addHook('onResponse', (request, _reply, done) => {
+      foreground.finished(request);
+      done();
+    });
+    engine.app.addHook('onRequestAbort', (request, done) => {
+      foreground.finished(request);
+      done();
+    });
     const context: SyncContext = {
       engine: engine.context,
+      giveWay: () => foreground.giveWay(),
       db: engine.context.db,
       clock,
       orgId: config.org_id,

@@ -24,6 +24,7 @@ import { upsertRole, upsertWorkflows } from './replica-rows.ts';
 import { upsertFileTags } from './replica-tags.ts';
 import { dropFieldsFromOutbox, hasQueuedChanges, isOpQueued, rowsOfRecord } from './outbox.ts';
 import { noteFolderTwin } from './folder-twins.ts';
+import { letWaitingIoIn } from './give-way.ts';
 
 export const CHANGES_PAGE = 100;
 export const SWEEP_PAGE = 1000;
@@ -223,6 +224,8 @@ export async function pullIfNewer(sync: SyncContext, model: PagedModel, item: Re
   if (known && known.remote_modified === (item.modified_date ?? null)) return 0;
   onNewer?.(item.id);
   const detail = await detailOf(item);
+  // A merge holds the thread and the store's one connection: the screen's requests go first (give-way.ts).
+  await (sync.giveWay ?? letWaitingIoIn)();
   return detail ? mergeRemote(sync, model, detail) : 0;
 }
 

@@ -39,6 +39,11 @@ export interface SyncContext {
   readonly contentsReplace?: RemoteContentsReplace;
   /** The class of the pull's requests (default `user`): background requests go only within the budget (quota-pacer.ts). */
   readonly requestClass?: RequestClass;
+  /**
+   * The pull waits on this before each record's merge: the local API's requests go
+   * first (give-way.ts, ForegroundActivity). Absent: it only lets waiting I/O in.
+   */
+  readonly giveWay?: () => Promise<void>;
   /** A background pull asks this between steps: true when user work waits, so the pull ends and lets it go first. */
   readonly shouldYield?: () => boolean;
   /** A queued change of a record waits for the org's allowance before it can go, and until when (the activity log tells it). */
