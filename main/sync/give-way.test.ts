@@ -22,7 +22,7 @@ describe('the pull gives way to the local API', () => {
   });
 
   test('while a request is being served the pull waits, and goes on once it is answered', async () => {
-    const foreground = new ForegroundActivity({ maxWaitMs: 60_000 });
+    const foreground = new ForegroundActivity({ maxWaitMs: 60_000, servingAtMostMs: 60_000 });
     const request = {};
     foreground.started(request);
     const waiting = foreground.giveWay();
@@ -32,7 +32,7 @@ describe('the pull gives way to the local API', () => {
   });
 
   test('an aborted or answered request is forgotten; another one still holds the pull', async () => {
-    const foreground = new ForegroundActivity({ maxWaitMs: 60_000 });
+    const foreground = new ForegroundActivity({ maxWaitMs: 60_000, servingAtMostMs: 60_000 });
     const first = {};
     const second = {};
     foreground.started(first);
@@ -55,11 +55,19 @@ describe('the pull gives way to the local API', () => {
   });
 
   test('a request that never ends holds the pull back for the longest wait only', async () => {
-    const foreground = new ForegroundActivity({ maxWaitMs: 60 });
+    const foreground = new ForegroundActivity({ maxWaitMs: 60, servingAtMostMs: 60_000 });
     foreground.started({});
     const started = performance.now();
     await foreground.giveWay();
     assert.ok(performance.now() - started >= 59, 'gave up waiting before the longest wait');
+  });
+
+  test('a request that goes on being served releases the pull once it has been served its longest', async () => {
+    const foreground = new ForegroundActivity({ maxWaitMs: 60_000, servingAtMostMs: 40 });
+    foreground.started({});
+    const started = performance.now();
+    await foreground.giveWay();
+    assert.ok(performance.now() - started >= 39, 'went on while the request still counted');
   });
 
   test('a request served for longer than a screen read (a download) no longer counts', async () => {

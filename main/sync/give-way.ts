@@ -13,8 +13,10 @@
 //
 // Both times are short on purpose, because the screen's reads are also the pull's
 // own doing: the open list reads again what `records.changed` says a pull changed.
-// A request served longer than SERVING_AT_MOST_MS (a page of 1,000 rows, a file
-// streamed) stops holding the pull back: its answer is long whatever the pull does.
+// A request still served after SERVING_AT_MOST_MS (a file streamed) stops holding the
+// pull back. A long list page does hold it, up to MAX_WAIT_MS: letting the pull in
+// after 10 ms made its writes invalidate the page's rows mid-read, and a first sync
+// with the list open took 4.33 times the sync alone in one run, 2.64-3.92 otherwise.
 // The core gathers a pull's changes into one `records.changed` a tenth of a second
 // (core-runtime.ts, gatherPulledChanges); without that, a first sync with the list
 // open took 25 times as long here (docs/benchmarks.md, session 20).
@@ -29,7 +31,7 @@ export const QUIET_MS = 2;
 /** The longest the pull waits for the local API, per record. */
 export const MAX_WAIT_MS = 100;
 /** A request served longer than this (a long list page, a download) stops holding the pull back. */
-export const SERVING_AT_MOST_MS = 10;
+export const SERVING_AT_MOST_MS = 1000;
 
 export interface GiveWayTimes {
   quietMs: number;
@@ -72,9 +74,22 @@ export class ForegroundActivity {
 
   /** Whether a request is being served (one served too long is forgotten). */
   isServing(): boolean {
-    const oldest = performance.now() - this.times.servingAtMostMs;
-    for (const [request, startedAt] of this.serving) if (startedAt < oldest) this.serving.delete(request);
-    return this.serving.size > 0;
+    return this.servedForAtMost() !== null;
+  }
+
+  /**
+   * How long until the requests being served stop holding the pull back, once each
+   * has been served SERVING_AT_MOST_MS; null when none is (the longer ones are forgotten).
+   */
+  private servedForAtMost(): number | null {
+    const now = performance.now();
+    let latest: number | null = null;
+    for (const [request, startedAt] of this.serving) {
+      const left = startedAt + this.times.servingAtMostMs - now;
+      if (left <= 0) this.serving.delete(request);
+      else latest = Math.max(latest ?? 0, left);
+    }
+    return latest;
   }
 
   /**
@@ -87,9 +102,11 @@ export class ForegroundActivity {
       await letWaitingIoIn();
       const left = this.times.maxWaitMs - (performance.now() - started);
       if (!this.isBusy() || left <= 0) return;
-      if (this.isServing()) {
+      const servedFor = this.servedForAtMost();
+      if (servedFor !== null) {
+        // Woken when the last request is answered, or when the ones served stop counting.
         this.whenNoneServed ??= withResolvers();
-        await Promise.race([this.whenNoneServed.promise, sleep(left)]);
+        await Promise.race([this.whenNoneServed.promise, sleep(Math.min(left, servedFor))]);
       } else {
         await sleep(Math.min(left, this.times.quietMs));
       }
