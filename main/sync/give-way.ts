@@ -106,7 +106,10 @@ export class ForegroundActivity {
       if (servedFor !== null) {
         // Woken when the last request is answered, or when the ones served stop counting.
         this.whenNoneServed ??= withResolvers();
-        await Promise.race([this.whenNoneServed.promise, sleep(Math.min(left, servedFor))]);
+        // The timer is ended when the answer comes first: none is left behind a wait.
+        const timer = new AbortController();
+        await Promise.race([this.whenNoneServed.promise, sleep(Math.min(left, servedFor), undefined, { signal: timer.signal }).catch(() => {})]);
+        timer.abort();
       } else {
         await sleep(Math.min(left, this.times.quietMs));
       }
