@@ -83,8 +83,15 @@ describe('app core, synced: views follow the engine’s change events, not a pol
     const token = await remote.tokenFor('admin@sunrise.example');
     assert.equal((await remote.request('PATCH', '/api/orgs/1/projects/10/', { token, body: { title: 'Renamed on the remote' } })).status, 200);
     // A local write: announced at once, and it wakes the sync loop (pull first, then push).
+    // What the first sync's pull changed last may still be gathered (core-runtime.ts,
+    // gatherPulledChanges): it is told first, then the local write.
     ok(await core.invoke('api.request', { method: 'PATCH', path: '/api/orgs/1/projects/9/', body: { notes: 'Written on this desktop' } }));
-    assert.deepEqual(changes[0], { kinds: ['projects'], projectIds: [9], source: 'local' });
+    assert.deepEqual(changes.at(-1), { kinds: ['projects'], projectIds: [9], source: 'local' });
+    assert.deepEqual(
+      changes.slice(0, -1).map((change) => change.source),
+      changes.slice(0, -1).map(() => 'sync'),
+      'only gathered pulled changes come before the local write',
+    );
 
     await until(() => changes.some((change) => change.source === 'sync' && change.projectIds.includes(10)), 'the pulled change announced');
     const pulled = ok<{ body: { title: string } }>(await core.invoke('api.request', { method: 'GET', path: '/api/orgs/1/projects/10/' }));
